@@ -1,0 +1,238 @@
+import { parseArgs } from 'node:util';
+import { systemClock } from '../clock.ts';
+import { ConfigError, loadConfig, type Config } from '../config/config.ts';
+import { DataDirLockedError } from '../db/data-dir-lock.ts';
+import { openDatabase } from '../db/database.ts';
+import { HearthError } from '../http/errors.ts';
+import { parseCoreId } from '../http/ids.ts';
+import { databaseTarget, serve } from '../main.ts';
+import { createServices, type Services } from '../services.ts';
+
+const USAGE = `Usage: hearth <command> [options]
+
+  serve                                   run the HTTP service (what \`npm start\` runs)
+  init [--json]                           first-run setup; prints a new admin token every time
+  migrate [--database-url URL]            apply database migrations and exit
+
+  community create --name NAME [--json]
+  community list [--json]
+
+  token create [--community com_N] [--scopes a,b] [--name NAME] [--expires-in SECONDS] [--json]
+  token list [--community com_N] [--json]
+  token revoke JTI
+
+  source create --name NAME [--community com_N] [--kind api|file] [--path DIR] [--json]
+  source list [--community com_N] [--json]
+
+  activity-type add --id ID --name "Display name" [--category C] [--community com_N] [--json]
+  activity-type list [--community com_N] [--json]
+
+Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
+database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
+Without --community, commands act on the first community (the one \`hearth init\` made).`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  name: { type: 'string' },
+  community: { type: 'string' },
+  scopes: { type: 'string' },
+  'expires-in': { type: 'string' },
+  kind: { type: 'string' },
+  path: { type: 'string' },
+  id: { type: 'string' },
+  category: { type: 'string' },
+  'database-url': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+class UsageError extends Error {}
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, sub, ...rest] = positionals;
+  if (values.help || !command) {
+    print(USAGE);
+    return command || values.help ? 0 : 2;
+  }
+  const config = loadConfig(values['database-url'] ? { ...process.env, DATABASE_URL: values['database-url'] } : process.env);
+
+  if (command === 'serve') return runServer(config);
+  const label = `hearth ${[command, sub].filter(Boolean).join(' ')}`;
+  const database = await openDatabase(databaseTarget(config, label));
+  try {
+    if (command === 'migrate') {
+      print(`Migrations applied (${database.engine}).`);
+      return 0;
+    }
+    const services = await createServices({ db: database.db, clock: systemClock, config });
+    return await runCommand(services, command, sub, rest, values);
+  } finally {
+    await database.close();
+  }
+}
+
+async function runCommand(services: Services, command: string, sub: string | undefined, rest: string[], values: Options): Promise<number> {
+  const json = values.json ?? false;
+  const emit = (data: object, human: string) => print(json ? JSON.stringify(data) : human);
+  const key = `${command} ${sub ?? ''}`.trim();
+
+  switch (key) {
+    case 'init': {
+      const setup = await services.communities.init();
+      emit(
+        { communityId: `com_${setup.communityId}`, sourceId: setup.sourceId, token: setup.token },
+        `Community com_${setup.communityId}, source ${setup.sourceId}.\nToken (shown once): ${setup.token}`,
+      );
+      return 0;
+    }
+    case 'community create': {
+      const { communityId } = await services.communities.create(required(values.name, '--name'));
+      emit({ communityId: `com_${communityId}` }, `Created community com_${communityId}.`);
+      return 0;
+    }
+    case 'community list': {
+      const list = await services.communities.list();
+      emit(
+        list.map((c) => ({ communityId: `com_${c.id}`, name: c.name, createdAt: c.createdAt.toISOString() })),
+        table(list.map((c) => [`com_${c.id}`, c.name])),
+      );
+      return 0;
+    }
+    case 'token create': {
+      const communityId = await community(services, values.community);
+      const issued = await services.tokens.issue({
+        communityId,
+        scopes: values.scopes?.split(','),
+        name: values.name,
+        appUserId: await services.communities.adminOf(communityId),
+        expiresInSeconds: values['expires-in'] ? positiveInteger(values['expires-in'], '--expires-in') : undefined,
+      });
+      emit(issued, `Token (shown once): ${issued.token}\njti: ${issued.jti}`);
+      return 0;
+    }
+    case 'token list': {
+      const communityId = values.community ? await community(services, values.community) : null;
+      const list = await services.tokens.list(communityId);
+      emit(
+        list.map((t) => ({ ...t, communityId: `com_${t.communityId}` })),
+        table(list.map((t) => [t.jti, `com_${t.communityId}`, t.name, t.scopes.join(' '), t.revokedAt ? 'revoked' : 'active'])),
+      );
+      return 0;
+    }
+    case 'token revoke': {
+      const jti = required(rest[0], 'the JTI to revoke');
+      const revoked = await services.tokens.revoke(jti, null);
+      emit({ jti: revoked.jti, revokedAt: revoked.revokedAt }, `Revoked ${revoked.jti}.`);
+      return 0;
+    }
+    case 'source create': {
+      const source = await services.sources.create(await community(services, values.community), {
+        name: required(values.name, '--name'),
+        kind: sourceKind(values.kind),
+        path: values.path ?? null,
+      });
+      emit({ sourceId: source.id }, `Created source ${source.id} ("${source.name}", ${source.kind}).`);
+      return 0;
+    }
+    case 'source list': {
+      const list = await services.sources.list(await community(services, values.community));
+      emit(
+        list.map((s) => ({ sourceId: s.id, name: s.name, kind: s.kind, path: s.path, visible: s.visible })),
+        table(list.map((s) => [String(s.id), s.name, s.kind, s.path ?? ''])),
+      );
+      return 0;
+    }
+    case 'activity-type add': {
+      const entry = await services.activityTypes.add(await community(services, values.community), {
+        id: required(values.id, '--id'),
+        displayName: required(values.name, '--name'),
+        category: values.category,
+      });
+      emit(entry, `Added activity type ${entry.id} ("${entry.displayName}").`);
+      return 0;
+    }
+    case 'activity-type list': {
+      const list = await services.activityTypes.list(await community(services, values.community));
+      emit(list, table(list.map((t) => [t.id, t.displayName, t.category])));
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${key}"`);
+  }
+}
+
+async function community(services: Services, given: string | undefined): Promise<number> {
+  if (given !== undefined) {
+    const id = parseCoreId('community', given);
+    if (!(await services.communities.find(id))) throw new UsageError(`no community ${given}`);
+    return id;
+  }
+  const first = (await services.communities.list())[0];
+  if (!first) throw new UsageError('there is no community yet: run `hearth init` first');
+  return first.id;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${what} is required`);
+  return value;
+}
+
+function positiveInteger(value: string, what: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new UsageError(`${what} must be a positive integer`);
+  return number;
+}
+
+function sourceKind(value: string | undefined): 'api' | 'file' | undefined {
+  if (value === undefined || value === 'api' || value === 'file') return value;
+  throw new UsageError('--kind must be api or file');
+}
+
+function table(rows: string[][]): string {
+  if (rows.length === 0) return '(none)';
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+}
+
+async function runServer(config: Config): Promise<number> {
+  const server = await serve(config, print);
+  await new Promise<void>((resolve) => {
+    let signals = 0;
+    const shutdown = (signal: string) => {
+      signals += 1;
+      if (signals > 1) {
+        server.app.log.warn(`second ${signal}: exiting without waiting`);
+        process.exit(1);
+      }
+      server.app.log.info(`${signal}: finishing requests in flight, then stopping`);
+      server.stop().then(resolve, (error: unknown) => {
+        server.app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      });
+    };
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.on('SIGINT', () => shutdown('SIGINT'));
+  });
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    const known =
+      error instanceof DataDirLockedError ||
+      error instanceof ConfigError ||
+      error instanceof UsageError ||
+      error instanceof HearthError ||
+      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`hearth: ${known ? (error as Error).message : (error as Error)?.stack ?? String(error)}\n`);
+    if (error instanceof UsageError) process.stderr.write('Run `hearth --help` for usage.\n');
+    process.exitCode = known ? 1 : 70;
+  },
+);

@@ -1,0 +1,88 @@
+import path from 'node:path';
+
+/** Everything Hearth reads from its environment, parsed once at start. */
+export interface Config {
+  /** PostgreSQL connection string; when absent Hearth uses the embedded database in `dataDir`. */
+  databaseUrl: string | null;
+  dataDir: string;
+  port: number;
+  host: string;
+  /** Base of the `url` fields and of the addresses Hearth prints. */
+  publicUrl: string;
+  /** Secret for signing API tokens; when absent a key is generated once and kept in the database. */
+  jwtSecret: string | null;
+  logLevel: string;
+  rateLimit: RateLimitConfig;
+}
+
+export interface RateLimitConfig {
+  /** Requests per window for one token. */
+  perToken: number;
+  /** Requests per window for one client address without a valid token. */
+  perAddress: number;
+  windowSeconds: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got "${raw}"`);
+  }
+  return value;
+}
+
+function text(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  return raw ? raw : null;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got "${logLevel}"`);
+  }
+  const databaseUrl = text(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+  }
+  const publicUrl = (text(env, 'HEARTH_PUBLIC_URL') ?? `http://${displayHost(host)}:${port}`).replace(/\/+$/, '');
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError(`HEARTH_PUBLIC_URL must be an absolute URL; got "${publicUrl}"`);
+  }
+  const jwtSecret = text(env, 'HEARTH_JWT_SECRET');
+  if (jwtSecret !== null && jwtSecret.length < 32) {
+    throw new ConfigError('HEARTH_JWT_SECRET must be at least 32 characters long');
+  }
+  return {
+    databaseUrl,
+    dataDir: path.resolve(text(env, 'HEARTH_DATA_DIR') ?? 'data'),
+    port,
+    host,
+    publicUrl,
+    jwtSecret,
+    logLevel,
+    rateLimit: {
+      perToken: integer(env, 'HEARTH_RATE_LIMIT', 600, 1, 10_000_000),
+      perAddress: integer(env, 'HEARTH_RATE_LIMIT_ANONYMOUS', 60, 1, 10_000_000),
+      windowSeconds: integer(env, 'HEARTH_RATE_LIMIT_WINDOW', 60, 1, 86_400),
+    },
+  };
+}
+
+/** A wildcard bind address is not something a client can call; print localhost instead. */
+function displayHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,82 @@
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { migrateToLatest } from './migrate.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+import { TYPE_PARSERS, pgTypes } from './type-parsers.ts';
+
+export type Engine = 'postgres' | 'pglite';
+
+export interface Database {
+  db: Kysely<DB>;
+  engine: Engine;
+  /** Whether several processes may use this database at once (PostgreSQL), or only this one (PGlite). */
+  shared: boolean;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { engine: 'postgres'; url: string; poolSize?: number }
+  /**
+   * `dataDir: null` keeps the embedded database in memory. `template` starts it from a dump of an already
+   * migrated database, which is four times faster than creating one (tests).
+   */
+  | { engine: 'pglite'; dataDir: string | null; command?: string; template?: Blob };
+
+/** A dump of a freshly migrated embedded database, to start others from (`template`). */
+export async function dumpMigratedPGlite(): Promise<Blob> {
+  const pglite = await PGlite.create({ parsers: TYPE_PARSERS });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  await migrateToLatest(db);
+  const dump = await pglite.dumpDataDir('none');
+  await db.destroy();
+  await pglite.close();
+  return dump;
+}
+
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  const database = target.engine === 'postgres' ? openPostgres(target.url, target.poolSize) : await openPGlite(target);
+  try {
+    await migrateToLatest(database.db);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+function openPostgres(url: string, poolSize = 10): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+  // An idle client that loses its server emits 'error' on the pool; without a listener that kills the process.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', shared: true, close: () => db.destroy() };
+}
+
+async function openPGlite(target: { dataDir: string | null; command?: string; template?: Blob }): Promise<Database> {
+  let lock: DataDirLock | null = null;
+  if (target.dataDir !== null) lock = lockDataDir(target.dataDir, target.command ?? 'hearth');
+  try {
+    const pglite = await PGlite.create({
+      ...(target.dataDir === null ? {} : { dataDir: target.dataDir + '/pgdata' }),
+      ...(target.template ? { loadDataDir: target.template } : {}),
+      parsers: TYPE_PARSERS,
+    });
+    const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+    return {
+      db,
+      engine: 'pglite',
+      shared: false,
+      async close() {
+        await db.destroy();
+        await pglite.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}

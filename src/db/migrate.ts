@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DB } from './schema.ts';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/**
+ * Migrations are plain SQL files, numbered, run in order, once, inside one transaction each. Kysely's
+ * migrator takes an advisory lock, so processes starting together on one PostgreSQL do not race.
+ */
+class SqlFileMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const migrations: Record<string, Migration> = {};
+    for (const file of fs.readdirSync(MIGRATIONS_DIR).filter((name) => name.endsWith('.sql')).sort()) {
+      const script = fs.readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
+      migrations[file.replace(/\.sql$/, '')] = {
+        up: async (db) => {
+          await sql.raw(script).execute(db);
+        },
+      };
+    }
+    return migrations;
+  }
+}
+
+export async function migrateToLatest(db: Kysely<DB>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: new SqlFileMigrationProvider(),
+    migrationTableName: 'hearth_migrations',
+    migrationLockTableName: 'hearth_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error) {
+    const name = failed ? ` ${failed.migrationName}` : '';
+    throw new Error(`Database migration${name} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}

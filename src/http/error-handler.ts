@@ -1,0 +1,81 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { HearthError } from './errors.ts';
+import type { ErrorFormat } from './types.ts';
+import { describeValidation } from './validation.ts';
+
+export const CORE_PREFIX = '/community/v1';
+
+export function errorFormatFor(url: string): ErrorFormat {
+  return url === CORE_PREFIX || url.startsWith(`${CORE_PREFIX}/`) ? 'core' : 'v2';
+}
+
+/**
+ * The one error handler: turns whatever was thrown into a HearthError, logs it (expected errors at warn,
+ * bugs at error), and renders it in the route's wire format. 403 and 429 look the same in every family.
+ */
+export function createErrorHandler(docsUrl: string) {
+  return function handleError(thrown: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const error = toHearthError(thrown);
+    if (error.status >= 500) request.log.error({ err: thrown }, 'request failed');
+    else request.log.warn({ code: error.code, status: error.status }, error.message);
+
+    const format = request.routeOptions.config?.errors ?? errorFormatFor(request.url);
+    reply.code(error.status);
+
+    const rateLimit = error.extra.rateLimit;
+    if (rateLimit) {
+      reply.header('X-RateLimit-Reset', rateLimit.resetAt);
+      reply.header('Retry-After', rateLimit.resetSeconds);
+      return reply.send({
+        reason: error.message,
+        rateLimit: {
+          intervalLimit: rateLimit.limit,
+          intervalRemaining: rateLimit.remaining,
+          intervalResetSeconds: rateLimit.resetSeconds,
+          waitMs: rateLimit.resetSeconds * 1000,
+        },
+      });
+    }
+    if (error.status === 403) return reply.send({ status: 'forbidden', reason: error.message });
+
+    if (format === 'message') return reply.send({ success: false, message: error.message });
+    if (format === 'v2') {
+      const body: { code: string; message: string; invalidIds?: string[] } = { code: error.code, message: error.message };
+      if (error.extra.invalidIds) body.invalidIds = error.extra.invalidIds;
+      return reply.send({ success: false, error: body });
+    }
+    if (error.status === 404) return reply.send({ status: 'not-found', reason: error.message });
+    if (error.status === 409) return reply.send({ status: 'conflict', reason: error.message });
+    if (error.status >= 500) return reply.send({ status: 'error', reason: 'internal-server-error' });
+    const reason = error.extra.coreReason ?? error.code.replace(/_/g, '-');
+    return reply.send({ reason, docs: docsUrl, detail: error.message });
+  };
+}
+
+const CLIENT_ERROR_CODES: Record<number, string> = {
+  400: 'invalid_parameters',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  406: 'not_acceptable',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+};
+
+function toHearthError(thrown: unknown): HearthError {
+  if (thrown instanceof HearthError) return thrown;
+  const error = thrown as Partial<FastifyError>;
+  if (error.validation) {
+    const context = error.validationContext ?? 'request';
+    return new HearthError(400, 'invalid_parameters', describeValidation(error.validation as never, context), {
+      coreReason: context === 'body' ? 'invalid-request-body' : 'invalid-request-parameters',
+    });
+  }
+  const status = error.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const body = error.code?.startsWith('FST_ERR_CTP') ?? false;
+    return new HearthError(status, CLIENT_ERROR_CODES[status] ?? 'invalid_request', error.message ?? 'bad request', {
+      coreReason: body ? 'invalid-request-body' : undefined,
+    });
+  }
+  return new HearthError(500, 'internal_server_error', 'internal server error');
+}

@@ -1,0 +1,49 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TokenService } from '../modules/tokens/token.service.ts';
+import { HearthError, rateLimited } from './errors.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { describeAuth, satisfies } from './scopes.ts';
+
+/**
+ * The one gate every request passes (an onRequest hook): authenticate the bearer token, count the request
+ * against its token's limit (or its address's, without a valid token), then check the route's scopes.
+ * Every failure of authentication or scope is the same 403 `{status: "forbidden"}`; the reason is added.
+ */
+export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter }) {
+  return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    request.context = null;
+    const config = request.routeOptions.config;
+    if (config.probe) return;
+    const auth = config.auth ?? 'public';
+
+    const bearer = bearerToken(request.headers.authorization);
+    let failure = bearer.reason;
+    if (bearer.token) {
+      const result = await deps.tokens.authenticate(bearer.token);
+      if (result.ok) request.context = result.context;
+      else failure = result.reason;
+    }
+
+    const limit = await deps.rateLimiter.hit(
+      request.context
+        ? { kind: 'token', key: `${request.context.communityId}:${request.context.tokenId}` }
+        : { kind: 'address', key: request.ip },
+    );
+    reply.header('X-RateLimit-Limit', limit.limit);
+    reply.header('X-RateLimit-Remaining', limit.remaining);
+    if (limit.exceeded) throw rateLimited(limit);
+
+    if (auth === 'public') return;
+    if (!request.context) throw new HearthError(403, 'forbidden', failure ?? 'a bearer token is required');
+    if (!satisfies(request.context.scopes, auth)) {
+      throw new HearthError(403, 'forbidden', `token lacks the scope this operation needs (${describeAuth(auth)})`);
+    }
+  };
+}
+
+function bearerToken(header: string | undefined): { token: string | null; reason: string | null } {
+  if (!header) return { token: null, reason: 'a bearer token is required (Authorization: Bearer <token>)' };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) return { token: null, reason: 'the Authorization header must be "Bearer <token>"' };
+  return { token: match[1]!, reason: null };
+}

@@ -1,0 +1,36 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { RequestContext } from '../modules/tokens/token.service.ts';
+import type { RouteAuth } from './scopes.ts';
+
+/** Wire format of a route's errors: v2 `{success:false, error}`, core `{reason, docs}`, or `{success:false, message}`. */
+export type ErrorFormat = 'v2' | 'core' | 'message';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Every route declares who may call it; the app refuses to start with a route that does not. */
+    auth?: RouteAuth;
+    /** Defaults by path: core under /community/v1, v2 elsewhere. */
+    errors?: ErrorFormat;
+    /** Health probes: no rate limit, no logging noise. */
+    probe?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set for every request with a valid token. */
+    context: RequestContext | null;
+  }
+}
+
+export type HearthApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+/** The authenticated context of a request whose route requires a token. */
+export function contextOf(request: { context: RequestContext | null }): RequestContext {
+  if (!request.context) throw new Error('route declared auth but no context was set');
+  return request.context;
+}

@@ -1,0 +1,68 @@
+import { buildApp } from './app.ts';
+import { systemClock } from './clock.ts';
+import type { Config } from './config/config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import type { HearthApp } from './http/types.ts';
+import { createServices, type Services } from './services.ts';
+
+export interface RunningServer {
+  app: HearthApp;
+  url: string;
+  /** Stops accepting connections, lets requests in flight finish, then closes the database. */
+  stop(): Promise<void>;
+}
+
+export function databaseTarget(config: Config, command: string) {
+  return config.databaseUrl
+    ? ({ engine: 'postgres', url: config.databaseUrl } as const)
+    : ({ engine: 'pglite', dataDir: config.dataDir, command } as const);
+}
+
+/** `hearth serve`: database, migrations, first-run bootstrap, HTTP. */
+export async function serve(config: Config, out: (line: string) => void): Promise<RunningServer> {
+  const database = await openDatabase(databaseTarget(config, 'hearth serve'));
+  let app: HearthApp | null = null;
+  try {
+    const services = await createServices({ db: database.db, clock: systemClock, config });
+    await announceBootstrap(services, config, out);
+    app = await buildApp({
+      services,
+      publicUrl: config.publicUrl,
+      logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+    });
+    await app.listen({ port: config.port, host: config.host });
+    out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
+    out(`API reference: ${config.publicUrl}/docs`);
+    return { app, url: config.publicUrl, stop: stopper(app, database) };
+  } catch (error) {
+    await app?.close();
+    await database.close();
+    throw error;
+  }
+}
+
+function stopper(app: HearthApp, database: Database) {
+  let stopping: Promise<void> | null = null;
+  return () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await database.close();
+    })());
+}
+
+/** On a database without a community, make one and print, once, how to call the service. */
+async function announceBootstrap(services: Services, config: Config, out: (line: string) => void) {
+  if ((await services.communities.list()).length > 0) return;
+  const setup = await services.communities.init();
+  out('');
+  out('First run: created the community "Default", an admin user, the source "API" and an API token.');
+  out('This token is shown once; keep it (make more with `npx hearth token create`).');
+  out('');
+  out(`  Token:     ${setup.token}`);
+  out(`  Source ID: ${setup.sourceId}`);
+  out(`  Docs:      ${config.publicUrl}/docs`);
+  out('');
+  out('Try it:');
+  out(`  curl -H "Authorization: Bearer ${setup.token}" ${config.publicUrl}/api/v2/me`);
+  out('');
+}

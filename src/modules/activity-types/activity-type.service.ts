@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { DB } from '../../db/schema.ts';
+import { conflict, invalidParameters } from '../../http/errors.ts';
+import { ACTIVITY_TYPE_CATALOG, type ActivityTypeEntry } from './activity-type.catalog.ts';
+import * as activityTypes from './activity-type.repository.ts';
+
+const BUILTIN_IDS = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));
+const TYPE_ID = /^[a-z][a-z0-9_]{0,63}$/;
+
+export function createActivityTypeService(deps: { db: Kysely<DB> }) {
+  return {
+    /** The catalog, then the community's own types. */
+    async list(communityId: number): Promise<ActivityTypeEntry[]> {
+      const own = await activityTypes.listCommunityActivityTypes(deps.db, communityId);
+      return [...ACTIVITY_TYPE_CATALOG, ...own];
+    },
+
+    async add(communityId: number, input: { id: string; displayName: string; category?: string }): Promise<ActivityTypeEntry> {
+      const id = input.id.trim();
+      const displayName = input.displayName.trim();
+      if (!TYPE_ID.test(id)) {
+        throw invalidParameters(`activity type id "${id}" must be lowercase letters, digits and underscores, starting with a letter`);
+      }
+      if (!displayName) throw invalidParameters('an activity type needs a display name');
+      if (BUILTIN_IDS.has(id)) throw conflict(`"${id}" is a built-in activity type`);
+      const entry = { id, displayName, category: input.category?.trim() || 'other' };
+      try {
+        await activityTypes.insertActivityType(deps.db, { communityId, ...entry });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(`activity type "${id}" already exists`);
+        throw error;
+      }
+      return entry;
+    },
+  };
+}
+
+export type ActivityTypeService = ReturnType<typeof createActivityTypeService>;

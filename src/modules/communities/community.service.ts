@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { invalidParameters } from '../../http/errors.ts';
+import * as sources from '../sources/source.repository.ts';
+import type { TokenService } from '../tokens/token.service.ts';
+import * as communities from './community.repository.ts';
+
+export const DEFAULT_COMMUNITY_NAME = 'Default';
+export const DEFAULT_SOURCE_NAME = 'API';
+export const ADMIN_LOGIN_EMAIL = 'admin@hearth.local';
+
+export interface Bootstrap {
+  communityId: number;
+  sourceId: number;
+  adminUserId: number;
+  /** Whether this call created the community (the database had none). */
+  created: boolean;
+}
+
+export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenService }) {
+  async function create(name: string) {
+    const trimmed = name.trim();
+    if (!trimmed) throw invalidParameters('a community needs a name');
+    return deps.db.transaction().execute(async (trx) => {
+      const communityId = await communities.insertCommunity(trx, trimmed);
+      await communities.insertAppUser(trx, { communityId, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' });
+      return { communityId };
+    });
+  }
+
+  /**
+   * First-run setup, safe to repeat and to run from several processes at once: the first community (made
+   * as "Default" when there is none), its admin user and its "API" source.
+   */
+  async function bootstrap(): Promise<Bootstrap> {
+    return deps.db.transaction().execute(async (trx) => {
+      await communities.lockBootstrap(trx);
+      let created = false;
+      let community = await communities.firstCommunity(trx);
+      if (!community) {
+        const id = await communities.insertCommunity(trx, DEFAULT_COMMUNITY_NAME);
+        community = { id, name: DEFAULT_COMMUNITY_NAME };
+        created = true;
+      }
+      const admin =
+        (await communities.firstAdmin(trx, community.id))?.id ??
+        (await communities.insertAppUser(trx, {
+          communityId: community.id,
+          name: 'Admin',
+          loginEmail: ADMIN_LOGIN_EMAIL,
+          role: 'admin',
+        }));
+      const source =
+        (await sources.findSourceByName(trx, community.id, DEFAULT_SOURCE_NAME)) ??
+        (await sources.insertSource(trx, {
+          communityId: community.id,
+          name: DEFAULT_SOURCE_NAME,
+          serviceName: 'api',
+          kind: 'api',
+          path: null,
+        }));
+      return { communityId: community.id, sourceId: source.id, adminUserId: admin, created };
+    });
+  }
+
+  return {
+    create,
+    bootstrap,
+
+    /** `hearth init`: the bootstrap, plus a new all-scope token on every call. */
+    async init() {
+      const setup = await bootstrap();
+      const issued = await deps.tokens.issue({
+        communityId: setup.communityId,
+        scopes: ['read', 'write', 'admin'],
+        name: 'hearth init',
+        appUserId: setup.adminUserId,
+      });
+      return { ...setup, ...issued };
+    },
+
+    list() {
+      return communities.listCommunities(deps.db);
+    },
+
+    async adminOf(communityId: number): Promise<number | null> {
+      return (await communities.firstAdmin(deps.db, communityId))?.id ?? null;
+    },
+
+    find(communityId: number) {
+      return communities.findCommunity(deps.db, communityId);
+    },
+  };
+}
+
+export type CommunityService = ReturnType<typeof createCommunityService>;

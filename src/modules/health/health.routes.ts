@@ -1,0 +1,33 @@
+import { sql } from 'kysely';
+import Type from 'typebox';
+import type { HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+
+const Health = Type.Object({ status: Type.String() });
+
+export function healthRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/healthz',
+    {
+      config: { auth: 'public', probe: true },
+      schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
+    },
+    async () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      config: { auth: 'public', probe: true },
+      schema: { tags: ['health'], summary: 'The database answers', response: { 200: Health, 503: Health } },
+    },
+    async (_request, reply) => {
+      try {
+        await sql`select 1`.execute(services.db);
+        return { status: 'ready' };
+      } catch {
+        return reply.code(503).send({ status: 'database unreachable' });
+      }
+    },
+  );
+}

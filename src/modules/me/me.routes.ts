@@ -1,0 +1,30 @@
+import Type from 'typebox';
+import { Nullable, v2Item } from '../../http/schemas.ts';
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+
+const IdName = Type.Object({ id: Type.String(), name: Type.String() });
+
+const Me = Type.Object({
+  id: Nullable(Type.String({ description: 'The user\'s contact (c_N), found by login email; null until they appear in the data' })),
+  communityId: Type.String({ description: 'com_N' }),
+  name: Type.String(),
+  title: Nullable(Type.String()),
+  role: Type.String(),
+  loginEmail: Type.String(),
+  profiles: Type.Array(Type.Object({ type: Type.String(), handle: Type.String() })),
+  segments: Type.Array(IdName, { description: 'Bookmarked segments' }),
+  personas: Type.Array(IdName),
+  company: Type.Object({ name: Type.String(), domains: Type.Array(Type.String()), summary: Type.String() }),
+});
+
+export function meRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/me',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: { tags: ['v2'], summary: 'The authenticated user', response: { 200: v2Item(Me) } },
+    },
+    async (request) => ({ success: true as const, data: await services.me.get(contextOf(request)) }),
+  );
+}

@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { notFound } from '../../http/errors.ts';
+import { formatId } from '../../http/ids.ts';
+import type { RequestContext } from '../tokens/token.service.ts';
+import * as me from './me.repository.ts';
+
+export function createMeService(deps: { db: Kysely<DB> }) {
+  return {
+    /**
+     * The app user the token was made for. `id` is that person's contact, found by the user's login email
+     * among the community's identities; it is null until the person appears in the community's data.
+     */
+    async get(context: RequestContext) {
+      const user = context.userId === null ? undefined : await me.findAppUser(deps.db, context.communityId, context.userId);
+      if (!user) throw notFound('user_not_found', 'this token was not made for an app user');
+      const [profiles, segments, personas] = await Promise.all([
+        user.contactId === null ? [] : me.listContactProfiles(deps.db, context.communityId, user.contactId),
+        me.listBookmarkedSegments(deps.db, context.communityId, user.id),
+        me.listPersonas(deps.db, context.communityId, user.id),
+      ]);
+      return {
+        id: user.contactId === null ? null : formatId('contact', user.contactId),
+        communityId: formatId('community', context.communityId),
+        name: user.name,
+        title: user.title,
+        role: user.role,
+        loginEmail: user.loginEmail,
+        profiles,
+        segments: segments.map((segment) => ({ id: formatId('segment', segment.id), name: segment.name })),
+        personas: personas.map((persona) => ({ id: String(persona.id), name: persona.name })),
+        company: {
+          name: user.companyName ?? context.communityName,
+          domains: user.companyDomains,
+          summary: user.companySummary ?? '',
+        },
+      };
+    },
+  };
+}
+
+export type MeService = ReturnType<typeof createMeService>;

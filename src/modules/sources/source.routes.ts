@@ -1,0 +1,61 @@
+import { formatId } from '../../http/ids.ts';
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import {
+  AdminSourceResponse,
+  AdminSourcesResponse,
+  NewSourceBody,
+  ProvidersQuery,
+  ProvidersResponse,
+} from './source.schemas.ts';
+import type { SourceRow } from './source.repository.ts';
+
+export function sourceRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/providers',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'List signal providers (the visible sources)',
+        description: 'Keyset paging in ID order; `direction=desc` walks from the newest.',
+        querystring: ProvidersQuery,
+        response: { 200: ProvidersResponse },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.sources.listProviders(contextOf(request).communityId, request.query)) }),
+  );
+
+  app.get(
+    '/api/v2/admin/sources',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: { tags: ['admin'], summary: 'List every source', response: { 200: AdminSourcesResponse } },
+    },
+    async (request) => ({ success: true as const, data: (await services.sources.list(contextOf(request).communityId)).map(adminSource) }),
+  );
+
+  app.post(
+    '/api/v2/admin/sources',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: { tags: ['admin'], summary: 'Create a source', body: NewSourceBody, response: { 201: AdminSourceResponse } },
+    },
+    async (request, reply) => {
+      const source = await services.sources.create(contextOf(request).communityId, request.body);
+      return reply.code(201).send({ success: true as const, data: adminSource(source) });
+    },
+  );
+}
+
+function adminSource(source: SourceRow) {
+  return {
+    id: formatId('provider', source.id),
+    sourceId: source.id,
+    name: source.name,
+    kind: source.kind,
+    path: source.path,
+    visible: source.visible,
+    createdAt: source.createdAt.toISOString(),
+  };
+}

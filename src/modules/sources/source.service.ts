@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { DB } from '../../db/schema.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
+import { conflict, invalidParameters } from '../../http/errors.ts';
+import { formatId } from '../../http/ids.ts';
+import * as sources from './source.repository.ts';
+
+export interface NewSource {
+  name: string;
+  kind?: 'api' | 'file';
+  /** For `file` sources: the folder whose JSONL files are imported. */
+  path?: string | null;
+  serviceName?: string;
+}
+
+export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
+  return {
+    async create(communityId: number, input: NewSource) {
+      const name = input.name.trim();
+      if (!name) throw invalidParameters('a source needs a name');
+      if (name.length > 200) throw invalidParameters('a source name is at most 200 characters');
+      const kind = input.kind ?? 'api';
+      let folder: string | null = null;
+      if (kind === 'file') {
+        if (!input.path) throw invalidParameters('a file source needs a path (the folder to import from)');
+        folder = path.resolve(input.path);
+        if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
+          throw invalidParameters(`path "${folder}" is not a folder`);
+        }
+      } else if (input.path) {
+        throw invalidParameters('only a file source takes a path');
+      }
+      try {
+        return await sources.insertSource(deps.db, {
+          communityId,
+          name,
+          serviceName: input.serviceName ?? kind,
+          kind,
+          path: folder,
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(`a source named "${name}" already exists`);
+        throw error;
+      }
+    },
+
+    list(communityId: number) {
+      return sources.listSources(deps.db, communityId);
+    },
+
+    /** GET /api/v2/providers: the visible signal sources, in ID order. */
+    async listProviders(communityId: number, query: { limit: number; cursor?: string; direction: 'asc' | 'desc' }) {
+      const binding = { list: 'providers', sort: 'id', direction: query.direction, filters: {} };
+      const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : null;
+      const page = await sources.pageVisibleSources(deps.db, communityId, {
+        direction: query.direction,
+        limit: query.limit,
+        after,
+      });
+      return {
+        data: page.rows.map((row) => ({ id: formatId('provider', row.id), name: row.name, serviceName: row.serviceName })),
+        meta: { nextCursor: page.next ? deps.cursors.encode(binding, page.next) : null },
+      };
+    },
+  };
+}
+
+export type SourceService = ReturnType<typeof createSourceService>;

@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+export interface TokenRow {
+  communityId: number;
+  jti: string;
+  name: string;
+  scopes: string[];
+  appUserId: number | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const columns = [
+  'community_id as communityId',
+  'jti',
+  'name',
+  'scopes',
+  'app_user_id as appUserId',
+  'created_at as createdAt',
+  'expires_at as expiresAt',
+  'revoked_at as revokedAt',
+] as const;
+
+export async function insertToken(
+  db: Kysely<DB>,
+  token: { communityId: number; jti: string; name: string; scopes: string[]; appUserId: number | null; expiresAt: Date | null },
+): Promise<void> {
+  await db
+    .insertInto('api_tokens')
+    .values({
+      community_id: token.communityId,
+      jti: token.jti,
+      name: token.name,
+      scopes: token.scopes,
+      app_user_id: token.appUserId,
+      expires_at: token.expiresAt,
+    })
+    .execute();
+}
+
+/** The token with its community's name: what every authenticated request needs, in one lookup. */
+export async function findActiveToken(db: Kysely<DB>, communityId: number, jti: string) {
+  return db
+    .selectFrom('api_tokens as t')
+    .innerJoin('communities as c', 'c.id', 't.community_id')
+    .select(['t.scopes', 't.app_user_id as appUserId', 't.revoked_at as revokedAt', 't.expires_at as expiresAt', 'c.name as communityName'])
+    .where('t.community_id', '=', communityId)
+    .where('t.jti', '=', jti)
+    .executeTakeFirst();
+}
+
+export async function listTokens(db: Kysely<DB>, communityId: number | null): Promise<TokenRow[]> {
+  let query = db.selectFrom('api_tokens').select(columns).orderBy('community_id').orderBy('created_at');
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  return query.execute();
+}
+
+/** Revokes by jti (unique across communities); `communityId` narrows it when the caller is scoped to one. */
+export async function revokeToken(db: Kysely<DB>, jti: string, communityId: number | null, now: Date): Promise<TokenRow | undefined> {
+  let query = db
+    .updateTable('api_tokens')
+    .set({ revoked_at: now })
+    .where('jti', '=', jti)
+    .where('revoked_at', 'is', null);
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  return query.returning(columns).executeTakeFirst();
+}
+
+export async function findToken(db: Kysely<DB>, jti: string, communityId: number | null): Promise<TokenRow | undefined> {
+  let query = db.selectFrom('api_tokens').select(columns).where('jti', '=', jti);
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  return query.executeTakeFirst();
+}
+
+/** The instance's signing secret: created once by whichever process gets there first, then shared. */
+export async function loadOrCreateSigningSecret(db: Kysely<DB>, candidate: string): Promise<string> {
+  await db.insertInto('signing_keys').values({ id: 1, secret: candidate }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  const row = await db.selectFrom('signing_keys').select('secret').where('id', '=', 1).executeTakeFirstOrThrow();
+  return row.secret;
+}

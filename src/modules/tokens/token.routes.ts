@@ -1,0 +1,79 @@
+import Type from 'typebox';
+import { Nullable, v2Definitions, v2Item } from '../../http/schemas.ts';
+import { SCOPES } from '../../http/scopes.ts';
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import type { TokenRow } from './token.repository.ts';
+
+const TokenInfo = Type.Object({
+  jti: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Nullable(Type.String({ format: 'date-time' })),
+  revokedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+
+const NewTokenBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    scopes: Type.Optional(Type.Array(Type.Enum([...SCOPES]), { description: 'Default: read write' })),
+    expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60 })),
+  },
+  { additionalProperties: false },
+);
+
+const Issued = Type.Object({ token: Type.String(), jti: Type.String() });
+
+/** Token administration for the community of the calling (admin) token. */
+export function tokenRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/admin/tokens',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: { tags: ['admin'], summary: 'List API tokens', response: { 200: v2Definitions(TokenInfo) } },
+    },
+    async (request) => ({ success: true as const, data: (await services.tokens.list(contextOf(request).communityId)).map(tokenInfo) }),
+  );
+
+  app.post(
+    '/api/v2/admin/tokens',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: { tags: ['admin'], summary: 'Create an API token', body: NewTokenBody, response: { 201: v2Item(Issued) } },
+    },
+    async (request, reply) => {
+      const context = contextOf(request);
+      const issued = await services.tokens.issue({ communityId: context.communityId, appUserId: context.userId, ...request.body });
+      return reply.code(201).send({ success: true as const, data: issued });
+    },
+  );
+
+  app.delete(
+    '/api/v2/admin/tokens/:jti',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: {
+        tags: ['admin'],
+        summary: 'Revoke an API token (refused at once by every process)',
+        params: Type.Object({ jti: Type.String() }),
+        response: { 200: v2Item(TokenInfo) },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: tokenInfo(await services.tokens.revoke(request.params.jti, contextOf(request).communityId)),
+    }),
+  );
+}
+
+function tokenInfo(token: TokenRow) {
+  return {
+    jti: token.jti,
+    name: token.name,
+    scopes: token.scopes,
+    createdAt: token.createdAt.toISOString(),
+    expiresAt: token.expiresAt?.toISOString() ?? null,
+    revokedAt: token.revokedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from './clock.ts';
+import type { Config } from './config/config.ts';
+import type { DB } from './db/schema.ts';
+import { CursorCodec } from './http/cursor.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
+import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
+import { createCommunityService } from './modules/communities/community.service.ts';
+import { createMeService } from './modules/me/me.service.ts';
+import { createSourceService } from './modules/sources/source.service.ts';
+import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
+import { createTokenService } from './modules/tokens/token.service.ts';
+
+export interface ServiceDeps {
+  db: Kysely<DB>;
+  clock: Clock;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit'>;
+}
+
+/** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
+export async function createServices(deps: ServiceDeps) {
+  const secret = deps.config.jwtSecret ?? (await loadOrCreateSigningSecret(deps.db, randomBytes(48).toString('base64url')));
+  const { db, clock } = deps;
+  const tokens = createTokenService({ db, secret, clock });
+  const cursors = new CursorCodec(secret);
+  return {
+    db,
+    clock,
+    tokens,
+    cursors,
+    rateLimiter: createRateLimiter({ db, clock, config: deps.config.rateLimit }),
+    communities: createCommunityService({ db, tokens }),
+    sources: createSourceService({ db, cursors }),
+    activityTypes: createActivityTypeService({ db }),
+    me: createMeService({ db }),
+  };
+}
+
+export type Services = Awaited<ReturnType<typeof createServices>>;

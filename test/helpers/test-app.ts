@@ -1,0 +1,67 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { systemClock, type Clock } from '../../src/clock.ts';
+import type { RateLimitConfig } from '../../src/config/config.ts';
+import type { Engine } from '../../src/db/database.ts';
+import type { HearthApp } from '../../src/http/types.ts';
+import { createServices, type Services } from '../../src/services.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+export const TEST_PUBLIC_URL = 'http://hearth.test';
+
+export interface TestApp {
+  app: HearthApp;
+  services: Services;
+  db: TestDatabase;
+  /** The bootstrapped community ("Default"), its "API" source, and a read/write/admin token. */
+  communityId: number;
+  sourceId: number;
+  token: string;
+  /** A new token for the community (default: the bootstrapped one), with the given scopes. */
+  issueToken(scopes?: string[], communityId?: number): Promise<string>;
+  get(url: string, token?: string | null): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  clock?: Clock;
+  rateLimit?: Partial<RateLimitConfig>;
+}
+
+/** The whole app on a fresh database of the given engine, driven through `app.inject`. */
+export async function createTestApp(engine: Engine, options: TestAppOptions = {}): Promise<TestApp> {
+  const db = await createTestDatabase(engine);
+  try {
+    const services = await createServices({
+      db: db.database.db,
+      clock: options.clock ?? systemClock,
+      config: {
+        jwtSecret: null,
+        rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
+      },
+    });
+    const setup = await services.communities.init();
+    const app = await buildApp({ services, publicUrl: TEST_PUBLIC_URL, logger: false });
+    return {
+      app,
+      services,
+      db,
+      communityId: setup.communityId,
+      sourceId: setup.sourceId,
+      token: setup.token,
+      async issueToken(scopes, communityId = setup.communityId) {
+        return (await services.tokens.issue({ communityId, scopes, appUserId: await services.communities.adminOf(communityId) })).token;
+      },
+      get(url, token = setup.token) {
+        return app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+      },
+      async close() {
+        await app.close();
+        await db.drop();
+      },
+    };
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+}

@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { openDatabase, type Database, type Engine } from '../../src/db/database.ts';
+
+/** PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server. */
+export const ENGINES: Engine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestDatabase {
+  database: Database;
+  /** For PostgreSQL, a URL that other processes can use; null for the in-memory embedded database. */
+  url: string | null;
+  /** Closes the database, and on PostgreSQL drops it. */
+  drop(): Promise<void>;
+}
+
+let template: Blob | null = null;
+
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'pglite') {
+    template ??= new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
+    const database = await openDatabase({ engine: 'pglite', dataDir: null, template });
+    return { database, url: null, drop: () => database.close() };
+  }
+  const { url, drop } = await createPostgresDatabase();
+  const database = await openDatabase({ engine: 'postgres', url, poolSize: 4 });
+  return {
+    database,
+    url,
+    async drop() {
+      await database.close();
+      await drop();
+    },
+  };
+}
+
+/** An empty database with a unique name on the TEST_DATABASE_URL server; `drop` removes it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `hearth_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await withAdmin(server, (client) => client.query(`create database ${name}`));
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withAdmin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}
+
+async function withAdmin<T>(server: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
