@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import type { CursorPosition } from '../http/cursor.ts';
+import { invalidCursor, type CursorPosition } from '../http/cursor.ts';
 
 /** One sort key of a list. The record's ID is always appended as the final tie-breaker. */
 export interface SortKey {
@@ -45,7 +45,8 @@ export async function keysetPage<O>(
     builder = builder.select(sql`(${key.expr})::text`.as(`_k${index}`));
   });
   if (request.after) {
-    if (request.after.length !== keys.length) throw new Error('cursor position does not match the sort keys');
+    // Only a cursor signed by this service gets here, but one from a version with other sort keys might.
+    if (request.after.length !== keys.length) throw invalidCursor('cursor does not fit this list; start again without it');
     builder = builder.where(after(keys, request.after, request.direction === 'asc' ? '>' : '<'));
   }
   for (const key of keys) {

@@ -9,13 +9,15 @@ export type CursorPosition = (string | number | boolean | null)[];
  * different binding is refused, so a client cannot resume one query's walk inside another.
  */
 export interface CursorBinding {
+  /** A cursor of one community's list is no cursor for another's. */
+  community: number;
   list: string;
   sort: string;
   direction: 'asc' | 'desc';
   filters: Record<string, unknown>;
 }
 
-const invalidCursor = (message: string) => new HearthError(400, 'invalid_cursor', message);
+export const invalidCursor = (message: string) => new HearthError(400, 'invalid_cursor', message);
 
 const SIGNATURE_BYTES = 16;
 
@@ -40,13 +42,20 @@ export class CursorCodec {
   decode(cursor: string, binding: CursorBinding): CursorPosition {
     const [body, signature, extra] = cursor.split('.');
     if (!body || !signature || extra !== undefined) throw invalidCursor('cursor is malformed');
-    const given = Buffer.from(signature, 'base64url');
-    const expected = this.sign(body);
+    // Compare the signature as text: decoding it first would accept other spellings of the same bytes
+    // (Node's base64 decoder skips unknown characters and ignores the last character's spare bits).
+    const given = Buffer.from(signature);
+    const expected = Buffer.from(this.sign(body).toString('base64url'));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw invalidCursor('cursor is not valid: it was altered or not issued by this service');
     }
-    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as { b: string; p: CursorPosition };
-    if (payload.b !== bindingHash(binding)) {
+    let payload: { b?: unknown; p?: unknown };
+    try {
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof payload;
+    } catch {
+      throw invalidCursor('cursor is malformed');
+    }
+    if (payload.b !== bindingHash(binding) || !isPosition(payload.p)) {
       throw invalidCursor('cursor was issued for a different sort, direction or filter; start again without it');
     }
     return payload.p;
@@ -55,6 +64,10 @@ export class CursorCodec {
   private sign(body: string): Buffer {
     return createHmac('sha256', this.key).update(body).digest().subarray(0, SIGNATURE_BYTES);
   }
+}
+
+function isPosition(value: unknown): value is CursorPosition {
+  return Array.isArray(value) && value.every((item) => item === null || ['string', 'number', 'boolean'].includes(typeof item));
 }
 
 function bindingHash(binding: CursorBinding): string {

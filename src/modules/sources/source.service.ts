@@ -53,7 +53,7 @@ export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec
 
     /** GET /api/v2/providers: the visible signal sources, in ID order. */
     async listProviders(communityId: number, query: { limit: number; cursor?: string; direction: 'asc' | 'desc' }) {
-      const binding = { list: 'providers', sort: 'id', direction: query.direction, filters: {} };
+      const binding = { community: communityId, list: 'providers', sort: 'id', direction: query.direction, filters: {} };
       const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : null;
       const page = await sources.pageVisibleSources(deps.db, communityId, {
         direction: query.direction,
