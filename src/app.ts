@@ -50,6 +50,15 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     reply.header('X-Request-Id', request.id);
   });
   app.addHook('onRequest', createRequestGuard({ tokens: services.tokens, rateLimiter: services.rateLimiter }));
+  // Once closing, answer requests in flight with `Connection: close`: server.close() waits for every
+  // connection, and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
   app.setErrorHandler(createErrorHandler(docsUrl));
   app.setNotFoundHandler((request) => {
     throw new HearthError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);

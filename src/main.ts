@@ -1,7 +1,7 @@
 import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
-import type { Config } from './config/config.ts';
-import { openDatabase, type Database } from './db/database.ts';
+import { ConfigError, type Config } from './config/config.ts';
+import { databaseTarget, openDatabase, type Database } from './db/database.ts';
 import type { HearthApp } from './http/types.ts';
 import { createServices, type Services } from './services.ts';
 
@@ -10,12 +10,6 @@ export interface RunningServer {
   url: string;
   /** Stops accepting connections, lets requests in flight finish, then closes the database. */
   stop(): Promise<void>;
-}
-
-export function databaseTarget(config: Config, command: string) {
-  return config.databaseUrl
-    ? ({ engine: 'postgres', url: config.databaseUrl } as const)
-    : ({ engine: 'pglite', dataDir: config.dataDir, command } as const);
 }
 
 /** `hearth serve`: database, migrations, first-run bootstrap, HTTP. */
@@ -30,7 +24,10 @@ export async function serve(config: Config, out: (line: string) => void): Promis
       publicUrl: config.publicUrl,
       logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
     });
-    await app.listen({ port: config.port, host: config.host });
+    await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+      throw new ConfigError(`port ${config.port} on ${config.host} is already in use: stop what uses it, or set PORT`);
+    });
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
     return { app, url: config.publicUrl, stop: stopper(app, database) };
@@ -50,10 +47,14 @@ function stopper(app: HearthApp, database: Database) {
     })());
 }
 
-/** On a database without a community, make one and print, once, how to call the service. */
+/**
+ * On a database without a community, make one and print, once, how to call the service. Of several
+ * processes starting together on one empty database, only the one that made the community prints.
+ */
 async function announceBootstrap(services: Services, config: Config, out: (line: string) => void) {
-  if ((await services.communities.list()).length > 0) return;
-  const setup = await services.communities.init();
+  const bootstrap = await services.communities.bootstrap();
+  if (!bootstrap.created) return;
+  const setup = { ...bootstrap, ...(await services.communities.issueAdminToken(bootstrap)) };
   out('');
   out('First run: created the community "Default", an admin user, the source "API" and an API token.');
   out('This token is shown once; keep it (make more with `npx hearth token create`).');

@@ -2,10 +2,9 @@ import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
-import { openDatabase } from '../db/database.ts';
+import { databaseTarget, openDatabase } from '../db/database.ts';
 import { HearthError } from '../http/errors.ts';
 import { parseCoreId } from '../http/ids.ts';
-import { databaseTarget, serve } from '../main.ts';
 import { createServices, type Services } from '../services.ts';
 
 const USAGE = `Usage: hearth <command> [options]
@@ -199,10 +198,20 @@ function table(rows: string[][]): string {
 }
 
 async function runServer(config: Config): Promise<number> {
+  // Listen for signals from the start: one that arrives while starting stops the server once it is up,
+  // so the database is closed and the data directory unlocked either way.
+  let stopRequested: string | null = null;
+  let onSignal: (signal: string) => void = (signal) => {
+    stopRequested = signal;
+  };
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => onSignal(signal));
+
+  // Loaded here, so the other commands do not load the web server.
+  const { serve } = await import('../main.ts');
   const server = await serve(config, print);
   await new Promise<void>((resolve) => {
     let signals = 0;
-    const shutdown = (signal: string) => {
+    onSignal = (signal) => {
       signals += 1;
       if (signals > 1) {
         server.app.log.warn(`second ${signal}: exiting without waiting`);
@@ -214,8 +223,7 @@ async function runServer(config: Config): Promise<number> {
         process.exit(1);
       });
     };
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
-    process.on('SIGINT', () => shutdown('SIGINT'));
+    if (stopRequested) onSignal(stopRequested);
   });
   return 0;
 }

@@ -45,7 +45,7 @@ function text(env: Env, name: string): string | null {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
-  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const port = integer(env, 'PORT', 3000, 1, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel)) {

@@ -36,6 +36,13 @@ export async function dumpMigratedPGlite(): Promise<Blob> {
   return dump;
 }
 
+/** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in HEARTH_DATA_DIR. */
+export function databaseTarget(config: { databaseUrl: string | null; dataDir: string }, command: string): DatabaseTarget {
+  return config.databaseUrl
+    ? { engine: 'postgres', url: config.databaseUrl }
+    : { engine: 'pglite', dataDir: config.dataDir, command };
+}
+
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   const database = target.engine === 'postgres' ? openPostgres(target.url, target.poolSize) : await openPGlite(target);
   try {

@@ -63,6 +63,15 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
     });
   }
 
+  function issueAdminToken(setup: Bootstrap) {
+    return deps.tokens.issue({
+      communityId: setup.communityId,
+      scopes: ['read', 'write', 'admin'],
+      name: 'hearth init',
+      appUserId: setup.adminUserId,
+    });
+  }
+
   return {
     create,
     bootstrap,
@@ -70,14 +79,10 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
     /** `hearth init`: the bootstrap, plus a new all-scope token on every call. */
     async init() {
       const setup = await bootstrap();
-      const issued = await deps.tokens.issue({
-        communityId: setup.communityId,
-        scopes: ['read', 'write', 'admin'],
-        name: 'hearth init',
-        appUserId: setup.adminUserId,
-      });
-      return { ...setup, ...issued };
+      return { ...setup, ...(await issueAdminToken(setup)) };
     },
+
+    issueAdminToken,
 
     list() {
       return communities.listCommunities(deps.db);

@@ -1,0 +1,3 @@
+import { describeCli } from './cli-suite.ts';
+
+describeCli('postgres');

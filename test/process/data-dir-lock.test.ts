@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Processes, call, freePort, readLock, type HearthServer } from '../helpers/process.ts';
+
+/**
+ * The embedded database allows one process per data directory: while `hearth serve` runs, any other hearth
+ * process on that directory stops at once with a message naming the directory and the pid that holds it,
+ * and leaves the holder's lock (and the holder) alone.
+ */
+describe('a second process on a data directory in use', () => {
+  const processes = new Processes();
+  let dataDir: string;
+  let server: HearthServer;
+
+  beforeAll(async () => {
+    dataDir = processes.tempDir();
+    server = await processes.serve({ HEARTH_DATA_DIR: dataDir });
+  });
+  afterAll(() => processes.cleanup());
+
+  it.each([
+    ['a second `serve`', ['serve'], 'hearth serve'],
+    ['`token list`', ['token', 'list'], 'hearth token list'],
+  ])('%s fails fast, naming the directory and the holding pid', async (_, args) => {
+    const other = await processes.run(args, { HEARTH_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
+    expect(other.code).not.toBe(0);
+    expect(other.code).not.toBeNull();
+    expect(other.stderr).toContain(`The data directory ${dataDir} is in use by another Hearth process (pid ${server.process.pid}, "hearth serve"`);
+    // A known condition, reported as one line: no stack trace.
+    expect(other.stderr).not.toMatch(/^\s+at /m);
+    expect(other.stdout).not.toMatch(/Hearth is serving|Token/);
+
+    // The refused process left the server's lock and the server alone.
+    expect(readLock(dataDir)).toMatchObject({ pid: server.process.pid, command: 'hearth serve' });
+    expect(server.process.running).toBe(true);
+    expect((await call(`${server.url}/readyz`)).status).toBe(200);
+  });
+});
