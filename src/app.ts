@@ -13,6 +13,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
+import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
 import { tokenStatusRoutes } from './modules/tokens/token-status.routes.ts';
 import { tokenRoutes } from './modules/tokens/token.routes.ts';
@@ -94,6 +95,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   sourceRoutes(app, services);
   activityTypeRoutes(app, services);
   meRoutes(app, services);
+  privacyRoutes(app, services);
 
   await app.ready();
   return app;

@@ -3,12 +3,13 @@ import { systemClock } from './clock.ts';
 import { ConfigError, type Config } from './config/config.ts';
 import { databaseTarget, openDatabase, type Database } from './db/database.ts';
 import type { HearthApp } from './http/types.ts';
+import { createWorker, type Worker } from './jobs/worker.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
   app: HearthApp;
   url: string;
-  /** Stops accepting connections, lets requests in flight finish, then closes the database. */
+  /** Stops accepting connections and the job worker, lets requests and the job in flight finish, then closes the database. */
   stop(): Promise<void>;
 }
 
@@ -30,7 +31,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     });
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
-    return { app, url: config.publicUrl, stop: stopper(app, database) };
+    const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log });
+    worker.start();
+    return { app, url: config.publicUrl, stop: stopper(app, worker, database) };
   } catch (error) {
     await app?.close();
     await database.close();
@@ -38,11 +41,12 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   }
 }
 
-function stopper(app: HearthApp, database: Database) {
+function stopper(app: HearthApp, worker: Worker, database: Database) {
   let stopping: Promise<void> | null = null;
   return () =>
     (stopping ??= (async () => {
-      await app.close();
+      // The worker finishes (or gives back) the job it is running; the database closes after both.
+      await Promise.all([app.close(), worker.stop()]);
       await database.close();
     })());
 }

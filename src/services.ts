@@ -5,9 +5,11 @@ import type { Config } from './config/config.ts';
 import type { DB } from './db/schema.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
+import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
+import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSourceService } from './modules/sources/source.service.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
 import { createTokenService } from './modules/tokens/token.service.ts';
@@ -24,6 +26,7 @@ export async function createServices(deps: ServiceDeps) {
   const { db, clock } = deps;
   const tokens = createTokenService({ db, secret, clock });
   const cursors = new CursorCodec(secret);
+  const jobs = createJobQueue({ db, clock });
   return {
     db,
     clock,
@@ -34,6 +37,8 @@ export async function createServices(deps: ServiceDeps) {
     sources: createSourceService({ db, cursors }),
     activityTypes: createActivityTypeService({ db }),
     me: createMeService({ db }),
+    jobs,
+    privacy: createPrivacyService({ db, clock, jobs }),
   };
 }
 

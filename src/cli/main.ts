@@ -26,6 +26,8 @@ const USAGE = `Usage: hearth <command> [options]
   activity-type add --id ID --name "Display name" [--category C] [--community com_N] [--json]
   activity-type list [--community com_N] [--json]
 
+  privacy list [--community com_N] [--json]   removal requests and their status (every community by default)
+
 Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
 database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
 Without --community, commands act on the first community (the one \`hearth init\` made).`;
@@ -159,6 +161,24 @@ async function runCommand(services: Services, command: string, sub: string | und
       emit(list, table(list.map((t) => [t.id, t.displayName, t.category])));
       return 0;
     }
+    case 'privacy list': {
+      const communityId = values.community ? await community(services, values.community) : null;
+      const list = (await services.privacy.list(communityId)).map((r) => ({
+        id: r.id,
+        communityId: `com_${r.communityId}`,
+        status: r.status,
+        email: r.email,
+        requestedAt: r.requestedAt.toISOString(),
+        deadlineAt: r.deadlineAt.toISOString(),
+        completedAt: r.completedAt?.toISOString() ?? null,
+        erased: r.erased,
+      }));
+      emit(
+        list,
+        table(list.map((r) => [String(r.id), r.communityId, r.status, r.email ?? '(erased)', r.requestedAt, r.deadlineAt, r.completedAt ?? '', erasedSummary(r.erased)])),
+      );
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${key}"`);
   }
@@ -189,6 +209,12 @@ function positiveInteger(value: string, what: string): number {
 function sourceKind(value: string | undefined): 'api' | 'file' | undefined {
   if (value === undefined || value === 'api' || value === 'file') return value;
   throw new UsageError('--kind must be api or file');
+}
+
+function erasedSummary(erased: Record<string, number | undefined>): string {
+  return Object.entries(erased)
+    .map(([what, count]) => `${what}=${count ?? 0}`)
+    .join(' ');
 }
 
 function table(rows: string[][]): string {

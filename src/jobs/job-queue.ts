@@ -1,0 +1,79 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { DB, JsonValue } from '../db/schema.ts';
+import { findJob, insertJob, type JobRow } from './job.repository.ts';
+
+export type { JobRow };
+
+export interface NewJob {
+  communityId: number;
+  kind: string;
+  /** What the handler needs to find its work: IDs, never personal data (jobs are kept). */
+  payload?: JsonValue;
+  /** Not before this time (default: now). */
+  runAt?: Date;
+  /** Attempts before the job fails for good (default 5). */
+  maxAttempts?: number;
+}
+
+export interface JobContext {
+  /** This attempt's number, from 1; the last one is `maxAttempts`. */
+  attempt: number;
+  maxAttempts: number;
+  /** Records how far the job got (jobs.progress) and extends the worker's lease. */
+  progress(progress: JsonValue): Promise<void>;
+  /**
+   * Aborted when the worker is stopping. A handler that can stop at a safe point throws there; the job is
+   * then given back without counting the attempt, and runs again on the next start. Otherwise the worker
+   * waits for the handler to finish.
+   */
+  signal: AbortSignal;
+}
+
+/** Does the job's work; what it returns is stored as the job's result. Throwing fails the attempt. */
+export type JobHandler = (job: JobRow, context: JobContext) => Promise<JsonValue | void>;
+
+export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/**
+ * Durable background work. Services register a handler for each kind of job they make, and enqueue jobs in
+ * their own transactions, so that a request and its job commit (or roll back) together. A worker
+ * (worker.ts) runs them.
+ */
+export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
+  const handlers = new Map<string, JobHandler>();
+  return {
+    register(kind: string, handler: JobHandler): void {
+      if (handlers.has(kind)) throw new Error(`a handler for jobs of kind "${kind}" is already registered`);
+      handlers.set(kind, handler);
+    },
+
+    handlerFor(kind: string): JobHandler | undefined {
+      return handlers.get(kind);
+    },
+
+    kinds(): string[] {
+      return [...handlers.keys()];
+    },
+
+    /** Adds a job through `executor`: pass the caller's transaction to commit the job with its work. */
+    async enqueue(executor: Kysely<DB>, job: NewJob): Promise<number> {
+      if (!handlers.has(job.kind)) throw new Error(`no handler is registered for jobs of kind "${job.kind}"`);
+      const now = deps.clock.now();
+      return insertJob(executor, {
+        communityId: job.communityId,
+        kind: job.kind,
+        payload: job.payload ?? {},
+        runAt: job.runAt ?? now,
+        maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        now,
+      });
+    },
+
+    find(communityId: number, id: number): Promise<JobRow | undefined> {
+      return findJob(deps.db, communityId, id);
+    },
+  };
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>;

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { DB } from '../db/schema.ts';
+import type { JobQueue } from './job-queue.ts';
+import { claimNextJob, completeJob, extendLease, failJob, releaseJob, saveProgress, type JobRow } from './job.repository.ts';
+
+interface Log {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+const silent: Log = { info() {}, warn() {}, error() {} };
+
+export interface WorkerOptions {
+  db: Kysely<DB>;
+  clock: Clock;
+  queue: JobQueue;
+  /** Names this worker in jobs.locked_by (default: host, process ID and a random suffix). */
+  id?: string;
+  /** How long to wait between polls when nothing is due (real time; default 1 s). */
+  pollIntervalMs?: number;
+  /** How long a claimed job stays this worker's without news (default 5 min); renewed while it runs. */
+  leaseMs?: number;
+  /** The delay before retrying after failed attempt number `attempt` (default 5 s doubling, at most 1 h). */
+  backoff?: (attempt: number) => number;
+  log?: Log;
+}
+
+export const defaultBackoff = (attempt: number) => Math.min(5_000 * 2 ** (attempt - 1), 3_600_000);
+
+/**
+ * Runs due jobs, one at a time: polls for the next one (any community), claims it with a lease, runs the
+ * handler registered for its kind, and records the outcome: completed with its result, or failed with the
+ * error and queued again after a backoff until its attempts are used up. While the handler runs, the lease
+ * is renewed; should the process die, the lease runs out and another worker (or this one, restarted)
+ * claims the job again.
+ */
+export function createWorker(options: WorkerOptions) {
+  const { db, clock, queue } = options;
+  const id = options.id ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const leaseMs = options.leaseMs ?? 300_000;
+  const backoff = options.backoff ?? defaultBackoff;
+  const log = options.log ?? silent;
+  const stopping = new AbortController();
+  let loop: Promise<void> | null = null;
+  let wake: (() => void) | null = null;
+
+  const leaseUntil = () => new Date(clock.now().getTime() + leaseMs);
+
+  async function run(job: JobRow): Promise<void> {
+    const held = { communityId: job.communityId, id: job.id, workerId: id };
+    const details = { jobId: job.id, communityId: job.communityId, kind: job.kind, attempt: job.attempts };
+    const heartbeat = setInterval(() => {
+      extendLease(db, held, leaseUntil()).catch((error: unknown) => log.warn({ ...details, err: error }, 'could not extend a job lease'));
+    }, leaseMs / 3);
+    heartbeat.unref();
+    try {
+      const result = await queue.handlerFor(job.kind)!(job, {
+        attempt: job.attempts,
+        maxAttempts: job.maxAttempts,
+        signal: stopping.signal,
+        progress: async (progress) => {
+          await saveProgress(db, held, progress, leaseUntil());
+        },
+      });
+      if (await completeJob(db, held, result ?? null, clock.now())) log.info(details, 'job completed');
+      else log.warn(details, 'job finished after this worker lost it (lease expired); its outcome was not recorded');
+    } catch (error) {
+      if (stopping.signal.aborted) {
+        await releaseJob(db, held, clock.now());
+        log.info(details, 'job interrupted by shutdown; it will run again');
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const retryAt = job.attempts < job.maxAttempts ? new Date(clock.now().getTime() + backoff(job.attempts)) : null;
+      await failJob(db, held, message, retryAt, clock.now());
+      log[retryAt ? 'warn' : 'error']({ ...details, err: error, retryAt }, retryAt ? 'job attempt failed; will retry' : 'job failed for good');
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Claims and runs one due job; false when none was due. */
+  async function runOnce(): Promise<boolean> {
+    const now = clock.now();
+    const claim = await claimNextJob(db, { kinds: queue.kinds(), workerId: id, now, leaseUntil: new Date(now.getTime() + leaseMs) });
+    if (!claim) return false;
+    if (claim.exhausted) log.error({ jobId: claim.job.id, kind: claim.job.kind }, claim.job.error ?? 'job failed');
+    else await run(claim.job);
+    return true;
+  }
+
+  async function poll(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      let worked = false;
+      try {
+        worked = await runOnce();
+      } catch (error) {
+        log.error({ err: error }, 'job worker could not poll');
+      }
+      if (!worked && !stopping.signal.aborted) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pollIntervalMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+  }
+
+  return {
+    id,
+    runOnce,
+
+    /** Runs due jobs until none is left (tests; a retry scheduled later is not due). Returns how many ran. */
+    async runUntilIdle(): Promise<number> {
+      let count = 0;
+      while (await runOnce()) count += 1;
+      return count;
+    },
+
+    start(): void {
+      if (stopping.signal.aborted) throw new Error('a stopped worker cannot start again');
+      loop ??= poll();
+    },
+
+    /** Stops polling; a job in progress is finished (or given back, if its handler stops early) first. */
+    async stop(): Promise<void> {
+      stopping.abort();
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type Worker = ReturnType<typeof createWorker>;

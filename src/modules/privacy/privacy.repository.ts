@@ -1,0 +1,258 @@
+import { createHash } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Identity, IdentityType } from '../identity/identity-values.ts';
+
+export interface ErasedCounts {
+  contacts: number;
+  identities: number;
+  sourceProfiles: number;
+  customFieldValues: number;
+  activities: number;
+  websiteVisits: number;
+}
+
+export const NO_ERASURE: ErasedCounts = { contacts: 0, identities: 0, sourceProfiles: 0, customFieldValues: 0, activities: 0, websiteVisits: 0 };
+
+export interface RemovalRequestRow {
+  communityId: number;
+  id: number;
+  email: string | null;
+  emailHash: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  requestedBy: string | null;
+  requestedAt: Date;
+  deadlineAt: Date;
+  completedAt: Date | null;
+  erased: Partial<ErasedCounts>;
+}
+
+const columns = [
+  'community_id as communityId',
+  'id',
+  'email',
+  'email_hash as emailHash',
+  sql<RemovalRequestRow['status']>`status`.as('status'),
+  'requested_by as requestedBy',
+  'requested_at as requestedAt',
+  'deadline_at as deadlineAt',
+  'completed_at as completedAt',
+  sql<Partial<ErasedCounts>>`erased`.as('erased'),
+] as const;
+
+export async function insertRemovalRequest(
+  db: Kysely<DB>,
+  request: { communityId: number; email: string; emailHash: string; requestedBy: string; requestedAt: Date; deadlineAt: Date },
+): Promise<number> {
+  const row = await db
+    .insertInto('removal_requests')
+    .values({
+      community_id: request.communityId,
+      email: request.email,
+      email_hash: request.emailHash,
+      requested_by: request.requestedBy,
+      requested_at: request.requestedAt,
+      deadline_at: request.deadlineAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function findRemovalRequest(db: Kysely<DB>, communityId: number, id: number): Promise<RemovalRequestRow | undefined> {
+  return db.selectFrom('removal_requests').select(columns).where('community_id', '=', communityId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listRemovalRequests(db: Kysely<DB>, communityId: number | null): Promise<RemovalRequestRow[]> {
+  let query = db.selectFrom('removal_requests').select(columns).orderBy('community_id').orderBy('id');
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  return query.execute();
+}
+
+export async function updateRemovalRequest(
+  db: Kysely<DB>,
+  communityId: number,
+  id: number,
+  update: { status?: 'running' | 'completed' | 'failed'; erased?: ErasedCounts; completedAt?: Date; forgetEmail?: boolean },
+): Promise<void> {
+  await db
+    .updateTable('removal_requests')
+    .set({
+      ...(update.status ? { status: update.status } : {}),
+      ...(update.erased ? { erased: JSON.stringify(update.erased) } : {}),
+      ...(update.completedAt ? { completed_at: update.completedAt } : {}),
+      ...(update.forgetEmail ? { email: null } : {}),
+    })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The contacts holding the identity, or showing the address as their primary email. */
+export async function findContactsOf(db: Kysely<DB>, communityId: number, identity: Identity): Promise<number[]> {
+  const byIdentity = db
+    .selectFrom('contact_identities')
+    .select('contact_id as id')
+    .where('community_id', '=', communityId)
+    .where('type', '=', identity.type)
+    .where('value', '=', identity.value);
+  const addresses = identity.type === 'email' ? [identity.value, identity.display.toLowerCase()] : [];
+  const rows =
+    addresses.length === 0
+      ? await byIdentity.execute()
+      : await byIdentity
+          .union(
+            db
+              .selectFrom('contacts')
+              .select('id')
+              .where('community_id', '=', communityId)
+              .where(sql<string>`lower(btrim(primary_email))`, 'in', addresses),
+          )
+          .execute();
+  return [...new Set(rows.map((row) => row.id))].sort((a, b) => a - b);
+}
+
+/** Locks the contact for its erasure (a concurrent push about it waits); false when it no longer exists. */
+export async function lockContact(trx: Transaction<DB>, communityId: number, contactId: number): Promise<boolean> {
+  const row = await trx
+    .selectFrom('contacts')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('id', '=', contactId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function identitiesOf(trx: Transaction<DB>, communityId: number, contactId: number) {
+  return trx
+    .selectFrom('contact_identities')
+    .select(['type', 'value', 'display_value as display'])
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', contactId)
+    .$narrowType<{ type: IdentityType }>()
+    .execute();
+}
+
+export async function deleteIdentities(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
+  const result = await trx.deleteFrom('contact_identities').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export const ANONYMIZED_NAME = 'Anonymized contact';
+
+/** Empties every personal field of the contact; its ID, counts and activity times stay. */
+export async function anonymizeContact(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<void> {
+  await trx
+    .updateTable('contacts')
+    .set({
+      name: ANONYMIZED_NAME,
+      full_name: null,
+      username: null,
+      avatar_url: null,
+      bio: null,
+      primary_email: null,
+      title: null,
+      role: null,
+      company_name: null,
+      company_website: null,
+      city: null,
+      region: null,
+      country: null,
+      country_code: null,
+      world_region: null,
+      raw_location: null,
+      phone_numbers: '[]',
+      job_history: '[]',
+      activate_message: null,
+      spark_summary: null,
+      recent_spark_summaries: '[]',
+      anonymized_at: now,
+      updated_at: now,
+    })
+    .where('community_id', '=', communityId)
+    .where('id', '=', contactId)
+    .execute();
+}
+
+/**
+ * What an external ID that carried personal content becomes: a hash, so the row (and the contact it
+ * points to) stays, but the sender's ID no longer reads as the person. `erasedExternalId(id)` of the same
+ * ID finds it again.
+ */
+export function erasedExternalId(externalId: string): string {
+  return `erased:${createHash('sha256').update(externalId).digest('hex')}`;
+}
+
+/**
+ * Clears the fields each source last pushed about the contact, and replaces external IDs that carry
+ * personal content (an address, or one of the erased identities) with their hash. Returns the profiles.
+ */
+export async function eraseSourceProfiles(
+  trx: Transaction<DB>,
+  communityId: number,
+  contactId: number,
+  erasedValues: string[],
+  now: Date,
+): Promise<number> {
+  const profiles = await trx
+    .updateTable('source_profiles')
+    .set({ fields: '{}', updated_at: now })
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', contactId)
+    .returning(['source_id as sourceId', 'external_id as externalId'])
+    .execute();
+  const values = erasedValues.map((value) => value.toLowerCase()).filter((value) => value.length > 0);
+  for (const profile of profiles) {
+    const id = profile.externalId.toLowerCase();
+    if (!id.includes('@') && !values.some((value) => id.includes(value))) continue;
+    await trx
+      .updateTable('source_profiles')
+      .set({ external_id: erasedExternalId(profile.externalId) })
+      .where('community_id', '=', communityId)
+      .where('source_id', '=', profile.sourceId)
+      .where('external_id', '=', profile.externalId)
+      .execute();
+  }
+  return profiles.length;
+}
+
+export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
+  const result = await trx
+    .deleteFrom('custom_field_values')
+    .where('community_id', '=', communityId)
+    .where('entity_type', '=', 'contact')
+    .where('entity_id', '=', contactId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Activities stay (counts, threads, types, times), without their title, content and URL. */
+export async function eraseActivityContent(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
+  const result = await trx
+    .updateTable('activities')
+    .set({ title: null, content: null, url: null, updated_at: now })
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', contactId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The rest that names the person: merge records' identity values, web visits, lead score explanations. */
+export async function eraseTraces(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
+  await trx
+    .updateTable('contact_merges')
+    .set({ identity_value: null })
+    .where('community_id', '=', communityId)
+    .where('survivor_id', '=', contactId)
+    .execute();
+  await trx
+    .updateTable('lead_scores')
+    .set({ key_factors: '[]' })
+    .where('community_id', '=', communityId)
+    .where('entity_type', '=', 'contact')
+    .where('entity_id', '=', contactId)
+    .execute();
+  const visits = await trx.deleteFrom('website_visits').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
+  return Number(visits.numDeletedRows);
+}

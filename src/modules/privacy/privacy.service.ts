@@ -1,0 +1,115 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import { invalidParameters } from '../../http/errors.ts';
+import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import { identityHash, normalizeEmail, type Identity } from '../identity/identity-values.ts';
+import * as privacy from './privacy.repository.ts';
+import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';
+import { suppress } from './suppression.repository.ts';
+
+export const ERASURE_JOB = 'privacy.erase';
+/** Anonymization happens within 15 days of the request (interface.md, Limits). */
+export const ERASURE_DEADLINE_DAYS = 15;
+/** With the worker's backoff (5 s doubling, at most 1 h), 20 attempts span about half a day. */
+const ERASURE_ATTEMPTS = 20;
+/** Contacts found again after a pass (a merge or a push that raced it) get another, this many at most. */
+const MAX_PASSES = 5;
+
+interface ErasurePayload {
+  removalRequestId: number;
+}
+
+export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs: JobQueue }) {
+  const { db, clock, jobs } = deps;
+
+  /** Erases one contact in one transaction; what it erased is added to `totals`, which are saved with it. */
+  async function eraseContact(request: { communityId: number; id: number }, contactId: number, email: Identity, totals: ErasedCounts) {
+    return db.transaction().execute(async (trx) => {
+      const { communityId } = request;
+      if (!(await privacy.lockContact(trx, communityId, contactId))) return totals;
+      const now = clock.now();
+      const identities = await privacy.identitiesOf(trx, communityId, contactId);
+      await suppress(trx, communityId, [email, ...identities], request.id, now);
+      const erasedValues = [email.value, email.display, ...identities.flatMap((identity) => [identity.value, identity.display])];
+      const next: ErasedCounts = {
+        contacts: totals.contacts + 1,
+        identities: totals.identities + (await privacy.deleteIdentities(trx, communityId, contactId)),
+        sourceProfiles: totals.sourceProfiles + (await privacy.eraseSourceProfiles(trx, communityId, contactId, erasedValues, now)),
+        customFieldValues: totals.customFieldValues + (await privacy.deleteCustomFieldValues(trx, communityId, contactId)),
+        activities: totals.activities + (await privacy.eraseActivityContent(trx, communityId, contactId, now)),
+        websiteVisits: totals.websiteVisits + (await privacy.eraseTraces(trx, communityId, contactId)),
+      };
+      await privacy.anonymizeContact(trx, communityId, contactId, now);
+      await privacy.updateRemovalRequest(trx, communityId, request.id, { erased: next });
+      return next;
+    });
+  }
+
+  /** The erasure job: every contact of the community holding the address, then the request is done. */
+  jobs.register(ERASURE_JOB, async (job: JobRow, context) => {
+    const { removalRequestId } = job.payload as unknown as ErasurePayload;
+    const request = await privacy.findRemovalRequest(db, job.communityId, removalRequestId);
+    if (!request) throw new Error(`removal request ${removalRequestId} of community ${job.communityId} does not exist`);
+    if (request.status === 'completed' || request.email === null) return { erased: request.erased };
+    try {
+      const normalized = normalizeEmail(request.email);
+      if (!normalized.ok) throw new Error(`removal request ${removalRequestId} holds an address that is not valid: ${normalized.reason}`);
+      await privacy.updateRemovalRequest(db, job.communityId, request.id, { status: 'running' });
+      // A retried job continues from the counts its earlier attempts saved.
+      let totals: ErasedCounts = { ...NO_ERASURE, ...request.erased };
+      for (let pass = 1; pass <= MAX_PASSES; pass++) {
+        const contacts = await privacy.findContactsOf(db, job.communityId, normalized.identity);
+        if (contacts.length === 0) break;
+        for (const contactId of contacts) {
+          totals = await eraseContact(request, contactId, normalized.identity, totals);
+          await context.progress({ erased: { ...totals } });
+        }
+      }
+      await privacy.updateRemovalRequest(db, job.communityId, request.id, {
+        status: 'completed',
+        completedAt: clock.now(),
+        erased: totals,
+        forgetEmail: true,
+      });
+      return { erased: { ...totals } };
+    } catch (error) {
+      if (context.attempt >= context.maxAttempts) await privacy.updateRemovalRequest(db, job.communityId, request.id, { status: 'failed' });
+      throw error;
+    }
+  });
+
+  return {
+    /**
+     * Stores a removal request for the address with its erasure job, in one transaction, and puts the
+     * address on the suppression list at once, so that pushes stop bringing it in before the job has run.
+     */
+    async requestRemoval(context: { communityId: number; tokenId: string }, rawEmail: string): Promise<{ id: number }> {
+      const normalized = normalizeEmail(rawEmail);
+      if (!normalized.ok) throw invalidParameters(`email: ${normalized.reason}`);
+      const identity = normalized.identity;
+      const now = clock.now();
+      return db.transaction().execute(async (trx) => {
+        const id = await privacy.insertRemovalRequest(trx, {
+          communityId: context.communityId,
+          email: identity.display,
+          emailHash: identityHash(identity),
+          requestedBy: context.tokenId,
+          requestedAt: now,
+          deadlineAt: new Date(now.getTime() + ERASURE_DEADLINE_DAYS * 86_400_000),
+        });
+        await suppress(trx, context.communityId, [identity], id, now);
+        const payload: ErasurePayload = { removalRequestId: id };
+        await jobs.enqueue(trx, { communityId: context.communityId, kind: ERASURE_JOB, payload: { ...payload }, maxAttempts: ERASURE_ATTEMPTS });
+        return { id };
+      });
+    },
+
+    /** Every request of the community (or of every community), oldest first. */
+    list(communityId: number | null) {
+      return privacy.listRemovalRequests(db, communityId);
+    },
+  };
+}
+
+export type PrivacyService = ReturnType<typeof createPrivacyService>;

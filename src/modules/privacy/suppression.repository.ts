@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { identityHash, identityKey, type Identity } from '../identity/identity-values.ts';
+
+type Key = Pick<Identity, 'type' | 'value'>;
+
+/**
+ * The suppression list: one-way hashes (`identityHash`) of identities whose owner asked to be erased. A
+ * push naming one of them must not bring the person back.
+ *
+ * Returns the `identityKey` (`type:value`) of each of `identities` that is on the community's list.
+ */
+export async function findSuppressed(db: Kysely<DB>, communityId: number, identities: Key[]): Promise<Set<string>> {
+  if (identities.length === 0) return new Set();
+  const byHash = new Map(identities.map((identity) => [identityHash(identity), identity]));
+  const rows = await db
+    .selectFrom('suppressions')
+    .select(['identity_type as type', 'value_hash as hash'])
+    .where('community_id', '=', communityId)
+    .where('value_hash', 'in', [...byHash.keys()])
+    .execute();
+  const found = new Set<string>();
+  for (const row of rows) {
+    const identity = byHash.get(row.hash);
+    if (identity && identity.type === row.type) found.add(identityKey(identity));
+  }
+  return found;
+}
+
+/** Puts identities on the list (those already there stay as they are); returns how many were added. */
+export async function suppress(db: Kysely<DB>, communityId: number, identities: Key[], removalRequestId: number, now: Date): Promise<number> {
+  if (identities.length === 0) return 0;
+  const result = await db
+    .insertInto('suppressions')
+    .values(
+      identities.map((identity) => ({
+        community_id: communityId,
+        identity_type: identity.type,
+        value_hash: identityHash(identity),
+        removal_request_id: removalRequestId,
+        created_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['community_id', 'identity_type', 'value_hash']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
