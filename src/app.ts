@@ -11,10 +11,13 @@ import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http
 import type { HearthApp } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
+import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom-fields.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
+import { segmentRoutes } from './modules/segments/segment.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
+import { tagRoutes } from './modules/tags/tag.routes.ts';
 import { tokenStatusRoutes } from './modules/tokens/token-status.routes.ts';
 import { tokenRoutes } from './modules/tokens/token.routes.ts';
 import type { Services } from './services.ts';
@@ -95,6 +98,9 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   sourceRoutes(app, services);
   activityTypeRoutes(app, services);
   meRoutes(app, services);
+  tagRoutes(app, services);
+  segmentRoutes(app, services);
+  contactCustomFieldRoutes(app, services);
   privacyRoutes(app, services);
 
   await app.ready();

@@ -8,9 +8,12 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
+import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
+import { createSegmentService } from './modules/segments/segment.service.ts';
 import { createSourceService } from './modules/sources/source.service.ts';
+import { createTagService } from './modules/tags/tag.service.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
 import { createTokenService } from './modules/tokens/token.service.ts';
 
@@ -37,6 +40,9 @@ export async function createServices(deps: ServiceDeps) {
     sources: createSourceService({ db, cursors }),
     activityTypes: createActivityTypeService({ db }),
     me: createMeService({ db }),
+    tags: createTagService({ db, cursors }),
+    segments: createSegmentService({ db }),
+    contactCustomFields: createContactCustomFieldService({ db }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };

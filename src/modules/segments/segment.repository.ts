@@ -1,0 +1,103 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface SegmentRef {
+  id: number;
+  name: string;
+  entityType: string;
+}
+
+/** The community's contact segments, in ID order. */
+export async function listContactSegments(db: Executor, communityId: number): Promise<{ id: number; name: string }[]> {
+  return db
+    .selectFrom('segments')
+    .select(['id', 'name'])
+    .where('community_id', '=', communityId)
+    .where('entity_type', '=', 'contact')
+    .orderBy('id')
+    .execute();
+}
+
+export async function findSegment(db: Executor, communityId: number, id: number): Promise<SegmentRef | undefined> {
+  return db
+    .selectFrom('segments')
+    .select(['id', 'name', 'entity_type as entityType'])
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The segment, locked against deletion until the transaction ends. */
+export async function lockSegment(trx: Transaction<DB>, communityId: number, id: number): Promise<SegmentRef | undefined> {
+  return trx
+    .selectFrom('segments')
+    .select(['id', 'name', 'entity_type as entityType'])
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .forKeyShare()
+    .executeTakeFirst();
+}
+
+/** A segment's statuses in their order. */
+export async function listStatuses(db: Executor, communityId: number, segmentId: number): Promise<{ id: number; name: string }[]> {
+  return db
+    .selectFrom('segment_statuses')
+    .select(['id', 'name'])
+    .where('community_id', '=', communityId)
+    .where('segment_id', '=', segmentId)
+    .orderBy('position')
+    .orderBy('id')
+    .execute();
+}
+
+/** Whether the status belongs to the segment; it is locked against deletion until the transaction ends. */
+export async function lockStatus(trx: Transaction<DB>, communityId: number, segmentId: number, statusId: number): Promise<boolean> {
+  const row = await trx
+    .selectFrom('segment_statuses')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('segment_id', '=', segmentId)
+    .where('id', '=', statusId)
+    .forKeyShare()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The contacts holding any of these identities (type and match key), one row per identity found. */
+export async function findContactsByIdentity(
+  db: Executor,
+  communityId: number,
+  identities: { type: string; value: string }[],
+): Promise<{ type: string; value: string; contactId: number }[]> {
+  if (identities.length === 0) return [];
+  const result = await sql<{ type: string; value: string; contactId: number }>`
+    select i.type, i.value, i.contact_id as "contactId"
+    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
+    join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * Adds the contacts to the segment. Contacts already in it stay; when a status is given, theirs is set to
+ * it (and left alone otherwise).
+ */
+export async function addMemberships(
+  trx: Transaction<DB>,
+  communityId: number,
+  segmentId: number,
+  contactIds: number[],
+  statusId: number | null,
+): Promise<void> {
+  if (contactIds.length === 0) return;
+  await sql`
+    insert into segment_memberships as m (community_id, segment_id, entity_id, status_id)
+    select ${communityId}, ${segmentId}, u.id, ${statusId}::bigint
+    from unnest(${contactIds}::bigint[]) as u(id)
+    order by u.id
+    on conflict (community_id, segment_id, entity_id) do update set status_id = excluded.status_id
+      where excluded.status_id is not null and m.status_id is distinct from excluded.status_id
+  `.execute(trx);
+}

@@ -1,0 +1,98 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
+import { formatId, parseCoreId } from '../../http/ids.ts';
+import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/identity-values.ts';
+import * as segments from './segment.repository.ts';
+import type { SegmentRef } from './segment.repository.ts';
+
+export type SocialType = 'email' | 'twitter' | 'github' | 'linkedin';
+
+/** Values one core segment add may name. */
+export const MAX_SEGMENT_ADD_VALUES = 1000;
+
+/**
+ * The identity a value names, by its match key; null for a junk or malformed value. `normalizeEmail` may
+ * answer with another type (a GitHub no-reply address names a GitHub user), which is then looked up.
+ */
+function identityOf(socialType: SocialType, value: string): { type: string; value: string } | null {
+  let normalized: Normalized;
+  try {
+    normalized = socialType === 'email' ? normalizeEmail(value) : normalizeHandle(socialType, value);
+  } catch {
+    // A value the normalizer cannot even parse names nobody.
+    return null;
+  }
+  return normalized.ok ? { type: normalized.identity.type, value: normalized.identity.value } : null;
+}
+
+/** The core family addresses contact segments only; any other ID answers as if it did not exist. */
+function contactSegment(segment: SegmentRef | undefined, rawId: string): SegmentRef {
+  if (!segment) throw notFound('segment_not_found', `segment ${rawId} not found`);
+  if (segment.entityType !== 'contact') {
+    throw notFound('segment_not_found', `segment ${rawId} is an ${segment.entityType} segment; these routes take contact segments`);
+  }
+  return segment;
+}
+
+export function createSegmentService(deps: { db: Kysely<DB> }) {
+  const { db } = deps;
+
+  return {
+    /** GET /community/v1/segments: the contact segments, `[{id, name}]` in ID order. */
+    listCore(communityId: number) {
+      return segments.listContactSegments(db, communityId);
+    },
+
+    /** GET /community/v1/segments/{id}/status: the statuses of a contact segment, in their order. */
+    async statusesCore(communityId: number, rawId: string) {
+      const segment = contactSegment(await segments.findSegment(db, communityId, parseCoreId('segment', rawId)), rawId);
+      return segments.listStatuses(db, communityId, segment.id);
+    },
+
+    /**
+     * POST /community/v1/segments/{id}: adds existing contacts, found by one kind of identity, to a contact
+     * segment. `value` is a comma-separated list; each value is matched by its normalized match key, and a
+     * junk or malformed value, or one that no contact holds, is listed in `notFound`. Idempotent: contacts
+     * already in the segment are listed in `added` again (their status is set when `statusId` is given).
+     */
+    async addContactsCore(communityId: number, rawId: string, input: { socialType: SocialType; value: string; statusId?: number | null }) {
+      const segmentId = parseCoreId('segment', rawId);
+      const values = [...new Set(input.value.split(',').map((value) => value.trim()).filter(Boolean))];
+      if (values.length === 0) throw invalidParameters(`value names no ${input.socialType} values (expected a comma-separated list)`);
+      if (values.length > MAX_SEGMENT_ADD_VALUES) {
+        throw invalidParameters(`value names ${values.length} values; one request takes at most ${MAX_SEGMENT_ADD_VALUES}`);
+      }
+      const statusId = input.statusId ?? null;
+      if (statusId !== null && (!Number.isSafeInteger(statusId) || statusId < 0)) {
+        throw new HearthError(400, 'invalid_status_id', `statusId ${statusId} is not a valid status ID (expected an integer)`);
+      }
+      const identities = values.map((value) => identityOf(input.socialType, value));
+
+      return db.transaction().execute(async (trx) => {
+        const segment = contactSegment(await segments.lockSegment(trx, communityId, segmentId), rawId);
+        if (statusId !== null && !(await segments.lockStatus(trx, communityId, segment.id, statusId))) {
+          throw new HearthError(400, 'invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
+        }
+        const found = await segments.findContactsByIdentity(
+          trx,
+          communityId,
+          identities.filter((identity) => identity !== null),
+        );
+        const owner = new Map(found.map((row) => [`${row.type}:${row.value}`, row.contactId]));
+        const added = new Set<number>();
+        const notFoundValues: string[] = [];
+        values.forEach((value, index) => {
+          const identity = identities[index];
+          const contactId = identity ? owner.get(`${identity.type}:${identity.value}`) : undefined;
+          if (contactId === undefined) notFoundValues.push(value);
+          else added.add(contactId);
+        });
+        await segments.addMemberships(trx, communityId, segment.id, [...added], statusId);
+        return { added: [...added].map((id) => formatId('contact', id)), notFound: notFoundValues };
+      });
+    },
+  };
+}
+
+export type SegmentService = ReturnType<typeof createSegmentService>;

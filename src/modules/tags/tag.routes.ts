@@ -1,0 +1,122 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import {
+  CoreTag,
+  CoreTagList,
+  CoreTagParams,
+  NewTagBody,
+  UpdateTagBody,
+  V2TagItem,
+  V2TagPage,
+  V2TagParams,
+  V2TagsQuery,
+} from './tag.schemas.ts';
+
+export function tagRoutes(app: HearthApp, services: Services) {
+  const write = { auth: { all: ['tags:write' as const] } };
+  const read = { auth: { all: ['contacts:read' as const] } };
+
+  app.post(
+    '/community/v1/tags',
+    {
+      config: write,
+      schema: {
+        tags: ['core'],
+        summary: 'Create a tag',
+        description:
+          'Returns the existing tag when one has the same name (trimmed, case-insensitive): undeleted if it was ' +
+          'deleted, and allowing the given entity types as well as its own.',
+        body: NewTagBody,
+        response: { 200: CoreTag },
+      },
+    },
+    async (request) => services.tags.create(contextOf(request).communityId, request.body),
+  );
+
+  app.get(
+    '/community/v1/tags',
+    {
+      config: read,
+      schema: { tags: ['core'], summary: 'List tags (deleted ones left out)', response: { 200: CoreTagList } },
+    },
+    async (request) => services.tags.listCore(contextOf(request).communityId),
+  );
+
+  app.get(
+    '/community/v1/tags/:id',
+    {
+      config: read,
+      schema: {
+        tags: ['core'],
+        summary: 'Get a tag',
+        description: 'A deleted tag stays readable, with `deletedAt`.',
+        params: CoreTagParams,
+        response: { 200: CoreTag },
+      },
+    },
+    async (request) => services.tags.getCore(contextOf(request).communityId, request.params.id),
+  );
+
+  app.post(
+    '/community/v1/tags/:id',
+    {
+      config: write,
+      schema: {
+        tags: ['core'],
+        summary: 'Update a tag',
+        description:
+          'Sets the name and, when given, the description (null clears it). Undeletes a deleted tag, without its ' +
+          'old assignments. The name of another tag is a 409.',
+        params: CoreTagParams,
+        body: UpdateTagBody,
+        response: { 200: CoreTag },
+      },
+    },
+    async (request) => services.tags.update(contextOf(request).communityId, request.params.id, request.body),
+  );
+
+  app.delete(
+    '/community/v1/tags/:id',
+    {
+      config: write,
+      schema: {
+        tags: ['core'],
+        summary: 'Delete a tag',
+        description: 'Soft delete: the tag is removed from every contact, organization and activity. Answers the deleted tag.',
+        params: CoreTagParams,
+        response: { 200: CoreTag },
+      },
+    },
+    async (request) => services.tags.remove(contextOf(request).communityId, request.params.id),
+  );
+
+  app.get(
+    '/api/v2/tags',
+    {
+      config: read,
+      schema: {
+        tags: ['v2'],
+        summary: 'List tags',
+        description: 'Keyset paging in ID order; deleted tags are left out.',
+        querystring: V2TagsQuery,
+        response: { 200: V2TagPage },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.tags.listV2(contextOf(request).communityId, request.query)) }),
+  );
+
+  app.get(
+    '/api/v2/tags/:id',
+    {
+      config: read,
+      schema: {
+        tags: ['v2'],
+        summary: 'Get a tag',
+        description: 'A deleted tag stays readable, with `deletedAt`.',
+        params: V2TagParams,
+        response: { 200: V2TagItem },
+      },
+    },
+    async (request) => ({ success: true as const, data: await services.tags.getV2(contextOf(request).communityId, request.params.id) }),
+  );
+}
