@@ -209,9 +209,9 @@ const HANDLE_RULES: Record<HandleType, HandleRule> = {
   },
 };
 
-/** Looks like a URL or a host rather than a bare handle (handles contain neither dots, slashes nor colons). */
+/** Looks like a URL (a scheme or a path) rather than a bare handle, which never holds a slash. */
 function looksLikeUrl(text: string): boolean {
-  return /[./:]/.test(text);
+  return text.includes('/');
 }
 
 /** The hostname without `www.`, `mobile.`, `m.` or (LinkedIn) a country subdomain such as `de.`. */
