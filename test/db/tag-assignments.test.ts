@@ -140,7 +140,7 @@ describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
       expect(await tagsNamed(a, 'twin')).toHaveLength(1);
     });
 
-    it('lists empty and overlong names as invalid, and mixes with IDs in order', async () => {
+    it('lists empty, overlong and NUL-bearing names as invalid, and mixes with IDs in order', async () => {
       const byId = await insertTag(a, 'Mixed by id', ['member']);
       const long = 'n'.repeat(256);
       const result = await resolve(a, [
@@ -148,10 +148,11 @@ describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
         { type: 'name', name: '   ' },
         { type: 'id', id: `l_${byId}` },
         { type: 'name', name: long },
+        { type: 'name', name: 'nul\u0000name' },
         { type: 'name', name: 'mixed BY id' },
       ]);
       const [created] = await tagsNamed(a, 'mixed new');
-      expect(result).toEqual({ tagIds: [created!.id, byId], invalid: ['   ', long] });
+      expect(result).toEqual({ tagIds: [created!.id, byId], invalid: ['   ', long, 'nul\u0000name'] });
     });
 
     it('keeps names per community', async () => {

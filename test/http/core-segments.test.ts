@@ -254,6 +254,15 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
       expect(response.json()).toStrictEqual({ added: [c('ann')], notFound: ['x@y.org'] });
     });
 
+    it('counts a value with a NUL character as not found', async () => {
+      const segment = await seedSegment(a, 'Nul');
+      for (const socialType of ['email', 'github', 'twitter', 'linkedin']) {
+        const response = await add(segment, { socialType, value: 'ann@example.com\u0000, catgh\u0000' });
+        expect(response.statusCode, socialType).toBe(200);
+        expect(response.json()).toStrictEqual({ added: [], notFound: ['ann@example.com\u0000', 'catgh\u0000'] });
+      }
+    });
+
     it('is idempotent: a repeat answers the same and adds nothing more', async () => {
       const segment = await seedSegment(a, 'Idempotent');
       const body = { socialType: 'email', value: 'ann@example.com, bobsmith@gmail.com, ghost@example.com' };

@@ -146,6 +146,8 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       [{ name: 'x'.repeat(256), entityTypes: ['member'] }, 'at most 255 characters'],
       [{ name: 'X', description: 7, entityTypes: ['member'] }, 'description'],
       [{ name: 'X', description: 'd'.repeat(5001), entityTypes: ['member'] }, 'at most 5000 characters'],
+      [{ name: 'a\u0000b', entityTypes: ['member'] }, 'NUL'],
+      [{ name: 'X', description: 'd\u0000', entityTypes: ['member'] }, 'NUL'],
     ])('answers a core 400 for a bad body %j', async (body, detail) => {
       const response = await send('POST', '/community/v1/tags', body);
       expect(response.statusCode).toBe(400);
@@ -342,6 +344,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       [{ description: 'only' }, 'body field "name" is required'],
       [{ name: '  ' }, 'not blank'],
       [{ name: 'X', description: ['a'] }, 'description'],
+      [{ name: 'nul\u0000' }, 'NUL'],
     ])('answers a core 400 for a bad update body %j', async (body, detail) => {
       const tag = await create({ name: 'Update target', entityTypes: ['member'] });
       const response = await send('POST', `/community/v1/tags/${tag.id}`, body);

@@ -16,6 +16,8 @@ export const MAX_SEGMENT_ADD_VALUES = 1000;
  * answer with another type (a GitHub no-reply address names a GitHub user), which is then looked up.
  */
 function identityOf(socialType: SocialType, value: string): { type: string; value: string } | null {
+  // PostgreSQL text cannot hold NUL, and no identity contains one.
+  if (value.includes('\u0000')) return null;
   let normalized: Normalized;
   try {
     normalized = socialType === 'email' ? normalizeEmail(value) : normalizeHandle(socialType, value);

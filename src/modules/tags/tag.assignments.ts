@@ -33,7 +33,7 @@ export function parseTagKey(value: unknown): number | null {
  *   otherwise the ID, as given, is listed in `invalid`.
  * - `{type: "name"}`: the tag with that name (trimmed, case-insensitive) is used; a missing one is created
  *   allowing `entityType`; a deleted one is undeleted; one that does not allow `entityType` yet is extended
- *   to allow it. An empty or overlong name is listed in `invalid`.
+ *   to allow it. An empty or overlong name, or one with a NUL character, is listed in `invalid`.
  * A reference that is not a well-formed TagRef is listed in `invalid` as text.
  */
 export async function resolveTagRefs(
@@ -55,7 +55,8 @@ export async function resolveTagRefs(
       else slots.push({ kind: 'id', key, given: String(candidate.id) });
     } else if (candidate?.type === 'name') {
       const name = typeof candidate.name === 'string' ? candidate.name.trim() : '';
-      if (!name || name.length > MAX_TAG_NAME) invalid.push(String(candidate.name));
+      // PostgreSQL text cannot hold NUL.
+      if (!name || name.length > MAX_TAG_NAME || name.includes('\u0000')) invalid.push(String(candidate.name));
       else slots.push({ kind: 'name', index: names.push(name) - 1 });
     } else {
       invalid.push(JSON.stringify(ref) ?? String(ref));
