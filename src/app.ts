@@ -11,8 +11,11 @@ import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http
 import type { HearthApp } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
+import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
+import { contactRoutes } from './modules/contacts/contact.routes.ts';
 import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom-fields.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
+import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
@@ -98,6 +101,9 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   sourceRoutes(app, services);
   activityTypeRoutes(app, services);
   meRoutes(app, services);
+  ingestionRoutes(app, services);
+  contactLookupRoutes(app, services);
+  contactRoutes(app, services);
   tagRoutes(app, services);
   segmentRoutes(app, services);
   contactCustomFieldRoutes(app, services);

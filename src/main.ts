@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, type Config } from './config/config.ts';
 import { databaseTarget, openDatabase, type Database } from './db/database.ts';
+import { serializeRequest } from './http/logging.ts';
 import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { createServices, type Services } from './services.ts';
@@ -23,7 +24,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     app = await buildApp({
       services,
       publicUrl: config.publicUrl,
-      logger: { level: config.logLevel, redact: ['req.headers.authorization'] },
+      logger: { level: config.logLevel, serializers: { req: serializeRequest } },
     });
     await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;

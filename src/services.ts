@@ -8,7 +8,10 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
+import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
+import { createContactService } from './modules/contacts/contact.service.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
+import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
@@ -20,7 +23,7 @@ import { createTokenService } from './modules/tokens/token.service.ts';
 export interface ServiceDeps {
   db: Kysely<DB>;
   clock: Clock;
-  config: Pick<Config, 'jwtSecret' | 'rateLimit'>;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'>;
 }
 
 /** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
@@ -30,6 +33,7 @@ export async function createServices(deps: ServiceDeps) {
   const tokens = createTokenService({ db, secret, clock });
   const cursors = new CursorCodec(secret);
   const jobs = createJobQueue({ db, clock });
+  const activityTypes = createActivityTypeService({ db });
   return {
     db,
     clock,
@@ -38,7 +42,10 @@ export async function createServices(deps: ServiceDeps) {
     rateLimiter: createRateLimiter({ db, clock, config: deps.config.rateLimit }),
     communities: createCommunityService({ db, tokens }),
     sources: createSourceService({ db, cursors }),
-    activityTypes: createActivityTypeService({ db }),
+    activityTypes,
+    ingestion: createIngestionService({ db, clock, activityTypes }),
+    contacts: createContactService({ db }),
+    contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
     tags: createTagService({ db, cursors }),
     segments: createSegmentService({ db }),

@@ -37,6 +37,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       clock: options.clock ?? systemClock,
       config: {
         jwtSecret: null,
+        publicUrl: TEST_PUBLIC_URL,
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
       },
     });

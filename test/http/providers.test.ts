@@ -103,7 +103,7 @@ describe.each(ENGINES)('GET /api/v2/providers (%s)', (engine) => {
       // Hidden sources never appear (implied by the equality; said outright for the reader).
       expect(seen.filter((provider) => hiddenIds.has(provider.id)), direction).toEqual([]);
     }
-  });
+  }, 300_000); // ~5,000 requests at limit 1: slow on a loaded 2-core machine, never a time assertion
 
   describe.each<Direction>(['asc', 'desc'])('direction=%s', (direction) => {
 

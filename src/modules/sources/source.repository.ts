@@ -67,3 +67,7 @@ export async function pageVisibleSources(
     .where('visible', '=', true);
   return keysetPage(query, { keys: [], id: sql`id`, ...page });
 }
+
+export async function findSource(db: Executor, communityId: number, sourceId: number): Promise<SourceRow | undefined> {
+  return db.selectFrom('sources').select(columns).where('community_id', '=', communityId).where('id', '=', sourceId).executeTakeFirst();
+}

@@ -1,0 +1,173 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { Identity } from './identity-values.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** The contacts that hold any of these identities. */
+export async function findIdentityOwners(trx: Executor, communityId: number, identities: Identity[]) {
+  if (identities.length === 0) return [];
+  return trx
+    .selectFrom('contact_identities')
+    .select(['type', 'value', 'contact_id as contactId'])
+    .where('community_id', '=', communityId)
+    .where((eb) => eb.or(identities.map((identity) => eb.and([eb('type', '=', identity.type), eb('value', '=', identity.value)]))))
+    .execute();
+}
+
+export async function findProfileOwner(trx: Executor, communityId: number, sourceId: number, externalId: string) {
+  const row = await trx
+    .selectFrom('source_profiles')
+    .select('contact_id as contactId')
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.contactId ?? null;
+}
+
+/**
+ * Adds identities the contact does not hold yet. A concurrent push that claimed one of them first makes
+ * this fail with a unique violation: the caller retries the whole push, which then finds that owner.
+ */
+export async function insertIdentities(trx: Transaction<DB>, communityId: number, contactId: number, sourceId: number, identities: Identity[]) {
+  if (identities.length === 0) return;
+  await sql`
+    insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
+    select ${communityId}, t.type, t.value, t.display, ${contactId}, ${sourceId}
+    from unnest(${identities.map((i) => i.type)}::text[], ${identities.map((i) => i.value)}::text[], ${identities.map((i) => i.display)}::text[])
+      as t(type, value, display)
+    where not exists (
+      select 1 from contact_identities c
+      where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = ${contactId}
+    )
+  `.execute(trx);
+}
+
+export async function upsertSourceProfile(
+  trx: Transaction<DB>,
+  profile: { communityId: number; sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown>; now: Date },
+) {
+  await trx
+    .insertInto('source_profiles')
+    .values({
+      community_id: profile.communityId,
+      source_id: profile.sourceId,
+      external_id: profile.externalId,
+      contact_id: profile.contactId,
+      fields: JSON.stringify(profile.fields),
+      updated_at: profile.now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['community_id', 'source_id', 'external_id']).doUpdateSet({
+        contact_id: profile.contactId,
+        // The latest push from a source wins for that source; fields it leaves out keep their values.
+        fields: sql`source_profiles.fields || excluded.fields`,
+        updated_at: profile.now,
+      }),
+    )
+    .execute();
+}
+
+/** Locks the contacts in ID order (so concurrent merges cannot deadlock) and returns those that still exist. */
+export async function lockContacts(trx: Transaction<DB>, communityId: number, contactIds: number[]) {
+  const rows = await sql<{ id: number; createdAt: Date }>`
+    select id, created_at as "createdAt" from contacts
+    where community_id = ${communityId} and id = any(${contactIds}::bigint[])
+    order by id
+    for update
+  `.execute(trx);
+  return rows.rows;
+}
+
+/** Tables whose rows point at a contact, with the column that does: a merge moves them to the survivor. */
+const CONTACT_REFERENCES: [table: string, column: string][] = [
+  ['contact_identities', 'contact_id'],
+  ['source_profiles', 'contact_id'],
+  ['activities', 'contact_id'],
+  ['website_visits', 'contact_id'],
+];
+
+/**
+ * Merges `mergedId` into `survivorId`: everything that pointed at the merged contact moves to the survivor
+ * (memberships, tags, custom values and scores where the survivor has none of its own), the survivor's
+ * empty fields take the merged contact's values, the merged row is deleted, and the merge is recorded, so
+ * the merged ID keeps resolving, to the survivor, with the reason.
+ */
+export async function mergeContacts(
+  trx: Transaction<DB>,
+  merge: { communityId: number; survivorId: number; mergedId: number; reason: string; identity: Identity | null; sourceId: number; now: Date },
+) {
+  const { communityId: c, survivorId: s, mergedId: m } = merge;
+  for (const [table, column] of CONTACT_REFERENCES) {
+    await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${s} where community_id = ${c} and ${sql.ref(column)} = ${m}`.execute(trx);
+  }
+  await sql`
+    insert into segment_memberships (community_id, segment_id, entity_id, status_id, added_at)
+    select sm.community_id, sm.segment_id, ${s}, sm.status_id, sm.added_at from segment_memberships sm
+    join segments g on g.community_id = sm.community_id and g.id = sm.segment_id and g.entity_type = 'contact'
+    where sm.community_id = ${c} and sm.entity_id = ${m}
+    on conflict do nothing`.execute(trx);
+  await sql`
+    delete from segment_memberships sm using segments g
+    where sm.community_id = ${c} and sm.entity_id = ${m}
+      and g.community_id = sm.community_id and g.id = sm.segment_id and g.entity_type = 'contact'`.execute(trx);
+  for (const table of ['tag_assignments', 'custom_field_values', 'lead_scores']) {
+    await sql`
+      update ${sql.table(table)} t set entity_id = ${s}
+      where t.community_id = ${c} and t.entity_type = 'contact' and t.entity_id = ${m}
+        and not exists (
+          select 1 from ${sql.table(table)} o
+          where o.community_id = t.community_id and o.entity_type = 'contact' and o.entity_id = ${s}
+            and ${sql.raw(table === 'tag_assignments' ? 'o.tag_id = t.tag_id' : table === 'custom_field_values' ? 'o.custom_field_id = t.custom_field_id' : 'o.score_id = t.score_id')}
+        )`.execute(trx);
+    await sql`delete from ${sql.table(table)} where community_id = ${c} and entity_type = 'contact' and entity_id = ${m}`.execute(trx);
+  }
+  await sql`
+    update object_associations a set target_id = ${s}
+    from object_type_assocs t
+    where a.community_id = ${c} and a.target_id = ${m}
+      and t.community_id = a.community_id and t.id = a.assoc_id and t.target_entity = 'contact'`.execute(trx);
+  await sql`
+    update contacts s set
+      full_name = coalesce(s.full_name, m.full_name), username = coalesce(s.username, m.username),
+      avatar_url = coalesce(s.avatar_url, m.avatar_url), bio = coalesce(s.bio, m.bio),
+      primary_email = coalesce(s.primary_email, m.primary_email), title = coalesce(s.title, m.title),
+      role = coalesce(s.role, m.role), company_name = coalesce(s.company_name, m.company_name),
+      company_website = coalesce(s.company_website, m.company_website),
+      organization_id = coalesce(s.organization_id, m.organization_id),
+      city = coalesce(s.city, m.city), region = coalesce(s.region, m.region), country = coalesce(s.country, m.country),
+      country_code = coalesce(s.country_code, m.country_code), world_region = coalesce(s.world_region, m.world_region),
+      raw_location = coalesce(s.raw_location, m.raw_location),
+      phone_numbers = case when s.phone_numbers = '[]'::jsonb then m.phone_numbers else s.phone_numbers end,
+      name = case when s.full_name is null and s.name = 'Unknown' then m.name else s.name end,
+      updated_at = ${merge.now}
+    from contacts m
+    where s.community_id = ${c} and s.id = ${s} and m.community_id = ${c} and m.id = ${m}`.execute(trx);
+  // Earlier merges into the merged contact now resolve to the survivor directly.
+  await sql`update contact_merges set survivor_id = ${s} where community_id = ${c} and survivor_id = ${m}`.execute(trx);
+  await sql`delete from contacts where community_id = ${c} and id = ${m}`.execute(trx);
+  await trx
+    .insertInto('contact_merges')
+    .values({
+      community_id: c,
+      merged_id: m,
+      survivor_id: s,
+      reason: merge.reason,
+      identity_type: merge.identity?.type ?? null,
+      identity_value: merge.identity?.display ?? null,
+      source_id: merge.sourceId,
+      merged_at: merge.now,
+    })
+    .execute();
+}
+
+/** The live contact an ID names: itself, or the survivor it was merged into. */
+export async function resolveContactId(db: Executor, communityId: number, contactId: number): Promise<number | null> {
+  const row = await sql<{ id: number }>`
+    select id from contacts where community_id = ${communityId} and id = ${contactId}
+    union all
+    select survivor_id from contact_merges where community_id = ${communityId} and merged_id = ${contactId}
+    limit 1`.execute(db);
+  return row.rows[0]?.id ?? null;
+}

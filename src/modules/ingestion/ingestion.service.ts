@@ -1,0 +1,176 @@
+import type { Static } from 'typebox';
+import type { Kysely, Transaction } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import { retryingTransaction } from '../../db/transaction.ts';
+import { HearthError, notFound } from '../../http/errors.ts';
+import { formatId, parseCoreId } from '../../http/ids.ts';
+import * as activities from '../activities/activity.repository.ts';
+import { plainText, sentimentOf } from '../activities/activity-text.ts';
+import { parseActivityTimestamp } from '../activities/activity-time.ts';
+import type { ActivityTypeService } from '../activity-types/activity-type.service.ts';
+import * as contacts from '../contacts/contact.repository.ts';
+import * as customFields from '../custom-fields/custom-field.repository.ts';
+import { findProfileOwner } from '../identity/identity.repository.ts';
+import { findSuppressed } from '../privacy/suppression.repository.ts';
+import { findSource } from '../sources/source.repository.ts';
+import type { RequestContext } from '../tokens/token.service.ts';
+import type { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
+import { API_USER_FIELDS, readPushedPerson, type ApiUser, type PushedPerson } from './pushed-person.ts';
+import { applyPerson, applyTags, checkCustomFields, resolveContact, type PushTarget } from './user-push.ts';
+
+const ACTIVITY_FIELDS = [
+  'destinationSourceId', 'id', 'activityType', 'user', 'activityTitle', 'content', 'timestamp', 'url', 'tags',
+  'parentActivity', 'subSource',
+];
+
+export interface Accepted {
+  status: 'accepted';
+  contactId: string | null;
+  activityId?: string | null;
+  warnings: string[];
+}
+
+export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
+  /** The destination source: from the path, agreeing with a repeat in the body, of the caller's community. */
+  async function target(context: RequestContext, pathSourceId: string, bodySourceId: unknown): Promise<PushTarget> {
+    const sourceId = parseCoreId('provider', pathSourceId);
+    if (bodySourceId !== undefined && bodySourceId !== null && Number(bodySourceId) !== sourceId) {
+      throw new HearthError(400, 'invalid_parameters', `destinationSourceId ${String(bodySourceId)} in the body does not match source ${sourceId} of the path`, {
+        coreReason: 'invalid-request-body',
+      });
+    }
+    if (!(await findSource(deps.db, context.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+    return { communityId: context.communityId, sourceId, now: deps.clock.now() };
+  }
+
+  /**
+   * A person erased on request is not stored again: a push naming an identity on the suppression list, or
+   * coming with a sender's ID that leads to an anonymized contact, keeps nothing.
+   */
+  async function suppressed(trx: Transaction<DB>, push: PushTarget, person: PushedPerson): Promise<boolean> {
+    if ((await findSuppressed(trx, push.communityId, person.identities)).size > 0) return true;
+    const owner = await findProfileOwner(trx, push.communityId, push.sourceId, person.externalId);
+    return owner !== null && (await contacts.findContactName(trx, push.communityId, owner))?.anonymizedAt != null;
+  }
+
+  function readPerson(user: ApiUser, path: string): PushedPerson {
+    const person = readPushedPerson(user);
+    if (!person.externalId) throw new HearthError(400, 'invalid_parameters', `${path}id must not be empty`, { coreReason: 'invalid-request-body' });
+    person.warnings = person.warnings.map((warning) => `${path}${warning}`);
+    return person;
+  }
+
+  return {
+    async pushUser(context: RequestContext, pathSourceId: string, body: Static<typeof UserPushBody>): Promise<Accepted> {
+      const push = await target(context, pathSourceId, body.destinationSourceId);
+      const person = readPerson(body as ApiUser, '');
+      const warnings = [...unknownFields(body, [...API_USER_FIELDS, 'destinationSourceId'], ''), ...person.warnings];
+      const contactId = await retryingTransaction(deps.db, async (trx) => {
+        if (await suppressed(trx, push, person)) return null;
+        const values = await checkCustomFields(trx, push, body.customFields as ApiUser['customFields']);
+        const contact = await resolveContact(trx, push, person);
+        await applyPerson(trx, push, contact, person);
+        await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);
+        const tagWarnings: string[] = [];
+        await applyTags(trx, push, { type: 'contact', id: contact.contactId }, body.tags as ApiUser['tags'], tagWarnings);
+        warnings.push(...tagWarnings);
+        return contact.contactId;
+      });
+      if (contactId === null) return suppressedAnswer(warnings);
+      return { status: 'accepted', contactId: formatId('contact', contactId), warnings: unique(warnings) };
+    },
+
+    async pushActivity(context: RequestContext, pathSourceId: string, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
+      const push = await target(context, pathSourceId, body.destinationSourceId);
+      const known = new Set((await deps.activityTypes.list(push.communityId)).map((type) => type.id));
+      if (!known.has(body.activityType)) {
+        throw new HearthError(400, 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
+          coreReason: 'invalid-request-body',
+        });
+      }
+      const time = parseActivityTimestamp(body.timestamp, push.now);
+      if (!time.ok) throw new HearthError(400, 'invalid_parameters', `timestamp: ${time.reason}`, { coreReason: 'invalid-request-body' });
+      const externalId = String(body.id).trim();
+      if (!externalId) throw new HearthError(400, 'invalid_parameters', 'id must not be empty', { coreReason: 'invalid-request-body' });
+      const person = readPerson(body.user as ApiUser, 'user.');
+      const warnings = [
+        ...unknownFields(body, ACTIVITY_FIELDS, ''),
+        ...unknownFields(body.user, [...API_USER_FIELDS], 'user.'),
+        ...person.warnings,
+      ];
+
+      const content = textContent(body.content);
+      const title = textContent(body.activityTitle);
+      const subSource = typeof body.subSource === 'string' ? body.subSource : body.subSource?.name ?? null;
+      const parent = body.parentActivity ? { externalId: String(body.parentActivity.id), activityType: body.parentActivity.activityType ?? null } : null;
+
+      const result = await retryingTransaction(deps.db, async (trx) => {
+        if (await suppressed(trx, push, person)) return null;
+        const values = await checkCustomFields(trx, push, body.user.customFields as ApiUser['customFields']);
+        const contact = await resolveContact(trx, push, person);
+        await applyPerson(trx, push, contact, person);
+        await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);
+        const subSourceId = subSource?.trim() ? await activities.findOrCreateSubSource(trx, push.communityId, push.sourceId, subSource.trim()) : null;
+        const activity = await activities.upsertActivity(trx, {
+          communityId: push.communityId,
+          sourceId: push.sourceId,
+          activityType: body.activityType,
+          externalId,
+          contactId: contact.contactId,
+          activityTime: time.date,
+          title: title?.value ?? null,
+          content: content?.value ?? null,
+          contentType: content?.type ?? null,
+          url: body.url?.trim() || null,
+          sentiment: content ? sentimentOf(plainText(content)) : null,
+          parent,
+          subSourceId,
+          now: push.now,
+        });
+        const affected = [contact.contactId];
+        if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
+        await contacts.refreshActivityStats(trx, push.communityId, affected);
+        const tagWarnings: string[] = [];
+        await applyTags(trx, push, { type: 'contact', id: contact.contactId }, body.user.tags as ApiUser['tags'], tagWarnings);
+        await applyTags(trx, push, { type: 'activity', id: activity.id }, body.tags as ApiUser['tags'], tagWarnings);
+        warnings.push(...tagWarnings);
+        return { contactId: contact.contactId, activityId: activity.id };
+      });
+      if (result === null) return { ...suppressedAnswer(warnings), activityId: null };
+      return {
+        status: 'accepted',
+        contactId: formatId('contact', result.contactId),
+        activityId: formatId('activity', result.activityId),
+        warnings: unique(warnings),
+      };
+    },
+  };
+}
+
+export type IngestionService = ReturnType<typeof createIngestionService>;
+
+function suppressedAnswer(warnings: string[]): Accepted {
+  return {
+    status: 'accepted',
+    contactId: null,
+    warnings: unique([...warnings, 'this person asked for their personal information to be removed; nothing of this push was stored']),
+  };
+}
+
+function textContent(given: Static<typeof ActivityPushBody>['content']): { type: 'text' | 'markdown'; value: string } | null {
+  if (given === undefined || given === null) return null;
+  if (typeof given === 'string') return given.trim() ? { type: 'text', value: given } : null;
+  if (!given.value?.trim()) return null;
+  return { type: given.type === 'markdown' ? 'markdown' : 'text', value: given.value };
+}
+
+function unknownFields(body: object, known: readonly string[], path: string): string[] {
+  return Object.keys(body)
+    .filter((key) => !known.includes(key))
+    .map((key) => `unknown field "${path}${key}" was ignored`);
+}
+
+function unique(list: string[]): string[] {
+  return [...new Set(list)];
+}

@@ -1,0 +1,193 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { RetryTransaction } from '../../db/transaction.ts';
+import { HearthError } from '../../http/errors.ts';
+import * as contacts from '../contacts/contact.repository.ts';
+import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
+import * as customFields from '../custom-fields/custom-field.repository.ts';
+import * as identities from '../identity/identity.repository.ts';
+
+import { interpretLocation } from '../locations/gazetteer.ts';
+import { isPersonalMailDomain, registrableDomain } from '../organizations/domains.ts';
+import * as organizations from '../organizations/organization.repository.ts';
+import { assignTags, resolveTagRefs } from '../tags/tag.assignments.ts';
+import type { ApiUser, PushedPerson } from './pushed-person.ts';
+
+export interface PushTarget {
+  communityId: number;
+  sourceId: number;
+  now: Date;
+}
+
+export interface ResolvedContact {
+  contactId: number;
+  created: boolean;
+  merged: number[];
+}
+
+/**
+ * Finds the person's contact, in the order of decisions.md §10: the same sender ID in the same source,
+ * then any strong identity. When the push names identities of several contacts, they merge into the
+ * oldest. A contact that vanished under us (merged by a concurrent push) makes the whole push start over.
+ */
+export async function resolveContact(trx: Transaction<DB>, target: PushTarget, person: PushedPerson): Promise<ResolvedContact> {
+  const { communityId, sourceId, now } = target;
+  const profileOwner = await identities.findProfileOwner(trx, communityId, sourceId, person.externalId);
+  const owners = await identities.findIdentityOwners(trx, communityId, person.identities);
+  const candidates = [...new Set([...(profileOwner === null ? [] : [profileOwner]), ...owners.map((owner) => owner.contactId)])];
+
+  if (candidates.length === 0) {
+    const contactId = await contacts.insertContact(trx, communityId, { name: person.names.name }, now);
+    return { contactId, created: true, merged: [] };
+  }
+
+  const locked = await identities.lockContacts(trx, communityId, candidates);
+  if (locked.length !== candidates.length) throw new RetryTransaction();
+  const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+  for (const other of others) {
+    const link = owners.find((owner) => owner.contactId === other.id);
+    const identity = link ? person.identities.find((known) => known.type === link.type && known.value === link.value) ?? null : null;
+    const reason = identity
+      ? `a push from source ${sourceId} named ${identity.type} "${identity.display}", held by this contact, together with identities of the surviving contact`
+      : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, together with identities of the surviving contact`;
+    await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
+  }
+  return { contactId: survivor!.id, created: false, merged: others.map((other) => other.id) };
+}
+
+/** Writes what the push says onto the contact: fields, organization, location, identities, profile. */
+export async function applyPerson(trx: Transaction<DB>, target: PushTarget, contact: ResolvedContact, person: PushedPerson) {
+  const { communityId, sourceId, now } = target;
+  const current = await contacts.findContactName(trx, communityId, contact.contactId);
+  const fields: contacts.ContactFields = {};
+  if (person.names.explicit) {
+    fields.full_name = person.names.fullName ?? undefined;
+    fields.name = person.names.name;
+  } else if (!current?.fullName && (person.names.name !== 'Unknown' || contact.created)) {
+    fields.name = person.names.name;
+  }
+  set(fields, 'username', person.username);
+  set(fields, 'avatar_url', person.avatarUrl);
+  set(fields, 'bio', person.bio);
+  set(fields, 'primary_email', person.email);
+  set(fields, 'title', person.title);
+  set(fields, 'role', person.role);
+  set(fields, 'company_name', person.companyName);
+  if (person.phones.length) fields.phone_numbers = JSON.stringify(person.phones);
+
+  const place = interpretLocation(person.location);
+  if (person.location.rawLocation) fields.raw_location = person.location.rawLocation;
+  if (place) {
+    fields.city = place.city;
+    fields.region = place.region;
+    fields.country = place.country;
+    fields.country_code = place.countryCode;
+    fields.world_region = place.worldRegion;
+  }
+
+  const organization = await findOrCreateOrganization(trx, target, person);
+  const previousOrganization = await contactOrganization(trx, communityId, contact.contactId);
+  if (organization) {
+    fields.organization_id = organization.id;
+    fields.company_website = `https://${organization.primaryDomain}`;
+    fields.company_name = person.companyName ?? organization.name;
+  }
+
+  await contacts.updateContact(trx, communityId, contact.contactId, fields, now);
+  await identities.insertIdentities(trx, communityId, contact.contactId, sourceId, person.identities);
+  await identities.upsertSourceProfile(trx, {
+    communityId,
+    sourceId,
+    externalId: person.externalId,
+    contactId: contact.contactId,
+    fields: person.profile,
+    now,
+  });
+  if (contact.merged.length) await contacts.refreshActivityStats(trx, communityId, [contact.contactId]);
+  const touched = [organization?.id, previousOrganization].filter((id): id is number => typeof id === 'number');
+  if (touched.length || contact.merged.length) await organizations.refreshMemberCounts(trx, communityId, [...new Set(touched)]);
+}
+
+function set(fields: contacts.ContactFields, key: 'username' | 'avatar_url' | 'bio' | 'primary_email' | 'title' | 'role' | 'company_name', value: string | null) {
+  if (value !== null) fields[key] = value;
+}
+
+async function contactOrganization(trx: Transaction<DB>, communityId: number, contactId: number) {
+  const row = await trx
+    .selectFrom('contacts')
+    .select('organization_id as organizationId')
+    .where('community_id', '=', communityId)
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+  return row?.organizationId ?? null;
+}
+
+/**
+ * decisions.md §10: from `companyDomain`, else from the email's domain unless a free or disposable mail
+ * provider; `companyName` alone only links to the one organization of that name, never makes one.
+ */
+async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget, person: PushedPerson) {
+  const emailIdentity = person.identities.find((identity) => identity.type === 'email');
+  const emailDomain = emailIdentity ? registrableDomain(emailIdentity.value.split('@')[1]) : null;
+  const domain = person.companyDomain ?? (emailDomain && !isPersonalMailDomain(emailDomain) ? emailDomain : null);
+  if (domain) {
+    const found = await organizations.findOrganizationByDomain(trx, target.communityId, domain);
+    if (found) return found;
+    return organizations.insertOrganization(trx, {
+      communityId: target.communityId,
+      name: person.companyName ?? organizationNameOf(domain),
+      domain,
+      sourceId: target.sourceId,
+      now: target.now,
+    });
+  }
+  if (person.companyName) return organizations.findOnlyOrganizationNamed(trx, target.communityId, person.companyName);
+  return undefined;
+}
+
+/** "acme.co.uk" -> "Acme": a readable name until someone gives the real one. */
+function organizationNameOf(domain: string): string {
+  const label = domain.split('.')[0] ?? domain;
+  return label.charAt(0).toUpperCase() + label.slice(1);
+}
+
+/** Checks the pushed custom fields against their definitions; every fault is named in one 400. */
+export async function checkCustomFields(trx: Transaction<DB>, target: PushTarget, given: ApiUser['customFields']) {
+  const entries = given ?? [];
+  const ids = entries.map((entry) => Number(entry.id));
+  const faults: string[] = [];
+  const definitions = new Map((await customFields.findDefinitions(trx, target.communityId, ids.filter(Number.isSafeInteger))).map((d) => [d.id, d]));
+  const values: { fieldId: number; value: unknown }[] = [];
+  entries.forEach((entry, index) => {
+    const field = definitions.get(Number(entry.id));
+    if (!field || field.deleted || !field.entityTypes.includes('contact')) {
+      faults.push(`customFields[${index}]: no contact custom field ${JSON.stringify(entry.id)}`);
+      return;
+    }
+    if (field.writers.length && !field.writers.includes(target.sourceId)) {
+      faults.push(`customFields[${index}]: source ${target.sourceId} may not write custom field ${field.id} ("${field.name}")`);
+      return;
+    }
+    const checked = checkCustomFieldValue(field, entry.value);
+    if (checked.ok) values.push({ fieldId: field.id, value: checked.value });
+    else faults.push(`customFields[${index}]: ${checked.reason}`);
+  });
+  if (faults.length) throw new HearthError(400, 'invalid_custom_fields', faults.join('; '), { coreReason: 'invalid-request-body' });
+  return values;
+}
+
+/** Tags of a push: by ID (must exist and be live) or by name (made when missing). Unknown IDs are warnings. */
+export async function applyTags(
+  trx: Transaction<DB>,
+  target: PushTarget,
+  entity: { type: 'contact' | 'activity'; id: number },
+  refs: ApiUser['tags'],
+  warnings: string[],
+) {
+  if (!refs?.length) return;
+  // The schema lets a tag ID come as a number too; the tag service reads IDs as text.
+  const given = refs.map((ref) => (ref.type === 'id' ? { type: 'id' as const, id: String(ref.id) } : ref));
+  const { tagIds, invalid } = await resolveTagRefs(trx, target.communityId, given, entity.type === 'contact' ? 'member' : 'activity');
+  for (const ref of invalid) warnings.push(`tag ${ref}: no such live tag; it was not assigned`);
+  await assignTags(trx, target.communityId, entity.type, entity.id, tagIds);
+}

@@ -1,0 +1,63 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export async function findOrganizationByDomain(db: Executor, communityId: number, domain: string) {
+  return db
+    .selectFrom('organization_domains as d')
+    .innerJoin('organizations as o', (join) => join.onRef('o.community_id', '=', 'd.community_id').onRef('o.id', '=', 'd.organization_id'))
+    .select(['o.id', 'o.name', 'o.primary_domain as primaryDomain'])
+    .where('d.community_id', '=', communityId)
+    .where('d.domain', '=', domain)
+    .executeTakeFirst();
+}
+
+/** The organization with this name, when exactly one organization of the community has it. */
+export async function findOnlyOrganizationNamed(db: Executor, communityId: number, name: string) {
+  const rows = await db
+    .selectFrom('organizations')
+    .select(['id', 'name', 'primary_domain as primaryDomain'])
+    .where('community_id', '=', communityId)
+    .where(sql<string>`lower(name)`, '=', name.trim().toLowerCase())
+    .limit(2)
+    .execute();
+  return rows.length === 1 ? rows[0]! : undefined;
+}
+
+/**
+ * Creates the organization of a domain. A concurrent push creating the same one makes this fail with a
+ * unique violation; the caller retries and finds it.
+ */
+export async function insertOrganization(
+  trx: Transaction<DB>,
+  organization: { communityId: number; name: string; domain: string; sourceId: number | null; now: Date },
+) {
+  const row = await trx
+    .insertInto('organizations')
+    .values({
+      community_id: organization.communityId,
+      name: organization.name,
+      primary_domain: organization.domain,
+      source_id: organization.sourceId,
+      created_at: organization.now,
+      updated_at: organization.now,
+    })
+    .returning(['id', 'name', 'primary_domain as primaryDomain'])
+    .executeTakeFirstOrThrow();
+  await trx
+    .insertInto('organization_domains')
+    .values({ community_id: organization.communityId, domain: organization.domain, organization_id: row.id })
+    .execute();
+  return row;
+}
+
+/** Recounts the contacts of organizations (contactsCount), after contacts joined or left them. */
+export async function refreshMemberCounts(trx: Transaction<DB>, communityId: number, organizationIds: number[]) {
+  if (organizationIds.length === 0) return;
+  await sql`
+    update organizations o set member_count = (
+      select count(*) from contacts c where c.community_id = o.community_id and c.organization_id = o.id
+    )
+    where o.community_id = ${communityId} and o.id = any(${organizationIds}::bigint[])`.execute(trx);
+}
