@@ -9,7 +9,7 @@ import { HearthError } from './http/errors.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { findNulCharacter, validatorCompiler } from './http/validation.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
@@ -65,6 +65,16 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('Connection', 'close');
+  });
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value, coreReason] of [
+      ['query parameter', request.query, 'invalid-request-parameters'],
+      ['path parameter', request.params, 'invalid-request-parameters'],
+      ['body field', request.body, 'invalid-request-body'],
+    ] as const) {
+      const where = findNulCharacter(value);
+      if (where) throw new HearthError(400, 'invalid_parameters', `${part} "${where}" contains the NUL character (\\u0000)`, { coreReason });
+    }
   });
   app.setErrorHandler(createErrorHandler(docsUrl));
   app.setNotFoundHandler((request) => {

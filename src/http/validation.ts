@@ -57,3 +57,25 @@ export function describeValidation(errors: ErrorObject[], context: string): stri
   });
   return [...new Set(messages)].join('; ');
 }
+
+/**
+ * PostgreSQL text cannot hold the NUL character, so a value with one would fail deep in a query. Every
+ * request is checked up front instead; the answer names where the character is.
+ */
+export function findNulCharacter(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || '(value)' : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findNulCharacter(item, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findNulCharacter(key, path) ?? findNulCharacter(item, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return null;
+}

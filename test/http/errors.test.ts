@@ -165,3 +165,35 @@ describe.each(ENGINES)('failures of the service itself (%s)', (engine) => {
     await t.app.close();
   });
 });
+
+describe.each(ENGINES)('the NUL character (%s)', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(engine);
+  });
+  afterAll(() => t.close());
+
+  it('is refused wherever it appears, naming where, never a 500', async () => {
+    const push = await t.app.inject({
+      method: 'POST',
+      url: `/community/v1/source/${t.sourceId}/user`,
+      headers: { authorization: `Bearer ${t.token}` },
+      payload: { id: 'nul', fullName: 'Ada\u0000Lovelace', tags: [{ type: 'name', name: 'ok' }] },
+    });
+    expect(push.statusCode).toBe(400);
+    expect(push.json()).toMatchObject({ reason: 'invalid-request-body', detail: expect.stringContaining('"fullName"') });
+    const nested = await t.app.inject({
+      method: 'POST',
+      url: `/community/v1/source/${t.sourceId}/activity`,
+      headers: { authorization: `Bearer ${t.token}` },
+      payload: { id: 'a', activityType: 'tweet', user: { id: 'u', github: { type: 'handle', value: 'x\u0000' } } },
+    });
+    expect(nested.json()).toMatchObject({ detail: expect.stringContaining('"user.github.value"') });
+    const query = await t.get('/community/v1/members?email=a%00b%40example.org');
+    expect(query.statusCode).toBe(400);
+    const path = await t.get('/community/v1/user/a%00b%40example.org');
+    expect(path.statusCode).toBe(400);
+    const v2 = await t.get('/api/v2/contacts/c_1%00');
+    expect(v2.json()).toMatchObject({ success: false, error: { code: 'invalid_parameters' } });
+  });
+});

@@ -72,6 +72,10 @@ describe('normalizePhone', () => {
     expect(normalizePhone(input, 'US')).toBeNull();
   });
 
+  it('refuses numbers longer than E.164 allows, even where the metadata accepts them', () => {
+    expect(normalizePhone(208000000000000, 'DE')).toBeNull();
+  });
+
   it('never throws; every result is E.164 and normalizes to itself', () => {
     fc.assert(
       fc.property(

@@ -46,6 +46,8 @@ export function normalizePhone(raw: unknown, defaultCountry?: string): Normalize
   let phone = parseValid(text, country);
   if (!phone && /^\s*00/.test(text)) phone = parseValid(text.replace(/^\s*00/, '+'), country);
   if (!phone) return null;
+  // E.164 allows at most 15 digits; the metadata accepts some longer German numbers that no carrier routes.
+  if (phone.number.length > 16) return null;
   const type = phone.getType();
   return { value: phone.number, type: type ? type.toLowerCase() : 'unknown' };
 }
