@@ -17,6 +17,7 @@ import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
+import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
@@ -114,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   ingestionRoutes(app, services);
   contactLookupRoutes(app, services);
   contactRoutes(app, services);
+  organizationRoutes(app, services);
   tagRoutes(app, services);
   segmentRoutes(app, services);
   contactCustomFieldRoutes(app, services);

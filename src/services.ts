@@ -13,6 +13,7 @@ import { createContactService } from './modules/contacts/contact.service.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
+import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
 import { createSourceService } from './modules/sources/source.service.ts';
@@ -45,6 +46,7 @@ export async function createServices(deps: ServiceDeps) {
     activityTypes,
     ingestion: createIngestionService({ db, clock, activityTypes }),
     contacts: createContactService({ db }),
+    organizationUpserts: createOrganizationUpsertService({ db, clock }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
     tags: createTagService({ db, cursors }),

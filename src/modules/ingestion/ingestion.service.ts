@@ -107,7 +107,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
 
       const result = await retryingTransaction(deps.db, async (trx) => {
         if (await suppressed(trx, push, person)) return null;
-        const values = await checkCustomFields(trx, push, body.user.customFields as ApiUser['customFields']);
+        const values = await checkCustomFields(trx, push, body.user.customFields as ApiUser['customFields'], 'user.');
         const contact = await resolveContact(trx, push, person);
         await applyPerson(trx, push, contact, person);
         await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);

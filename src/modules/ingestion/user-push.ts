@@ -1,10 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
-import { HearthError } from '../../http/errors.ts';
 import * as contacts from '../contacts/contact.repository.ts';
-import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
-import * as customFields from '../custom-fields/custom-field.repository.ts';
+import { checkCustomFieldWrites } from '../custom-fields/custom-field-writes.ts';
 import * as identities from '../identity/identity.repository.ts';
 
 import { interpretLocation } from '../locations/gazetteer.ts';
@@ -151,29 +149,13 @@ function organizationNameOf(domain: string): string {
   return label.charAt(0).toUpperCase() + label.slice(1);
 }
 
-/** Checks the pushed custom fields against their definitions; every fault is named in one 400. */
-export async function checkCustomFields(trx: Transaction<DB>, target: PushTarget, given: ApiUser['customFields']) {
-  const entries = given ?? [];
-  const ids = entries.map((entry) => Number(entry.id));
-  const faults: string[] = [];
-  const definitions = new Map((await customFields.findDefinitions(trx, target.communityId, ids.filter(Number.isSafeInteger))).map((d) => [d.id, d]));
-  const values: { fieldId: number; value: unknown }[] = [];
-  entries.forEach((entry, index) => {
-    const field = definitions.get(Number(entry.id));
-    if (!field || field.deleted || !field.entityTypes.includes('contact')) {
-      faults.push(`customFields[${index}]: no contact custom field ${JSON.stringify(entry.id)}`);
-      return;
-    }
-    if (field.writers.length && !field.writers.includes(target.sourceId)) {
-      faults.push(`customFields[${index}]: source ${target.sourceId} may not write custom field ${field.id} ("${field.name}")`);
-      return;
-    }
-    const checked = checkCustomFieldValue(field, entry.value);
-    if (checked.ok) values.push({ fieldId: field.id, value: checked.value });
-    else faults.push(`customFields[${index}]: ${checked.reason}`);
-  });
-  if (faults.length) throw new HearthError(400, 'invalid_custom_fields', faults.join('; '), { coreReason: 'invalid-request-body' });
-  return values;
+/** The pushed custom fields, checked against their definitions (one 400 naming every fault). */
+export function checkCustomFields(trx: Transaction<DB>, target: PushTarget, given: ApiUser['customFields'], path = '') {
+  return checkCustomFieldWrites(
+    trx,
+    { communityId: target.communityId, entityType: 'contact', sourceId: target.sourceId },
+    (given ?? []).map((entry, index) => ({ field: entry.id, value: entry.value, path: `${path}customFields[${index}]` })),
+  );
 }
 
 /** Tags of a push: by ID (must exist and be live) or by name (made when missing). Unknown IDs are warnings. */

@@ -61,3 +61,64 @@ export async function refreshMemberCounts(trx: Transaction<DB>, communityId: num
     )
     where o.community_id = ${communityId} and o.id = any(${organizationIds}::bigint[])`.execute(trx);
 }
+
+export async function findOrganization(db: Executor, communityId: number, organizationId: number) {
+  return db
+    .selectFrom('organizations')
+    .select(['id', 'name', 'primary_domain as primaryDomain'])
+    .where('community_id', '=', communityId)
+    .where('id', '=', organizationId)
+    .executeTakeFirst();
+}
+
+/** A company of the shared prospector data, with what an organization takes from it. */
+export async function findProspectorCompany(db: Executor, companyId: number) {
+  return db
+    .selectFrom('prospector_companies')
+    .select([
+      'id',
+      'name',
+      'description',
+      'primary_website as primaryWebsite',
+      'sub_industry as subIndustry',
+      'industry_code as industryCode',
+      'employees',
+      'revenue_min as revenueMin',
+      'revenue_max as revenueMax',
+      'linkedin_handles as linkedinHandles',
+      'city',
+      'state',
+      'country',
+    ])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+}
+
+export async function updateOrganizationFromProspector(
+  trx: Transaction<DB>,
+  communityId: number,
+  organizationId: number,
+  company: NonNullable<Awaited<ReturnType<typeof findProspectorCompany>>>,
+  now: Date,
+) {
+  await trx
+    .updateTable('organizations')
+    .set({
+      name: company.name,
+      about: company.description,
+      sub_industry: company.subIndustry,
+      industry_code: company.industryCode,
+      employees: company.employees,
+      revenue_range_min: company.revenueMin,
+      revenue_range_max: company.revenueMax,
+      linkedin_url: company.linkedinHandles[0] ? `https://www.linkedin.com/company/${company.linkedinHandles[0]}` : null,
+      city: company.city,
+      region: company.state,
+      country: company.country,
+      prospector_company_id: company.id,
+      updated_at: now,
+    })
+    .where('community_id', '=', communityId)
+    .where('id', '=', organizationId)
+    .execute();
+}
