@@ -10,11 +10,12 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine);
     const db = t.services.db;
-    for (const [name, valueType, extra] of [
+    const definitions: [string, string, { enum_values?: string[]; multivalue?: boolean }][] = [
       ['Plan', 'enum', { enum_values: ['free', 'pro'] }],
       ['Regions', 'enum', { enum_values: ['emea', 'amer', 'apac'], multivalue: true }],
       ['Seats', 'int', {}],
-    ] as const) {
+    ];
+    for (const [name, valueType, extra] of definitions) {
       fields[name] = (
         await db
           .insertInto('custom_fields')

@@ -1,20 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Identity } from '../identity/identity-values.ts';
-
-/** Contacts holding any of the identities, oldest first. */
-export async function findContactIdsByIdentities(db: Kysely<DB>, communityId: number, identities: Identity[]): Promise<number[]> {
-  if (identities.length === 0) return [];
-  const rows = await db
-    .selectFrom('contact_identities')
-    .select('contact_id')
-    .distinct()
-    .where('community_id', '=', communityId)
-    .where((eb) => eb.or(identities.map((identity) => eb.and([eb('type', '=', identity.type), eb('value', '=', identity.value)]))))
-    .orderBy('contact_id')
-    .execute();
-  return rows.map((row) => row.contact_id);
-}
 
 /** Everything the core lookup shows of these contacts, in one query per kind of data. */
 export async function loadLookupRows(db: Kysely<DB>, communityId: number, contactIds: number[]) {
@@ -82,13 +67,4 @@ export async function loadLookupRows(db: Kysely<DB>, communityId: number, contac
       .execute(),
   ]);
   return { contacts, identities, segments, customFields, tags };
-}
-
-/** Contact IDs holding an email identity with this match key (for GET /user/{email}). */
-export async function findContactIdsByEmail(db: Kysely<DB>, communityId: number, matchKey: string): Promise<number[]> {
-  const rows = await sql<{ id: number }>`
-    select contact_id as id from contact_identities
-    where community_id = ${communityId} and type = 'email' and value = ${matchKey}
-    order by contact_id`.execute(db);
-  return rows.rows.map((row) => row.id);
 }

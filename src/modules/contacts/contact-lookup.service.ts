@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError, notFound } from '../../http/errors.ts';
 import { formatId } from '../../http/ids.ts';
 import { normalizeEmail, normalizeHandle, type Identity, type Normalized } from '../identity/identity-values.ts';
+import { findIdentityOwners } from '../identity/identity.repository.ts';
 import * as lookup from './contact-lookup.repository.ts';
 
 export interface LookupQuery {
@@ -16,6 +17,8 @@ const invalid = (detail: string) => new HearthError(400, 'invalid_parameters', d
 
 export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const contactUrl = (id: number) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`;
+  const contactsHolding = async (communityId: number, identities: Identity[]) =>
+    [...new Set((await findIdentityOwners(deps.db, communityId, identities)).map((owner) => owner.contactId))];
 
   return {
     /** GET /community/v1/members: the contacts holding any of the given identities; 404 when none does. */
@@ -27,7 +30,7 @@ export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: st
         if (!result.ok) throw invalid(`${name}: ${result.reason}`);
         return result.identity;
       });
-      const ids = await lookup.findContactIdsByIdentities(deps.db, communityId, identities);
+      const ids = await contactsHolding(communityId, identities);
       if (ids.length === 0) throw notFound('contact_not_found', 'no contact has these identities');
       const rows = await lookup.loadLookupRows(deps.db, communityId, ids);
       return rows.contacts.map((contact) => {
@@ -68,8 +71,7 @@ export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: st
     async idsByEmail(communityId: number, email: string) {
       const result = normalizeEmail(email);
       if (!result.ok) throw invalid(`email: ${result.reason}`);
-      if (result.identity.type !== 'email') return { ids: await lookup.findContactIdsByIdentities(deps.db, communityId, [result.identity]) };
-      return { ids: await lookup.findContactIdsByEmail(deps.db, communityId, result.identity.value) };
+      return { ids: await contactsHolding(communityId, [result.identity]) };
     },
   };
 }

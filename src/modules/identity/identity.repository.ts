@@ -4,15 +4,19 @@ import type { Identity } from './identity-values.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
-/** The contacts that hold any of these identities. */
-export async function findIdentityOwners(trx: Executor, communityId: number, identities: Identity[]) {
+/** The contacts holding any of these identities (type and match key), one row per identity found. */
+export async function findIdentityOwners(
+  db: Executor,
+  communityId: number,
+  identities: { type: string; value: string }[],
+): Promise<{ type: string; value: string; contactId: number }[]> {
   if (identities.length === 0) return [];
-  return trx
-    .selectFrom('contact_identities')
-    .select(['type', 'value', 'contact_id as contactId'])
-    .where('community_id', '=', communityId)
-    .where((eb) => eb.or(identities.map((identity) => eb.and([eb('type', '=', identity.type), eb('value', '=', identity.value)]))))
-    .execute();
+  const result = await sql<{ type: string; value: string; contactId: number }>`
+    select i.type, i.value, i.contact_id as "contactId"
+    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
+    join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value
+    order by i.contact_id`.execute(db);
+  return result.rows;
 }
 
 export async function findProfileOwner(trx: Executor, communityId: number, sourceId: number, externalId: string) {

@@ -65,21 +65,6 @@ export async function lockStatus(trx: Transaction<DB>, communityId: number, segm
   return row !== undefined;
 }
 
-/** The contacts holding any of these identities (type and match key), one row per identity found. */
-export async function findContactsByIdentity(
-  db: Executor,
-  communityId: number,
-  identities: { type: string; value: string }[],
-): Promise<{ type: string; value: string; contactId: number }[]> {
-  if (identities.length === 0) return [];
-  const result = await sql<{ type: string; value: string; contactId: number }>`
-    select i.type, i.value, i.contact_id as "contactId"
-    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
-    join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value
-  `.execute(db);
-  return result.rows;
-}
-
 /**
  * Adds the contacts to the segment. Contacts already in it stay; when a status is given, theirs is set to
  * it (and left alone otherwise).

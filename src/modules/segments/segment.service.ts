@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseCoreId } from '../../http/ids.ts';
 import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/identity-values.ts';
+import { findIdentityOwners } from '../identity/identity.repository.ts';
 import * as segments from './segment.repository.ts';
 import type { SegmentRef } from './segment.repository.ts';
 
@@ -16,15 +17,7 @@ export const MAX_SEGMENT_ADD_VALUES = 1000;
  * answer with another type (a GitHub no-reply address names a GitHub user), which is then looked up.
  */
 function identityOf(socialType: SocialType, value: string): { type: string; value: string } | null {
-  // PostgreSQL text cannot hold NUL, and no identity contains one.
-  if (value.includes('\u0000')) return null;
-  let normalized: Normalized;
-  try {
-    normalized = socialType === 'email' ? normalizeEmail(value) : normalizeHandle(socialType, value);
-  } catch {
-    // A value the normalizer cannot even parse names nobody.
-    return null;
-  }
+  const normalized: Normalized = socialType === 'email' ? normalizeEmail(value) : normalizeHandle(socialType, value);
   return normalized.ok ? { type: normalized.identity.type, value: normalized.identity.value } : null;
 }
 
@@ -76,7 +69,7 @@ export function createSegmentService(deps: { db: Kysely<DB> }) {
         if (statusId !== null && !(await segments.lockStatus(trx, communityId, segment.id, statusId))) {
           throw new HearthError(400, 'invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
         }
-        const found = await segments.findContactsByIdentity(
+        const found = await findIdentityOwners(
           trx,
           communityId,
           identities.filter((identity) => identity !== null),

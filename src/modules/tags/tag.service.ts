@@ -34,7 +34,6 @@ export function v2Tag(row: TagRow) {
 function tagName(raw: string): string {
   const name = raw.trim();
   if (!name) throw invalidParameters('a tag needs a name that is not blank');
-  if (name.includes('\u0000')) throw invalidParameters('a tag name cannot contain the NUL character (\\u0000)');
   if (name.length > MAX_TAG_NAME) throw invalidParameters(`a tag name is at most ${MAX_TAG_NAME} characters (this one has ${name.length})`);
   return name;
 }
@@ -43,7 +42,6 @@ function tagName(raw: string): string {
 function tagDescription(raw: string | null | undefined): string | null | undefined {
   if (raw === undefined || raw === null) return raw;
   const description = raw.trim();
-  if (description.includes('\u0000')) throw invalidParameters('a tag description cannot contain the NUL character (\\u0000)');
   if (description.length > MAX_DESCRIPTION) {
     throw invalidParameters(`a tag description is at most ${MAX_DESCRIPTION} characters (this one has ${description.length})`);
   }
