@@ -43,10 +43,11 @@ export async function updateContact(trx: Transaction<DB>, communityId: number, c
     .execute();
 }
 
-export async function findContactName(db: Executor, communityId: number, contactId: number) {
+/** What ingestion and the contact get need to know of a contact's current state. */
+export async function findContactState(db: Executor, communityId: number, contactId: number) {
   return db
     .selectFrom('contacts')
-    .select(['name', 'full_name as fullName', 'phone_numbers as phoneNumbers', 'anonymized_at as anonymizedAt'])
+    .select(['name', 'full_name as fullName', 'organization_id as organizationId', 'anonymized_at as anonymizedAt'])
     .where('community_id', '=', communityId)
     .where('id', '=', contactId)
     .executeTakeFirst();

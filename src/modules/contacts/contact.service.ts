@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
-import { findContactName } from './contact.repository.ts';
+import { findContactState } from './contact.repository.ts';
 
 export function createContactService(deps: { db: Kysely<DB> }) {
   return {
@@ -14,7 +14,7 @@ export function createContactService(deps: { db: Kysely<DB> }) {
     async get(communityId: number, id: string) {
       const key = parseId('contact', id);
       const live = await resolveContactId(deps.db, communityId, key);
-      const contact = live === null ? undefined : await findContactName(deps.db, communityId, live);
+      const contact = live === null ? undefined : await findContactState(deps.db, communityId, live);
       if (live === null || !contact) throw notFound('contact_not_found', `no contact ${id}`);
       return { id: formatId('contact', live), name: contact.name };
     },

@@ -51,7 +51,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
   async function suppressed(trx: Transaction<DB>, push: PushTarget, person: PushedPerson): Promise<boolean> {
     if ((await findSuppressed(trx, push.communityId, person.identities)).size > 0) return true;
     const owner = await findProfileOwner(trx, push.communityId, push.sourceId, person.externalId);
-    return owner !== null && (await contacts.findContactName(trx, push.communityId, owner))?.anonymizedAt != null;
+    return owner !== null && (await contacts.findContactState(trx, push.communityId, owner))?.anonymizedAt != null;
   }
 
   function readPerson(user: ApiUser, path: string): PushedPerson {

@@ -56,7 +56,7 @@ export async function resolveContact(trx: Transaction<DB>, target: PushTarget, p
 /** Writes what the push says onto the contact: fields, organization, location, identities, profile. */
 export async function applyPerson(trx: Transaction<DB>, target: PushTarget, contact: ResolvedContact, person: PushedPerson) {
   const { communityId, sourceId, now } = target;
-  const current = await contacts.findContactName(trx, communityId, contact.contactId);
+  const current = await contacts.findContactState(trx, communityId, contact.contactId);
   const fields: contacts.ContactFields = {};
   if (person.names.explicit) {
     fields.full_name = person.names.fullName ?? undefined;
@@ -84,7 +84,6 @@ export async function applyPerson(trx: Transaction<DB>, target: PushTarget, cont
   }
 
   const organization = await findOrCreateOrganization(trx, target, person);
-  const previousOrganization = await contactOrganization(trx, communityId, contact.contactId);
   if (organization) {
     fields.organization_id = organization.id;
     fields.company_website = `https://${organization.primaryDomain}`;
@@ -102,22 +101,15 @@ export async function applyPerson(trx: Transaction<DB>, target: PushTarget, cont
     now,
   });
   if (contact.merged.length) await contacts.refreshActivityStats(trx, communityId, [contact.contactId]);
-  const touched = [organization?.id, previousOrganization].filter((id): id is number => typeof id === 'number');
-  if (touched.length || contact.merged.length) await organizations.refreshMemberCounts(trx, communityId, [...new Set(touched)]);
+  // contactsCount of the organizations the contact left and joined.
+  const previous = current?.organizationId ?? null;
+  if (organization && organization.id !== previous) {
+    await organizations.refreshMemberCounts(trx, communityId, previous === null ? [organization.id] : [organization.id, previous]);
+  }
 }
 
 function set(fields: contacts.ContactFields, key: 'username' | 'avatar_url' | 'bio' | 'primary_email' | 'title' | 'role' | 'company_name', value: string | null) {
   if (value !== null) fields[key] = value;
-}
-
-async function contactOrganization(trx: Transaction<DB>, communityId: number, contactId: number) {
-  const row = await trx
-    .selectFrom('contacts')
-    .select('organization_id as organizationId')
-    .where('community_id', '=', communityId)
-    .where('id', '=', contactId)
-    .executeTakeFirst();
-  return row?.organizationId ?? null;
 }
 
 /**
