@@ -66,7 +66,7 @@ describe('a push answered 202 survives kill -9 of the embedded server', () => {
     } finally {
       await database.close();
     }
-  });
+  }, 180_000); // a time limit against hangs only, never a time assertion
 });
 
 /**
@@ -142,5 +142,5 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('concurrent pushes from two serv
     } finally {
       await client.end();
     }
-  });
+  }, 600_000); // 10,000 HTTP pushes: about a minute alone, more under a full parallel suite
 });
