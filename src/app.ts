@@ -16,12 +16,14 @@ import { contactRoutes } from './modules/contacts/contact.routes.ts';
 import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom-fields.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
+import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
 import { tagRoutes } from './modules/tags/tag.routes.ts';
+import { topicRoutes } from './modules/topics/topic.routes.ts';
 import { tokenStatusRoutes } from './modules/tokens/token-status.routes.ts';
 import { tokenRoutes } from './modules/tokens/token.routes.ts';
 import type { Services } from './services.ts';
@@ -120,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   segmentRoutes(app, services);
   contactCustomFieldRoutes(app, services);
   privacyRoutes(app, services);
+  locationRoutes(app, services);
+  topicRoutes(app, services);
 
   await app.ready();
   return app;

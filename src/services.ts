@@ -12,12 +12,14 @@ import { createContactLookupService } from './modules/contacts/contact-lookup.se
 import { createContactService } from './modules/contacts/contact.service.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
+import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
 import { createSourceService } from './modules/sources/source.service.ts';
 import { createTagService } from './modules/tags/tag.service.ts';
+import { createTopicService } from './modules/topics/topic.service.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
 import { createTokenService } from './modules/tokens/token.service.ts';
 
@@ -50,6 +52,8 @@ export async function createServices(deps: ServiceDeps) {
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
     tags: createTagService({ db, cursors }),
+    locations: createLocationService({ db, cursors }),
+    topics: createTopicService({ db, cursors }),
     segments: createSegmentService({ db }),
     contactCustomFields: createContactCustomFieldService({ db }),
     jobs,

@@ -6,7 +6,7 @@ import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../http/errors.ts';
 import { formatId, parseCoreId } from '../../http/ids.ts';
 import * as activities from '../activities/activity.repository.ts';
-import { plainText, sentimentOf } from '../activities/activity-text.ts';
+import { extractTopics, plainText, sentimentOf } from '../activities/activity-text.ts';
 import { parseActivityTimestamp } from '../activities/activity-time.ts';
 import type { ActivityTypeService } from '../activity-types/activity-type.service.ts';
 import * as contacts from '../contacts/contact.repository.ts';
@@ -14,6 +14,7 @@ import * as customFields from '../custom-fields/custom-field.repository.ts';
 import { findProfileOwner } from '../identity/identity.repository.ts';
 import { findSuppressed } from '../privacy/suppression.repository.ts';
 import { findSource } from '../sources/source.repository.ts';
+import { replaceActivityTopics } from '../topics/topic.repository.ts';
 import type { RequestContext } from '../tokens/token.service.ts';
 import type { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
 import { API_USER_FIELDS, readPushedPerson, type ApiUser, type PushedPerson } from './pushed-person.ts';
@@ -128,6 +129,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
           subSourceId,
           now: push.now,
         });
+        await replaceActivityTopics(trx, push.communityId, activity.id, extractTopics(`${title?.value ?? ''}\n\n${content ? plainText(content) : ''}`));
         const affected = [contact.contactId];
         if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
         await contacts.refreshActivityStats(trx, push.communityId, affected);

@@ -6,6 +6,7 @@ import { checkCustomFieldWrites } from '../custom-fields/custom-field-writes.ts'
 import * as identities from '../identity/identity.repository.ts';
 
 import { interpretLocation } from '../locations/gazetteer.ts';
+import * as locations from '../locations/location.repository.ts';
 import { isPersonalMailDomain, registrableDomain } from '../organizations/domains.ts';
 import * as organizations from '../organizations/organization.repository.ts';
 import { assignTags, resolveTagRefs } from '../tags/tag.assignments.ts';
@@ -42,6 +43,8 @@ export async function resolveContact(trx: Transaction<DB>, target: PushTarget, p
   const locked = await identities.lockContacts(trx, communityId, candidates);
   if (locked.length !== candidates.length) throw new RetryTransaction();
   const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+  // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
+  const placesBefore = others.length ? await locations.placesOf(trx, communityId, candidates) : [];
   for (const other of others) {
     const link = owners.find((owner) => owner.contactId === other.id);
     const identity = link ? person.identities.find((known) => known.type === link.type && known.value === link.value) ?? null : null;
@@ -50,6 +53,7 @@ export async function resolveContact(trx: Transaction<DB>, target: PushTarget, p
       : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, together with identities of the surviving contact`;
     await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
   }
+  if (others.length) await locations.moveMembers(trx, communityId, placesBefore, await locations.placesOf(trx, communityId, [survivor!.id]));
   return { contactId: survivor!.id, created: false, merged: others.map((other) => other.id) };
 }
 
@@ -90,7 +94,9 @@ export async function applyPerson(trx: Transaction<DB>, target: PushTarget, cont
     fields.company_name = person.companyName ?? organization.name;
   }
 
+  const [placeBefore] = place ? await locations.placesOf(trx, communityId, [contact.contactId]) : [];
   await contacts.updateContact(trx, communityId, contact.contactId, fields, now);
+  if (place && placeBefore) await locations.moveMembers(trx, communityId, [placeBefore], [place]);
   await identities.insertIdentities(trx, communityId, contact.contactId, sourceId, person.identities);
   await identities.upsertSourceProfile(trx, {
     communityId,

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Identity, IdentityType } from '../identity/identity-values.ts';
+import { moveMembers, placesOf } from '../locations/location.repository.ts';
+import { unlinkContactActivities } from '../topics/topic.repository.ts';
 
 export interface ErasedCounts {
   contacts: number;
@@ -143,6 +145,8 @@ export const ANONYMIZED_NAME = 'Anonymized contact';
 
 /** Empties every personal field of the contact; its ID, counts and activity times stay. */
 export async function anonymizeContact(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<void> {
+  // The contact leaves its location rows (their member counts).
+  await moveMembers(trx, communityId, await placesOf(trx, communityId, [contactId]), []);
   await trx
     .updateTable('contacts')
     .set({
@@ -229,6 +233,7 @@ export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId:
 
 /** Activities stay (counts, threads, types, times), without their title, content and URL. */
 export async function eraseActivityContent(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
+  await unlinkContactActivities(trx, communityId, contactId);
   const result = await trx
     .updateTable('activities')
     .set({ title: null, content: null, url: null, updated_at: now })

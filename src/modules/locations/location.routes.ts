@@ -1,0 +1,29 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { LocationParams, LocationResponse, LocationsQuery, LocationsResponse } from './location.schemas.ts';
+
+export function locationRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/locations',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'List locations of one type, aggregated from contacts',
+        description: 'Sorted by member count descending, ties by ID; locations without members are left out.',
+        querystring: LocationsQuery,
+        response: { 200: LocationsResponse },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.locations.list(contextOf(request).communityId, request.query)) }),
+  );
+
+  app.get(
+    '/api/v2/locations/:id',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: { tags: ['v2'], summary: 'Get a location', params: LocationParams, response: { 200: LocationResponse } },
+    },
+    async (request) => ({ success: true as const, data: await services.locations.get(contextOf(request).communityId, request.params.id) }),
+  );
+}

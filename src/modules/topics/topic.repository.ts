@@ -1,0 +1,80 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { keysetPage } from '../../db/keyset.ts';
+import type { DB } from '../../db/schema.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface TopicRow {
+  id: number;
+  name: string;
+}
+
+/**
+ * Makes `names` the activity's topics: its previous links go, the missing topics are made (unique per
+ * community by lower(name); the first spelling stays), and the links are inserted, three statements
+ * whatever the number of topics.
+ */
+export async function replaceActivityTopics(trx: Transaction<DB>, communityId: number, activityId: number, names: string[]): Promise<void> {
+  await trx.deleteFrom('activity_topics').where('community_id', '=', communityId).where('activity_id', '=', activityId).execute();
+  const byKey = new Map<string, string>();
+  for (const name of names) {
+    const trimmed = name.trim();
+    if (trimmed && !byKey.has(trimmed.toLowerCase())) byKey.set(trimmed.toLowerCase(), trimmed);
+  }
+  if (byKey.size === 0) return;
+  // Sorted, so concurrent pushes take the unique index's locks in one order.
+  const keys = [...byKey.keys()].sort();
+  await sql`
+    insert into topics (community_id, name)
+    select ${communityId}::bigint, t.name from unnest(${keys.map((key) => byKey.get(key)!)}::text[]) with ordinality as t(name, n)
+    order by t.n
+    on conflict (community_id, lower(name)) do nothing
+  `.execute(trx);
+  await sql`
+    insert into activity_topics (community_id, activity_id, topic_id)
+    select ${communityId}::bigint, ${activityId}::bigint, t.id from topics t
+    where t.community_id = ${communityId} and lower(t.name) = any(${keys}::text[])
+    on conflict do nothing
+  `.execute(trx);
+}
+
+/** Removes the topic links of every activity of the contact (erasure empties their content). */
+export async function unlinkContactActivities(trx: Transaction<DB>, communityId: number, contactId: number): Promise<void> {
+  await sql`
+    delete from activity_topics at using activities a
+    where at.community_id = ${communityId} and a.community_id = ${communityId}
+      and at.activity_id = a.id and a.contact_id = ${contactId}
+  `.execute(trx);
+}
+
+/** Only topics some activity still carries are shown: one erased person's words do not linger as topics. */
+const linked = sql<boolean>`exists (select 1 from activity_topics at where at.community_id = topics.community_id and at.topic_id = topics.id)`;
+
+/** `like` pattern matching names that start with `prefix` (compared lowercased). */
+function prefixPattern(prefix: string): string {
+  return `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function listQuery(db: Executor, communityId: number, prefix: string | null) {
+  let query = db.selectFrom('topics').where('community_id', '=', communityId).where(linked);
+  if (prefix) query = query.where(sql<string>`lower(name)`, 'like', prefixPattern(prefix));
+  return query;
+}
+
+export async function findTopic(db: Executor, communityId: number, id: number): Promise<TopicRow | undefined> {
+  return db.selectFrom('topics').select(['id', 'name']).where('community_id', '=', communityId).where('id', '=', id).where(linked).executeTakeFirst();
+}
+
+/** Alphabetical by lower(name), ties by ID: the order of the index topics_name. */
+export async function pageTopics(db: Executor, communityId: number, prefix: string | null, page: { limit: number; after: CursorPosition | null }) {
+  const query = listQuery(db, communityId, prefix).select(['id', 'name']);
+  return keysetPage(query, { keys: [{ expr: sql`lower(name)` }], id: sql`id`, direction: 'asc', ...page });
+}
+
+export async function countTopics(db: Executor, communityId: number, prefix: string | null): Promise<number> {
+  const row = await listQuery(db, communityId, prefix)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

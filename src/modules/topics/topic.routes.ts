@@ -1,0 +1,29 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { TopicParams, TopicResponse, TopicsQuery, TopicsResponse } from './topic.schemas.ts';
+
+export function topicRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/topics',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'List topics extracted from activities',
+        description: 'Alphabetical by name (case-insensitive, ties by ID); `query` is a case-insensitive prefix.',
+        querystring: TopicsQuery,
+        response: { 200: TopicsResponse },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.topics.list(contextOf(request).communityId, request.query)) }),
+  );
+
+  app.get(
+    '/api/v2/topics/:id',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: { tags: ['v2'], summary: 'Get a topic', params: TopicParams, response: { 200: TopicResponse } },
+    },
+    async (request) => ({ success: true as const, data: await services.topics.get(contextOf(request).communityId, request.params.id) }),
+  );
+}
