@@ -196,6 +196,10 @@ describe.each(ENGINES)('topics (%s)', (engine) => {
     const expected = lowered([...topicsOf(TEXTS.kube), ...topicsOf(TEXTS.rust)]);
     expect((await walk(1000)).map((topic) => topic.name.toLowerCase())).toEqual(expected);
     expect(await walk(1000, 'postgresql')).toEqual([]);
+    // The topics only the erased person's activities carried are gone from the table too.
+    const left = await t.services.db.selectFrom('topics').select('name').where('community_id', '=', t.communityId).execute();
+    expect(left.map((row) => row.name)).not.toContain('PostgreSQL');
+    expect(left.map((row) => row.name)).toContain('Kubernetes');
     expect((await walk(1000, 'kubernetes')).map((topic) => topic.name)).toEqual(['Kubernetes']);
   });
 });

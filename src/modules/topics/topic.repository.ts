@@ -23,42 +23,54 @@ export async function replaceActivityTopics(trx: Transaction<DB>, communityId: n
     if (trimmed && !byKey.has(trimmed.toLowerCase())) byKey.set(trimmed.toLowerCase(), trimmed);
   }
   if (byKey.size === 0) return;
-  // Sorted, so concurrent pushes take the unique index's locks in one order.
-  const keys = [...byKey.keys()].sort();
+  // Sorted, so concurrent pushes take the unique index's locks in one order. The database's lower() is
+  // the one that decides which names are the same topic, here as in the unique index.
+  const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   await sql`
     insert into topics (community_id, name)
-    select ${communityId}::bigint, t.name from unnest(${keys.map((key) => byKey.get(key)!)}::text[]) with ordinality as t(name, n)
+    select ${communityId}::bigint, t.name from unnest(${given}::text[]) with ordinality as t(name, n)
     order by t.n
     on conflict (community_id, lower(name)) do nothing
   `.execute(trx);
   await sql`
     insert into activity_topics (community_id, activity_id, topic_id)
     select ${communityId}::bigint, ${activityId}::bigint, t.id from topics t
-    where t.community_id = ${communityId} and lower(t.name) = any(${keys}::text[])
+    where t.community_id = ${communityId} and lower(t.name) in (select lower(g.name) from unnest(${given}::text[]) as g(name))
     on conflict do nothing
   `.execute(trx);
 }
 
-/** Removes the topic links of every activity of the contact (erasure empties their content). */
+/**
+ * Removes the topic links of every activity of the contact (erasure empties their content), and the topics
+ * no activity carries any more: a topic can be a word of the person's (a handle, a name).
+ */
 export async function unlinkContactActivities(trx: Transaction<DB>, communityId: number, contactId: number): Promise<void> {
-  await sql`
+  const unlinked = await sql<{ topicId: number }>`
     delete from activity_topics at using activities a
     where at.community_id = ${communityId} and a.community_id = ${communityId}
       and at.activity_id = a.id and a.contact_id = ${contactId}
+    returning at.topic_id as "topicId"
+  `.execute(trx);
+  const topicIds = [...new Set(unlinked.rows.map((row) => Number(row.topicId)))];
+  if (topicIds.length === 0) return;
+  await sql`
+    delete from topics t
+    where t.community_id = ${communityId} and t.id = any(${topicIds}::bigint[])
+      and not exists (select 1 from activity_topics at where at.community_id = t.community_id and at.topic_id = t.id)
   `.execute(trx);
 }
 
 /** Only topics some activity still carries are shown: one erased person's words do not linger as topics. */
 const linked = sql<boolean>`exists (select 1 from activity_topics at where at.community_id = topics.community_id and at.topic_id = topics.id)`;
 
-/** `like` pattern matching names that start with `prefix` (compared lowercased). */
+/** `like` pattern of the names that start with `prefix` (both sides are lowercased by the database). */
 function prefixPattern(prefix: string): string {
-  return `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 function listQuery(db: Executor, communityId: number, prefix: string | null) {
   let query = db.selectFrom('topics').where('community_id', '=', communityId).where(linked);
-  if (prefix) query = query.where(sql<string>`lower(name)`, 'like', prefixPattern(prefix));
+  if (prefix) query = query.where(sql<boolean>`lower(name) like lower(${prefixPattern(prefix)})`);
   return query;
 }
 
