@@ -129,7 +129,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
           subSourceId,
           now: push.now,
         });
-        await replaceActivityTopics(trx, push.communityId, activity.id, extractTopics(`${title?.value ?? ''}\n\n${content ? plainText(content) : ''}`));
+        await replaceActivityTopics(trx, push.communityId, activity.id, extractTopics(`${title ? plainText(title) : ''}\n\n${content ? plainText(content) : ''}`));
         const affected = [contact.contactId];
         if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
         await contacts.refreshActivityStats(trx, push.communityId, affected);
