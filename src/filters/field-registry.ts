@@ -319,11 +319,13 @@ const CONTACT_FIELDS: FilterField[] = [
   timeField('firstActivityTime', col('c', 'first_activity_at')),
   setField(
     'providers',
-    // A source profile in the source, or an activity from it.
+    // A source profile in the source, or an activity from it. The activities are probed per contact through
+    // activities_contact_time: `offset 0` keeps PostgreSQL from turning the EXISTS into a hash of every
+    // activity of the community from those sources, which it otherwise may prefer.
     (ctx, match) => sql<SqlBool>`(exists (select 1 from source_profiles f_sp where f_sp.community_id = ${ctx.communityId}
       and f_sp.contact_id = c.id and ${match(sql.ref('f_sp.source_id'))})
       or exists (select 1 from activities f_pa where f_pa.community_id = ${ctx.communityId}
-      and f_pa.contact_id = c.id and ${match(sql.ref('f_pa.source_id'))}))`,
+      and f_pa.contact_id = c.id and ${match(sql.ref('f_pa.source_id'))} offset 0))`,
     { type: 'bigint', item: prefixedId('provider', 'a provider') },
   ),
   scalarField('organizationId', () => col('c', 'organization_id'), { type: 'bigint', item: prefixedId('organization', 'an organization') }),
