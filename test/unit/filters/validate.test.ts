@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
@@ -216,12 +217,15 @@ describe('validateLightFilter: what it refuses, naming the JSON path', () => {
 
 describe('validateLightFilter: properties', () => {
   const entities: FilterEntity[] = ['contact', 'organization', 'activity', 'object', 'website_visit'];
+  // The schema as the OpenAPI document and Ajv (the service's validator) read it.
+  const ajvCheck = new Ajv({ strict: false }).compile(LightFilterExpression as object);
 
   it.each(entities)('accepts every valid expression for %s, and the TypeBox schema agrees', (entity) => {
     fc.assert(
       fc.property(validExpression(entity, DYNAMIC), (expression) => {
         check(expression, entity);
         expect(Value.Check(LightFilterExpression, expression)).toBe(true);
+        expect(ajvCheck(expression)).toBe(true);
       }),
       { numRuns: 300 },
     );
@@ -241,7 +245,9 @@ describe('validateLightFilter: properties', () => {
           return;
         }
         // What passes is what the schema describes.
-        expect(Value.Check(LightFilterExpression, typeof raw === 'string' ? JSON.parse(raw) : raw)).toBe(true);
+        const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+        expect(Value.Check(LightFilterExpression, parsed)).toBe(true);
+        expect(ajvCheck(parsed)).toBe(true);
         expect(leaves(checked).length).toBeLessThanOrEqual(MAX_CLAUSES);
       }),
       { numRuns: 1000 },
