@@ -9,7 +9,7 @@ import { HearthError } from './http/errors.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
-import { findNulCharacter, validatorCompiler } from './http/validation.ts';
+import { findInvalidText, validatorCompiler } from './http/validation.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
@@ -42,6 +42,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   const { services } = options;
   const docsUrl = `${options.publicUrl}/docs`;
 
+  const handleError = createErrorHandler(docsUrl);
   const app = Fastify({
     logger: options.logger,
     // A caller's X-Request-Id is kept (when it looks like one), so logs can be joined across services.
@@ -50,6 +51,10 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     forceCloseConnections: 'idle',
+    // Errors Fastify finds before routing (a malformed %-escape) answer in our formats too.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    // Path parameters carry email addresses (DELETE /community/v1/user/{email}), up to 254 characters.
+    maxParamLength: 500,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -75,11 +80,11 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       ['path parameter', request.params, 'invalid-request-parameters'],
       ['body field', request.body, 'invalid-request-body'],
     ] as const) {
-      const where = findNulCharacter(value);
-      if (where) throw new HearthError(400, 'invalid_parameters', `${part} "${where}" contains the NUL character (\\u0000)`, { coreReason });
+      const invalid = findInvalidText(value);
+      if (invalid) throw new HearthError(400, 'invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });
     }
   });
-  app.setErrorHandler(createErrorHandler(docsUrl));
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler((request) => {
     throw new HearthError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });

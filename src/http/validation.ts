@@ -59,23 +59,30 @@ export function describeValidation(errors: ErrorObject[], context: string): stri
 }
 
 /**
- * PostgreSQL text cannot hold the NUL character, so a value with one would fail deep in a query. Every
- * request is checked up front instead; the answer names where the character is.
+ * Text PostgreSQL cannot store: the NUL character, and lone UTF-16 surrogates (JSON allows `"\ud800"`, but
+ * it is no character, and jsonb refuses it). Every request is checked up front instead of failing deep in
+ * a query; the answer names where the value is and what is wrong with it.
  */
-export function findNulCharacter(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '(value)' : null;
+export function findInvalidText(value: unknown, path = ''): { path: string; problem: string } | null {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) return { path: path || '(value)', problem: 'contains the NUL character (\\u0000)' };
+    if (LONE_SURROGATE.test(value)) return { path: path || '(value)', problem: 'is not valid Unicode (it has a lone UTF-16 surrogate)' };
+    return null;
+  }
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
-      const found = findNulCharacter(item, `${path}[${index}]`);
+      const found = findInvalidText(item, `${path}[${index}]`);
       if (found) return found;
     }
     return null;
   }
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      const found = findNulCharacter(key, path) ?? findNulCharacter(item, path ? `${path}.${key}` : key);
+      const found = findInvalidText(key, path) ?? findInvalidText(item, path ? `${path}.${key}` : key);
       if (found) return found;
     }
   }
   return null;
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -23,8 +23,8 @@ import { ENGINES } from '../helpers/test-database.ts';
  *
  * fast-check picks a fresh random seed each run and prints it with the shrunk counterexample on failure;
  * replay with `fc.assert(..., { seed, path })`. A 5xx fails with the server's own error log (the app is
- * built here with a logger that keeps errors), so the cause is in the report. Faults found so far are
- * recorded at the end ("known bugs found by fuzzing") and kept out of the properties (withoutKnownBugs).
+ * built here with a logger that keeps errors), so the cause is in the report. The faults it found are
+ * kept at the end as regression cases ("faults found by fuzzing").
  */
 
 // ---------------------------------------------------------------------------------------------------------
@@ -531,38 +531,23 @@ function stripNul(value: unknown): unknown {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** Properties whose text lands in a btree index (bug 4): the sender's and activity IDs, subSource, companyName. */
+/** Properties whose text lands in a btree index, which the schemas limit (the sender's and activity IDs, subSource, companyName). */
 const INDEXED_KEYS = new Set(['id', 'activityType', 'subSource', 'name', 'companyName']);
-/** At most 3 UTF-8 bytes per UTF-16 unit: two such values stay under PostgreSQL's 2,704-byte index rows. */
-const INDEXED_MAX = 400;
+/** Within every one of those limits (the shortest is activityType's 100). */
+const INDEXED_MAX = 100;
 
 /**
- * Takes out what is known to get a 5xx today, so that the properties keep looking for new faults; each
- * exclusion is recorded as an `it.fails` case under "known bugs found by fuzzing" below. Remove an
- * exclusion together with its bug.
- * - Bug 1: a lone UTF-16 surrogate (JSON "\ud800") in a pushed value is a 500; here it becomes U+FFFD.
- * - Bug 4: a long value in an indexed column is a 500; here such values are cut to INDEXED_MAX units.
- * - Bug 6: one custom field twice in one push is a 500; here only the first entry for an ID is kept.
+ * Keeps indexed values within the schemas' length limits and takes out lone surrogates, so that most
+ * well-formed pushes are accepted and reach the database; both limits are checked by the regression cases.
  */
-function withoutKnownBugs(value: unknown, key = ''): unknown {
-  if (key === 'customFields' && Array.isArray(value)) {
-    const seen = new Set<number>();
-    value = value.filter((entry: unknown) => {
-      const given = entry !== null && typeof entry === 'object' ? (entry as { id?: unknown }).id : undefined;
-      const id = typeof given === 'number' ? given : typeof given === 'string' ? Number(given.replace(/^cf_/, '')) : Number.NaN;
-      if (Number.isNaN(id)) return true;
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
-  }
+function withinLimits(value: unknown, key = ''): unknown {
   if (typeof value === 'string') {
     const text = value.replace(LONE_SURROGATE, '\uFFFD');
     return INDEXED_KEYS.has(key) && text.length > INDEXED_MAX ? text.slice(0, INDEXED_MAX).replace(LONE_SURROGATE, '\uFFFD') : text;
   }
-  if (Array.isArray(value)) return value.map((item) => withoutKnownBugs(item, key));
+  if (Array.isArray(value)) return value.map((item) => withinLimits(item, key));
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name.replace(LONE_SURROGATE, '\uFFFD'), withoutKnownBugs(item, name)]));
+    return Object.fromEntries(Object.entries(value).map(([name, item]) => [name.replace(LONE_SURROGATE, '\uFFFD'), withinLimits(item, name)]));
   }
   return value;
 }
@@ -751,7 +736,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       { arbitrary: anythingAsJson, weight: 2 },
       { arbitrary: mutated(userBodies(fixtures, true)), weight: 3 },
       { arbitrary: mutated(activityBodies(fixtures, true)), weight: 3 },
-    ).map((value) => JSON.stringify(withoutKnownBugs(value)));
+    ).map((value) => JSON.stringify(value));
     const raw = fc.oneof(
       fc.string({ maxLength: 40 }),
       fc.constantFrom('', '{', '{"id":', '{"id": "a",}', '{"__proto__": {"polluted": 1}, "id": "p"}', '{"constructor": {"prototype": {"x": 1}}, "id": "c"}', 'null', '[]', '"str"', '1e999', '{"id": "x", "email": "\\u0000"}'),
@@ -778,7 +763,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       );
       await fc.assert(
         fc.asyncProperty(body, sourcePath(), token(), fc.nat(), fc.nat(), async ([route, value], source, tokenKind, pick, at) => {
-          const payload = withNul ? withOneNul(withoutKnownBugs(value), pick, at) : withoutKnownBugs(stripNul(value));
+          const payload = withNul ? withOneNul(withinLimits(value), pick, at) : withinLimits(stripNul(value));
           const answer = await push(route, source, JSON.stringify(payload), tokenKind);
           if (answer.status === 202) accepted += 1;
           await checkInvariants();
@@ -951,11 +936,9 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
   });
 
   /**
-   * Faults this fuzzing found, kept as cases that fail today (`it.fails` passes while its case fails), so
-   * that the suite stays green and each bug stays recorded; the properties above exclude them (see
-   * withoutKnownBugs). Once a bug is fixed its case "fails": delete the case and its exclusion.
+   * Faults this fuzzing found, each fixed and kept here as a regression case.
    */
-  describe('known bugs found by fuzzing', () => {
+  describe('faults found by fuzzing', () => {
     const pushRaw = (route: 'user' | 'activity', body: string) => push(route, String(fixtures.sourceId), body, 'write');
     /** Printable ASCII that does not compress: PostgreSQL stores and indexes it as it is. */
     const incompressible = (length: number, seed: number) =>
@@ -969,13 +952,13 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // surrogate as the escape \ud800, which jsonb refuses. The request check in src/app.ts:72 (the
     // preValidation hook, src/http/validation.ts findNulCharacter) refuses NUL only. Text columns (activity
     // content, tag names, …) take the same value without complaint (the driver sends U+FFFD).
-    it.fails('bug 1: a lone surrogate in a user field is not a 500', async () => {
+    it('bug 1: a lone surrogate in a user field is not a 500', async () => {
       await pushRaw('user', '{"id": "surrogate-1", "titleAtCompany": "\\ud800"}');
     });
-    it.fails('bug 1: a lone surrogate in the sender\'s id of an activity\'s user is not a 500', async () => {
+    it('bug 1: a lone surrogate in the sender\'s id of an activity\'s user is not a 500', async () => {
       await pushRaw('activity', '{"id": "surrogate-2", "activityType": "tweet", "user": {"id": "x\\udc00"}}');
     });
-    it.fails('bug 1: a lone surrogate in a custom field value is not a 500', async () => {
+    it('bug 1: a lone surrogate in a custom field value is not a 500', async () => {
       await pushRaw('user', JSON.stringify({ id: 'surrogate-3', customFields: [{ id: fixtures.fields.string, value: { type: 'string', value: '\uD800' } }] }));
     });
 
@@ -988,19 +971,19 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // ingestion.service.ts:106, 115), and companyName when a new organization is made (organizations_name;
     // src/modules/ingestion/user-push.ts:134). The schemas (src/modules/ingestion/ingestion.schemas.ts) set
     // no maxLength.
-    it.fails('bug 4: a 3,000-character sender id is not a 500', async () => {
+    it('bug 4: a 3,000-character sender id is not a 500', async () => {
       await pushRaw('user', JSON.stringify({ id: incompressible(3_000, 1) }));
     });
-    it.fails('bug 4: a 3,000-character activity id is not a 500', async () => {
+    it('bug 4: a 3,000-character activity id is not a 500', async () => {
       await pushRaw('activity', JSON.stringify({ id: incompressible(3_000, 2), activityType: 'tweet', user: { id: 'long-1' } }));
     });
-    it.fails('bug 4: a 3,000-character parentActivity id is not a 500', async () => {
+    it('bug 4: a 3,000-character parentActivity id is not a 500', async () => {
       await pushRaw('activity', JSON.stringify({ id: 'long-parent', activityType: 'tweet', user: { id: 'long-2' }, parentActivity: { id: incompressible(3_000, 3) } }));
     });
-    it.fails('bug 4: a 3,000-character subSource is not a 500', async () => {
+    it('bug 4: a 3,000-character subSource is not a 500', async () => {
       await pushRaw('activity', JSON.stringify({ id: 'long-sub', activityType: 'tweet', user: { id: 'long-3' }, subSource: incompressible(3_000, 4) }));
     });
-    it.fails('bug 4: a 3,000-character companyName with a new companyDomain is not a 500', async () => {
+    it('bug 4: a 3,000-character companyName with a new companyDomain is not a 500', async () => {
       await pushRaw('user', JSON.stringify({ id: 'long-4', companyDomain: 'long-company-name.com', companyName: incompressible(3_000, 5) }));
     });
 
@@ -1010,7 +993,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // src/modules/ingestion/user-push.ts:151) keeps every entry, and writeValues inserts them all in one
     // statement with ON CONFLICT DO UPDATE (src/modules/custom-fields/custom-field.repository.ts:38-43).
     // A client repeating a field (or giving 3 and "cf_3") should get a 400 naming it, or the last value.
-    it.fails('bug 6: the same custom field twice in one push is not a 500', async () => {
+    it('bug 6: the same custom field twice in one push is not a 500', async () => {
       const id = fixtures.fields.string;
       await pushRaw('user', JSON.stringify({ id: 'twice', customFields: [{ id, value: { type: 'string', value: 'a' } }, { id: String(id), value: { type: 'string', value: 'b' } }] }));
     });
@@ -1018,10 +1001,10 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // Bug 2. A path with a malformed percent escape gets Fastify's own 400 body {error, code: "FST_ERR_BAD_URL",
     // message, statusCode}, not the core {reason, docs, detail}: src/app.ts:45 creates Fastify without
     // `frameworkErrors`, so the router's errors never reach the error handler (src/http/error-handler.ts).
-    it.fails('bug 2: DELETE /community/v1/user/% is a 400 with the core body', async () => {
+    it('bug 2: DELETE /community/v1/user/% is a 400 with the core body', async () => {
       await call({ method: 'DELETE', url: '/community/v1/user/%', token: t.token }, REMOVAL_ANSWERS);
     });
-    it.fails('bug 2: POST /community/v1/source/%/user is a 400 with the core body', async () => {
+    it('bug 2: POST /community/v1/source/%/user is a 400 with the core body', async () => {
       await call({ method: 'POST', url: '/community/v1/source/%/user', body: '{"id": "bad-url"}', token: t.token }, PUSH_ANSWERS);
     });
 
@@ -1029,7 +1012,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // with Fastify's body {code: "FST_ERR_MAX_PARAM_LENGTH"}: find-my-way's default maxParamLength (100);
     // src/app.ts:45 sets no other. A valid address may have 254 characters (and more once percent-encoded),
     // so such a person cannot ask for erasure by the path form. (GET /community/v1/user/{email} alike.)
-    it.fails('bug 3: DELETE /community/v1/user/{a valid 113-character address} is accepted', async () => {
+    it('bug 3: DELETE /community/v1/user/{a valid 113-character address} is accepted', async () => {
       const address = `${'a'.repeat(60)}@${'b'.repeat(40)}.example.com`;
       const answer = await call({ method: 'DELETE', url: `/community/v1/user/${encodeURIComponent(address)}`, token: t.token }, REMOVAL_ANSWERS);
       expect(answer.status).toBe(200);
@@ -1042,7 +1025,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // (src/modules/privacy/privacy.service.ts:95), and the job reads it back with normalizeEmail
     // (privacy.service.ts:56-57), which refuses a bare login: "removal request N holds an address that is
     // not valid". After 20 attempts (about half a day) the request is marked failed, past no deadline check.
-    it.fails('bug 5: a removal request for a GitHub noreply address erases the person', async () => {
+    it('bug 5: a removal request for a GitHub noreply address erases the person', async () => {
       const pushed = await pushRaw('user', JSON.stringify({ id: 'noreply-erase', fullName: 'Erase Me', github: 'noreply-erase-me' }));
       const contactId = Number((pushed.json as { contactId: string }).contactId.slice(2));
       const address = encodeURIComponent('4242+noreply-erase-me@users.noreply.github.com');

@@ -27,8 +27,14 @@ export async function checkCustomFieldWrites(
   const definitions = new Map((await customFields.findDefinitions(trx, target.communityId, ids)).map((field) => [field.id, field]));
   const faults: string[] = [];
   const values: { fieldId: number; value: unknown }[] = [];
+  const seen = new Set<number>();
   for (const write of writes) {
     const field = definitions.get(key(write.field));
+    if (field && seen.has(field.id)) {
+      faults.push(`${write.path}: custom field ${field.id} is given more than once`);
+      continue;
+    }
+    if (field) seen.add(field.id);
     if (!field || field.deleted || !field.entityTypes.includes(target.entityType)) {
       faults.push(`${write.path}: no ${target.entityType} custom field ${JSON.stringify(write.field)}`);
       continue;

@@ -7,7 +7,9 @@ import { Nullable } from '../../http/schemas.ts';
  * still checked: a number where a string belongs is a 400 that says so.
  */
 const Text = Nullable(Type.String());
-const Id = Type.Union([Type.String({ minLength: 1 }), Type.Integer()]);
+// Values that end up in indexed columns have limits: PostgreSQL cannot index a longer key (about 2,700 bytes).
+const Id = Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Integer()]);
+const Name = (maxLength: number) => Nullable(Type.String({ maxLength }));
 const Handle = Type.Union([Type.String(), Type.Object({ type: Type.Optional(Type.String()), value: Type.Optional(Text) }), Type.Null()]);
 const TagRef = Type.Union([
   Type.Object({ type: Type.Literal('id'), id: Id }),
@@ -44,7 +46,7 @@ export const ApiUserSchema = Type.Object(
     externalProfiles: Type.Optional(Nullable(Type.Array(Type.Object({ url: Type.Optional(Text), name: Type.Optional(Text) })))),
     roleAtCompany: Type.Optional(Text),
     titleAtCompany: Type.Optional(Text),
-    companyName: Type.Optional(Text),
+    companyName: Type.Optional(Name(500)),
     companyDomain: Type.Optional(Text),
     country: Type.Optional(Text),
     city: Type.Optional(Text),
@@ -87,15 +89,17 @@ const TextContent = Type.Union([
 export const ActivityPushBody = Type.Object({
   destinationSourceId: DestinationSourceId,
   id: Id,
-  activityType: Type.String({ minLength: 1, description: 'One of GET /community/v1/activityTypes' }),
+  activityType: Type.String({ minLength: 1, maxLength: 100, description: 'One of GET /community/v1/activityTypes' }),
   user: ApiUserSchema,
   activityTitle: Type.Optional(TextContent),
   content: Type.Optional(TextContent),
   timestamp: Type.Optional(Nullable(Type.String({ description: 'ISO 8601, or RFC 2822/1123; absent means now' }))),
   url: Type.Optional(Text),
   tags: Type.Optional(Tags),
-  parentActivity: Type.Optional(Nullable(Type.Object({ id: Id, activityType: Type.Optional(Text) }))),
-  subSource: Type.Optional(Type.Union([Type.Object({ type: Type.Optional(Type.String()), name: Text }), Type.String(), Type.Null()])),
+  parentActivity: Type.Optional(Nullable(Type.Object({ id: Id, activityType: Type.Optional(Name(100)) }))),
+  subSource: Type.Optional(
+    Type.Union([Type.Object({ type: Type.Optional(Type.String()), name: Name(200) }), Type.String({ maxLength: 200 }), Type.Null()]),
+  ),
 });
 
 export const SourcePathParams = Type.Object({ destinationSourceId: Type.String({ description: 'The source ID (integer)' }) });

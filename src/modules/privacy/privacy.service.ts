@@ -92,7 +92,9 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       return db.transaction().execute(async (trx) => {
         const id = await privacy.insertRemovalRequest(trx, {
           communityId: context.communityId,
-          email: identity.display,
+          // As given: for a GitHub noreply address the identity is the GitHub login, which is no address;
+          // the job reads the address again and finds the same identity.
+          email: rawEmail.trim(),
           emailHash: identityHash(identity),
           requestedBy: context.tokenId,
           requestedAt: now,
