@@ -54,7 +54,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     // Errors Fastify finds before routing (a malformed %-escape) answer in our formats too.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
     // Path parameters carry email addresses (DELETE /community/v1/user/{email}), up to 254 characters.
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
