@@ -10,6 +10,15 @@ export async function listCommunityActivityTypes(db: Kysely<DB>, communityId: nu
     .execute();
 }
 
+export async function findCommunityActivityType(db: Kysely<DB>, communityId: number, id: string) {
+  return db
+    .selectFrom('activity_types')
+    .select('key')
+    .where('community_id', '=', communityId)
+    .where('key', '=', id)
+    .executeTakeFirst();
+}
+
 export async function insertActivityType(
   db: Kysely<DB>,
   type: { communityId: number; id: string; displayName: string; category: string },

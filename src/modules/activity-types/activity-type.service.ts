@@ -16,6 +16,11 @@ export function createActivityTypeService(deps: { db: Kysely<DB> }) {
       return [...ACTIVITY_TYPE_CATALOG, ...own];
     },
 
+    /** Whether pushes may use the type: the catalog's, or the community's own. */
+    async accepts(communityId: number, id: string): Promise<boolean> {
+      return BUILTIN_IDS.has(id) || (await activityTypes.findCommunityActivityType(deps.db, communityId, id)) !== undefined;
+    },
+
     async add(communityId: number, input: { id: string; displayName: string; category?: string }): Promise<ActivityTypeEntry> {
       const id = input.id.trim();
       const displayName = input.displayName.trim();

@@ -19,15 +19,17 @@ export async function findIdentityOwners(
   return result.rows;
 }
 
+/** The contact the sender's ID in this source leads to, and whether it was anonymized on request. */
 export async function findProfileOwner(trx: Executor, communityId: number, sourceId: number, externalId: string) {
   const row = await trx
-    .selectFrom('source_profiles')
-    .select('contact_id as contactId')
-    .where('community_id', '=', communityId)
-    .where('source_id', '=', sourceId)
-    .where('external_id', '=', externalId)
+    .selectFrom('source_profiles as p')
+    .innerJoin('contacts as c', (join) => join.onRef('c.community_id', '=', 'p.community_id').onRef('c.id', '=', 'p.contact_id'))
+    .select(['p.contact_id as contactId', 'c.anonymized_at as anonymizedAt'])
+    .where('p.community_id', '=', communityId)
+    .where('p.source_id', '=', sourceId)
+    .where('p.external_id', '=', externalId)
     .executeTakeFirst();
-  return row?.contactId ?? null;
+  return row ? { contactId: row.contactId, anonymized: row.anonymizedAt !== null } : null;
 }
 
 /**

@@ -11,7 +11,6 @@ import { parseActivityTimestamp } from '../activities/activity-time.ts';
 import type { ActivityTypeService } from '../activity-types/activity-type.service.ts';
 import * as contacts from '../contacts/contact.repository.ts';
 import * as customFields from '../custom-fields/custom-field.repository.ts';
-import { findProfileOwner } from '../identity/identity.repository.ts';
 import { findSuppressed } from '../privacy/suppression.repository.ts';
 import { findSource } from '../sources/source.repository.ts';
 import { replaceActivityTopics } from '../topics/topic.repository.ts';
@@ -46,13 +45,21 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
   }
 
   /**
-   * A person erased on request is not stored again: a push naming an identity on the suppression list, or
-   * coming with a sender's ID that leads to an anonymized contact, keeps nothing.
+   * Stores what a push says about a person: their contact (found, made or merged), fields, custom fields
+   * and tags. Null when the person was erased on request (an identity on the suppression list, or a sender's
+   * ID leading to an anonymized contact): then nothing is stored. Returns the tag warnings with the contact,
+   * so that a transaction run again does not repeat them.
    */
-  async function suppressed(trx: Transaction<DB>, push: PushTarget, person: PushedPerson): Promise<boolean> {
-    if ((await findSuppressed(trx, push.communityId, person.identities)).size > 0) return true;
-    const owner = await findProfileOwner(trx, push.communityId, push.sourceId, person.externalId);
-    return owner !== null && (await contacts.findContactState(trx, push.communityId, owner))?.anonymizedAt != null;
+  async function storePerson(trx: Transaction<DB>, push: PushTarget, person: PushedPerson, user: ApiUser, path: string) {
+    if ((await findSuppressed(trx, push.communityId, person.identities)).size > 0) return null;
+    const contact = await resolveContact(trx, push, person);
+    if (!contact) return null;
+    const values = await checkCustomFields(trx, push, user.customFields, path);
+    await applyPerson(trx, push, contact, person);
+    await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);
+    const warnings: string[] = [];
+    await applyTags(trx, push, { type: 'contact', id: contact.contactId }, user.tags, warnings);
+    return { contactId: contact.contactId, warnings };
   }
 
   function readPerson(user: ApiUser, path: string): PushedPerson {
@@ -67,25 +74,14 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       const push = await target(context, pathSourceId, body.destinationSourceId);
       const person = readPerson(body as ApiUser, '');
       const warnings = [...unknownFields(body, [...API_USER_FIELDS, 'destinationSourceId'], ''), ...person.warnings];
-      const contactId = await retryingTransaction(deps.db, async (trx) => {
-        if (await suppressed(trx, push, person)) return null;
-        const values = await checkCustomFields(trx, push, body.customFields as ApiUser['customFields']);
-        const contact = await resolveContact(trx, push, person);
-        await applyPerson(trx, push, contact, person);
-        await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);
-        const tagWarnings: string[] = [];
-        await applyTags(trx, push, { type: 'contact', id: contact.contactId }, body.tags as ApiUser['tags'], tagWarnings);
-        warnings.push(...tagWarnings);
-        return contact.contactId;
-      });
-      if (contactId === null) return suppressedAnswer(warnings);
-      return { status: 'accepted', contactId: formatId('contact', contactId), warnings: unique(warnings) };
+      const stored = await retryingTransaction(deps.db, (trx) => storePerson(trx, push, person, body as ApiUser, ''));
+      if (stored === null) return suppressedAnswer(warnings);
+      return { status: 'accepted', contactId: formatId('contact', stored.contactId), warnings: unique([...warnings, ...stored.warnings]) };
     },
 
     async pushActivity(context: RequestContext, pathSourceId: string, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
       const push = await target(context, pathSourceId, body.destinationSourceId);
-      const known = new Set((await deps.activityTypes.list(push.communityId)).map((type) => type.id));
-      if (!known.has(body.activityType)) {
+      if (!(await deps.activityTypes.accepts(push.communityId, body.activityType))) {
         throw new HearthError(400, 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
           coreReason: 'invalid-request-body',
         });
@@ -107,11 +103,8 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       const parent = body.parentActivity ? { externalId: String(body.parentActivity.id), activityType: body.parentActivity.activityType ?? null } : null;
 
       const result = await retryingTransaction(deps.db, async (trx) => {
-        if (await suppressed(trx, push, person)) return null;
-        const values = await checkCustomFields(trx, push, body.user.customFields as ApiUser['customFields'], 'user.');
-        const contact = await resolveContact(trx, push, person);
-        await applyPerson(trx, push, contact, person);
-        await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);
+        const contact = await storePerson(trx, push, person, body.user as ApiUser, 'user.');
+        if (!contact) return null;
         const subSourceId = subSource?.trim() ? await activities.findOrCreateSubSource(trx, push.communityId, push.sourceId, subSource.trim()) : null;
         const activity = await activities.upsertActivity(trx, {
           communityId: push.communityId,
@@ -133,18 +126,15 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
         const affected = [contact.contactId];
         if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
         await contacts.refreshActivityStats(trx, push.communityId, affected);
-        const tagWarnings: string[] = [];
-        await applyTags(trx, push, { type: 'contact', id: contact.contactId }, body.user.tags as ApiUser['tags'], tagWarnings);
-        await applyTags(trx, push, { type: 'activity', id: activity.id }, body.tags as ApiUser['tags'], tagWarnings);
-        warnings.push(...tagWarnings);
-        return { contactId: contact.contactId, activityId: activity.id };
+        await applyTags(trx, push, { type: 'activity', id: activity.id }, body.tags as ApiUser['tags'], contact.warnings);
+        return { contactId: contact.contactId, activityId: activity.id, warnings: contact.warnings };
       });
       if (result === null) return { ...suppressedAnswer(warnings), activityId: null };
       return {
         status: 'accepted',
         contactId: formatId('contact', result.contactId),
         activityId: formatId('activity', result.activityId),
-        warnings: unique(warnings),
+        warnings: unique([...warnings, ...result.warnings]),
       };
     },
   };

@@ -28,10 +28,13 @@ export interface ResolvedContact {
  * Finds the person's contact, in the order of decisions.md §10: the same sender ID in the same source,
  * then any strong identity. When the push names identities of several contacts, they merge into the
  * oldest. A contact that vanished under us (merged by a concurrent push) makes the whole push start over.
+ * Null when the sender's ID leads to a contact anonymized on request: nothing of it may be stored again.
  */
-export async function resolveContact(trx: Transaction<DB>, target: PushTarget, person: PushedPerson): Promise<ResolvedContact> {
+export async function resolveContact(trx: Transaction<DB>, target: PushTarget, person: PushedPerson): Promise<ResolvedContact | null> {
   const { communityId, sourceId, now } = target;
-  const profileOwner = await identities.findProfileOwner(trx, communityId, sourceId, person.externalId);
+  const profile = await identities.findProfileOwner(trx, communityId, sourceId, person.externalId);
+  if (profile?.anonymized) return null;
+  const profileOwner = profile?.contactId ?? null;
   const owners = await identities.findIdentityOwners(trx, communityId, person.identities);
   const candidates = [...new Set([...(profileOwner === null ? [] : [profileOwner]), ...owners.map((owner) => owner.contactId)])];
 
