@@ -4,7 +4,8 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../http/errors.ts';
-import { formatId, parseCoreId } from '../../http/ids.ts';
+import { unknownFieldWarnings, sourceIdFromPath } from '../../http/core-bodies.ts';
+import { formatId } from '../../http/ids.ts';
 import * as activities from '../activities/activity.repository.ts';
 import { extractTopics, plainText, sentimentOf } from '../activities/activity-text.ts';
 import { parseActivityTimestamp } from '../activities/activity-time.ts';
@@ -34,12 +35,7 @@ export interface Accepted {
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
   /** The destination source: from the path, agreeing with a repeat in the body, of the caller's community. */
   async function target(context: RequestContext, pathSourceId: string, bodySourceId: unknown): Promise<PushTarget> {
-    const sourceId = parseCoreId('provider', pathSourceId);
-    if (bodySourceId !== undefined && bodySourceId !== null && Number(bodySourceId) !== sourceId) {
-      throw new HearthError(400, 'invalid_parameters', `destinationSourceId ${String(bodySourceId)} in the body does not match source ${sourceId} of the path`, {
-        coreReason: 'invalid-request-body',
-      });
-    }
+    const sourceId = sourceIdFromPath(pathSourceId, bodySourceId, 'destinationSourceId');
     if (!(await findSource(deps.db, context.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
     return { communityId: context.communityId, sourceId, now: deps.clock.now() };
   }
@@ -73,7 +69,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
     async pushUser(context: RequestContext, pathSourceId: string, body: Static<typeof UserPushBody>): Promise<Accepted> {
       const push = await target(context, pathSourceId, body.destinationSourceId);
       const person = readPerson(body as ApiUser, '');
-      const warnings = [...unknownFields(body, [...API_USER_FIELDS, 'destinationSourceId'], ''), ...person.warnings];
+      const warnings = [...unknownFieldWarnings(body, [...API_USER_FIELDS, 'destinationSourceId']), ...person.warnings];
       const stored = await retryingTransaction(deps.db, (trx) => storePerson(trx, push, person, body as ApiUser, ''));
       if (stored === null) return suppressedAnswer(warnings);
       return { status: 'accepted', contactId: formatId('contact', stored.contactId), warnings: unique([...warnings, ...stored.warnings]) };
@@ -92,8 +88,8 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       if (!externalId) throw new HearthError(400, 'invalid_parameters', 'id must not be empty', { coreReason: 'invalid-request-body' });
       const person = readPerson(body.user as ApiUser, 'user.');
       const warnings = [
-        ...unknownFields(body, ACTIVITY_FIELDS, ''),
-        ...unknownFields(body.user, [...API_USER_FIELDS], 'user.'),
+        ...unknownFieldWarnings(body, ACTIVITY_FIELDS),
+        ...unknownFieldWarnings(body.user, API_USER_FIELDS, 'user.'),
         ...person.warnings,
       ];
 
@@ -155,12 +151,6 @@ function textContent(given: Static<typeof ActivityPushBody>['content']): { type:
   if (typeof given === 'string') return given.trim() ? { type: 'text', value: given } : null;
   if (!given.value?.trim()) return null;
   return { type: given.type === 'markdown' ? 'markdown' : 'text', value: given.value };
-}
-
-function unknownFields(body: object, known: readonly string[], path: string): string[] {
-  return Object.keys(body)
-    .filter((key) => !known.includes(key))
-    .map((key) => `unknown field "${path}${key}" was ignored`);
 }
 
 function unique(list: string[]): string[] {

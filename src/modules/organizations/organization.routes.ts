@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { HearthError } from '../../http/errors.ts';
+import { sourceIdFromPath, unknownFieldWarnings } from '../../http/core-bodies.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
@@ -44,13 +44,6 @@ const Upserted = Type.Object({
   warnings: Type.Array(Type.String(), { description: 'Unknown body fields that were ignored' }),
 });
 
-/** The core pushes are lenient: unknown fields are ignored and named (decisions.md §10). */
-function unknownFields(body: object, schema: { properties: object }): string[] {
-  return Object.keys(body)
-    .filter((key) => !(key in schema.properties))
-    .map((key) => `unknown field "${key}" was ignored`);
-}
-
 export function organizationRoutes(app: HearthApp, services: Services) {
   app.post(
     '/community/v1/organizations',
@@ -74,7 +67,7 @@ export function organizationRoutes(app: HearthApp, services: Services) {
         organizationId: coreKey('organization', body.groupAttributesId),
         prospectorCompanyId: coreKey('prospector_company', body.prospectorCompanyId),
       });
-      return { ...result, warnings: unknownFields(body, UpsertBody) };
+      return { ...result, warnings: unknownFieldWarnings(body, Object.keys(UpsertBody.properties)) };
     },
   );
 
@@ -92,15 +85,10 @@ export function organizationRoutes(app: HearthApp, services: Services) {
       },
     },
     async (request) => {
-      const sourceId = coreKey('provider', request.params.sourceId)!;
       const body = request.body;
-      if (body.sourceId !== undefined && coreKey('provider', body.sourceId) !== sourceId) {
-        throw new HearthError(400, 'invalid_parameters', `sourceId ${body.sourceId} in the body does not match source ${sourceId} of the path`, {
-          coreReason: 'invalid-request-body',
-        });
-      }
+      const sourceId = sourceIdFromPath(request.params.sourceId, body.sourceId, 'sourceId');
       const result = await services.organizationUpserts.upsert(contextOf(request).communityId, { ...body, sourceId });
-      return { ...result, warnings: unknownFields(body, SourceUpsertBody) };
+      return { ...result, warnings: unknownFieldWarnings(body, Object.keys(SourceUpsertBody.properties)) };
     },
   );
 }
