@@ -14,6 +14,7 @@ import { activityTypeRoutes } from './modules/activity-types/activity-type.route
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
 import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom-fields.routes.ts';
+import { filterFieldRoutes } from './modules/filter-fields/filter-fields.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
@@ -129,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   privacyRoutes(app, services);
   locationRoutes(app, services);
   topicRoutes(app, services);
+  filterFieldRoutes(app, services);
 
   await app.ready();
   return app;

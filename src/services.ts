@@ -11,6 +11,7 @@ import { createCommunityService } from './modules/communities/community.service.
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
 import { createContactService } from './modules/contacts/contact.service.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
+import { createFilterService } from './modules/filter-fields/filter.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
 import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
@@ -56,6 +57,7 @@ export async function createServices(deps: ServiceDeps) {
     topics: createTopicService({ db, cursors }),
     segments: createSegmentService({ db }),
     contactCustomFields: createContactCustomFieldService({ db }),
+    filters: createFilterService({ db, clock }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };

@@ -65,3 +65,6 @@ export const RateLimited = Type.Object(
 );
 
 export const MessageError = Type.Object({ success: Type.Literal(false), message: Type.String() });
+
+/** `location` of contacts and organizations. */
+export const Place = Type.Object({ city: Nullable(Type.String()), region: Nullable(Type.String()), country: Nullable(Type.String()) });

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { SortKey } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -51,4 +52,75 @@ export async function writeValues(
       .where('custom_field_id', 'in', cleared)
       .execute();
   }
+}
+
+export type CustomFieldEntity = 'contact' | 'organization' | 'object';
+
+/**
+ * The custom field values of each record, by record ID: `{cf_<id>: {type, value}}` (the `customFields`
+ * column), for every live field or the given ones.
+ */
+export async function customFieldValuesOf(
+  db: Executor,
+  communityId: number,
+  entityType: CustomFieldEntity,
+  ids: readonly number[],
+  fieldIds: 'all' | readonly number[],
+): Promise<Map<number, Record<string, { type: string; value: unknown }>>> {
+  const byRecord = new Map<number, Record<string, { type: string; value: unknown }>>();
+  if (ids.length === 0 || (fieldIds !== 'all' && fieldIds.length === 0)) return byRecord;
+  let query = db
+    .selectFrom('custom_field_values as v')
+    .innerJoin('custom_fields as f', (join) => join.onRef('f.community_id', '=', 'v.community_id').onRef('f.id', '=', 'v.custom_field_id'))
+    .select(['v.entity_id as entityId', 'v.custom_field_id as fieldId', 'v.value'])
+    .where('v.community_id', '=', communityId)
+    .where('v.entity_type', '=', entityType)
+    .where('v.entity_id', '=', sql<number>`any(${[...ids]}::bigint[])`)
+    .where('f.deleted_at', 'is', null)
+    .orderBy('v.entity_id')
+    .orderBy('v.custom_field_id');
+  if (fieldIds !== 'all') query = query.where('v.custom_field_id', '=', sql<number>`any(${[...fieldIds]}::bigint[])`);
+  for (const row of await query.execute()) {
+    const values = byRecord.get(row.entityId) ?? {};
+    values[`cf_${row.fieldId}`] = row.value as { type: string; value: unknown };
+    byRecord.set(row.entityId, values);
+  }
+  return byRecord;
+}
+
+/** The live custom fields of an entity among `ids`: the IDs that exist. */
+export async function existingFieldIds(db: Executor, communityId: number, entityType: CustomFieldEntity, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('custom_fields')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('id', '=', sql<number>`any(${[...ids]}::bigint[])`)
+    .where('deleted_at', 'is', null)
+    .where(sql<boolean>`${entityType}::text = any(entity_types)`)
+    .execute();
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The live custom fields of an entity, as the lightFilter compiler needs them. */
+export async function filterableFields(db: Executor, communityId: number, entityType: CustomFieldEntity) {
+  return db
+    .selectFrom('custom_fields')
+    .select(['id', 'value_type as valueType', 'entity_types as entityTypes', 'multivalue'])
+    .where('community_id', '=', communityId)
+    .where('deleted_at', 'is', null)
+    .where(sql<boolean>`${entityType}::text = any(entity_types)`)
+    .execute();
+}
+
+/**
+ * A sort key on one custom field's value (`sort=cf_<id>`): the stored JSON value, so numbers sort as
+ * numbers and text as text; records without a value come last. `alias` is the list's base table.
+ */
+export function customFieldSortKey(communityId: number, entityType: CustomFieldEntity, alias: string, fieldId: number): SortKey {
+  return {
+    expr: sql`(select f_cs.value -> 'value' from custom_field_values f_cs where f_cs.community_id = ${communityId}
+      and f_cs.entity_type = ${entityType}::text and f_cs.entity_id = ${sql.ref(`${alias}.id`)} and f_cs.custom_field_id = ${fieldId}::bigint)`,
+    nullable: true,
+  };
 }

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { META_COLS, parseCols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import { invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
-import { metaColumns } from '../topics/topic.service.ts';
 import * as locations from './location.repository.ts';
 
 function present(row: locations.LocationRow) {
@@ -21,7 +21,7 @@ export function createLocationService(deps: { db: Kysely<DB>; cursors: CursorCod
         );
       }
       const locationType = type as locations.LocationType;
-      const cols = metaColumns(query.cols);
+      const cols = parseCols(query.cols, META_COLS);
       const binding = { community: communityId, list: 'locations', sort: 'member_count', direction: 'desc' as const, filters: { locationType } };
       const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : null;
       const page = await locations.pageLocations(deps.db, communityId, locationType, { limit: query.limit, after });

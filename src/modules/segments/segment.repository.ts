@@ -86,3 +86,27 @@ export async function addMemberships(
       where excluded.status_id is not null and m.status_id is distinct from excluded.status_id
   `.execute(trx);
 }
+
+/** The segments each record is in, by record ID, in segment ID order (the `segments` column). */
+export async function segmentsOf(
+  db: Executor,
+  communityId: number,
+  entityType: 'contact' | 'organization' | 'object',
+  ids: readonly number[],
+): Promise<Map<number, { id: number; name: string }[]>> {
+  const byRecord = new Map<number, { id: number; name: string }[]>();
+  if (ids.length === 0) return byRecord;
+  // A membership row's entity_id alone does not say what it is: the segment's entity type does.
+  const rows = await db
+    .selectFrom('segment_memberships as m')
+    .innerJoin('segments as s', (join) => join.onRef('s.community_id', '=', 'm.community_id').onRef('s.id', '=', 'm.segment_id'))
+    .select(['m.entity_id as entityId', 's.id', 's.name'])
+    .where('m.community_id', '=', communityId)
+    .where('m.entity_id', '=', sql<number>`any(${[...ids]}::bigint[])`)
+    .where('s.entity_type', '=', entityType)
+    .orderBy('m.entity_id')
+    .orderBy('s.id')
+    .execute();
+  for (const row of rows) byRecord.set(row.entityId, [...(byRecord.get(row.entityId) ?? []), { id: row.id, name: row.name }]);
+  return byRecord;
+}

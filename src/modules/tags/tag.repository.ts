@@ -247,3 +247,27 @@ export async function deleteAssignments(
     .where('tag_id', '=', sql<number>`any(${tagIds}::bigint[])`)
     .execute();
 }
+
+/** The live tags of each record, by record ID, in tag ID order (the `tags` column of v2 records). */
+export async function tagIdsOf(
+  db: Executor,
+  communityId: number,
+  entityType: 'contact' | 'organization' | 'activity',
+  ids: readonly number[],
+): Promise<Map<number, number[]>> {
+  const byRecord = new Map<number, number[]>();
+  if (ids.length === 0) return byRecord;
+  const rows = await db
+    .selectFrom('tag_assignments as ta')
+    .innerJoin('tags as t', (join) => join.onRef('t.community_id', '=', 'ta.community_id').onRef('t.id', '=', 'ta.tag_id'))
+    .select(['ta.entity_id as entityId', 'ta.tag_id as tagId'])
+    .where('ta.community_id', '=', communityId)
+    .where('ta.entity_type', '=', entityType)
+    .where('ta.entity_id', '=', sql<number>`any(${[...ids]}::bigint[])`)
+    .where('t.deleted_at', 'is', null)
+    .orderBy('ta.entity_id')
+    .orderBy('ta.tag_id')
+    .execute();
+  for (const row of rows) byRecord.set(row.entityId, [...(byRecord.get(row.entityId) ?? []), row.tagId]);
+  return byRecord;
+}

@@ -1,23 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
-import { invalidParameters, notFound } from '../../http/errors.ts';
+import { META_COLS, parseCols } from '../../http/cols.ts';
+import { notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
 import * as topics from './topic.repository.ts';
-
-/** `cols` of lists with no opt-in record columns: only the meta column `recordCount`; anything else is a 400 naming it. */
-export function metaColumns(cols: string | undefined): { recordCount: boolean } {
-  const names = (cols ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0);
-  const unknown = names.filter((name) => name !== 'recordCount');
-  if (unknown.length) throw invalidParameters(`unknown cols ${unknown.map((name) => `"${name}"`).join(', ')}; the one accepted column is recordCount`);
-  return { recordCount: names.includes('recordCount') };
-}
 
 export function createTopicService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
   return {
     /** GET /api/v2/topics: alphabetical (case-insensitive, ties by ID); `query` a case-insensitive prefix. */
     async list(communityId: number, query: { limit: number; cursor?: string; query?: string; cols?: string }) {
-      const cols = metaColumns(query.cols);
+      const cols = parseCols(query.cols, META_COLS);
       const prefix = query.query?.trim().toLowerCase() || null;
       const binding = { community: communityId, list: 'topics', sort: 'name', direction: 'asc' as const, filters: { query: prefix } };
       const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : null;

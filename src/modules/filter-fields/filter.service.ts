@@ -1,0 +1,61 @@
+import type { Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import { compileLightFilter } from '../../filters/compile.ts';
+import { describeFields, FILTER_ENTITIES, type DynamicFields, type FilterEntity } from '../../filters/field-registry.ts';
+import { invalidParameters } from '../../http/errors.ts';
+import { filterableFields } from '../custom-fields/custom-field.repository.ts';
+import { definitionIds } from '../lead-scores/lead-score.repository.ts';
+
+export interface CompiledFilter {
+  /** A boolean SQL fragment about the list's base table row (ENTITY_TABLES aliases). */
+  where: RawBuilder<SqlBool>;
+  /** The expression as parsed, for the cursor binding. */
+  expression: unknown;
+}
+
+const CUSTOM_FIELD_ENTITIES: Partial<Record<FilterEntity, 'contact' | 'organization' | 'object'>> = {
+  contact: 'contact',
+  organization: 'organization',
+  object: 'object',
+};
+const LEAD_SCORE_ENTITIES: Partial<Record<FilterEntity, 'contact' | 'organization'>> = { contact: 'contact', organization: 'organization' };
+
+/** lightFilter for every list: the community's custom fields and lead scores, compiled with the service clock. */
+export function createFilterService(deps: { db: Kysely<DB>; clock: Clock }) {
+  async function dynamicFields(communityId: number, entity: FilterEntity, needed: { customFields: boolean; leadScores: boolean }): Promise<DynamicFields> {
+    const customEntity = CUSTOM_FIELD_ENTITIES[entity];
+    const scoreEntity = LEAD_SCORE_ENTITIES[entity];
+    const [fields, scores] = await Promise.all([
+      needed.customFields && customEntity ? filterableFields(deps.db, communityId, customEntity) : [],
+      needed.leadScores && scoreEntity ? definitionIds(deps.db, communityId, scoreEntity) : [],
+    ]);
+    return { customFields: new Map(fields.map(({ id, ...definition }) => [id, definition])), leadScores: new Set(scores) };
+  }
+
+  return {
+    /**
+     * Compiles a list's `lightFilter` parameter; null when there is none. The community's custom fields and
+     * lead scores are read only when the expression could name one.
+     */
+    async compile(communityId: number, entity: FilterEntity, raw: string | undefined, now = deps.clock.now()): Promise<CompiledFilter | null> {
+      if (raw === undefined) return null;
+      const dynamic = await dynamicFields(communityId, entity, { customFields: raw.includes('cf_'), leadScores: raw.includes('ls_') });
+      const where = compileLightFilter(raw, { entity, communityId, now, ...dynamic });
+      // compileLightFilter has read the JSON, so this parse cannot fail.
+      return { where, expression: JSON.parse(raw) as unknown };
+    },
+
+    /** GET /api/v2/filter-fields: the entity's filterable fields, its custom fields and lead scores included. */
+    async describe(communityId: number, entity: string) {
+      if (!isFilterEntity(entity)) throw invalidParameters(`entity ${JSON.stringify(entity)} is not one of ${FILTER_ENTITIES.join(', ')}`);
+      return describeFields(entity, await dynamicFields(communityId, entity, { customFields: true, leadScores: true }));
+    },
+  };
+}
+
+function isFilterEntity(value: string): value is FilterEntity {
+  return (FILTER_ENTITIES as readonly string[]).includes(value);
+}
+
+export type FilterService = ReturnType<typeof createFilterService>;

@@ -1,0 +1,84 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { SortKey } from '../../db/keyset.ts';
+import type { DB } from '../../db/schema.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+export type LeadScoreEntity = 'contact' | 'organization';
+
+export interface LeadScoreDefinitionRow {
+  id: number;
+  name: string;
+  enabled: boolean;
+  entityType: string;
+  isPrimaryScore: boolean;
+  outputType: string;
+}
+
+const definitionColumns = [
+  'id',
+  'name',
+  'enabled',
+  'entity_type as entityType',
+  'is_primary as isPrimaryScore',
+  'output_type as outputType',
+] as const;
+
+export async function listDefinitions(db: Executor, communityId: number): Promise<LeadScoreDefinitionRow[]> {
+  return db.selectFrom('lead_score_definitions').select(definitionColumns).where('community_id', '=', communityId).orderBy('id').execute();
+}
+
+export async function findDefinition(db: Executor, communityId: number, id: number): Promise<LeadScoreDefinitionRow | undefined> {
+  return db
+    .selectFrom('lead_score_definitions')
+    .select(definitionColumns)
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** IDs of the community's lead score definitions for an entity. */
+export async function definitionIds(db: Executor, communityId: number, entityType: LeadScoreEntity): Promise<number[]> {
+  const rows = await db
+    .selectFrom('lead_score_definitions')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('entity_type', '=', entityType)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+export interface StoredScore {
+  scoreId: number;
+  score: number;
+  percentile: number;
+  keyFactors: unknown;
+}
+
+/** The stored scores of each record, by record ID, of enabled definitions, in definition order. */
+export async function scoresOf(db: Executor, communityId: number, entityType: LeadScoreEntity, ids: readonly number[]): Promise<Map<number, StoredScore[]>> {
+  const byRecord = new Map<number, StoredScore[]>();
+  if (ids.length === 0) return byRecord;
+  const rows = await db
+    .selectFrom('lead_scores as s')
+    .innerJoin('lead_score_definitions as d', (join) => join.onRef('d.community_id', '=', 's.community_id').onRef('d.id', '=', 's.score_id'))
+    .select(['s.entity_id as entityId', 's.score_id as scoreId', 's.score', 's.percentile', 's.key_factors as keyFactors'])
+    .where('s.community_id', '=', communityId)
+    .where('s.entity_type', '=', entityType)
+    .where('s.entity_id', '=', sql<number>`any(${[...ids]}::bigint[])`)
+    .where('d.enabled', '=', true)
+    .orderBy('s.entity_id')
+    .orderBy('s.score_id')
+    .execute();
+  for (const { entityId, ...score } of rows) byRecord.set(entityId, [...(byRecord.get(entityId) ?? []), score]);
+  return byRecord;
+}
+
+/** A sort key on one lead score (`sort=ls_<id>`); records without that score come last. */
+export function leadScoreSortKey(communityId: number, entityType: LeadScoreEntity, alias: string, scoreId: number): SortKey {
+  return {
+    expr: sql`(select f_ls.score from lead_scores f_ls where f_ls.community_id = ${communityId} and f_ls.score_id = ${scoreId}::bigint
+      and f_ls.entity_type = ${entityType}::text and f_ls.entity_id = ${sql.ref(`${alias}.id`)})`,
+    nullable: true,
+  };
+}
