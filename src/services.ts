@@ -38,6 +38,7 @@ export async function createServices(deps: ServiceDeps) {
   const cursors = new CursorCodec(secret);
   const jobs = createJobQueue({ db, clock });
   const activityTypes = createActivityTypeService({ db });
+  const filters = createFilterService({ db, clock });
   return {
     db,
     clock,
@@ -48,7 +49,6 @@ export async function createServices(deps: ServiceDeps) {
     sources: createSourceService({ db, cursors }),
     activityTypes,
     ingestion: createIngestionService({ db, clock, activityTypes }),
-    contacts: createContactService({ db }),
     organizationUpserts: createOrganizationUpsertService({ db, clock }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
@@ -57,7 +57,8 @@ export async function createServices(deps: ServiceDeps) {
     topics: createTopicService({ db, cursors }),
     segments: createSegmentService({ db }),
     contactCustomFields: createContactCustomFieldService({ db }),
-    filters: createFilterService({ db, clock }),
+    filters,
+    contacts: createContactService({ db, clock, cursors, filters, publicUrl: deps.config.publicUrl }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };
