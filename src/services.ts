@@ -15,6 +15,7 @@ import { createFilterService } from './modules/filter-fields/filter.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
 import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
+import { createOrganizationReadService } from './modules/organizations/organization-read.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
@@ -50,6 +51,7 @@ export async function createServices(deps: ServiceDeps) {
     activityTypes,
     ingestion: createIngestionService({ db, clock, activityTypes }),
     organizationUpserts: createOrganizationUpsertService({ db, clock }),
+    organizations: createOrganizationReadService({ db, cursors, filters: createFilterService({ db, clock }), clock, publicUrl: deps.config.publicUrl }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
     tags: createTagService({ db, cursors }),
