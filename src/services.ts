@@ -6,6 +6,7 @@ import type { DB } from './db/schema.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
+import { createActivityService } from './modules/activities/activity.service.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
@@ -58,6 +59,8 @@ export async function createServices(deps: ServiceDeps) {
     segments: createSegmentService({ db }),
     contactCustomFields: createContactCustomFieldService({ db }),
     filters: createFilterService({ db, clock }),
+    // The filter service holds no state: its own instance keeps this line independent of the one above.
+    activities: createActivityService({ db, cursors, filters: createFilterService({ db, clock }), publicUrl: deps.config.publicUrl }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };
