@@ -10,6 +10,7 @@ import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
 import { findInvalidText, validatorCompiler } from './http/validation.ts';
+import { activityRoutes } from './modules/activities/activity.routes.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
@@ -133,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   locationRoutes(app, services);
   topicRoutes(app, services);
   filterFieldRoutes(app, services);
+  activityRoutes(app, services);
 
   await app.ready();
   return app;

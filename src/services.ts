@@ -6,6 +6,7 @@ import type { DB } from './db/schema.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
+import { createActivityService } from './modules/activities/activity.service.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
@@ -40,6 +41,7 @@ export async function createServices(deps: ServiceDeps) {
   const jobs = createJobQueue({ db, clock });
   const activityTypes = createActivityTypeService({ db });
   const filters = createFilterService({ db, clock });
+  const activities = createActivityService({ db, cursors, filters, publicUrl: deps.config.publicUrl });
   return {
     db,
     clock,
@@ -51,7 +53,7 @@ export async function createServices(deps: ServiceDeps) {
     activityTypes,
     ingestion: createIngestionService({ db, clock, activityTypes }),
     organizationUpserts: createOrganizationUpsertService({ db, clock }),
-    organizations: createOrganizationReadService({ db, cursors, filters: createFilterService({ db, clock }), clock, publicUrl: deps.config.publicUrl }),
+    organizations: createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
     tags: createTagService({ db, cursors }),
@@ -60,7 +62,8 @@ export async function createServices(deps: ServiceDeps) {
     segments: createSegmentService({ db }),
     contactCustomFields: createContactCustomFieldService({ db }),
     filters,
-    contacts: createContactService({ db, clock, cursors, filters, publicUrl: deps.config.publicUrl }),
+    activities,
+    contacts: createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };

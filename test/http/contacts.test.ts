@@ -308,6 +308,30 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
     expect((await get(ids.bob, 'segments')).segments).toEqual([]);
   });
 
+  it('recentActivities: the 5 latest, newest first, each with every activity column', async () => {
+    const alice = await get(ids.alice, 'recentActivities');
+    const recent = alice.recentActivities as Record<string, unknown>[];
+    expect(recent.map((item) => item.content)).toEqual(['post a-future', 'post a-now', 'post a-7d-in', 'post a-7d-edge', 'post a-20d']);
+    expect(recent[1]).toEqual({
+      id: expect.stringMatching(/^a_\d+$/),
+      type: 'made_post_topic',
+      activityTime: ago(0),
+      contactId: ids.alice,
+      content: 'post a-now',
+      isUserInitiated: true,
+      participantCount: 1,
+      providerId: `sig_${t.sourceId}`,
+      providerName: expect.any(String),
+      replyCount: 0,
+      sentiment: expect.any(String),
+      subSourceNames: [],
+      url: expect.stringMatching(/\/activities\/a_\d+$/),
+    });
+    const rows = (await page({ cols: 'recentActivities' })).data;
+    expect(rows.find((row) => row.id === ids.carol)?.recentActivities).toHaveLength(1);
+    expect(rows.find((row) => row.id === ids.dave)?.recentActivities).toEqual([]);
+  });
+
   it('counts activities in (now − window, now] for each window, and every activity for All', async () => {
     const cols = ['7d', '28d', '8w', '12w', '6m', '1y', 'All'].map((window) => `activityCount${window}`).join(',');
     expect(await get(ids.alice, cols)).toEqual({

@@ -75,3 +75,24 @@ export const ACTIVITY_TYPE_CATALOG: readonly ActivityTypeEntry[] = entries.map((
   displayName,
   category,
 }));
+
+/** Display names of the catalog's categories; a community's own category is shown humanized. */
+const CATEGORY_NAMES: Record<string, string> = {
+  code: 'Code',
+  content: 'Content',
+  conversation: 'Conversation',
+  events: 'Events',
+  learning: 'Learning',
+  marketing: 'Marketing',
+  membership: 'Membership',
+  other: 'Other',
+  product: 'Product',
+  social: 'Social',
+};
+
+export function categoryDisplayName(id: string): string {
+  const known = CATEGORY_NAMES[id];
+  if (known) return known;
+  const words = id.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : id;
+}

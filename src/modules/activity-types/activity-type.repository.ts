@@ -10,6 +10,12 @@ export async function listCommunityActivityTypes(db: Kysely<DB>, communityId: nu
     .execute();
 }
 
+/** The distinct categories of the community's own types. */
+export async function listCommunityCategories(db: Kysely<DB>, communityId: number): Promise<string[]> {
+  const rows = await db.selectFrom('activity_types').select('category').distinct().where('community_id', '=', communityId).execute();
+  return rows.map((row) => row.category);
+}
+
 export async function findCommunityActivityType(db: Kysely<DB>, communityId: number, id: string) {
   return db
     .selectFrom('activity_types')

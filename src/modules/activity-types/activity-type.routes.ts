@@ -8,6 +8,11 @@ const ActivityType = Type.Object({
   displayName: Type.String(),
 });
 
+const ActivityCategory = Type.Object({
+  id: Type.String({ description: 'A category of activity types' }),
+  displayName: Type.String(),
+});
+
 export function activityTypeRoutes(app: HearthApp, services: Services) {
   app.get(
     '/community/v1/activityTypes',
@@ -26,5 +31,19 @@ export function activityTypeRoutes(app: HearthApp, services: Services) {
       schema: { tags: ['v2'], summary: 'List activity types', response: { 200: v2Definitions(ActivityType) } },
     },
     async (request) => ({ success: true as const, data: await services.activityTypes.list(contextOf(request).communityId) }),
+  );
+
+  app.get(
+    '/api/v2/activity-categories',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'List activity categories',
+        description: "Every category that a built-in activity type or one of the community's own types belongs to, by ID.",
+        response: { 200: v2Definitions(ActivityCategory) },
+      },
+    },
+    async (request) => ({ success: true as const, data: await services.activityTypes.categories(contextOf(request).communityId) }),
   );
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, invalidParameters } from '../../http/errors.ts';
-import { ACTIVITY_TYPE_CATALOG, type ActivityTypeEntry } from './activity-type.catalog.ts';
+import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type.catalog.ts';
 import * as activityTypes from './activity-type.repository.ts';
 
 const BUILTIN_IDS = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));
@@ -14,6 +14,13 @@ export function createActivityTypeService(deps: { db: Kysely<DB> }) {
     async list(communityId: number): Promise<ActivityTypeEntry[]> {
       const own = await activityTypes.listCommunityActivityTypes(deps.db, communityId);
       return [...ACTIVITY_TYPE_CATALOG, ...own];
+    },
+
+    /** GET /api/v2/activity-categories: every category the catalog or one of the community's types uses, by ID. */
+    async categories(communityId: number): Promise<{ id: string; displayName: string }[]> {
+      const own = await activityTypes.listCommunityCategories(deps.db, communityId);
+      const ids = new Set([...ACTIVITY_TYPE_CATALOG.map((entry) => entry.category), ...own]);
+      return [...ids].sort().map((id) => ({ id, displayName: categoryDisplayName(id) }));
     },
 
     /** Whether pushes may use the type: the catalog's, or the community's own. */

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
+import { FullActivity } from '../activities/activity.schemas.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
 
@@ -21,6 +22,7 @@ export const CONTACT_COLUMNS = [
   'jobHistory',
   'leadScores',
   'leadScoreKeyFactors',
+  'recentActivities',
   'recentWebPages',
   'recentWebVisitsNumber',
   'segments',
@@ -47,7 +49,8 @@ const opt = Type.Optional;
 const count = (description: string) => opt(Type.Integer({ description }));
 
 /**
- * A v2 contact, fields in the interface's order and `url` last (decisions.md §7).
+ * A v2 contact, fields in the interface's order and `url` last (decisions.md §7). `recentActivities` holds
+ * activities as `GET /api/v2/activities/{id}` shows them with every column.
  */
 export const Contact = Type.Object({
     id: Type.String({ description: 'c_N' }),
@@ -82,7 +85,8 @@ export const Contact = Type.Object({
       Type.Array(Type.Object({ url: Type.String(), numVisits: Type.Integer() }), { description: 'Pages visited in the last 30 days, most visited first (at most 10).' }),
     ),
     recentWebVisitsNumber: count('Website visits in the last 30 days.'),
-      activityCount7d: count('Activities in the last 7 days.'),
+    recentActivities: opt(Type.Array(FullActivity, { description: 'The 5 latest activities, newest first.' })),
+    activityCount7d: count('Activities in the last 7 days.'),
     activityCount28d: count('Activities in the last 28 days.'),
     activityCount8w: count('Activities in the last 56 days.'),
     activityCount12w: count('Activities in the last 84 days.'),

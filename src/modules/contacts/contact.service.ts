@@ -10,6 +10,7 @@ import { formatId, parseId } from '../../http/ids.ts';
 import { pageWithCursor } from '../../http/paging.ts';
 import { parseSort, type SortChoice } from '../../http/sort.ts';
 import { customFieldSortKey, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
+import type { ActivityService } from '../activities/activity.service.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/lead-score.presenters.ts';
@@ -31,6 +32,7 @@ export interface ContactListQuery {
   lightFilter?: string;
 }
 
+const RECENT_ACTIVITIES = 5;
 const RECENT_WEB_DAYS = 30;
 const RECENT_WEB_PAGES = 10;
 
@@ -39,6 +41,7 @@ export function createContactService(deps: {
   clock: Clock;
   cursors: CursorCodec;
   filters: FilterService;
+  activities: Pick<ActivityService, 'byIds'>;
   publicUrl: string;
 }) {
   const { db } = deps;
@@ -94,7 +97,7 @@ export function createContactService(deps: {
         .filter(([name]) => asked(name)),
     );
     const none = async <T>() => new Map<number, T>();
-    const [tags, segments, profiles, scores, fields, counts, objects, visits] = await Promise.all([
+    const [tags, segments, profiles, scores, fields, counts, objects, visits, latest] = await Promise.all([
       asked('tags') ? tagIdsOf(db, communityId, 'contact', ids) : none<number[]>(),
       asked('segments') ? segmentsOf(db, communityId, 'contact', ids) : none<{ id: number; name: string }[]>(),
       asked('profiles') ? contacts.profilesOf(db, communityId, ids) : none<{ type: string; value: string }[]>(),
@@ -105,7 +108,10 @@ export function createContactService(deps: {
       asked('recentWebPages') || asked('recentWebVisitsNumber')
         ? contacts.recentVisitsOf(db, communityId, ids, new Date(now.getTime() - RECENT_WEB_DAYS * 86_400_000), RECENT_WEB_PAGES)
         : none<{ visits: number; pages: { url: string; numVisits: number }[] }>(),
+      asked('recentActivities') ? contacts.latestActivityIdsOf(db, communityId, ids, RECENT_ACTIVITIES) : none<number[]>(),
     ]);
+    const activityIds = [...latest.values()].flat();
+    const activities = new Map((activityIds.length ? await deps.activities.byIds(communityId, activityIds) : []).map((activity) => [activity.id, activity]));
 
     return rows.map((row) => {
       const id = row.id;
@@ -133,6 +139,7 @@ export function createContactService(deps: {
       put('segments', () => (segments.get(id) ?? []).map((segment) => ({ id: formatId('segment', segment.id), name: segment.name })));
       put('recentWebPages', () => visits.get(id)?.pages ?? []);
       put('recentWebVisitsNumber', () => visits.get(id)?.visits ?? 0);
+      put('recentActivities', () => (latest.get(id) ?? []).flatMap((activityId) => activities.get(formatId('activity', activityId)) ?? []));
       for (const name of Object.keys(windows)) contact[name] = counts.get(id)?.[name] ?? 0;
       put('activityCountAll', () => row.activityCountAll);
       put('activateMessage', () => row.activateMessage ?? null);

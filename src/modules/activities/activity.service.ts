@@ -1,0 +1,164 @@
+import type { Kysely } from 'kysely';
+import { parseDateBound } from '../../filters/date-values.ts';
+import { SENTIMENTS } from '../../filters/field-registry.ts';
+import type { DB } from '../../db/schema.ts';
+import { parseCols } from '../../http/cols.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
+import { invalidParameters, notFound } from '../../http/errors.ts';
+import { formatId, parseId } from '../../http/ids.ts';
+import { pageWithCursor } from '../../http/paging.ts';
+import { parseSort } from '../../http/sort.ts';
+import type { FilterService } from '../filter-fields/filter.service.ts';
+import { resolveContactId } from '../identity/identity.repository.ts';
+import { findOrganization } from '../organizations/organization.repository.ts';
+import * as reads from './activity-read.repository.ts';
+import type { ActivityFilters, ActivityRow, ActivitySort } from './activity-read.repository.ts';
+import {
+  ACTIVITY_COLUMNS,
+  ACTIVITY_SORT,
+  GET_COLS,
+  LIST_COLS,
+  type ActivitiesQuery,
+  type Activity,
+  type ActivityColumn,
+  type FullActivity,
+} from './activity.schemas.ts';
+
+type Sentiment = (typeof SENTIMENTS)[number];
+
+const SENTIMENT_NAMES: Record<Sentiment, string> = { positive: 'Positive', negative: 'Negative', neutral: 'Neutral' };
+
+/** Ingestion writes only the three values; anything else read back is shown as none rather than break the response. */
+function sentimentOf(row: ActivityRow): Sentiment | null {
+  return (SENTIMENTS as readonly (string | null)[]).includes(row.sentiment) ? (row.sentiment as Sentiment) : null;
+}
+
+const EVERY_COLUMN: ReadonlySet<string> = new Set<ActivityColumn>(ACTIVITY_COLUMNS);
+
+/** A date-time bound as PostgreSQL reads it; the schema has checked the format, this the range. */
+function dateBound(name: 'startDate' | 'endDate', value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const bound = parseDateBound(value);
+  if (!bound) {
+    throw invalidParameters(
+      `${name} ${JSON.stringify(value)} is not a date-time the service can read: use ISO 8601 with an offset, ` +
+        'e.g. 2026-03-01T09:30:00Z (year 0001 or later, seconds 00 to 59, at most 6 decimals)',
+    );
+  }
+  return bound.timestamp;
+}
+
+export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService; publicUrl: string }) {
+  const { db } = deps;
+
+  /** The page's rows with the columns `names` asks for; each opt-in column costs at most one query per page. */
+  async function present(communityId: number, rows: ActivityRow[], names: ReadonlySet<string>): Promise<Activity[]> {
+    const has = (name: ActivityColumn) => names.has(name);
+    const unique = (values: (number | null)[]) => [...new Set(values.filter((value): value is number => value !== null))];
+    const [threads, providers, subSources] = await Promise.all([
+      has('replyCount') || has('participantCount') ? reads.threadCounts(db, communityId, rows.map((row) => row.id)) : null,
+      has('providerName') ? reads.sourceNames(db, communityId, unique(rows.map((row) => row.sourceId))) : null,
+      has('subSourceNames') ? reads.subSourceNames(db, communityId, unique(rows.map((row) => row.subSourceId))) : null,
+    ]);
+    return rows.map((row) => {
+      const thread = threads?.get(row.id);
+      const subSource = row.subSourceId === null ? undefined : subSources?.get(row.subSourceId);
+      return {
+        id: formatId('activity', row.id),
+        type: row.type,
+        activityTime: row.activityTime.toISOString(),
+        ...(has('contactId') ? { contactId: formatId('contact', row.contactId) } : {}),
+        ...(has('content') ? { content: row.content ?? null } : {}),
+        ...(has('isUserInitiated') ? { isUserInitiated: row.isUserInitiated } : {}),
+        // The activity itself is in its thread, so a found one has at least one participant.
+        ...(has('participantCount') ? { participantCount: thread?.participantCount ?? 1 } : {}),
+        ...(has('providerId') ? { providerId: formatId('provider', row.sourceId) } : {}),
+        // A source cannot go while its activities stay (they are deleted with it).
+        ...(has('providerName') ? { providerName: providers?.get(row.sourceId) ?? '' } : {}),
+        ...(has('replyCount') ? { replyCount: thread?.replyCount ?? 0 } : {}),
+        ...(has('sentiment') ? { sentiment: sentimentOf(row) } : {}),
+        ...(has('subSourceNames') ? { subSourceNames: subSource === undefined ? [] : [subSource] } : {}),
+        ...(has('url') ? { url: `${deps.publicUrl}/activities/${formatId('activity', row.id)}` } : {}),
+      };
+    });
+  }
+
+  /** The query's filters resolved to keys: a merged contact's ID to its survivor; unknown ones are 404s. */
+  async function resolveFilters(communityId: number, query: ActivitiesQuery): Promise<Omit<ActivityFilters, 'where'>> {
+    let contactId: number | null = null;
+    if (query.contactId !== undefined) {
+      contactId = await resolveContactId(db, communityId, parseId('contact', query.contactId));
+      if (contactId === null) throw notFound('contact_not_found', `contact ${query.contactId} not found`);
+    }
+    let organizationId: number | null = null;
+    if (query.organizationId !== undefined) {
+      organizationId = parseId('organization', query.organizationId);
+      if (!(await findOrganization(db, communityId, organizationId))) {
+        throw notFound('org_not_found', `organization ${query.organizationId} not found`);
+      }
+    }
+    return { contactId, organizationId, startDate: dateBound('startDate', query.startDate), endDate: dateBound('endDate', query.endDate) };
+  }
+
+  return {
+    /** GET /api/v2/activities: keyset pages by activityTime (default) or id, filtered. */
+    async list(communityId: number, query: ActivitiesQuery) {
+      const cols = parseCols(query.cols, LIST_COLS);
+      const sort = parseSort(query.sort, ACTIVITY_SORT);
+      const resolved = await resolveFilters(communityId, query);
+      const compiled = await deps.filters.compile(communityId, 'activity', query.lightFilter);
+      const filters: ActivityFilters = { ...resolved, where: compiled?.where ?? null };
+      const binding = {
+        community: communityId,
+        list: 'activities',
+        sort: sort.name,
+        direction: query.direction,
+        filters: { ...resolved, lightFilter: compiled?.expression },
+      };
+      const [page, recordCount] = await Promise.all([
+        pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
+          reads.pageActivities(db, communityId, filters, {
+            sort: sort.name as ActivitySort,
+            direction: query.direction,
+            limit: query.limit,
+            after,
+            withContent: cols.names.has('content'),
+          }),
+        ),
+        cols.recordCount ? reads.countActivities(db, communityId, filters) : undefined,
+      ]);
+      return {
+        data: await present(communityId, page.rows, cols.names),
+        meta: { nextCursor: page.nextCursor, ...(recordCount === undefined ? {} : { recordCount }) },
+      };
+    },
+
+    /** GET /api/v2/activities/{id}. */
+    async get(communityId: number, id: string, query: { cols?: string }): Promise<Activity> {
+      const key = parseId('activity', id);
+      const cols = parseCols(query.cols, GET_COLS);
+      const [row] = await reads.findActivities(db, communityId, [key], cols.names.has('content'));
+      if (!row) throw notFound('activity_not_found', `activity ${id} not found`);
+      return (await present(communityId, [row], cols.names))[0]!;
+    },
+
+    /**
+     * The activities with these keys, every column present, in the order of `ids` (for a contact's
+     * `recentActivities`). Keys not found in the community are left out; a repeated key appears once.
+     */
+    async byIds(communityId: number, ids: readonly number[]): Promise<FullActivity[]> {
+      const unique = [...new Set(ids)];
+      const rows = await reads.findActivities(db, communityId, unique, true);
+      const byKey = new Map(rows.map((row) => [row.id, row]));
+      const ordered = unique.map((key) => byKey.get(key)).filter((row): row is ActivityRow => row !== undefined);
+      return (await present(communityId, ordered, EVERY_COLUMN)) as FullActivity[];
+    },
+
+    /** GET /api/v2/activity-sentiment: the values activities carry as `sentiment`. */
+    sentiments() {
+      return SENTIMENTS.map((id) => ({ id, displayName: SENTIMENT_NAMES[id] }));
+    },
+  };
+}
+
+export type ActivityService = ReturnType<typeof createActivityService>;
