@@ -55,7 +55,7 @@ export async function createServices(deps: ServiceDeps) {
     tags: createTagService({ db, cursors }),
     locations: createLocationService({ db, cursors }),
     topics: createTopicService({ db, cursors }),
-    segments: createSegmentService({ db }),
+    segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     contactCustomFields: createContactCustomFieldService({ db }),
     filters: createFilterService({ db, clock }),
     jobs,
