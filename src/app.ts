@@ -14,11 +14,14 @@ import { activityTypeRoutes } from './modules/activity-types/activity-type.route
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
 import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom-fields.routes.ts';
+import { customFieldDefinitionRoutes } from './modules/custom-fields/custom-field-definitions.routes.ts';
 import { filterFieldRoutes } from './modules/filter-fields/filter-fields.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
+import { leadScoreRoutes } from './modules/lead-scores/lead-score.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
+import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
@@ -131,6 +134,9 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   locationRoutes(app, services);
   topicRoutes(app, services);
   filterFieldRoutes(app, services);
+  customFieldDefinitionRoutes(app, services);
+  leadScoreRoutes(app, services);
+  objectRoutes(app, services);
 
   await app.ready();
   return app;

@@ -11,10 +11,14 @@ import { createCommunityService } from './modules/communities/community.service.
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
 import { createContactService } from './modules/contacts/contact.service.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
+import { createCustomFieldDefinitionService } from './modules/custom-fields/custom-field-definitions.service.ts';
 import { createFilterService } from './modules/filter-fields/filter.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
+import { createLeadScoreService } from './modules/lead-scores/lead-score.service.ts';
 import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
+import { createObjectTypeService } from './modules/objects/object-type.service.ts';
+import { createObjectService } from './modules/objects/object.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
@@ -38,6 +42,7 @@ export async function createServices(deps: ServiceDeps) {
   const cursors = new CursorCodec(secret);
   const jobs = createJobQueue({ db, clock });
   const activityTypes = createActivityTypeService({ db });
+  const filters = createFilterService({ db, clock });
   return {
     db,
     clock,
@@ -57,7 +62,11 @@ export async function createServices(deps: ServiceDeps) {
     topics: createTopicService({ db, cursors }),
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     contactCustomFields: createContactCustomFieldService({ db }),
-    filters: createFilterService({ db, clock }),
+    filters,
+    customFields: createCustomFieldDefinitionService({ db }),
+    leadScores: createLeadScoreService({ db }),
+    objectTypes: createObjectTypeService({ db }),
+    objects: createObjectService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };
