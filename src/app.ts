@@ -30,6 +30,7 @@ import { tagRoutes } from './modules/tags/tag.routes.ts';
 import { topicRoutes } from './modules/topics/topic.routes.ts';
 import { tokenStatusRoutes } from './modules/tokens/token-status.routes.ts';
 import { tokenRoutes } from './modules/tokens/token.routes.ts';
+import { websiteVisitRoutes } from './modules/website-visits/website-visit.routes.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 
@@ -137,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   customFieldDefinitionRoutes(app, services);
   leadScoreRoutes(app, services);
   objectRoutes(app, services);
+  websiteVisitRoutes(app, services);
 
   await app.ready();
   return app;

@@ -27,6 +27,7 @@ import { createTagService } from './modules/tags/tag.service.ts';
 import { createTopicService } from './modules/topics/topic.service.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
 import { createTokenService } from './modules/tokens/token.service.ts';
+import { createWebsiteVisitService } from './modules/website-visits/website-visit.service.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
@@ -67,6 +68,7 @@ export async function createServices(deps: ServiceDeps) {
     leadScores: createLeadScoreService({ db }),
     objectTypes: createObjectTypeService({ db }),
     objects: createObjectService({ db, cursors, filters }),
+    websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };
