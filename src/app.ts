@@ -15,12 +15,15 @@ import { activityTypeRoutes } from './modules/activity-types/activity-type.route
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
 import { contactCustomFieldRoutes } from './modules/custom-fields/contact-custom-fields.routes.ts';
+import { customFieldDefinitionRoutes } from './modules/custom-fields/custom-field-definitions.routes.ts';
 import { filterFieldRoutes } from './modules/filter-fields/filter-fields.routes.ts';
 import { healthRoutes } from './modules/health/health.routes.ts';
 import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
+import { leadScoreRoutes } from './modules/lead-scores/lead-score.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { organizationReadRoutes } from './modules/organizations/organization-read.routes.ts';
+import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
@@ -29,6 +32,7 @@ import { tagRoutes } from './modules/tags/tag.routes.ts';
 import { topicRoutes } from './modules/topics/topic.routes.ts';
 import { tokenStatusRoutes } from './modules/tokens/token-status.routes.ts';
 import { tokenRoutes } from './modules/tokens/token.routes.ts';
+import { websiteVisitRoutes } from './modules/website-visits/website-visit.routes.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 
@@ -135,6 +139,10 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   topicRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
+  customFieldDefinitionRoutes(app, services);
+  leadScoreRoutes(app, services);
+  objectRoutes(app, services);
+  websiteVisitRoutes(app, services);
 
   await app.ready();
   return app;

@@ -12,11 +12,15 @@ import { createCommunityService } from './modules/communities/community.service.
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
 import { createContactService } from './modules/contacts/contact.service.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/contact-custom-fields.service.ts';
+import { createCustomFieldDefinitionService } from './modules/custom-fields/custom-field-definitions.service.ts';
 import { createFilterService } from './modules/filter-fields/filter.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
+import { createLeadScoreService } from './modules/lead-scores/lead-score.service.ts';
 import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
 import { createOrganizationReadService } from './modules/organizations/organization-read.service.ts';
+import { createObjectTypeService } from './modules/objects/object-type.service.ts';
+import { createObjectService } from './modules/objects/object.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
@@ -25,6 +29,7 @@ import { createTagService } from './modules/tags/tag.service.ts';
 import { createTopicService } from './modules/topics/topic.service.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
 import { createTokenService } from './modules/tokens/token.service.ts';
+import { createWebsiteVisitService } from './modules/website-visits/website-visit.service.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
@@ -59,11 +64,16 @@ export async function createServices(deps: ServiceDeps) {
     tags: createTagService({ db, cursors }),
     locations: createLocationService({ db, cursors }),
     topics: createTopicService({ db, cursors }),
-    segments: createSegmentService({ db }),
+    segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     contactCustomFields: createContactCustomFieldService({ db }),
     filters,
     activities,
     contacts: createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl }),
+    customFields: createCustomFieldDefinitionService({ db }),
+    leadScores: createLeadScoreService({ db }),
+    objectTypes: createObjectTypeService({ db }),
+    objects: createObjectService({ db, cursors, filters }),
+    websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };

@@ -124,3 +124,47 @@ export function customFieldSortKey(communityId: number, entityType: CustomFieldE
     nullable: true,
   };
 }
+
+/** A custom field definition as the v2 definition routes show it. */
+export interface CustomFieldDefinitionRow {
+  id: number;
+  name: string;
+  entityTypes: string[];
+  keyField: boolean;
+  valueType: string;
+  sampleValues: unknown;
+  description: string | null;
+  targetSubTypes: string[];
+  providedBy: string;
+  objectTypeId: number | null;
+}
+
+const definitionColumns = [
+  'id',
+  'name',
+  'entity_types as entityTypes',
+  'key_field as keyField',
+  'value_type as valueType',
+  'sample_values as sampleValues',
+  'description',
+  'target_sub_types as targetSubTypes',
+  'provided_by as providedBy',
+  'object_type_id as objectTypeId',
+] as const;
+
+/** The live definitions in ID order; with `entityType`, those that apply to it. */
+export async function listLiveDefinitions(db: Executor, communityId: number, entityType: CustomFieldEntity | null): Promise<CustomFieldDefinitionRow[]> {
+  let query = db.selectFrom('custom_fields').select(definitionColumns).where('community_id', '=', communityId).where('deleted_at', 'is', null);
+  if (entityType) query = query.where(sql<boolean>`${entityType}::text = any(entity_types)`);
+  return query.orderBy('id').execute();
+}
+
+export async function findLiveDefinition(db: Executor, communityId: number, id: number): Promise<CustomFieldDefinitionRow | undefined> {
+  return db
+    .selectFrom('custom_fields')
+    .select(definitionColumns)
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { keysetPage } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -7,7 +9,11 @@ export interface SegmentRef {
   id: number;
   name: string;
   entityType: string;
+  /** The object type of an object segment; null for contact and organization segments. */
+  objectTypeId: number | null;
 }
+
+const refColumns = ['id', 'name', 'entity_type as entityType', 'object_type_id as objectTypeId'] as const;
 
 /** The community's contact segments, in ID order. */
 export async function listContactSegments(db: Executor, communityId: number): Promise<{ id: number; name: string }[]> {
@@ -23,7 +29,7 @@ export async function listContactSegments(db: Executor, communityId: number): Pr
 export async function findSegment(db: Executor, communityId: number, id: number): Promise<SegmentRef | undefined> {
   return db
     .selectFrom('segments')
-    .select(['id', 'name', 'entity_type as entityType'])
+    .select(refColumns)
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -33,7 +39,7 @@ export async function findSegment(db: Executor, communityId: number, id: number)
 export async function lockSegment(trx: Transaction<DB>, communityId: number, id: number): Promise<SegmentRef | undefined> {
   return trx
     .selectFrom('segments')
-    .select(['id', 'name', 'entity_type as entityType'])
+    .select(refColumns)
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .forKeyShare()
@@ -109,4 +115,41 @@ export async function segmentsOf(
     .execute();
   for (const row of rows) byRecord.set(row.entityId, [...(byRecord.get(row.entityId) ?? []), { id: row.id, name: row.name }]);
   return byRecord;
+}
+
+/** `query` is a case-insensitive substring of the name: `strpos`, not `like`, so `%` and `_` are plain characters. */
+function listQuery(db: Executor, communityId: number, nameQuery: string | null) {
+  let query = db.selectFrom('segments').where('community_id', '=', communityId);
+  if (nameQuery) query = query.where(sql<boolean>`strpos(lower(name), lower(${nameQuery}::text)) > 0`);
+  return query;
+}
+
+/** One page of the segments (of every entity type) in ID order, optionally those whose name contains `nameQuery`. */
+export async function pageSegments(db: Executor, communityId: number, nameQuery: string | null, page: { limit: number; after: CursorPosition | null }) {
+  const query = listQuery(db, communityId, nameQuery).select(refColumns);
+  return keysetPage(query, { keys: [], id: sql`id`, direction: 'asc', ...page });
+}
+
+export async function countSegments(db: Executor, communityId: number, nameQuery: string | null): Promise<number> {
+  const row = await listQuery(db, communityId, nameQuery)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Members of each segment, by segment ID (segments without members are left out). One grouped count over
+ * the primary key (community_id, segment_id, entity_id) for the whole page, which PostgreSQL can answer
+ * from the index alone.
+ */
+export async function memberCounts(db: Executor, communityId: number, segmentIds: readonly number[]): Promise<Map<number, number>> {
+  if (segmentIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('segment_memberships')
+    .select(['segment_id as segmentId', (eb) => eb.fn.countAll<string | number>().as('n')])
+    .where('community_id', '=', communityId)
+    .where('segment_id', '=', sql<number>`any(${[...segmentIds]}::bigint[])`)
+    .groupBy('segment_id')
+    .execute();
+  return new Map(rows.map((row) => [row.segmentId, Number(row.n)]));
 }

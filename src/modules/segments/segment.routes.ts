@@ -1,6 +1,17 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { CoreSegmentAddBody, CoreSegmentAddResult, CoreSegmentList, CoreSegmentParams, CoreStatusList } from './segment.schemas.ts';
+import {
+  CoreSegmentAddBody,
+  CoreSegmentAddResult,
+  CoreSegmentList,
+  CoreSegmentParams,
+  CoreStatusList,
+  V2SegmentItem,
+  V2SegmentPage,
+  V2SegmentParams,
+  V2SegmentQuery,
+  V2SegmentsQuery,
+} from './segment.schemas.ts';
 
 export function segmentRoutes(app: HearthApp, services: Services) {
   app.get(
@@ -37,5 +48,41 @@ export function segmentRoutes(app: HearthApp, services: Services) {
       },
     },
     async (request) => services.segments.addContactsCore(contextOf(request).communityId, request.params.id, request.body),
+  );
+
+  app.get(
+    '/api/v2/segments',
+    {
+      config: { auth: { all: ['segments:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'List segments',
+        description:
+          'Segments of every entity type (contact, organization, object) in ID order, keyset paged. `query` keeps those ' +
+          'whose name contains it (case-insensitive). `cols=entityCount` adds member counts, `cols=url` the console address.',
+        querystring: V2SegmentsQuery,
+        response: { 200: V2SegmentPage },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.segments.listV2(contextOf(request).communityId, request.query)) }),
+  );
+
+  app.get(
+    '/api/v2/segments/:id',
+    {
+      config: { auth: { all: ['segments:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'Get a segment',
+        description: 'A segment of any entity type. `cols` takes `entityCount` and `url`.',
+        params: V2SegmentParams,
+        querystring: V2SegmentQuery,
+        response: { 200: V2SegmentItem },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await services.segments.getV2(contextOf(request).communityId, request.params.id, request.query),
+    }),
   );
 }

@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { parseCols, type Cols } from '../../http/cols.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
 import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseCoreId } from '../../http/ids.ts';
+import { formatId, parseCoreId, parseId } from '../../http/ids.ts';
+import { pageWithCursor } from '../../http/paging.ts';
 import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/identity-values.ts';
 import { findIdentityOwners } from '../identity/identity.repository.ts';
 import * as segments from './segment.repository.ts';
@@ -30,10 +33,54 @@ function contactSegment(segment: SegmentRef | undefined, rawId: string): Segment
   return segment;
 }
 
-export function createSegmentService(deps: { db: Kysely<DB> }) {
+/** Opt-in columns of v2 segments (decisions.md §7); `url` is the trailing field. */
+export const SEGMENT_COLS = ['entityCount', 'url'] as const;
+
+export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCodec; publicUrl: string }) {
   const { db } = deps;
 
+  /** v2 segments with the opt-in columns `cols` names, loaded for all of them at once. */
+  async function presentV2(communityId: number, rows: SegmentRef[], cols: Cols) {
+    const counts = cols.names.has('entityCount') ? await segments.memberCounts(db, communityId, rows.map((row) => row.id)) : null;
+    return rows.map((row) => {
+      const id = formatId('segment', row.id);
+      return {
+        id,
+        name: row.name,
+        entityType: row.entityType as 'contact' | 'organization' | 'object',
+        ...(counts ? { entityCount: counts.get(row.id) ?? 0 } : {}),
+        ...(cols.names.has('url') ? { url: `${deps.publicUrl}/segments/${id}` } : {}),
+      };
+    });
+  }
+
   return {
+    /** GET /api/v2/segments: every segment in ID order; `query` is a case-insensitive substring of the name. */
+    async listV2(communityId: number, query: { limit: number; cursor?: string; cols?: string; query?: string }) {
+      const cols = parseCols(query.cols, { optIn: SEGMENT_COLS, recordCount: true });
+      const nameQuery = query.query || null;
+      const binding = { community: communityId, list: 'segments', sort: 'id', direction: 'asc' as const, filters: { query: nameQuery } };
+      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
+        segments.pageSegments(db, communityId, nameQuery, { limit: query.limit, after }),
+      );
+      return {
+        data: await presentV2(communityId, page.rows, cols),
+        meta: {
+          nextCursor: page.nextCursor,
+          ...(cols.recordCount ? { recordCount: await segments.countSegments(db, communityId, nameQuery) } : {}),
+        },
+      };
+    },
+
+    /** GET /api/v2/segments/{id}: a segment of any entity type. */
+    async getV2(communityId: number, rawId: string, query: { cols?: string }) {
+      const cols = parseCols(query.cols, { optIn: SEGMENT_COLS });
+      const row = await segments.findSegment(db, communityId, parseId('segment', rawId));
+      if (!row) throw notFound('segment_not_found', `segment ${rawId} not found`);
+      const [segment] = await presentV2(communityId, [row], cols);
+      return segment!;
+    },
+
     /** GET /community/v1/segments: the contact segments, `[{id, name}]` in ID order. */
     listCore(communityId: number) {
       return segments.listContactSegments(db, communityId);

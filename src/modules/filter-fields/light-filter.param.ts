@@ -1,0 +1,19 @@
+import Type from 'typebox';
+import { describeFields, type FilterEntity } from '../../filters/field-registry.ts';
+
+/**
+ * The `lightFilter` query parameter of a list, documented with the list's static filterable fields so the
+ * OpenAPI document publishes them (decisions.md §9); the community's own `cf_<id>` and `ls_<id>` fields are
+ * only known at GET /api/v2/filter-fields.
+ */
+export function lightFilterParam(entity: FilterEntity, options: { customFields?: boolean } = {}) {
+  const fields = describeFields(entity).map((field) => `\`${field.field}\` (${field.kinds.join(', ')})`);
+  if (options.customFields) fields.push('`cf_<id>` (a custom field)');
+  return Type.Optional(
+    Type.String({
+      description:
+        `URL-encoded JSON filter expression ({type: and|or, clauses}). Fields: ${fields.join('; ')}. ` +
+        `GET /api/v2/filter-fields?entity=${entity} lists them with their operators. A bad expression is a 400 naming its JSON path.`,
+    }),
+  );
+}

@@ -1,0 +1,57 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { ObjectItem, ObjectPage, ObjectParams, ObjectQuery, ObjectsQuery, ObjectTypeList } from './object.schemas.ts';
+
+export function objectRoutes(app: HearthApp, services: Services) {
+  const read = { auth: { all: ['objects:read' as const] } };
+
+  app.get(
+    '/api/v2/object-types',
+    {
+      config: read,
+      schema: {
+        tags: ['v2'],
+        summary: 'List custom object types',
+        description: 'Every object type in ID order, with its associations to contacts, organizations or other object types. Not paged.',
+        response: { 200: ObjectTypeList },
+      },
+    },
+    async (request) => ({ success: true as const, data: await services.objectTypes.list(contextOf(request).communityId) }),
+  );
+
+  app.get(
+    '/api/v2/objects',
+    {
+      config: read,
+      schema: {
+        tags: ['v2'],
+        summary: 'List custom objects of one type',
+        description:
+          'Keyset paged, by `id` (default) or `name` (case-insensitive, ties by ID). `objectTypeId` is required; ' +
+          '`segmentId` keeps the members of an object segment of that type. Every object carries its custom field values.',
+        querystring: ObjectsQuery,
+        response: { 200: ObjectPage },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.objects.list(contextOf(request).communityId, request.query)) }),
+  );
+
+  app.get(
+    '/api/v2/objects/:id',
+    {
+      config: read,
+      schema: {
+        tags: ['v2'],
+        summary: 'Get a custom object',
+        description: '`cols` takes `recordKey`.',
+        params: ObjectParams,
+        querystring: ObjectQuery,
+        response: { 200: ObjectItem },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await services.objects.get(contextOf(request).communityId, request.params.id, request.query),
+    }),
+  );
+}

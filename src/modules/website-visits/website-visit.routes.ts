@@ -1,0 +1,22 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { WebsiteVisitPage, WebsiteVisitsQuery } from './website-visit.schemas.ts';
+
+export function websiteVisitRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/website-visits',
+    {
+      config: { auth: { all: ['contacts:read'] } },
+      schema: {
+        tags: ['v2'],
+        summary: 'List website visits',
+        description:
+          'Keyset paged in ID order. `contactId` and `organizationId` keep one contact\'s or organization\'s visits; ' +
+          '`cols` adds `url`, `contactId`, `organizationId` and `recordCount`.',
+        querystring: WebsiteVisitsQuery,
+        response: { 200: WebsiteVisitPage },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.websiteVisits.list(contextOf(request).communityId, request.query)) }),
+  );
+}

@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { parseCols } from '../../http/cols.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
+import { notFound } from '../../http/errors.ts';
+import { formatId, parseId } from '../../http/ids.ts';
+import { pageWithCursor } from '../../http/paging.ts';
+import type { FilterService } from '../filter-fields/filter.service.ts';
+import { resolveContactId } from '../identity/identity.repository.ts';
+import { findOrganization } from '../organizations/organization.repository.ts';
+import * as visits from './website-visit.repository.ts';
+
+/** Opt-in columns of website visits (decisions.md §7). */
+export const WEBSITE_VISIT_COLS = ['url', 'contactId', 'organizationId'] as const;
+
+export interface WebsiteVisitListQuery {
+  limit: number;
+  cursor?: string;
+  cols?: string;
+  contactId?: string;
+  organizationId?: string;
+  lightFilter?: string;
+}
+
+export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService }) {
+  const { db } = deps;
+
+  /** A merged contact's ID stands for its survivor, whose visits the merge moved. */
+  async function contactOf(communityId: number, raw: string | undefined): Promise<number | null> {
+    if (raw === undefined) return null;
+    const id = await resolveContactId(db, communityId, parseId('contact', raw));
+    if (id === null) throw notFound('contact_not_found', `contact ${raw} not found`);
+    return id;
+  }
+
+  async function organizationOf(communityId: number, raw: string | undefined): Promise<number | null> {
+    if (raw === undefined) return null;
+    const organization = await findOrganization(db, communityId, parseId('organization', raw));
+    if (!organization) throw notFound('org_not_found', `organization ${raw} not found`);
+    return organization.id;
+  }
+
+  return {
+    /** GET /api/v2/website-visits: keyset paged in ID order. */
+    async list(communityId: number, query: WebsiteVisitListQuery) {
+      const cols = parseCols(query.cols, { optIn: WEBSITE_VISIT_COLS, recordCount: true });
+      const contactId = await contactOf(communityId, query.contactId);
+      const organizationId = await organizationOf(communityId, query.organizationId);
+      const compiled = await deps.filters.compile(communityId, 'website_visit', query.lightFilter);
+      const filter = { contactId, organizationId, where: compiled?.where ?? null };
+      const binding = {
+        community: communityId,
+        list: 'website-visits',
+        sort: 'id',
+        direction: 'asc' as const,
+        filters: { contactId, organizationId, lightFilter: compiled?.expression },
+      };
+      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
+        visits.pageWebsiteVisits(db, communityId, filter, { after, limit: query.limit }),
+      );
+      return {
+        data: page.rows.map((row) => ({
+          id: formatId('website_visit', row.id),
+          visitTime: row.visitTime.toISOString(),
+          ...(cols.names.has('url') ? { url: row.url } : {}),
+          ...(cols.names.has('contactId') ? { contactId: row.contactId === null ? null : formatId('contact', row.contactId) } : {}),
+          ...(cols.names.has('organizationId')
+            ? { organizationId: row.organizationId === null ? null : formatId('organization', row.organizationId) }
+            : {}),
+        })),
+        meta: {
+          nextCursor: page.nextCursor,
+          ...(cols.recordCount ? { recordCount: await visits.countWebsiteVisits(db, communityId, filter) } : {}),
+        },
+      };
+    },
+  };
+}
+
+export type WebsiteVisitService = ReturnType<typeof createWebsiteVisitService>;
