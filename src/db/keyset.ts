@@ -22,6 +22,8 @@ export interface KeysetPage<Row> {
   rows: Row[];
   /** Position of the last row, when another row follows it; otherwise null. */
   next: CursorPosition | null;
+  /** Position of the last row, whether or not another follows; null for an empty page. */
+  last: CursorPosition | null;
 }
 
 /**
@@ -59,9 +61,9 @@ export async function keysetPage<O>(
     keys.forEach((_, index) => delete clean[`_k${index}`]);
     return clean as O;
   });
-  const last = found[request.limit - 1];
-  const next = more && last ? keys.map((_, index) => (last[`_k${index}`] as string | null) ?? null) : null;
-  return { rows, next };
+  const lastRow = found[Math.min(found.length, request.limit) - 1];
+  const last = lastRow ? keys.map((_, index) => (lastRow[`_k${index}`] as string | null) ?? null) : null;
+  return { rows, next: more ? last : null, last };
 }
 
 /**
@@ -86,4 +88,71 @@ function after(keys: SortKey[], position: CursorPosition, op: '>' | '<'): RawBui
     return key.nullable ? sql<SqlBool>`(${greater} or ${key.expr} is null)` : sql<SqlBool>`(${greater})`;
   };
   return from(0);
+}
+
+/**
+ * A sort on a value kept in a side table that not every record has a row in (a lead score, a custom field
+ * value). Sorting the list by a correlated subquery would compute the value for every record of the
+ * community on every page; instead the records with a value are read in the side table's index order,
+ * then the records without one by ID, so a page costs what its rows cost.
+ */
+export interface SideSort {
+  /** The list query with the side table's row inner-joined. */
+  join<Q extends AnySelect>(query: Q): Q;
+  /** True for a record without a row in the side table. */
+  missing: RawBuilder<SqlBool>;
+  /** The sort value, from the joined row. */
+  value: Expression<unknown>;
+  /** The record's ID as the side table holds it, so the seek runs on the side table's index. */
+  sideId: Expression<unknown>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnySelect = SelectQueryBuilder<any, any, any>;
+
+/** How a list is ordered: sort keys on the record's own row, or a side table's value. */
+export type ListOrder = { keys: SortKey[] } | { side: SideSort };
+
+export interface OrderedPageRequest {
+  id: Expression<unknown>;
+  direction: 'asc' | 'desc';
+  limit: number;
+  after: CursorPosition | null;
+}
+
+/**
+ * One keyset page in the given order. A side sort's positions are `[value, id]`, with a null value for the
+ * records without one, exactly as a nullable key's: records with a value come first in both directions.
+ */
+export async function orderedPage<O>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  query: SelectQueryBuilder<any, any, O>,
+  order: ListOrder,
+  request: OrderedPageRequest,
+): Promise<KeysetPage<O>> {
+  if ('keys' in order) return keysetPage(query, { ...request, keys: order.keys });
+  const { side } = order;
+  const { after, limit } = request;
+  if (after && after.length !== 2) throw invalidCursor('cursor does not fit this list; start again without it');
+  const inMissing = after !== null && after[0] === null;
+  let valued: KeysetPage<O> = { rows: [], next: null, last: null };
+  if (!inMissing) {
+    valued = await keysetPage(side.join(query), { ...request, id: side.sideId, keys: [{ expr: side.value }] });
+    if (valued.next) return valued;
+  }
+  const rest = query.where(side.missing);
+  const remaining = limit - valued.rows.length;
+  const restAfter = inMissing ? [after[1] ?? null] : null;
+  if (remaining === 0) {
+    // The page is full of valued records: another page follows if any record has no value.
+    const more = await keysetPage(rest, { ...request, keys: [], limit: 1, after: restAfter });
+    return { rows: valued.rows, next: more.rows.length ? valued.last : null, last: valued.last };
+  }
+  const missing = await keysetPage(rest, { ...request, keys: [], limit: remaining, after: restAfter });
+  const position = (page: KeysetPage<O>) => (page.last ? [null, page.last[0] ?? null] : null);
+  return {
+    rows: [...valued.rows, ...missing.rows],
+    next: missing.next ? position(missing) : null,
+    last: position(missing) ?? valued.last,
+  };
 }

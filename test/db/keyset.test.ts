@@ -232,7 +232,7 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
 
     it('an empty table is one empty page with no next position', async () => {
       const page = await keysetPage(select(), { keys: [score], id: sql`id`, direction, limit: 5, after: null });
-      expect(page).toEqual({ rows: [], next: null });
+      expect(page).toEqual({ rows: [], next: null, last: null });
     });
 
     it('a full last page has no next position (no trailing empty page)', async () => {

@@ -76,7 +76,7 @@ export async function pageActivities(
   const keys: SortKey[] = page.sort === 'activityTime' ? [{ expr: sql`a.activity_time` }] : [];
   const query = selectRows(db, communityId, filters, page.withContent);
   const result = await keysetPage(query, { keys, id: sql`a.id`, direction: page.direction, limit: page.limit, after: page.after });
-  return { rows: result.rows as ActivityRow[], next: result.next };
+  return { ...result, rows: result.rows as ActivityRow[] };
 }
 
 export async function countActivities(db: Executor, communityId: number, filters: ActivityFilters): Promise<number> {

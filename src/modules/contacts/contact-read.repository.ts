@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
-import { keysetPage, type SortKey } from '../../db/keyset.ts';
+import { orderedPage, type ListOrder, type SortKey } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
 
@@ -55,9 +55,10 @@ export async function pageContacts(
   db: Executor,
   communityId: number,
   filters: ContactFilters,
-  page: { keys: SortKey[]; direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
+  order: ListOrder,
+  page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
 ) {
-  return keysetPage(contactsOf(db, communityId, filters).select(columns), { ...page, id: sql.ref('c.id') });
+  return orderedPage(contactsOf(db, communityId, filters).select(columns), order, { ...page, id: sql.ref('c.id') });
 }
 
 export type ContactRow = Awaited<ReturnType<typeof pageContacts>>['rows'][number];

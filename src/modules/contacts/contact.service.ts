@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
-import type { SortKey } from '../../db/keyset.ts';
+import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import { ACTIVITY_WINDOWS } from '../../filters/field-registry.ts';
 import { parseCols, type Cols } from '../../http/cols.ts';
@@ -9,12 +9,12 @@ import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
 import { pageWithCursor } from '../../http/paging.ts';
 import { parseSort, type SortChoice } from '../../http/sort.ts';
-import { customFieldSortKey, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
+import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
 import type { ActivityService } from '../activities/activity.service.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/lead-score.presenters.ts';
-import { definitionIds, leadScoreSortKey, scoresOf, type StoredScore } from '../lead-scores/lead-score.repository.ts';
+import { definitionIds, leadScoreSort, scoresOf, type StoredScore } from '../lead-scores/lead-score.repository.ts';
 import { findOrganization } from '../organizations/organization.repository.ts';
 import { findSegment, segmentsOf } from '../segments/segment.repository.ts';
 import { tagIdsOf } from '../tags/tag.repository.ts';
@@ -54,16 +54,16 @@ export function createContactService(deps: {
     if (unknown.length) throw invalidParameters(`cols ${unknown.join(', ')}: no such contact custom field`);
   }
 
-  async function sortKeys(communityId: number, sort: SortChoice): Promise<SortKey[]> {
-    if (sort.kind === 'fixed') return contacts.CONTACT_SORT_KEYS[sort.name]!;
+  async function sortOrder(communityId: number, sort: SortChoice): Promise<ListOrder> {
+    if (sort.kind === 'fixed') return { keys: contacts.CONTACT_SORT_KEYS[sort.name]! };
     if (sort.kind === 'custom_field') {
       if (!(await existingFieldIds(db, communityId, 'contact', [sort.id])).has(sort.id)) {
         throw invalidParameters(`sort ${sort.name}: no such contact custom field`);
       }
-      return [customFieldSortKey(communityId, 'contact', 'c', sort.id)];
+      return { side: customFieldSort(communityId, 'contact', 'c', sort.id) };
     }
     if (!(await definitionIds(db, communityId, 'contact')).includes(sort.id)) throw invalidParameters(`sort ${sort.name}: no such contact lead score`);
-    return [leadScoreSortKey(communityId, 'contact', 'c', sort.id)];
+    return { side: leadScoreSort(communityId, 'contact', 'c', sort.id) };
   }
 
   async function filtersOf(communityId: number, query: ContactListQuery, now: Date) {
@@ -157,9 +157,9 @@ export function createContactService(deps: {
       const now = deps.clock.now();
       const cols = parseCols(query.cols, CONTACT_LIST_COLS);
       const sort = parseSort(query.sort, CONTACT_SORT);
-      const [{ filters, expression }, keys] = await Promise.all([
+      const [{ filters, expression }, order] = await Promise.all([
         filtersOf(communityId, query, now),
-        sortKeys(communityId, sort),
+        sortOrder(communityId, sort),
         checkFieldCols(communityId, cols),
       ]);
       const binding = {
@@ -170,7 +170,7 @@ export function createContactService(deps: {
         filters: { organizationId: filters.organizationId, segmentId: filters.segmentId, lightFilter: expression },
       };
       const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
-        contacts.pageContacts(db, communityId, filters, { keys, direction: query.direction, limit: query.limit, after }),
+        contacts.pageContacts(db, communityId, filters, order, { direction: query.direction, limit: query.limit, after }),
       );
       const [data, recordCount] = await Promise.all([
         present(communityId, page.rows, cols, now),

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { SortKey } from '../../db/keyset.ts';
+import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import type { SideSort } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -114,14 +114,19 @@ export async function filterableFields(db: Executor, communityId: number, entity
 }
 
 /**
- * A sort key on one custom field's value (`sort=cf_<id>`): the stored JSON value, so numbers sort as
- * numbers and text as text; records without a value come last. `alias` is the list's base table.
+ * `sort=cf_<id>`: records with a value in value order (the stored JSON value, so numbers sort as numbers
+ * and text as text; the seek runs on custom_field_values_sort), then those without one. `alias` is the
+ * list's base table.
  */
-export function customFieldSortKey(communityId: number, entityType: CustomFieldEntity, alias: string, fieldId: number): SortKey {
+export function customFieldSort(communityId: number, entityType: CustomFieldEntity, alias: string, fieldId: number): SideSort {
+  const on = sql<SqlBool>`f_cs.community_id = ${communityId} and f_cs.custom_field_id = ${fieldId}::bigint
+    and f_cs.entity_type = ${entityType}::text and f_cs.entity_id = ${sql.ref(`${alias}.id`)}`;
   return {
-    expr: sql`(select f_cs.value -> 'value' from custom_field_values f_cs where f_cs.community_id = ${communityId}
-      and f_cs.entity_type = ${entityType}::text and f_cs.entity_id = ${sql.ref(`${alias}.id`)} and f_cs.custom_field_id = ${fieldId}::bigint)`,
-    nullable: true,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    join: (query) => (query as any).innerJoin(sql`custom_field_values`.as('f_cs'), (join: any) => join.on(on)),
+    missing: sql<SqlBool>`not exists (select 1 from custom_field_values f_cs where ${on})`,
+    value: sql`(f_cs.value -> 'value')`,
+    sideId: sql.ref('f_cs.entity_id'),
   };
 }
 

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { SortKey } from '../../db/keyset.ts';
+import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import type { SideSort } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
@@ -74,11 +74,18 @@ export async function scoresOf(db: Executor, communityId: number, entityType: Le
   return byRecord;
 }
 
-/** A sort key on one lead score (`sort=ls_<id>`); records without that score come last. */
-export function leadScoreSortKey(communityId: number, entityType: LeadScoreEntity, alias: string, scoreId: number): SortKey {
+/**
+ * `sort=ls_<id>`: records with that score in score order (the seek runs on lead_scores_sort), then those
+ * without one. `alias` is the list's base table.
+ */
+export function leadScoreSort(communityId: number, entityType: LeadScoreEntity, alias: string, scoreId: number): SideSort {
+  const on = sql<SqlBool>`f_ls.community_id = ${communityId} and f_ls.score_id = ${scoreId}::bigint
+    and f_ls.entity_type = ${entityType}::text and f_ls.entity_id = ${sql.ref(`${alias}.id`)}`;
   return {
-    expr: sql`(select f_ls.score from lead_scores f_ls where f_ls.community_id = ${communityId} and f_ls.score_id = ${scoreId}::bigint
-      and f_ls.entity_type = ${entityType}::text and f_ls.entity_id = ${sql.ref(`${alias}.id`)})`,
-    nullable: true,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    join: (query) => (query as any).innerJoin(sql`lead_scores`.as('f_ls'), (join: any) => join.on(on)),
+    missing: sql<SqlBool>`not exists (select 1 from lead_scores f_ls where ${on})`,
+    value: sql.ref('f_ls.score'),
+    sideId: sql.ref('f_ls.entity_id'),
   };
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
-import { keysetPage, type KeysetPage, type SortKey } from '../../db/keyset.ts';
+import { orderedPage, type KeysetPage, type ListOrder, type SortKey } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../http/cursor.ts';
 
@@ -77,15 +77,16 @@ export async function findOrganizationRow(db: Executor, communityId: number, id:
   return withColumns(selectOrganizations(db, communityId), wide).where('o.id', '=', id).executeTakeFirst();
 }
 
-/** One keyset page of the organizations that pass the filters, in the order of `keys` then ID. */
+/** One keyset page of the organizations that pass the filters, in the given order then ID. */
 export async function pageOrganizations(
   db: Executor,
   communityId: number,
   filters: OrganizationFilters,
   wide: WideColumns,
-  page: { keys: SortKey[]; direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
+  order: ListOrder,
+  page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
 ): Promise<KeysetPage<OrganizationRow>> {
-  return keysetPage(withColumns(filtered(db, communityId, filters), wide), { ...page, id: sql.ref('o.id') });
+  return orderedPage(withColumns(filtered(db, communityId, filters), wide), order, { ...page, id: sql.ref('o.id') });
 }
 
 export async function countOrganizations(db: Executor, communityId: number, filters: OrganizationFilters): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
-import type { SortKey } from '../../db/keyset.ts';
+import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import { parseCols, type Cols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
@@ -8,9 +8,9 @@ import { invalidParameters, notFound } from '../../http/errors.ts';
 import { parseId } from '../../http/ids.ts';
 import { pageWithCursor } from '../../http/paging.ts';
 import { parseSort, type SortChoice } from '../../http/sort.ts';
-import { customFieldSortKey, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
+import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
-import { findDefinition, leadScoreSortKey, scoresOf } from '../lead-scores/lead-score.repository.ts';
+import { findDefinition, leadScoreSort, scoresOf } from '../lead-scores/lead-score.repository.ts';
 import { tagIdsOf } from '../tags/tag.repository.ts';
 import * as organizations from './organization-read.repository.ts';
 import { presentOrganization, type PageValues } from './organization.presenters.ts';
@@ -30,20 +30,20 @@ export interface OrganizationsQuery {
 export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService; clock: Clock; publicUrl: string }) {
   const { db } = deps;
 
-  /** The sort's keys; a lead score or custom field that is not one of the community's for organizations is a 400. */
-  async function sortKeys(communityId: number, sort: SortChoice): Promise<SortKey[]> {
+  /** The sort's order; a lead score or custom field that is not one of the community's for organizations is a 400. */
+  async function sortOrder(communityId: number, sort: SortChoice): Promise<ListOrder> {
     if (sort.kind === 'lead_score') {
       const definition = await findDefinition(db, communityId, sort.id);
       if (definition?.entityType !== 'organization') throw invalidParameters(`sort "${sort.name}" is not a lead score of organizations`);
-      return [leadScoreSortKey(communityId, 'organization', 'o', sort.id)];
+      return { side: leadScoreSort(communityId, 'organization', 'o', sort.id) };
     }
     if (sort.kind === 'custom_field') {
       if (!(await existingFieldIds(db, communityId, 'organization', [sort.id])).has(sort.id)) {
         throw invalidParameters(`sort "${sort.name}" is not a custom field of organizations`);
       }
-      return [customFieldSortKey(communityId, 'organization', 'o', sort.id)];
+      return { side: customFieldSort(communityId, 'organization', 'o', sort.id) };
     }
-    return sort.name === 'member_count' ? [organizations.memberCountKey] : [];
+    return { keys: sort.name === 'member_count' ? [organizations.memberCountKey] : [] };
   }
 
   /** Every `cf_<id>` of `cols` must be a live organization field of the community; one 400 names the others. */
@@ -85,8 +85,8 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
     async list(communityId: number, query: OrganizationsQuery) {
       const cols = parseCols(query.cols, LIST_COLS);
       const sort = parseSort(query.sort, SORTS);
-      const [keys, compiled] = await Promise.all([
-        sortKeys(communityId, sort),
+      const [order, compiled] = await Promise.all([
+        sortOrder(communityId, sort),
         deps.filters.compile(communityId, 'organization', query.lightFilter, deps.clock.now()),
         checkFieldCols(communityId, cols),
       ]);
@@ -104,7 +104,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
         filters: { name: filters.name, primaryDomain: filters.primaryDomain, lightFilter: compiled?.expression },
       };
       const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
-        organizations.pageOrganizations(db, communityId, filters, wideColumns(cols), { keys, direction: query.direction, limit: query.limit, after }),
+        organizations.pageOrganizations(db, communityId, filters, wideColumns(cols), order, { direction: query.direction, limit: query.limit, after }),
       );
       const [data, recordCount] = await Promise.all([
         present(communityId, page.rows, cols),
