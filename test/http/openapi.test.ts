@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 interface Operation {
   security?: unknown[];
   responses: Record<string, unknown>;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; description?: string }[];
 }
 
 describe('the OpenAPI document', () => {
@@ -39,5 +39,15 @@ describe('the OpenAPI document', () => {
   it('documents query parameters', () => {
     const names = spec.paths['/api/v2/providers']!.get!.parameters!.map((parameter) => `${parameter.in}:${parameter.name}`);
     expect(names).toEqual(expect.arrayContaining(['query:limit', 'query:cursor', 'query:direction']));
+  });
+
+  it('publishes the filterable fields of every list with a lightFilter (decisions.md §9)', () => {
+    const fieldsOf = (path: string) => spec.paths[path]?.get?.parameters?.find((parameter) => parameter.name === 'lightFilter')?.description ?? '';
+    expect(fieldsOf('/api/v2/contacts')).toContain('`activityCount7d` (numberFilter)');
+    expect(fieldsOf('/api/v2/contacts')).toContain('`ls_<id>`');
+    expect(fieldsOf('/api/v2/organizations')).toContain('`primaryDomain`');
+    expect(fieldsOf('/api/v2/activities')).toContain('`isUserInitiated` (booleanFilter)');
+    expect(fieldsOf('/api/v2/objects')).toContain('`recordKey`');
+    expect(fieldsOf('/api/v2/website-visits')).toContain('`visitTime` (dateRangeFilter)');
   });
 });

@@ -1,8 +1,9 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { describeFields, SENTIMENTS } from '../../filters/field-registry.ts';
+import { SENTIMENTS } from '../../filters/field-registry.ts';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
+import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 
 /** The opt-in columns of an activity (decisions.md §7), in the order they are returned: `url` last. */
 export const ACTIVITY_COLUMNS = [
@@ -56,10 +57,6 @@ export type FullActivity = Static<typeof FullActivity>;
 export const Activity = Type.Object({ ...always, ...optional(optIn) });
 export type Activity = Static<typeof Activity>;
 
-const filterFields = describeFields('activity')
-  .map((field) => `\`${field.field}\` (${field.kinds.join(', ')})`)
-  .join(', ');
-
 export const ActivitiesQuery = Type.Object(
   {
     limit: Limit,
@@ -73,9 +70,7 @@ export const ActivitiesQuery = Type.Object(
     organizationId: Type.Optional(Type.String({ description: "o_N: the activities of the organization's contacts." })),
     startDate: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound on `activityTime`.' })),
     endDate: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive upper bound on `activityTime`.' })),
-    lightFilter: Type.Optional(
-      Type.String({ description: `URL-encoded JSON of a filter expression. Fields: ${filterFields}. See GET /api/v2/filter-fields?entity=activity.` }),
-    ),
+    lightFilter: lightFilterParam('activity'),
   },
   { additionalProperties: false },
 );

@@ -3,6 +3,7 @@ import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { FullActivity } from '../activities/activity.schemas.ts';
+import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
 
@@ -102,8 +103,6 @@ export const Contact = Type.Object({
 
 export type ContactView = Static<typeof Contact>;
 
-const lightFilter = Type.String({ description: 'URL-encoded JSON filter expression; fields: GET /api/v2/filter-fields?entity=contact.' });
-
 export const ContactsQuery = Type.Object(
   {
     limit: Limit,
@@ -113,7 +112,7 @@ export const ContactsQuery = Type.Object(
     cols: Type.Optional(Type.String({ description: colsDescription(CONTACT_LIST_COLS) })),
     organizationId: Type.Optional(Type.String({ description: 'Only contacts of this organization (o_N).' })),
     segmentId: Type.Optional(Type.String({ description: 'Only members of this contact segment (s_N).' })),
-    lightFilter: Type.Optional(lightFilter),
+    lightFilter: lightFilterParam('contact', { customFields: true, leadScores: true }),
   },
   { additionalProperties: false },
 );

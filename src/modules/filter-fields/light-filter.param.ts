@@ -6,9 +6,10 @@ import { describeFields, type FilterEntity } from '../../filters/field-registry.
  * OpenAPI document publishes them (decisions.md §9); the community's own `cf_<id>` and `ls_<id>` fields are
  * only known at GET /api/v2/filter-fields.
  */
-export function lightFilterParam(entity: FilterEntity, options: { customFields?: boolean } = {}) {
+export function lightFilterParam(entity: FilterEntity, options: { customFields?: boolean; leadScores?: boolean } = {}) {
   const fields = describeFields(entity).map((field) => `\`${field.field}\` (${field.kinds.join(', ')})`);
   if (options.customFields) fields.push('`cf_<id>` (a custom field)');
+  if (options.leadScores) fields.push('`ls_<id>` and `ls_<id>.percentile` (a lead score; numberFilter)');
   return Type.Optional(
     Type.String({
       description:

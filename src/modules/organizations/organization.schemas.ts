@@ -1,9 +1,9 @@
 import Type from 'typebox';
-import { describeFields } from '../../filters/field-registry.ts';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
+import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
 
 /** Opt-in columns of an organization (decisions.md §7), in the order they appear in the object. */
@@ -101,10 +101,6 @@ export const Organization = Type.Object({
   url: Type.Optional(Type.String({ description: "The organization's address in the web console." })),
 });
 
-const filterFields = describeFields('organization')
-  .map((field) => `\`${field.field}\``)
-  .join(', ');
-
 export const OrganizationsQuery = Type.Object(
   {
     limit: Limit,
@@ -118,13 +114,7 @@ export const OrganizationsQuery = Type.Object(
     cols: Type.Optional(Type.String({ description: colsDescription(LIST_COLS) })),
     name: Type.Optional(Type.String({ description: 'Exact (case-sensitive) name.' })),
     primaryDomain: Type.Optional(Type.String({ description: 'Exact primary domain, compared lowercased (`Acme.com` finds `acme.com`).' })),
-    lightFilter: Type.Optional(
-      Type.String({
-        description:
-          `URL-encoded JSON filter expression. Fields: ${filterFields}, \`cf_<id>\`, \`ls_<id>\`; ` +
-          'GET /api/v2/filter-fields?entity=organization lists them with their clause kinds and operators.',
-      }),
-    ),
+    lightFilter: lightFilterParam('organization', { customFields: true, leadScores: true }),
   },
   { additionalProperties: false },
 );
