@@ -13,15 +13,16 @@ export interface Response {
 }
 
 export interface Client {
-  get(url: string): Promise<Response>;
+  /** GET with the client's token, or with `token` when given. */
+  get(url: string, token?: string): Promise<Response>;
   close(): void;
 }
 
 export function createClient(options: { token?: string; connections?: number } = {}): Client {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
-  const headers: http.OutgoingHttpHeaders = options.token ? { authorization: `Bearer ${options.token}` } : {};
   return {
-    get(url: string) {
+    get(url: string, token = options.token) {
+      const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
       return new Promise<Response>((resolve, reject) => {
         const started = performance.now();
         const request = http.get(url, { agent, headers }, (response) => {
@@ -99,17 +100,25 @@ export interface Throughput {
   latency: Summary;
 }
 
-/** `concurrency` keep-alive connections, each sending its next request once the last is answered, for `seconds`. */
-export async function measureThroughput(url: string, options: { token?: string; concurrency: number; seconds: number }): Promise<Throughput> {
+/**
+ * `concurrency` keep-alive connections, each sending its next request once the last is answered, for
+ * `seconds`. Connection i sends `tokens[i % tokens.length]` when tokens are given (one client per token),
+ * else `token`.
+ */
+export async function measureThroughput(
+  url: string,
+  options: { token?: string; tokens?: string[]; concurrency: number; seconds: number },
+): Promise<Throughput> {
   const client = createClient({ token: options.token, connections: options.concurrency });
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
-  const worker = async () => {
+  const worker = async (_: unknown, index: number) => {
+    const token = options.tokens?.length ? options.tokens[index % options.tokens.length] : options.token;
     while (performance.now() < deadline) {
       try {
-        const response = await client.get(url);
+        const response = await client.get(url, token);
         if (response.status === 200) latencies.push(response.ms);
         else errors++;
       } catch {

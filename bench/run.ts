@@ -88,10 +88,17 @@ async function run(options: BenchOptions) {
   const list = (params: Record<string, string | undefined>) => listUrl(hearth.url, options.path, options.query, { limit: String(options.limit), ...params });
 
   const page1 = list({});
+  // One request first, so that what is captured is the steady state (the first request of a window also
+  // sweeps old rate-limit counters).
+  await getJson(client, page1);
   const captured = await captureQueries(hearth, client, page1);
   const statement = pickListStatement(captured.queries, options.table, options.limit);
   log(`\nHearth ran ${captured.queries.length} statements for GET ${options.path}; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`);
-  const bare = await ServerChild.start('bare-server.ts', { ...env, BENCH_BARE_QUERY: JSON.stringify(statement) });
+  const bare = await ServerChild.start('bare-server.ts', {
+    ...env,
+    BENCH_BARE_QUERY: JSON.stringify(statement),
+    BENCH_BARE_ALL: JSON.stringify(captured.queries),
+  });
   children.push(bare);
   const bareRows = await getJson<unknown[]>(createClient(), `${bare.url}/bare`);
   log(`Hearth answered ${captured.body.data.length} records, the bare endpoint ${bareRows.length} rows.`);
@@ -146,23 +153,37 @@ async function run(options: BenchOptions) {
     ...(filterSkipped ? { skipped: filterSkipped } : {}),
   });
 
-  // 4c. Throughput of Hearth's page 1 against the bare endpoint, in alternating rounds after a warm-up.
-  log(`\nThroughput: ${options.rounds} rounds of ${options.seconds} s each at ${options.concurrency} connections, alternating…`);
-  const load = { token: setup.token, concurrency: options.concurrency };
-  await measureThroughput(page1, { ...load, seconds: 2 });
-  await measureThroughput(`${bare.url}/bare`, { ...load, seconds: 2 });
-  const rounds: { hearth: Throughput; bare: Throughput }[] = [];
+  // 4c. Throughput of Hearth's page 1 against the bare endpoint, in rounds that rotate the order, after a
+  // warm-up. Two diagnostics ride along (no goal): the bare server running every statement Hearth ran for
+  // the request, and Hearth with one token per connection (no shared rate-limit counter row).
+  const tokens = [];
+  for (let i = 0; i < options.concurrency; i++) tokens.push((await services.communities.issueAdminToken(setup)).token);
+  const series = {
+    hearth: { url: page1, token: setup.token },
+    bare: { url: `${bare.url}/bare` },
+    bareAll: { url: `${bare.url}/bare-all` },
+    hearthTokens: { url: page1, tokens },
+  } as const;
+  type Series = keyof typeof series;
+  const order = Object.keys(series) as Series[];
+  log(`\nThroughput: ${options.rounds} rounds of ${options.seconds} s per series at ${options.concurrency} connections…`);
+  for (const name of order) await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: 2 });
+  const rounds: Record<Series, Throughput>[] = [];
   for (let round = 0; round < options.rounds; round++) {
-    const run = (target: 'hearth' | 'bare') => measureThroughput(target === 'hearth' ? page1 : `${bare.url}/bare`, { ...load, seconds: options.seconds });
-    const first = round % 2 === 0 ? 'hearth' : 'bare';
-    const a = await run(first);
-    const b = await run(first === 'hearth' ? 'bare' : 'hearth');
-    const result = first === 'hearth' ? { hearth: a, bare: b } : { hearth: b, bare: a };
+    const result = {} as Record<Series, Throughput>;
+    for (let i = 0; i < order.length; i++) {
+      const name = order[(i + round) % order.length]!;
+      result[name] = await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: options.seconds });
+    }
     rounds.push(result);
-    log(`  round ${round + 1}: Hearth ${result.hearth.perSecond.toFixed(0)} req/s (${result.hearth.errors} errors), bare ${result.bare.perSecond.toFixed(0)} req/s`);
+    log(
+      `  round ${round + 1}: ` +
+        order.map((name) => `${name} ${result[name].perSecond.toFixed(0)} req/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '),
+    );
   }
-  const hearthRps = median(rounds.map((r) => r.hearth.perSecond));
-  const bareRps = median(rounds.map((r) => r.bare.perSecond));
+  const rps = (name: Series) => median(rounds.map((r) => r[name].perSecond));
+  const hearthRps = rps('hearth');
+  const bareRps = rps('bare');
   figures.push({
     name: 'list throughput vs bare Fastify',
     measured: 'Hearth',
@@ -175,7 +196,16 @@ async function run(options: BenchOptions) {
   });
 
   // Report.
+  const diagnostics = {
+    bareAllStatements: { statements: captured.queries.length, perSecond: rps('bareAll') },
+    hearthTokenPerConnection: { tokens: tokens.length, perSecond: rps('hearthTokens') },
+  };
   log('\n' + renderTable(figures, machine));
+  log(
+    `\nDiagnostics (no goal): the bare server running all ${captured.queries.length} statements Hearth ran for the request: ` +
+      `${diagnostics.bareAllStatements.perSecond.toFixed(0)} req/s; Hearth with one token per connection: ` +
+      `${diagnostics.hearthTokenPerConnection.perSecond.toFixed(0)} req/s.`,
+  );
   const results = {
     at: new Date().toISOString(),
     options: { ...options, reuse: options.reuse !== null },
@@ -194,7 +224,7 @@ async function run(options: BenchOptions) {
     filter: filter ? { expression: filter.expression, matching: filter.matching } : null,
     paging: { walkMs: Math.round(walkMs), page1: paging.a, deep: paging.b },
     filtering,
-    throughput: { rounds },
+    throughput: { rounds, diagnostics },
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

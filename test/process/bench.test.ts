@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureQueries, cursorOfPage, listUrl, pickListStatement } from '../../bench/harness.ts';
 import { ServerChild } from '../../bench/ipc.ts';
-import { compareLatency, createClient, getJson, measureThroughput, summarize } from '../../bench/load.ts';
+import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { systemClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
@@ -150,10 +150,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(statement.sql).toMatch(/from "tags"/);
     expect(statement.parameters).toContain(limit + 1);
 
-    const bare = await ServerChild.start('bare-server.ts', { ...env, BENCH_BARE_QUERY: JSON.stringify(statement) });
+    const bare = await ServerChild.start('bare-server.ts', {
+      ...env,
+      BENCH_BARE_QUERY: JSON.stringify(statement),
+      BENCH_BARE_ALL: JSON.stringify(queries),
+    });
     children.push(bare);
     const rows = await getJson<{ id: number }[]>(createClient(), `${bare.url}/bare`);
     expect(rows).toHaveLength(limit + 1);
+    // Authentication, the rate-limit counter and the page, in Hearth's order; the page's rows answered.
+    expect(queries.length).toBeGreaterThanOrEqual(3);
+    expect(await getJson<unknown[]>(createClient(), `${bare.url}/bare-all`)).toEqual(rows);
 
     // Page 3 starts after the first 2 × 5 tags, in ID order.
     const third = await getJson<{ data: { id: string }[] }>(client, page(await cursorOfPage(client, page, 3)));
@@ -161,7 +168,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
 
     const latency = await compareLatency(client, { a: page(), b: `${bare.url}/bare` }, { warmup: 2, samples: 6 });
     expect([latency.a.count, latency.b.count]).toEqual([6, 6]);
-    const throughput = await measureThroughput(page(), { token, concurrency: 2, seconds: 1 });
+    const throughput = await measureThroughput(page(), { tokens: [token, token], concurrency: 2, seconds: 1 });
     expect(throughput.errors).toBe(0);
     expect(throughput.requests).toBeGreaterThan(0);
     expect(throughput.latency.count).toBe(throughput.requests);
@@ -170,6 +177,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
 
   it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {
     expect(summarize([5, 1, 4, 2, 3])).toMatchObject({ count: 5, p50: 3, p95: 5 });
+    expect([median([3, 1, 2]), median([4, 1, 3, 2])]).toEqual([2, 2.5]);
     const queries = [
       { sql: 'select "jti" from "api_tokens" where "jti" = $1 limit $2', parameters: ['x', 1] },
       { sql: 'insert into "rate_limit_counters" values ($1, $2, 1)', parameters: ['token:1', 0] },
