@@ -19,6 +19,7 @@ import { healthRoutes } from './modules/health/health.routes.ts';
 import { ingestionRoutes } from './modules/ingestion/ingestion.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
+import { organizationReadRoutes } from './modules/organizations/organization-read.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
@@ -124,6 +125,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   contactLookupRoutes(app, services);
   contactRoutes(app, services);
   organizationRoutes(app, services);
+  organizationReadRoutes(app, services);
   tagRoutes(app, services);
   segmentRoutes(app, services);
   contactCustomFieldRoutes(app, services);

@@ -15,6 +15,7 @@ import { createFilterService } from './modules/filter-fields/filter.service.ts';
 import { createIngestionService } from './modules/ingestion/ingestion.service.ts';
 import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
+import { createOrganizationReadService } from './modules/organizations/organization-read.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
@@ -38,6 +39,7 @@ export async function createServices(deps: ServiceDeps) {
   const cursors = new CursorCodec(secret);
   const jobs = createJobQueue({ db, clock });
   const activityTypes = createActivityTypeService({ db });
+  const filters = createFilterService({ db, clock });
   return {
     db,
     clock,
@@ -48,8 +50,8 @@ export async function createServices(deps: ServiceDeps) {
     sources: createSourceService({ db, cursors }),
     activityTypes,
     ingestion: createIngestionService({ db, clock, activityTypes }),
-    contacts: createContactService({ db }),
     organizationUpserts: createOrganizationUpsertService({ db, clock }),
+    organizations: createOrganizationReadService({ db, cursors, filters: createFilterService({ db, clock }), clock, publicUrl: deps.config.publicUrl }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
     tags: createTagService({ db, cursors }),
@@ -57,7 +59,8 @@ export async function createServices(deps: ServiceDeps) {
     topics: createTopicService({ db, cursors }),
     segments: createSegmentService({ db }),
     contactCustomFields: createContactCustomFieldService({ db }),
-    filters: createFilterService({ db, clock }),
+    filters,
+    contacts: createContactService({ db, clock, cursors, filters, publicUrl: deps.config.publicUrl }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
   };

@@ -1,23 +1,44 @@
-import Type from 'typebox';
-import { v2Item } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
+import { ContactParams, ContactQuery, ContactResponse, ContactsQuery, ContactsResponse } from './contact.schemas.ts';
 
-const Contact = Type.Object({ id: Type.String({ description: 'c_N' }), name: Type.String() });
 
 export function contactRoutes(app: HearthApp, services: Services) {
+  const config = { auth: { all: ['contacts:read' as const] } };
+
+  app.get(
+    '/api/v2/contacts',
+    {
+      config,
+      schema: {
+        tags: ['v2'],
+        summary: 'List contacts',
+        description:
+          'Keyset pages in the asked sort (`id`, `latest_activity`, `name`, `ls_<id>`, `cf_<id>`), narrowed by ' +
+          '`organizationId`, `segmentId` and `lightFilter`. Only `id` and `name` come without `cols`.',
+        querystring: ContactsQuery,
+        response: { 200: ContactsResponse },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.contacts.list(contextOf(request).communityId, request.query)) }),
+  );
+
   app.get(
     '/api/v2/contacts/:id',
     {
-      config: { auth: { all: ['contacts:read'] } },
+      config,
       schema: {
         tags: ['v2'],
         summary: 'Get a contact',
         description: 'The ID of a contact merged into another answers with the surviving contact.',
-        params: Type.Object({ id: Type.String({ description: 'c_N' }) }),
-        response: { 200: v2Item(Contact) },
+        params: ContactParams,
+        querystring: ContactQuery,
+        response: { 200: ContactResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await services.contacts.get(contextOf(request).communityId, request.params.id) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.contacts.get(contextOf(request).communityId, request.params.id, request.query),
+    }),
   );
 }

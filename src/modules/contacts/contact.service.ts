@@ -1,22 +1,186 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { SortKey } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-import { notFound } from '../../http/errors.ts';
+import { ACTIVITY_WINDOWS } from '../../filters/field-registry.ts';
+import { parseCols, type Cols } from '../../http/cols.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
+import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
+import { pageWithCursor } from '../../http/paging.ts';
+import { parseSort, type SortChoice } from '../../http/sort.ts';
+import { customFieldSortKey, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
+import type { FilterService } from '../filter-fields/filter.service.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
-import { findContactState } from './contact.repository.ts';
+import { presentKeyFactors, presentLeadScores } from '../lead-scores/lead-score.presenters.ts';
+import { definitionIds, leadScoreSortKey, scoresOf, type StoredScore } from '../lead-scores/lead-score.repository.ts';
+import { findOrganization } from '../organizations/organization.repository.ts';
+import { findSegment, segmentsOf } from '../segments/segment.repository.ts';
+import { tagIdsOf } from '../tags/tag.repository.ts';
+import * as contacts from './contact-read.repository.ts';
+import { CONTACT_GET_COLS, CONTACT_LIST_COLS, CONTACT_SORT, type ContactView } from './contact.schemas.ts';
 
-export function createContactService(deps: { db: Kysely<DB> }) {
+export interface ContactListQuery {
+  limit: number;
+  cursor?: string;
+  sort?: string;
+  direction: 'asc' | 'desc';
+  cols?: string;
+  organizationId?: string;
+  segmentId?: string;
+  lightFilter?: string;
+}
+
+const RECENT_WEB_DAYS = 30;
+const RECENT_WEB_PAGES = 10;
+
+export function createContactService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  cursors: CursorCodec;
+  filters: FilterService;
+  publicUrl: string;
+}) {
+  const { db } = deps;
+
+  /** A `cf_<id>` in cols must be a live contact field of the community; the unknown ones are named in one 400. */
+  async function checkFieldCols(communityId: number, cols: Cols) {
+    if (!Array.isArray(cols.customFields)) return;
+    const known = await existingFieldIds(db, communityId, 'contact', cols.customFields);
+    const unknown = cols.customFields.filter((id) => !known.has(id)).map((id) => `cf_${id}`);
+    if (unknown.length) throw invalidParameters(`cols ${unknown.join(', ')}: no such contact custom field`);
+  }
+
+  async function sortKeys(communityId: number, sort: SortChoice): Promise<SortKey[]> {
+    if (sort.kind === 'fixed') return contacts.CONTACT_SORT_KEYS[sort.name]!;
+    if (sort.kind === 'custom_field') {
+      if (!(await existingFieldIds(db, communityId, 'contact', [sort.id])).has(sort.id)) {
+        throw invalidParameters(`sort ${sort.name}: no such contact custom field`);
+      }
+      return [customFieldSortKey(communityId, 'contact', 'c', sort.id)];
+    }
+    if (!(await definitionIds(db, communityId, 'contact')).includes(sort.id)) throw invalidParameters(`sort ${sort.name}: no such contact lead score`);
+    return [leadScoreSortKey(communityId, 'contact', 'c', sort.id)];
+  }
+
+  async function filtersOf(communityId: number, query: ContactListQuery, now: Date) {
+    const filters: contacts.ContactFilters = {};
+    if (query.organizationId !== undefined) {
+      filters.organizationId = parseId('organization', query.organizationId);
+      if (!(await findOrganization(db, communityId, filters.organizationId))) throw notFound('org_not_found', `no organization ${query.organizationId}`);
+    }
+    if (query.segmentId !== undefined) {
+      filters.segmentId = parseId('segment', query.segmentId);
+      const segment = await findSegment(db, communityId, filters.segmentId);
+      if (!segment) throw notFound('segment_not_found', `no segment ${query.segmentId}`);
+      if (segment.entityType !== 'contact') {
+        throw new HearthError(400, 'invalid_segment_id', `segment ${query.segmentId} holds ${segment.entityType}s, not contacts`, {
+          invalidIds: [query.segmentId],
+        });
+      }
+    }
+    const compiled = await deps.filters.compile(communityId, 'contact', query.lightFilter, now);
+    if (compiled) filters.where = compiled.where;
+    return { filters, expression: compiled?.expression };
+  }
+
+  /** The page's contacts with the columns `cols` asked for, each opt-in column loaded once for the page. */
+  async function present(communityId: number, rows: contacts.ContactRow[], cols: Cols, now: Date) {
+    const ids = rows.map((row) => row.id);
+    const asked = (name: string) => cols.names.has(name);
+    const windows = Object.fromEntries(
+      Object.entries(ACTIVITY_WINDOWS)
+        .map(([window, days]) => [`activityCount${window}`, days] as const)
+        .filter(([name]) => asked(name)),
+    );
+    const none = async <T>() => new Map<number, T>();
+    const [tags, segments, profiles, scores, fields, counts, objects, visits] = await Promise.all([
+      asked('tags') ? tagIdsOf(db, communityId, 'contact', ids) : none<number[]>(),
+      asked('segments') ? segmentsOf(db, communityId, 'contact', ids) : none<{ id: number; name: string }[]>(),
+      asked('profiles') ? contacts.profilesOf(db, communityId, ids) : none<{ type: string; value: string }[]>(),
+      asked('leadScores') || asked('leadScoreKeyFactors') ? scoresOf(db, communityId, 'contact', ids) : none<StoredScore[]>(),
+      cols.customFields ? customFieldValuesOf(db, communityId, 'contact', ids, cols.customFields) : none<Record<string, { type: string; value: unknown }>>(),
+      contacts.activityWindows(db, communityId, ids, now, windows),
+      asked('connectedCustomObjects') ? contacts.connectedObjectsOf(db, communityId, ids) : none<{ id: number; name: string; objectType: string }[]>(),
+      asked('recentWebPages') || asked('recentWebVisitsNumber')
+        ? contacts.recentVisitsOf(db, communityId, ids, new Date(now.getTime() - RECENT_WEB_DAYS * 86_400_000), RECENT_WEB_PAGES)
+        : none<{ visits: number; pages: { url: string; numVisits: number }[] }>(),
+    ]);
+
+    return rows.map((row) => {
+      const id = row.id;
+      const contact: Record<string, unknown> = { id: formatId('contact', id), name: row.name };
+      const put = (name: string, value: () => unknown) => {
+        if (asked(name)) contact[name] = value();
+      };
+      // Insertion order is the wire order: the interface's, with `url` last.
+      put('fullName', () => row.fullName);
+      put('avatarUrl', () => row.avatarUrl);
+      put('location', () => (row.city || row.region || row.country ? { city: row.city, region: row.region, country: row.country } : null));
+      put('primaryEmail', () => row.primaryEmail);
+      put('phoneNumbers', () => row.phoneNumbers ?? []);
+      put('title', () => row.title);
+      put('companyName', () => row.companyName);
+      put('companyWebsite', () => row.companyWebsite);
+      put('connectedCustomObjects', () =>
+        (objects.get(id) ?? []).map((object) => ({ id: formatId('object', object.id), name: object.name, objectType: object.objectType })),
+      );
+      if (cols.customFields) contact.customFields = fields.get(id) ?? {};
+      put('profiles', () => profiles.get(id) ?? []);
+      put('jobHistory', () => row.jobHistory ?? []);
+      put('leadScores', () => presentLeadScores(scores.get(id)));
+      put('leadScoreKeyFactors', () => presentKeyFactors(scores.get(id)));
+      put('segments', () => (segments.get(id) ?? []).map((segment) => ({ id: formatId('segment', segment.id), name: segment.name })));
+      put('recentWebPages', () => visits.get(id)?.pages ?? []);
+      put('recentWebVisitsNumber', () => visits.get(id)?.visits ?? 0);
+      for (const name of Object.keys(windows)) contact[name] = counts.get(id)?.[name] ?? 0;
+      put('activityCountAll', () => row.activityCountAll);
+      put('activateMessage', () => row.activateMessage ?? null);
+      put('sparkSummary', () => row.sparkSummary);
+      put('recentSparkSummaries', () => row.recentSparkSummaries ?? []);
+      put('tags', () => (tags.get(id) ?? []).map((tagId) => formatId('tag', tagId)));
+      put('url', () => `${deps.publicUrl}/contacts/${formatId('contact', id)}`);
+      return contact as ContactView;
+    });
+  }
+
   return {
-    /**
-     * GET /api/v2/contacts/{id}. A merged contact's ID answers with its survivor. Without `cols` a contact
-     * is its always-returned fields (decisions.md §7); the opt-in columns come with the read API.
-     */
-    async get(communityId: number, id: string) {
+    /** GET /api/v2/contacts: keyset pages in the asked sort, narrowed by the query filters and the lightFilter. */
+    async list(communityId: number, query: ContactListQuery) {
+      const now = deps.clock.now();
+      const cols = parseCols(query.cols, CONTACT_LIST_COLS);
+      const sort = parseSort(query.sort, CONTACT_SORT);
+      const [{ filters, expression }, keys] = await Promise.all([
+        filtersOf(communityId, query, now),
+        sortKeys(communityId, sort),
+        checkFieldCols(communityId, cols),
+      ]);
+      const binding = {
+        community: communityId,
+        list: 'contacts',
+        sort: sort.name,
+        direction: query.direction,
+        filters: { organizationId: filters.organizationId, segmentId: filters.segmentId, lightFilter: expression },
+      };
+      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
+        contacts.pageContacts(db, communityId, filters, { keys, direction: query.direction, limit: query.limit, after }),
+      );
+      const [data, recordCount] = await Promise.all([
+        present(communityId, page.rows, cols, now),
+        cols.recordCount ? contacts.countContacts(db, communityId, filters) : undefined,
+      ]);
+      return { data, meta: { nextCursor: page.nextCursor, ...(recordCount === undefined ? {} : { recordCount }) } };
+    },
+
+    /** GET /api/v2/contacts/{id}. A merged contact's ID answers with its survivor. */
+    async get(communityId: number, id: string, query: { cols?: string }) {
+      const cols = parseCols(query.cols, CONTACT_GET_COLS);
       const key = parseId('contact', id);
-      const live = await resolveContactId(deps.db, communityId, key);
-      const contact = live === null ? undefined : await findContactState(deps.db, communityId, live);
-      if (live === null || !contact) throw notFound('contact_not_found', `no contact ${id}`);
-      return { id: formatId('contact', live), name: contact.name };
+      const [live] = await Promise.all([resolveContactId(db, communityId, key), checkFieldCols(communityId, cols)]);
+      const row = live === null ? undefined : await contacts.findContact(db, communityId, live);
+      if (!row) throw notFound('contact_not_found', `no contact ${id}`);
+      const [contact] = await present(communityId, [row], cols, deps.clock.now());
+      return contact!;
     },
   };
 }

@@ -1,0 +1,175 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { keysetPage, type SortKey } from '../../db/keyset.ts';
+import type { DB } from '../../db/schema.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** What narrows a contact list: the query filters and the compiled lightFilter (which names `c`). */
+export interface ContactFilters {
+  organizationId?: number;
+  segmentId?: number;
+  where?: RawBuilder<SqlBool>;
+}
+
+function contactsOf(db: Executor, communityId: number, filters: ContactFilters) {
+  let query = db.selectFrom('contacts as c').where('c.community_id', '=', communityId);
+  if (filters.organizationId !== undefined) query = query.where('c.organization_id', '=', filters.organizationId);
+  if (filters.segmentId !== undefined) {
+    const segmentId = filters.segmentId;
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('segment_memberships as m')
+          .select(sql`1`.as('one'))
+          .where('m.community_id', '=', communityId)
+          .where('m.segment_id', '=', segmentId)
+          .whereRef('m.entity_id', '=', 'c.id'),
+      ),
+    );
+  }
+  if (filters.where) query = query.where(filters.where);
+  return query;
+}
+
+const columns = [
+  'c.id',
+  'c.name',
+  'c.full_name as fullName',
+  'c.avatar_url as avatarUrl',
+  'c.primary_email as primaryEmail',
+  'c.title',
+  'c.company_name as companyName',
+  'c.company_website as companyWebsite',
+  'c.city',
+  'c.region',
+  'c.country',
+  'c.phone_numbers as phoneNumbers',
+  'c.job_history as jobHistory',
+  'c.activate_message as activateMessage',
+  'c.spark_summary as sparkSummary',
+  'c.recent_spark_summaries as recentSparkSummaries',
+  'c.activity_count_all as activityCountAll',
+] as const;
+
+export async function pageContacts(
+  db: Executor,
+  communityId: number,
+  filters: ContactFilters,
+  page: { keys: SortKey[]; direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
+) {
+  return keysetPage(contactsOf(db, communityId, filters).select(columns), { ...page, id: sql.ref('c.id') });
+}
+
+export type ContactRow = Awaited<ReturnType<typeof pageContacts>>['rows'][number];
+
+export async function countContacts(db: Executor, communityId: number, filters: ContactFilters): Promise<number> {
+  const row = await contactsOf(db, communityId, filters).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function findContact(db: Executor, communityId: number, id: number): Promise<ContactRow | undefined> {
+  return contactsOf(db, communityId, {}).select(columns).where('c.id', '=', id).executeTakeFirst();
+}
+
+/** Sort keys by name: `latest_activity` puts contacts without activity last in both directions. */
+export const CONTACT_SORT_KEYS: Record<string, SortKey[]> = {
+  id: [],
+  name: [{ expr: sql`lower(c.name)` }],
+  latest_activity: [{ expr: sql.ref('c.latest_activity_at'), nullable: true }],
+};
+
+/**
+ * Activity counts of each contact over the windows (days back from `now`, activity_time in (now − days, now]),
+ * one index range per contact over activities_contact_time, reading at most the longest window.
+ */
+export async function activityWindows(
+  db: Executor,
+  communityId: number,
+  ids: readonly number[],
+  now: Date,
+  windows: Readonly<Record<string, number>>,
+): Promise<Map<number, Record<string, number>>> {
+  const byContact = new Map<number, Record<string, number>>();
+  const entries = Object.entries(windows);
+  if (ids.length === 0 || entries.length === 0) return byContact;
+  const longest = Math.max(...entries.map(([, days]) => days));
+  const since = (days: number) => new Date(now.getTime() - days * 86_400_000).toISOString();
+  const counts = entries.map(([name, days]) => sql`count(*) filter (where a.activity_time > ${since(days)}::timestamptz)::int as ${sql.ref(name)}`);
+  const rows = await sql<Record<string, number> & { contactId: number }>`
+    select a.contact_id as "contactId", ${sql.join(counts)}
+    from activities a
+    where a.community_id = ${communityId} and a.contact_id = any(${[...ids]}::bigint[])
+      and a.activity_time > ${since(longest)}::timestamptz and a.activity_time <= ${now.toISOString()}::timestamptz
+    group by a.contact_id`.execute(db);
+  for (const { contactId, ...row } of rows.rows) byContact.set(contactId, row);
+  return byContact;
+}
+
+/** Each contact's identities as profiles `{type, value}` (the value as first seen), by type then value. */
+export async function profilesOf(db: Executor, communityId: number, ids: readonly number[]) {
+  const byContact = new Map<number, { type: string; value: string }[]>();
+  if (ids.length === 0) return byContact;
+  const rows = await db
+    .selectFrom('contact_identities')
+    .select(['contact_id as contactId', 'type', 'display_value as value'])
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', sql<number>`any(${[...ids]}::bigint[])`)
+    .orderBy('contact_id')
+    .orderBy('type')
+    .orderBy('display_value')
+    .execute();
+  for (const { contactId, ...profile } of rows) byContact.set(contactId, [...(byContact.get(contactId) ?? []), profile]);
+  return byContact;
+}
+
+/** Custom objects associated with each contact, through object types' contact associations. */
+export async function connectedObjectsOf(db: Executor, communityId: number, ids: readonly number[]) {
+  const byContact = new Map<number, { id: number; name: string; objectType: string }[]>();
+  if (ids.length === 0) return byContact;
+  const rows = await sql<{ contactId: number; id: number; name: string; objectType: string }>`
+    select distinct oa.target_id as "contactId", ob.id, ob.name, ot.name as "objectType"
+    from object_associations oa
+    join object_type_assocs ta on ta.community_id = oa.community_id and ta.id = oa.assoc_id and ta.target_entity = 'contact'
+    join objects ob on ob.community_id = oa.community_id and ob.id = oa.object_id
+    join object_types ot on ot.community_id = ob.community_id and ot.id = ob.object_type_id
+    where oa.community_id = ${communityId} and oa.target_id = any(${[...ids]}::bigint[])
+    order by oa.target_id, ob.id`.execute(db);
+  for (const { contactId, ...object } of rows.rows) byContact.set(contactId, [...(byContact.get(contactId) ?? []), object]);
+  return byContact;
+}
+
+/** Website visits of each contact since `since`: how many, and the most visited pages (at most `pages`). */
+export async function recentVisitsOf(db: Executor, communityId: number, ids: readonly number[], since: Date, pages: number) {
+  const byContact = new Map<number, { visits: number; pages: { url: string; numVisits: number }[] }>();
+  if (ids.length === 0) return byContact;
+  const rows = await sql<{ contactId: number; url: string; numVisits: number }>`
+    select v.contact_id as "contactId", v.url, count(*)::int as "numVisits"
+    from website_visits v
+    where v.community_id = ${communityId} and v.contact_id = any(${[...ids]}::bigint[]) and v.visit_time > ${since.toISOString()}::timestamptz
+    group by v.contact_id, v.url
+    order by v.contact_id, count(*) desc, v.url`.execute(db);
+  for (const { contactId, url, numVisits } of rows.rows) {
+    const entry = byContact.get(contactId) ?? { visits: 0, pages: [] };
+    entry.visits += numVisits;
+    if (entry.pages.length < pages) entry.pages.push({ url, numVisits });
+    byContact.set(contactId, entry);
+  }
+  return byContact;
+}
+
+/** The IDs of each contact's latest activities (at most `per`), newest first, one index probe per contact. */
+export async function latestActivityIdsOf(db: Executor, communityId: number, ids: readonly number[], per: number) {
+  const byContact = new Map<number, number[]>();
+  if (ids.length === 0) return byContact;
+  const rows = await sql<{ contactId: number; id: number }>`
+    select ids.id as "contactId", l.id
+    from unnest(${[...ids]}::bigint[]) as ids(id)
+    cross join lateral (
+      select a.id, a.activity_time from activities a
+      where a.community_id = ${communityId} and a.contact_id = ids.id
+      order by a.activity_time desc, a.id desc limit ${per}
+    ) l
+    order by ids.id, l.activity_time desc, l.id desc`.execute(db);
+  for (const { contactId, id } of rows.rows) byContact.set(contactId, [...(byContact.get(contactId) ?? []), id]);
+  return byContact;
+}

@@ -1,0 +1,189 @@
+import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { keysetPage, type KeysetPage, type SortKey } from '../../db/keyset.ts';
+import type { DB } from '../../db/schema.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** What narrows the organizations list: its query filters and the compiled lightFilter (base alias `o`). */
+export interface OrganizationFilters {
+  name: string | null;
+  primaryDomain: string | null;
+  where: RawBuilder<SqlBool> | null;
+}
+
+/** The columns that only some `cols` need, left unread otherwise (they can be large). */
+export interface WideColumns {
+  researchResults: boolean;
+  surgingTopics: boolean;
+}
+
+export interface OrganizationRow {
+  id: number;
+  name: string;
+  primaryDomain: string;
+  about: string | null;
+  contactsCount: number;
+  employees: number | null;
+  linkedInUrl: string | null;
+  revenueRangeMin: number | null;
+  revenueRangeMax: number | null;
+  subIndustry: string | null;
+  city: string | null;
+  region: string | null;
+  country: string | null;
+  researchResults?: unknown;
+  surgingTopics?: string[];
+}
+
+const columns = [
+  'o.id',
+  'o.name',
+  'o.primary_domain as primaryDomain',
+  'o.about',
+  'o.member_count as contactsCount',
+  'o.employees',
+  'o.linkedin_url as linkedInUrl',
+  'o.revenue_range_min as revenueRangeMin',
+  'o.revenue_range_max as revenueRangeMax',
+  'o.sub_industry as subIndustry',
+  'o.city',
+  'o.region',
+  'o.country',
+] as const;
+
+function selectOrganizations(db: Executor, communityId: number) {
+  return db.selectFrom('organizations as o').where('o.community_id', '=', communityId);
+}
+
+function withColumns(query: ReturnType<typeof selectOrganizations>, wide: WideColumns) {
+  return query
+    .select(columns)
+    .$if(wide.researchResults, (q) => q.select('o.research_results as researchResults'))
+    .$if(wide.surgingTopics, (q) => q.select('o.surging_topics as surgingTopics'));
+}
+
+function filtered(db: Executor, communityId: number, filters: OrganizationFilters) {
+  let query = selectOrganizations(db, communityId);
+  // The lower() comparison lets the index organizations_name find the candidates; the plain one keeps
+  // the match exact.
+  if (filters.name !== null) query = query.where(sql<string>`lower(o.name)`, '=', sql<string>`lower(${filters.name})`).where('o.name', '=', filters.name);
+  if (filters.primaryDomain !== null) query = query.where('o.primary_domain', '=', filters.primaryDomain);
+  if (filters.where) query = query.where(filters.where);
+  return query;
+}
+
+export async function findOrganizationRow(db: Executor, communityId: number, id: number, wide: WideColumns): Promise<OrganizationRow | undefined> {
+  return withColumns(selectOrganizations(db, communityId), wide).where('o.id', '=', id).executeTakeFirst();
+}
+
+/** One keyset page of the organizations that pass the filters, in the order of `keys` then ID. */
+export async function pageOrganizations(
+  db: Executor,
+  communityId: number,
+  filters: OrganizationFilters,
+  wide: WideColumns,
+  page: { keys: SortKey[]; direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
+): Promise<KeysetPage<OrganizationRow>> {
+  return keysetPage(withColumns(filtered(db, communityId, filters), wide), { ...page, id: sql.ref('o.id') });
+}
+
+export async function countOrganizations(db: Executor, communityId: number, filters: OrganizationFilters): Promise<number> {
+  const row = await filtered(db, communityId, filters)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The `member_count` sort (contactsCount). */
+export const memberCountKey: SortKey = { expr: sql.ref('o.member_count') };
+
+// Per-page loaders: one query for every organization of a page, each organization's rows picked by a
+// lateral subquery that reads only its own newest rows through the (community_id, organization_id, ...)
+// indexes, whatever the organization's total.
+
+export interface JobOpeningRow {
+  organizationId: number;
+  jobTitle: string;
+  jobDescription: string | null;
+  firstSeenAt: Date;
+  isClosed: boolean;
+  location: string | null;
+  url: string | null;
+}
+
+export async function recentJobOpeningsOf(db: Executor, communityId: number, ids: readonly number[], limit: number): Promise<Map<number, JobOpeningRow[]>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<JobOpeningRow>`
+    select p.id as "organizationId", j.job_title as "jobTitle", j.job_description as "jobDescription",
+      j.first_seen_at as "firstSeenAt", j.is_closed as "isClosed", j.location, j.url
+    from unnest(${[...ids]}::bigint[]) as p(id)
+    cross join lateral (
+      select * from job_openings f_j
+      where f_j.community_id = ${communityId} and f_j.organization_id = p.id
+      order by f_j.first_seen_at desc, f_j.id desc
+      limit ${limit}
+    ) j
+    order by p.id, j.first_seen_at desc, j.id desc`.execute(db);
+  return groupBy(rows);
+}
+
+export interface NewsRow {
+  organizationId: number;
+  title: string;
+  publishedAt: Date;
+  category: string | null;
+  articleSentence: string | null;
+  url: string | null;
+}
+
+export async function recentNewsOf(db: Executor, communityId: number, ids: readonly number[], limit: number): Promise<Map<number, NewsRow[]>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<NewsRow>`
+    select p.id as "organizationId", n.title, n.published_at as "publishedAt", n.category,
+      n.article_sentence as "articleSentence", n.url
+    from unnest(${[...ids]}::bigint[]) as p(id)
+    cross join lateral (
+      select * from news_items f_n
+      where f_n.community_id = ${communityId} and f_n.organization_id = p.id
+      order by f_n.published_at desc, f_n.id desc
+      limit ${limit}
+    ) n
+    order by p.id, n.published_at desc, n.id desc`.execute(db);
+  return groupBy(rows);
+}
+
+export interface TopContactRow {
+  organizationId: number;
+  id: number;
+  name: string;
+}
+
+/**
+ * The contacts of each organization with the most activities (ties by ID). Anonymized contacts are left
+ * out: an erased person's shell is nobody to reach out to.
+ */
+export async function topContactsOf(db: Executor, communityId: number, ids: readonly number[], limit: number): Promise<Map<number, TopContactRow[]>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<TopContactRow>`
+    select p.id as "organizationId", c.id, c.name
+    from unnest(${[...ids]}::bigint[]) as p(id)
+    cross join lateral (
+      select f_c.id, f_c.name, f_c.activity_count_all from contacts f_c
+      where f_c.community_id = ${communityId} and f_c.organization_id = p.id and f_c.anonymized_at is null
+      order by f_c.activity_count_all desc, f_c.id
+      limit ${limit}
+    ) c
+    order by p.id, c.activity_count_all desc, c.id`.execute(db);
+  return groupBy(rows);
+}
+
+function groupBy<Row extends { organizationId: number }>(rows: Row[]): Map<number, Row[]> {
+  const byOrganization = new Map<number, Row[]>();
+  for (const row of rows) {
+    const list = byOrganization.get(row.organizationId);
+    if (list) list.push(row);
+    else byOrganization.set(row.organizationId, [row]);
+  }
+  return byOrganization;
+}

@@ -1,0 +1,129 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { SortKey } from '../../db/keyset.ts';
+import type { DB } from '../../db/schema.ts';
+import { parseCols, type Cols } from '../../http/cols.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
+import { invalidParameters, notFound } from '../../http/errors.ts';
+import { parseId } from '../../http/ids.ts';
+import { pageWithCursor } from '../../http/paging.ts';
+import { parseSort, type SortChoice } from '../../http/sort.ts';
+import { customFieldSortKey, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
+import type { FilterService } from '../filter-fields/filter.service.ts';
+import { findDefinition, leadScoreSortKey, scoresOf } from '../lead-scores/lead-score.repository.ts';
+import { tagIdsOf } from '../tags/tag.repository.ts';
+import * as organizations from './organization-read.repository.ts';
+import { presentOrganization, type PageValues } from './organization.presenters.ts';
+import { GET_COLS, LIST_COLS, RECENT_LIMIT, SORTS } from './organization.schemas.ts';
+
+export interface OrganizationsQuery {
+  limit: number;
+  cursor?: string;
+  sort?: string;
+  direction: 'asc' | 'desc';
+  cols?: string;
+  name?: string;
+  primaryDomain?: string;
+  lightFilter?: string;
+}
+
+export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService; clock: Clock; publicUrl: string }) {
+  const { db } = deps;
+
+  /** The sort's keys; a lead score or custom field that is not one of the community's for organizations is a 400. */
+  async function sortKeys(communityId: number, sort: SortChoice): Promise<SortKey[]> {
+    if (sort.kind === 'lead_score') {
+      const definition = await findDefinition(db, communityId, sort.id);
+      if (definition?.entityType !== 'organization') throw invalidParameters(`sort "${sort.name}" is not a lead score of organizations`);
+      return [leadScoreSortKey(communityId, 'organization', 'o', sort.id)];
+    }
+    if (sort.kind === 'custom_field') {
+      if (!(await existingFieldIds(db, communityId, 'organization', [sort.id])).has(sort.id)) {
+        throw invalidParameters(`sort "${sort.name}" is not a custom field of organizations`);
+      }
+      return [customFieldSortKey(communityId, 'organization', 'o', sort.id)];
+    }
+    return sort.name === 'member_count' ? [organizations.memberCountKey] : [];
+  }
+
+  /** Every `cf_<id>` of `cols` must be a live organization field of the community; one 400 names the others. */
+  async function checkFieldCols(communityId: number, cols: Cols): Promise<void> {
+    if (!Array.isArray(cols.customFields)) return;
+    const live = await existingFieldIds(db, communityId, 'organization', cols.customFields);
+    const unknown = cols.customFields.filter((id) => !live.has(id));
+    if (unknown.length) {
+      throw invalidParameters(`cols ${unknown.map((id) => `"cf_${id}"`).join(', ')}: no custom field of organizations with that ID`);
+    }
+  }
+
+  /** The opt-in columns of a page's organizations: one query per column (both lead score columns share one). */
+  async function loadValues(communityId: number, ids: number[], cols: Cols): Promise<PageValues> {
+    const named = (name: string) => cols.names.has(name);
+    const [customFields, scores, jobOpenings, news, topContacts, tags] = await Promise.all([
+      cols.customFields ? customFieldValuesOf(db, communityId, 'organization', ids, cols.customFields) : undefined,
+      named('leadScores') || named('leadScoreKeyFactors') ? scoresOf(db, communityId, 'organization', ids) : undefined,
+      named('recentJobOpenings') ? organizations.recentJobOpeningsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
+      named('recentNews') ? organizations.recentNewsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
+      named('topContacts') ? organizations.topContactsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
+      named('tags') ? tagIdsOf(db, communityId, 'organization', ids) : undefined,
+    ]);
+    return { customFields, scores, jobOpenings, news, topContacts, tags };
+  }
+
+  async function present(communityId: number, rows: organizations.OrganizationRow[], cols: Cols) {
+    const values = await loadValues(communityId, rows.map((row) => row.id), cols);
+    return rows.map((row) => presentOrganization(row, cols, values, deps.publicUrl));
+  }
+
+  const wideColumns = (cols: Cols): organizations.WideColumns => ({
+    researchResults: cols.names.has('researchResults'),
+    surgingTopics: cols.names.has('surgingTopics'),
+  });
+
+  return {
+    /** GET /api/v2/organizations: keyset pages by `sort` (default `id`), narrowed by name, primaryDomain and lightFilter. */
+    async list(communityId: number, query: OrganizationsQuery) {
+      const cols = parseCols(query.cols, LIST_COLS);
+      const sort = parseSort(query.sort, SORTS);
+      const [keys, compiled] = await Promise.all([
+        sortKeys(communityId, sort),
+        deps.filters.compile(communityId, 'organization', query.lightFilter, deps.clock.now()),
+        checkFieldCols(communityId, cols),
+      ]);
+      const filters: organizations.OrganizationFilters = {
+        name: query.name ?? null,
+        // Domains are stored lowercase.
+        primaryDomain: query.primaryDomain?.toLowerCase() ?? null,
+        where: compiled?.where ?? null,
+      };
+      const binding = {
+        community: communityId,
+        list: 'organizations',
+        sort: sort.name,
+        direction: query.direction,
+        filters: { name: filters.name, primaryDomain: filters.primaryDomain, lightFilter: compiled?.expression },
+      };
+      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
+        organizations.pageOrganizations(db, communityId, filters, wideColumns(cols), { keys, direction: query.direction, limit: query.limit, after }),
+      );
+      const [data, recordCount] = await Promise.all([
+        present(communityId, page.rows, cols),
+        cols.recordCount ? organizations.countOrganizations(db, communityId, filters) : undefined,
+      ]);
+      return { data, meta: { nextCursor: page.nextCursor, ...(recordCount === undefined ? {} : { recordCount }) } };
+    },
+
+    /** GET /api/v2/organizations/{id}: another community's organization is not found, like a missing one. */
+    async get(communityId: number, id: string, query: { cols?: string }) {
+      const key = parseId('organization', id);
+      const cols = parseCols(query.cols, GET_COLS);
+      await checkFieldCols(communityId, cols);
+      const row = await organizations.findOrganizationRow(db, communityId, key, wideColumns(cols));
+      if (!row) throw notFound('org_not_found', `no organization ${id}`);
+      const [organization] = await present(communityId, [row], cols);
+      return organization!;
+    },
+  };
+}
+
+export type OrganizationReadService = ReturnType<typeof createOrganizationReadService>;
