@@ -1,3 +1,5 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../src/db/schema.ts';
 import type { CapturedQuery, ServerChild } from './ipc.ts';
 import { getJson, type Client } from './load.ts';
 
@@ -58,4 +60,46 @@ export function pickListStatement(queries: CapturedQuery[], table: string, limit
     throw new Error(`no statement reading "${table}" with a LIMIT among the ${queries.length} Hearth ran:\n${seen}`);
   }
   return picked;
+}
+
+export async function countRows(db: Kysely<DB>, communityId: number) {
+  const row = await sql<{ contacts: number; activities: number; organizations: number }>`
+    select (select count(*) from contacts where community_id = ${communityId})::int as contacts,
+           (select count(*) from activities where community_id = ${communityId})::int as activities,
+           (select count(*) from organizations where community_id = ${communityId})::int as organizations`.execute(db);
+  return row.rows[0]!;
+}
+
+/**
+ * The filter a community manager writes to find whom to invite to a local event: people in the biggest
+ * country, holding the most common tag, active in the last four weeks. Values are read from the seeded data
+ * (its most common country and tag), so the filter is selective the way real ones are, neither empty nor
+ * everything.
+ */
+export async function lightFilterOf(db: Kysely<DB>, communityId: number) {
+  const country = await sql<{ country: string }>`
+    select country from contacts where community_id = ${communityId} and country is not null
+    group by country order by count(*) desc, country limit 1`.execute(db);
+  const tag = await sql<{ tag_id: number }>`
+    select tag_id from tag_assignments where community_id = ${communityId} and entity_type = 'contact'
+    group by tag_id order by count(*) desc, tag_id limit 1`.execute(db);
+  const countryName = country.rows[0]?.country;
+  const tagId = tag.rows[0]?.tag_id;
+  if (!countryName || tagId === undefined) return null;
+  const expression = {
+    type: 'and',
+    clauses: [
+      { type: 'stringFilter', field: 'location.country', params: { op: 'eq', value: countryName } },
+      { type: 'stringListFilter', field: 'tags', params: { op: 'any', value: [`l_${tagId}`] } },
+      { type: 'numberFilter', field: 'activityCount28d', params: { op: 'gt', value: 0 } },
+    ],
+  };
+  const matching = await sql<{ n: number }>`
+    select count(*)::int as n from contacts c
+    where c.community_id = ${communityId} and c.country = ${countryName}
+      and exists (select 1 from tag_assignments t where t.community_id = c.community_id and t.entity_type = 'contact'
+                  and t.entity_id = c.id and t.tag_id = ${tagId})
+      and exists (select 1 from activities a where a.community_id = c.community_id and a.contact_id = c.id
+                  and a.activity_time > now() - interval '28 days' and a.activity_time <= now())`.execute(db);
+  return { expression, matching: matching.rows[0]!.n };
 }

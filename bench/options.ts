@@ -55,7 +55,7 @@ function integer(values: Record<string, unknown>, name: string, fallback: number
   const raw = values[name];
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}; got "${String(raw)}"\n\n${USAGE}`);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}; got "${String(raw)}"`);
   return value;
 }
 

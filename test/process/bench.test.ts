@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureQueries, cursorOfPage, listUrl, pickListStatement } from '../../bench/harness.ts';
+import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
 import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
@@ -142,12 +142,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     children.push(hearth);
     const client = createClient({ token });
     const limit = 5;
-    const page = (cursor?: string) => listUrl(hearth.url, '/api/v2/tags', '', { limit: String(limit), cursor });
+    const page = (params: { cursor?: string; lightFilter?: string } = {}) =>
+      listUrl(hearth.url, '/api/v2/contacts', '', { limit: String(limit), ...params });
 
     const { queries, body } = await captureQueries(hearth, client, page());
     expect(body.data).toHaveLength(limit);
-    const statement = pickListStatement(queries, 'tags', limit);
-    expect(statement.sql).toMatch(/from "tags"/);
+    const statement = pickListStatement(queries, 'contacts', limit);
+    expect(statement.sql).toMatch(/from "contacts"/);
     expect(statement.parameters).toContain(limit + 1);
 
     const bare = await ServerChild.start('bare-server.ts', {
@@ -158,13 +159,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     children.push(bare);
     const rows = await getJson<{ id: number }[]>(createClient(), `${bare.url}/bare`);
     expect(rows).toHaveLength(limit + 1);
+    expect(rows.slice(0, limit).map((row) => `c_${row.id}`)).toEqual((body.data as { id: string }[]).map((contact) => contact.id));
     // Authentication, the rate-limit counter and the page, in Hearth's order; the page's rows answered.
     expect(queries.length).toBeGreaterThanOrEqual(3);
     expect(await getJson<unknown[]>(createClient(), `${bare.url}/bare-all`)).toEqual(rows);
 
-    // Page 3 starts after the first 2 × 5 tags, in ID order.
-    const third = await getJson<{ data: { id: string }[] }>(client, page(await cursorOfPage(client, page, 3)));
-    expect(third.data.map((tag) => tag.id)).toEqual(rows.slice(0, 5).map((row) => `l_${row.id + 2 * limit}`));
+    // Page 3 starts after the first 2 × 5 contacts, in ID order.
+    const third = await getJson<{ data: { id: string }[] }>(client, page({ cursor: await cursorOfPage(client, (cursor) => page({ cursor }), 3) }));
+    expect(third.data.map((contact) => contact.id)).toEqual(rows.slice(0, 5).map((row) => `c_${row.id + 2 * limit}`));
 
     const latency = await compareLatency(client, { a: page(), b: `${bare.url}/bare` }, { warmup: 2, samples: 6 });
     expect([latency.a.count, latency.b.count]).toEqual([6, 6]);
@@ -172,6 +174,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(throughput.errors).toBe(0);
     expect(throughput.requests).toBeGreaterThan(0);
     expect(throughput.latency.count).toBe(throughput.requests);
+
+    // The bench's filter: Hearth lists exactly the contacts the bench's own count finds.
+    const filter = await lightFilterOf(database.db, communityId);
+    expect(filter?.expression.clauses.map((clause) => clause.field)).toEqual(['location.country', 'tags', 'activityCount28d']);
+    const lightFilter = JSON.stringify(filter!.expression);
+    let listed = 0;
+    for (let cursor: string | undefined, n = 0; n === 0 || cursor; n++) {
+      const filtered = await getJson<{ data: unknown[]; meta: { nextCursor: string | null } }>(client, page({ lightFilter, cursor }));
+      listed += filtered.data.length;
+      cursor = filtered.meta.nextCursor ?? undefined;
+    }
+    expect(filter!.matching).toBeGreaterThan(0);
+    expect(listed).toBe(filter!.matching);
+    expect(await countRows(database.db, communityId)).toEqual({ contacts: CONTACTS, activities: ACTIVITIES, organizations: CONTACTS / 20 });
     client.close();
   }, 120_000);
 
