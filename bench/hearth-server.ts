@@ -1,0 +1,57 @@
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { systemClock } from '../src/clock.ts';
+import type { DB } from '../src/db/schema.ts';
+import { pgTypes } from '../src/db/type-parsers.ts';
+import { createServices } from '../src/services.ts';
+import { onMessage, send, type CapturedQuery } from './ipc.ts';
+
+/**
+ * Hearth as `hearth serve` runs it, in a child process of the bench (forked with an IPC channel): the app
+ * of src/app.ts over the services of src/services.ts, logger off, rate limit out of the way. The one
+ * difference is a `log` hook on Kysely that records each statement's SQL and parameters while the parent
+ * asks for it (`capture`), so that the bare baseline can run exactly what Hearth ran.
+ *
+ * The pool is built as openDatabase builds it for PostgreSQL (same size and type parsers); openDatabase
+ * itself takes no log hook. The database is migrated and seeded by the parent.
+ */
+
+const url = process.env.BENCH_DATABASE_URL;
+if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10);
+
+let capturing: CapturedQuery[] | null = null;
+const log = (event: LogEvent) => {
+  if (capturing && event.level === 'query') capturing.push({ sql: event.query.sql, parameters: [...event.query.parameters] });
+};
+
+const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types: pgTypes });
+pool.on('error', () => {});
+const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
+// A limit no bench run reaches: the bench measures the requests, not the 429s.
+const HIGH = 10_000_000;
+const services = await createServices({
+  db,
+  clock: systemClock,
+  config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, windowSeconds: 60 } },
+});
+const app = await buildApp({ services, publicUrl: 'http://127.0.0.1', logger: false });
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+if (!address || typeof address === 'string') throw new Error('no TCP address');
+
+onMessage(async (message) => {
+  if (message.type === 'capture-start') {
+    capturing = [];
+    send({ type: 'capture-started' });
+  } else if (message.type === 'capture-stop') {
+    send({ type: 'captured', queries: capturing ?? [] });
+    capturing = null;
+  } else if (message.type === 'stop') {
+    await app.close();
+    await db.destroy();
+    process.exit(0);
+  }
+});
+send({ type: 'ready', port: address.port });

@@ -1,0 +1,103 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** The messages between the bench and its server children (Node's IPC channel, JSON). */
+
+export interface CapturedQuery {
+  sql: string;
+  parameters: unknown[];
+}
+
+export type ToChild = { type: 'capture-start' } | { type: 'capture-stop' } | { type: 'stop' };
+export type FromChild =
+  | { type: 'ready'; port: number }
+  | { type: 'capture-started' }
+  | { type: 'captured'; queries: CapturedQuery[] }
+  | { type: 'error'; message: string };
+
+/** In a child: send to the parent. */
+export function send(message: FromChild): void {
+  process.send?.(message);
+}
+
+/** In a child: handle the parent's messages; a failure is reported, then the child exits. */
+export function onMessage(handle: (message: ToChild) => Promise<void>): void {
+  process.on('message', (message: ToChild) => {
+    handle(message).catch((error: unknown) => {
+      send({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+      process.exit(1);
+    });
+  });
+  // The parent gone (killed, crashed): nothing is left to serve.
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** A server child as the parent sees it. */
+export class ServerChild {
+  readonly url: string;
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  /**
+   * Forks `script` (a TypeScript file beside this one, run through tsx) and waits for it to listen. A
+   * generous limit guards against a child that hangs while starting; it is not a measurement.
+   */
+  static async start(script: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServerChild> {
+    const child = fork(path.join(import.meta.dirname, script), [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`${script} did not start within ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.on('message', (message: FromChild) => {
+        if (message.type === 'ready') {
+          clearTimeout(timer);
+          resolve(message.port);
+        } else if (message.type === 'error') {
+          clearTimeout(timer);
+          reject(new Error(`${script}: ${message.message}`));
+        }
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`${script} exited (${signal ?? code}) before it listened`));
+      });
+    });
+    return new ServerChild(child, port);
+  }
+
+  /** Sends a message and resolves with the first reply of the given type. */
+  request<T extends FromChild['type']>(message: ToChild, replyType: T): Promise<Extract<FromChild, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const listener = (reply: FromChild) => {
+        if (reply.type === replyType) {
+          this.child.off('message', listener);
+          resolve(reply as Extract<FromChild, { type: T }>);
+        } else if (reply.type === 'error') {
+          this.child.off('message', listener);
+          reject(new Error(reply.message));
+        }
+      };
+      this.child.on('message', listener);
+      this.child.send(message);
+    });
+  }
+
+  /** Asks the child to close; kills it if it has not exited after a few seconds. */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.send({ type: 'stop' } satisfies ToChild);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,133 @@
+import http from 'node:http';
+
+/**
+ * A small load generator on node:http with keep-alive connections: what the bench needs (sequential
+ * latency samples, fixed-concurrency throughput) without a dependency. Each worker of a throughput run is
+ * one connection that sends its next request as soon as the previous answer is read, as autocannon does.
+ */
+
+export interface Response {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+export interface Client {
+  /** GET with the client's token, or with `token` when given. */
+  get(url: string, token?: string): Promise<Response>;
+  close(): void;
+}
+
+export function createClient(options: { token?: string; connections?: number } = {}): Client {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
+  return {
+    get(url: string, token = options.token) {
+      const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
+      return new Promise<Response>((resolve, reject) => {
+        const started = performance.now();
+        const request = http.get(url, { agent, headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
+          );
+          response.on('error', reject);
+        });
+        request.on('error', reject);
+      });
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** A response that must be a 200, parsed; anything else stops the bench with what the server said. */
+export async function getJson<T>(client: Client, url: string): Promise<T> {
+  const response = await client.get(url);
+  if (response.status !== 200) throw new Error(`GET ${url} answered ${response.status}: ${response.body.slice(0, 500)}`);
+  return JSON.parse(response.body) as T;
+}
+
+export interface Summary {
+  count: number;
+  p50: number;
+  p95: number;
+  mean: number;
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Nearest-rank percentiles of a sample of milliseconds. */
+export function summarize(values: number[]): Summary {
+  if (values.length === 0) return { count: 0, p50: NaN, p95: NaN, mean: NaN };
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), mean: sorted.reduce((s, v) => s + v, 0) / sorted.length };
+}
+
+/**
+ * Latency of two requests measured side by side: after `warmup` rounds, `samples` rounds of one request
+ * of each, in alternating order (A B, B A, ...), one at a time. Alternating spreads whatever else the machine
+ * does over both equally, so their ratio holds even on a busy machine. Every answer must be a 200.
+ */
+export async function compareLatency(
+  client: Client,
+  urls: { a: string; b: string },
+  options: { warmup: number; samples: number },
+): Promise<{ a: Summary; b: Summary }> {
+  const times = { a: [] as number[], b: [] as number[] };
+  for (let round = 0; round < options.warmup + options.samples; round++) {
+    const order = round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const which of order) {
+      const response = await client.get(urls[which]);
+      if (response.status !== 200) throw new Error(`GET ${urls[which]} answered ${response.status}: ${response.body.slice(0, 500)}`);
+      if (round >= options.warmup) times[which].push(response.ms);
+    }
+  }
+  return { a: summarize(times.a), b: summarize(times.b) };
+}
+
+export interface Throughput {
+  requests: number;
+  /** Answers other than 200, and failed connections. */
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  latency: Summary;
+}
+
+/**
+ * `concurrency` keep-alive connections, each sending its next request once the last is answered, for
+ * `seconds`. Connection i sends `tokens[i % tokens.length]` when tokens are given (one client per token),
+ * else `token`.
+ */
+export async function measureThroughput(
+  url: string,
+  options: { token?: string; tokens?: string[]; concurrency: number; seconds: number },
+): Promise<Throughput> {
+  const client = createClient({ token: options.token, connections: options.concurrency });
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  const worker = async (_: unknown, index: number) => {
+    const token = options.tokens?.length ? options.tokens[index % options.tokens.length] : options.token;
+    while (performance.now() < deadline) {
+      try {
+        const response = await client.get(url, token);
+        if (response.status === 200) latencies.push(response.ms);
+        else errors++;
+      } catch {
+        errors++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  client.close();
+  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, latency: summarize(latencies) };
+}

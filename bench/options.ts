@@ -1,0 +1,111 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_SERVER_URL } from './database.ts';
+
+export interface BenchOptions {
+  /** Server on which a new database is made (BENCH_DATABASE_URL). */
+  serverUrl: string;
+  /** Keep the database at the end and print its URL. */
+  keep: boolean;
+  /** An already seeded bench database: no create, no seed, no drop. */
+  reuse: string | null;
+  contacts: number;
+  activities: number;
+  /** The list measured, and extra query parameters every request of it carries. */
+  path: string;
+  query: string;
+  /** The table whose statement the bare baseline runs (default: the last segment of the path). */
+  table: string;
+  limit: number;
+  /** The deep page compared with page 1. */
+  page: number;
+  warmup: number;
+  samples: number;
+  concurrency: number;
+  seconds: number;
+  rounds: number;
+  /** Measure the lightFilter ratio (off for a list that takes no lightFilter). */
+  filter: boolean;
+  poolSize: number;
+  output: string;
+}
+
+const USAGE = `npm run bench -- [options]
+
+  --keep                keep the bench database at the end and print its URL
+  --reuse <url>         measure an already seeded bench database (no seeding, not dropped)
+  --contacts <n>        contacts to seed (100000)
+  --activities <n>      activities to seed (1000000)
+  --path <path>         list to measure (/api/v2/contacts)
+  --query <a=b&c=d>     extra query parameters of every request of that list
+  --table <name>        table of the statement the bare endpoint runs (last segment of --path)
+  --limit <n>           page size (50)
+  --page <n>            deep page compared with page 1 (1000)
+  --warmup <n>          warm-up rounds before latency samples (50)
+  --samples <n>         latency samples of each request (400)
+  --concurrency <n>     connections of the throughput runs (16)
+  --seconds <n>         length of one throughput run (10)
+  --rounds <n>          throughput runs of each server, alternating (3)
+  --no-filter           skip the lightFilter ratio
+  --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
+  --output <file>       results JSON (bench/results/latest.json)
+
+Environment: BENCH_DATABASE_URL, the PostgreSQL server (${DEFAULT_SERVER_URL}).`;
+
+function integer(values: Record<string, unknown>, name: string, fallback: number, min = 1): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be an integer of at least ${min}; got "${String(raw)}"`);
+  return value;
+}
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      keep: { type: 'boolean' },
+      reuse: { type: 'string' },
+      contacts: { type: 'string' },
+      activities: { type: 'string' },
+      path: { type: 'string' },
+      query: { type: 'string' },
+      table: { type: 'string' },
+      limit: { type: 'string' },
+      page: { type: 'string' },
+      warmup: { type: 'string' },
+      samples: { type: 'string' },
+      concurrency: { type: 'string' },
+      seconds: { type: 'string' },
+      rounds: { type: 'string' },
+      'no-filter': { type: 'boolean' },
+      'pool-size': { type: 'string' },
+      output: { type: 'string' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const path = values.path ?? '/api/v2/contacts';
+  return {
+    serverUrl: env.BENCH_DATABASE_URL?.trim() || DEFAULT_SERVER_URL,
+    keep: values.keep ?? false,
+    reuse: values.reuse ?? null,
+    contacts: integer(values, 'contacts', 100_000),
+    activities: integer(values, 'activities', 1_000_000, 0),
+    path,
+    query: values.query ?? '',
+    table: values.table ?? path.split('/').filter(Boolean).pop()!,
+    limit: integer(values, 'limit', 50),
+    page: integer(values, 'page', 1000, 2),
+    warmup: integer(values, 'warmup', 50, 0),
+    samples: integer(values, 'samples', 400),
+    concurrency: integer(values, 'concurrency', 16),
+    seconds: integer(values, 'seconds', 10),
+    rounds: integer(values, 'rounds', 3),
+    filter: !values['no-filter'],
+    poolSize: integer(values, 'pool-size', 10),
+    output: values.output ?? 'bench/results/latest.json',
+  };
+}
+
+export { USAGE };

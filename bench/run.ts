@@ -1,0 +1,244 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { systemClock } from '../src/clock.ts';
+import { openDatabase, type Database } from '../src/db/database.ts';
+import { createServices } from '../src/services.ts';
+import { createBenchDatabase, type BenchDatabase } from './database.ts';
+import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
+import { ServerChild } from './ipc.ts';
+import { compareLatency, createClient, getJson, measureThroughput, median, type Summary, type Throughput } from './load.ts';
+import { describeMachine } from './machine.ts';
+import { parseOptions, USAGE, type BenchOptions } from './options.ts';
+import { met, renderTable, type Figure } from './report.ts';
+import { seedCommunity, type SeedReport } from './seed.ts';
+
+/**
+ * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
+ * (each in a child process), and reports three ratios measured in this one run (docs/performance.md).
+ */
+
+const options = (() => {
+  try {
+    return parseOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+if (options === 'help') {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const log = (line: string) => console.log(line);
+const children: ServerChild[] = [];
+// Set by run() as it makes them, for the cleanup below.
+const made: { database: BenchDatabase | null; connection: Database | null } = { database: null, connection: null };
+let failed = false;
+
+try {
+  await run(options);
+} catch (error) {
+  failed = true;
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+} finally {
+  for (const child of children) await child.stop().catch(() => {});
+  await made.connection?.close();
+  if (made.database) {
+    const { url } = made.database;
+    if (options.keep || failed) log(`Bench database kept: ${url}\n  rerun without seeding: npm run bench -- --reuse ${url}`);
+    else await made.database.drop();
+  }
+}
+process.exit(failed ? 1 : 0);
+
+async function run(options: BenchOptions) {
+  // 1. Database: a new one (migrated by openDatabase, as at Hearth's start), or one seeded before.
+  let url = options.reuse;
+  if (!url) {
+    const created = (made.database = await createBenchDatabase(options.serverUrl));
+    url = created.url;
+    log(`Database ${created.name} on ${new URL(options.serverUrl).host}`);
+  }
+  const database = (made.connection = await openDatabase({ engine: 'postgres', url, poolSize: 2 }));
+  const db = database.db;
+  const services = await createServices({
+    db,
+    clock: systemClock,
+    config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
+  });
+  // The first community, its API source, and a new token with every scope.
+  const setup = await services.communities.init();
+
+  // 2. Seed.
+  let seed: SeedReport | null = null;
+  if (!options.reuse) {
+    log(`Seeding ${options.contacts.toLocaleString('en')} contacts and ${options.activities.toLocaleString('en')} activities…`);
+    seed = await seedCommunity(db, {
+      communityId: setup.communityId,
+      apiSourceId: setup.sourceId,
+      contacts: options.contacts,
+      activities: options.activities,
+      now: systemClock.now(),
+    });
+    for (const step of seed.steps) log(`  ${step.step.padEnd(38)} ${step.rows.toString().padStart(9)} rows ${(step.ms / 1000).toFixed(1).padStart(7)} s`);
+    log(`  seeded in ${(seed.totalMs / 1000).toFixed(1)} s`);
+  }
+  const counts = await countRows(db, setup.communityId);
+
+  // 3. Servers: Hearth, then (once Hearth's statement is known) the bare baseline.
+  const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: String(options.poolSize) };
+  const hearth = await ServerChild.start('hearth-server.ts', env);
+  children.push(hearth);
+  const client = createClient({ token: setup.token });
+  const list = (params: Record<string, string | undefined>) => listUrl(hearth.url, options.path, options.query, { limit: String(options.limit), ...params });
+
+  const page1 = list({});
+  // One request first, so that what is captured is the steady state (the first request of a window also
+  // sweeps old rate-limit counters).
+  await getJson(client, page1);
+  const captured = await captureQueries(hearth, client, page1);
+  const statement = pickListStatement(captured.queries, options.table, options.limit);
+  log(`\nHearth ran ${captured.queries.length} statements for GET ${options.path}; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`);
+  const bare = await ServerChild.start('bare-server.ts', {
+    ...env,
+    BENCH_BARE_QUERY: JSON.stringify(statement),
+    BENCH_BARE_ALL: JSON.stringify(captured.queries),
+  });
+  children.push(bare);
+  const bareRows = await getJson<unknown[]>(createClient(), `${bare.url}/bare`);
+  log(`Hearth answered ${captured.body.data.length} records, the bare endpoint ${bareRows.length} rows.`);
+
+  const machine = await describeMachine(db);
+
+  // 4a. Page 1 against page N.
+  log(`\nWalking ${options.page - 1} pages to the cursor of page ${options.page}…`);
+  const walkStarted = performance.now();
+  const deepCursor = await cursorOfPage(client, (cursor) => list({ cursor }), options.page);
+  const walkMs = performance.now() - walkStarted;
+  const deepUrl = list({ cursor: deepCursor });
+  log(`  ${(walkMs / 1000).toFixed(1)} s (${(walkMs / (options.page - 1)).toFixed(2)} ms a page on average)`);
+  const paging = await compareLatency(client, { a: page1, b: deepUrl }, options);
+  const figures: Figure[] = [
+    {
+      name: `page ${options.page} vs page 1`,
+      measured: `p50 page ${options.page}`,
+      value: paging.b.p50,
+      baselineName: 'p50 page 1',
+      baseline: paging.a.p50,
+      unit: 'ms',
+      ratio: paging.b.p50 / paging.a.p50,
+      goal: { op: '<=', value: 1.3 },
+    },
+  ];
+
+  // 4b. A three-clause lightFilter against none.
+  const filter = options.filter ? await lightFilterOf(db, setup.communityId) : null;
+  let filtering: { a: Summary; b: Summary } | null = null;
+  let filterSkipped: string | undefined = options.filter ? undefined : '--no-filter';
+  if (filter) {
+    const filteredUrl = list({ lightFilter: JSON.stringify(filter.expression) });
+    const probe = await client.get(filteredUrl);
+    if (probe.status === 200) {
+      log(`The filter matches ${filter.matching.toLocaleString('en')} of ${counts.contacts.toLocaleString('en')} contacts.`);
+      filtering = await compareLatency(client, { a: page1, b: filteredUrl }, options);
+    } else {
+      filterSkipped = `the list answered ${probe.status} to a lightFilter`;
+      log(`Skipping the lightFilter ratio: ${filterSkipped}: ${probe.body.slice(0, 200)}`);
+    }
+  }
+  figures.push({
+    name: '3-clause lightFilter vs none',
+    measured: 'p50 filtered',
+    value: filtering?.b.p50 ?? null,
+    baselineName: 'p50 unfiltered',
+    baseline: filtering?.a.p50 ?? null,
+    unit: 'ms',
+    ratio: filtering ? filtering.b.p50 / filtering.a.p50 : null,
+    goal: { op: '<=', value: 3 },
+    ...(filterSkipped ? { skipped: filterSkipped } : {}),
+  });
+
+  // 4c. Throughput of Hearth's page 1 against the bare endpoint, in rounds that rotate the order, after a
+  // warm-up. Two diagnostics ride along (no goal): the bare server running every statement Hearth ran for
+  // the request, and Hearth with one token per connection (no shared rate-limit counter row).
+  const tokens = [];
+  for (let i = 0; i < options.concurrency; i++) tokens.push((await services.communities.issueAdminToken(setup)).token);
+  const series = {
+    hearth: { url: page1, token: setup.token },
+    bare: { url: `${bare.url}/bare` },
+    bareAll: { url: `${bare.url}/bare-all` },
+    hearthTokens: { url: page1, tokens },
+  } as const;
+  type Series = keyof typeof series;
+  const order = Object.keys(series) as Series[];
+  log(`\nThroughput: ${options.rounds} rounds of ${options.seconds} s per series at ${options.concurrency} connections…`);
+  for (const name of order) await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: 2 });
+  const rounds: Record<Series, Throughput>[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const result = {} as Record<Series, Throughput>;
+    for (let i = 0; i < order.length; i++) {
+      const name = order[(i + round) % order.length]!;
+      result[name] = await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: options.seconds });
+    }
+    rounds.push(result);
+    log(
+      `  round ${round + 1}: ` +
+        order.map((name) => `${name} ${result[name].perSecond.toFixed(0)} req/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '),
+    );
+  }
+  const rps = (name: Series) => median(rounds.map((r) => r[name].perSecond));
+  const hearthRps = rps('hearth');
+  const bareRps = rps('bare');
+  figures.push({
+    name: 'list throughput vs bare Fastify',
+    measured: 'Hearth',
+    value: hearthRps,
+    baselineName: 'bare',
+    baseline: bareRps,
+    unit: 'req/s',
+    ratio: hearthRps / bareRps,
+    goal: { op: '>=', value: 0.7 },
+  });
+
+  // Report.
+  const diagnostics = {
+    bareAllStatements: { statements: captured.queries.length, perSecond: rps('bareAll') },
+    hearthTokenPerConnection: { tokens: tokens.length, perSecond: rps('hearthTokens') },
+  };
+  log('\n' + renderTable(figures, machine));
+  log(
+    `\nDiagnostics (no goal): the bare server running all ${captured.queries.length} statements Hearth ran for the request: ` +
+      `${diagnostics.bareAllStatements.perSecond.toFixed(0)} req/s; Hearth with one token per connection: ` +
+      `${diagnostics.hearthTokenPerConnection.perSecond.toFixed(0)} req/s.`,
+  );
+  const results = {
+    at: new Date().toISOString(),
+    options: { ...options, reuse: options.reuse !== null },
+    machine,
+    data: counts,
+    seed,
+    list: {
+      path: options.path,
+      query: options.query,
+      limit: options.limit,
+      page1Url: stripHost(page1),
+      // Every statement Hearth ran for one page-1 request, and the one the bare endpoint runs.
+      statements: captured.queries.map((query) => query.sql),
+      bareStatement: statement,
+    },
+    filter: filter ? { expression: filter.expression, matching: filter.matching } : null,
+    paging: { walkMs: Math.round(walkMs), page1: paging.a, deep: paging.b },
+    filtering,
+    throughput: { rounds, diagnostics },
+    figures: figures.map((f) => ({ ...f, met: met(f) })),
+  };
+  fs.mkdirSync(path.dirname(options.output), { recursive: true });
+  fs.writeFileSync(options.output, JSON.stringify(results, null, 2) + '\n');
+  log(`\nResults written to ${options.output}`);
+}
+
+function stripHost(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}

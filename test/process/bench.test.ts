@@ -1,0 +1,206 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
+import { ServerChild } from '../../bench/ipc.ts';
+import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
+import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
+import { systemClock } from '../../src/clock.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
+import { createServices } from '../../src/services.ts';
+import { createPostgresDatabase } from '../helpers/test-database.ts';
+
+/**
+ * `npm run bench` at a tiny scale: the seed's SQL makes what it says (counts, and the counters ingestion
+ * keeps), and the harness pieces work against real server children. Counts only: speed is measured by the
+ * bench itself, never asserted. PostgreSQL only (the bench's database); skipped unless TEST_DATABASE_URL is set.
+ */
+
+const CONTACTS = 200;
+const ACTIVITIES = 2_000;
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (PostgreSQL)', () => {
+  let drop: (() => Promise<void>) | undefined;
+  let url: string;
+  let database: Database;
+  let communityId: number;
+  let token: string;
+  let report: SeedReport;
+  const children: ServerChild[] = [];
+
+  beforeAll(async () => {
+    ({ url, drop } = await createPostgresDatabase());
+    database = await openDatabase({ engine: 'postgres', url, poolSize: 2 });
+    const services = await createServices({
+      db: database.db,
+      clock: systemClock,
+      config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
+    });
+    const setup = await services.communities.init();
+    communityId = setup.communityId;
+    token = setup.token;
+    report = await seedCommunity(database.db, {
+      communityId,
+      apiSourceId: setup.sourceId,
+      contacts: CONTACTS,
+      activities: ACTIVITIES,
+      now: systemClock.now(),
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const child of children) await child.stop();
+    await database?.close();
+    await drop?.();
+  });
+
+  const one = async <T>(query: ReturnType<typeof sql<T>>) => (await query.execute(database.db)).rows[0]!;
+
+  it('seeds the asked numbers of contacts, activities and organizations, and reports each step', async () => {
+    const counts = await one(sql<{ contacts: number; activities: number; organizations: number; domains: number; profiles: number }>`
+      select (select count(*) from contacts where community_id = ${communityId})::int as contacts,
+             (select count(*) from activities where community_id = ${communityId})::int as activities,
+             (select count(*) from organizations where community_id = ${communityId})::int as organizations,
+             (select count(*) from organization_domains where community_id = ${communityId})::int as domains,
+             (select count(*) from source_profiles where community_id = ${communityId})::int as profiles`);
+    expect(counts).toEqual({ contacts: CONTACTS, activities: ACTIVITIES, organizations: CONTACTS / 20, domains: CONTACTS / 20, profiles: CONTACTS });
+    const rows = Object.fromEntries(report.steps.map((step) => [step.step, step.rows]));
+    expect(rows).toMatchObject({ contacts: CONTACTS, activities: ACTIVITIES, organizations: CONTACTS / 20, 'source profiles': CONTACTS });
+  });
+
+  it('keeps the per-contact counters exactly as a recount gives them', async () => {
+    const wrong = await one(sql<{ n: number; active: number }>`
+      select count(*) filter (where c.activity_count_all <> coalesce(s.count, 0)
+          or c.first_activity_at is distinct from s.first or c.latest_activity_at is distinct from s.latest)::int as n,
+        count(*) filter (where c.activity_count_all > 0)::int as active
+      from contacts c
+      left join (select contact_id, count(*) as count, min(activity_time) as first, max(activity_time) as latest
+                 from activities where community_id = ${communityId} group by contact_id) s on s.contact_id = c.id
+      where c.community_id = ${communityId}`);
+    expect(wrong.n).toBe(0);
+    // Three quarters of the contacts are active; a few are drawn by no activity at all at this scale.
+    expect(wrong.active).toBeGreaterThan(CONTACTS / 2);
+    expect(wrong.active).toBeLessThanOrEqual(CONTACTS * 0.75);
+  });
+
+  it('counts organization members and location members as ingestion does', async () => {
+    const organizations = await one(sql<{ n: number; linked: number }>`
+      select count(*) filter (where o.member_count <> (select count(*) from contacts c where c.community_id = o.community_id and c.organization_id = o.id))::int as n,
+             (select count(*) from contacts where community_id = ${communityId} and organization_id is not null)::int as linked
+      from organizations o where o.community_id = ${communityId}`);
+    expect(organizations.n).toBe(0);
+    expect(organizations.linked).toBeGreaterThan(0);
+    const countries = await one(sql<{ n: number; rows: number }>`
+      select count(*) filter (where l.member_count <> (select count(*) from contacts c where c.community_id = l.community_id and c.country = l.country))::int as n,
+             count(*)::int as rows
+      from locations l where l.community_id = ${communityId} and l.type = 'country'`);
+    expect(countries).toMatchObject({ n: 0 });
+    expect(countries.rows).toBeGreaterThan(1);
+  });
+
+  it('gives contacts email identities by their match keys, tags and segments', async () => {
+    const identities = await one(sql<{ emails: number; withEmail: number; gmailDots: number; tagged: number; inSegments: number }>`
+      select (select count(*) from contact_identities where community_id = ${communityId} and type = 'email')::int as emails,
+             (select count(*) from contacts where community_id = ${communityId} and primary_email is not null)::int as "withEmail",
+             (select count(*) from contact_identities where community_id = ${communityId} and type = 'email'
+                and value like '%@gmail.com' and split_part(value, '@', 1) like '%.%')::int as "gmailDots",
+             (select count(distinct entity_id) from tag_assignments where community_id = ${communityId} and entity_type = 'contact')::int as tagged,
+             (select count(distinct entity_id) from segment_memberships where community_id = ${communityId})::int as "inSegments"`);
+    expect(identities.emails).toBe(identities.withEmail);
+    expect(identities.gmailDots).toBe(0);
+    expect(identities.tagged).toBeGreaterThan(CONTACTS / 3);
+    expect(identities.inSegments).toBeGreaterThan(0);
+  });
+
+  it('threads replies under earlier activities of their own source, with catalog types only', async () => {
+    const threads = await one(sql<{ threaded: number; wrong: number; types: string[] }>`
+      select count(r.parent_id)::int as threaded,
+             count(*) filter (where r.parent_id is not null and (p.id is null or p.source_id <> r.source_id
+               or p.external_id <> r.parent_external_id or p.activity_type <> r.parent_activity_type or p.id >= r.id))::int as wrong,
+             array_agg(distinct r.activity_type) as types
+      from activities r left join activities p on p.community_id = r.community_id and p.id = r.parent_id
+      where r.community_id = ${communityId}`);
+    expect(threads.threaded).toBeGreaterThan(0);
+    expect(threads.wrong).toBe(0);
+    const catalog = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));
+    expect(threads.types.filter((type) => !catalog.has(type))).toEqual([]);
+  });
+
+  it('moves the identity sequences past the explicit IDs, so later inserts do not collide', async () => {
+    const inserted = await database.db
+      .insertInto('contacts')
+      .values({ community_id: communityId, name: 'After the seed' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(inserted.id).toBeGreaterThan(CONTACTS);
+    await database.db.deleteFrom('contacts').where('community_id', '=', communityId).where('id', '=', inserted.id).execute();
+  });
+
+  it('runs the harness: captures the list statement, serves it bare, walks pages, samples latency and throughput', async () => {
+    const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' };
+    const hearth = await ServerChild.start('hearth-server.ts', env);
+    children.push(hearth);
+    const client = createClient({ token });
+    const limit = 5;
+    const page = (params: { cursor?: string; lightFilter?: string } = {}) =>
+      listUrl(hearth.url, '/api/v2/contacts', '', { limit: String(limit), ...params });
+
+    const { queries, body } = await captureQueries(hearth, client, page());
+    expect(body.data).toHaveLength(limit);
+    const statement = pickListStatement(queries, 'contacts', limit);
+    expect(statement.sql).toMatch(/from "contacts"/);
+    expect(statement.parameters).toContain(limit + 1);
+
+    const bare = await ServerChild.start('bare-server.ts', {
+      ...env,
+      BENCH_BARE_QUERY: JSON.stringify(statement),
+      BENCH_BARE_ALL: JSON.stringify(queries),
+    });
+    children.push(bare);
+    const rows = await getJson<{ id: number }[]>(createClient(), `${bare.url}/bare`);
+    expect(rows).toHaveLength(limit + 1);
+    expect(rows.slice(0, limit).map((row) => `c_${row.id}`)).toEqual((body.data as { id: string }[]).map((contact) => contact.id));
+    // Authentication, the rate-limit counter and the page, in Hearth's order; the page's rows answered.
+    expect(queries.length).toBeGreaterThanOrEqual(3);
+    expect(await getJson<unknown[]>(createClient(), `${bare.url}/bare-all`)).toEqual(rows);
+
+    // Page 3 starts after the first 2 × 5 contacts, in ID order.
+    const third = await getJson<{ data: { id: string }[] }>(client, page({ cursor: await cursorOfPage(client, (cursor) => page({ cursor }), 3) }));
+    expect(third.data.map((contact) => contact.id)).toEqual(rows.slice(0, 5).map((row) => `c_${row.id + 2 * limit}`));
+
+    const latency = await compareLatency(client, { a: page(), b: `${bare.url}/bare` }, { warmup: 2, samples: 6 });
+    expect([latency.a.count, latency.b.count]).toEqual([6, 6]);
+    const throughput = await measureThroughput(page(), { tokens: [token, token], concurrency: 2, seconds: 1 });
+    expect(throughput.errors).toBe(0);
+    expect(throughput.requests).toBeGreaterThan(0);
+    expect(throughput.latency.count).toBe(throughput.requests);
+
+    // The bench's filter: Hearth lists exactly the contacts the bench's own count finds.
+    const filter = await lightFilterOf(database.db, communityId);
+    expect(filter?.expression.clauses.map((clause) => clause.field)).toEqual(['location.country', 'tags', 'activityCount28d']);
+    const lightFilter = JSON.stringify(filter!.expression);
+    let listed = 0;
+    for (let cursor: string | undefined, n = 0; n === 0 || cursor; n++) {
+      const filtered = await getJson<{ data: unknown[]; meta: { nextCursor: string | null } }>(client, page({ lightFilter, cursor }));
+      listed += filtered.data.length;
+      cursor = filtered.meta.nextCursor ?? undefined;
+    }
+    expect(filter!.matching).toBeGreaterThan(0);
+    expect(listed).toBe(filter!.matching);
+    expect(await countRows(database.db, communityId)).toEqual({ contacts: CONTACTS, activities: ACTIVITIES, organizations: CONTACTS / 20 });
+    client.close();
+  }, 120_000);
+
+  it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {
+    expect(summarize([5, 1, 4, 2, 3])).toMatchObject({ count: 5, p50: 3, p95: 5 });
+    expect([median([3, 1, 2]), median([4, 1, 3, 2])]).toEqual([2, 2.5]);
+    const queries = [
+      { sql: 'select "jti" from "api_tokens" where "jti" = $1 limit $2', parameters: ['x', 1] },
+      { sql: 'insert into "rate_limit_counters" values ($1, $2, 1)', parameters: ['token:1', 0] },
+      { sql: 'select "id" from "contacts" as "c" where "c"."community_id" = $1 order by "c"."id" limit $2', parameters: [1, 51] },
+      { sql: 'select "tag_id" from "tag_assignments" where "entity_id" in ($1) limit $2', parameters: [3, 51] },
+    ];
+    expect(pickListStatement(queries, 'contacts', 50)).toBe(queries[2]);
+    expect(() => pickListStatement(queries, 'organizations', 50)).toThrow(/no statement reading "organizations"/);
+  });
+});
