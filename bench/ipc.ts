@@ -48,7 +48,7 @@ export class ServerChild {
    */
   static async start(script: string, env: Record<string, string>, timeoutMs = 120_000): Promise<ServerChild> {
     const child = fork(path.join(import.meta.dirname, script), [], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
       env: { ...process.env, ...env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

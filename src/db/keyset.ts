@@ -29,7 +29,7 @@ export interface KeysetPage<Row> {
 /**
  * Keyset (seek) paging: the page starts strictly after the previous page's last position, so page 10,000
  * costs what page 1 costs, and rows inserted meanwhile are neither skipped nor repeated. It selects the sort
- * values as `_k0`, `_k1`, ... to build the next position, and fetches one row more than asked to know
+ * values as `_k0`, `_k1`, ... (left on the rows) to build the next position, and fetches one row more than asked to know
  * whether another page follows. Positions hold the values as PostgreSQL prints them (text): exact for
  * microsecond timestamps and numerics, which a JavaScript Date or number would round.
  */
@@ -56,11 +56,9 @@ export async function keysetPage<O>(
   }
   const found = (await builder.limit(request.limit + 1).execute()) as Record<string, unknown>[];
   const more = found.length > request.limit;
-  const rows = found.slice(0, request.limit).map((row) => {
-    const clean = { ...row };
-    keys.forEach((_, index) => delete clean[`_k${index}`]);
-    return clean as O;
-  });
+  // The `_k` columns stay on the rows: every caller reads its own fields, and stripping them (a copy and a
+  // delete per row) cost a measurable share of a list request.
+  const rows = found.slice(0, request.limit) as O[];
   const lastRow = found[Math.min(found.length, request.limit) - 1];
   const last = lastRow ? keys.map((_, index) => (lastRow[`_k${index}`] as string | null) ?? null) : null;
   return { rows, next: more ? last : null, last };

@@ -113,40 +113,41 @@ export function createContactService(deps: {
     const activityIds = [...latest.values()].flat();
     const activities = new Map((activityIds.length ? await deps.activities.byIds(communityId, activityIds) : []).map((activity) => [activity.id, activity]));
 
+    // Each asked column's value, in the wire order (the interface's, with `url` last); built once per page.
+    const value: [string, (row: contacts.ContactRow, id: number) => unknown][] = [
+      ['fullName', (row) => row.fullName],
+      ['avatarUrl', (row) => row.avatarUrl],
+      ['location', (row) => (row.city || row.region || row.country ? { city: row.city, region: row.region, country: row.country } : null)],
+      ['primaryEmail', (row) => row.primaryEmail],
+      ['phoneNumbers', (row) => row.phoneNumbers ?? []],
+      ['title', (row) => row.title],
+      ['companyName', (row) => row.companyName],
+      ['companyWebsite', (row) => row.companyWebsite],
+      [
+        'connectedCustomObjects',
+        (_, id) => (objects.get(id) ?? []).map((object) => ({ id: formatId('object', object.id), name: object.name, objectType: object.objectType })),
+      ],
+      ['customFields', (_, id) => fields.get(id) ?? {}],
+      ['profiles', (_, id) => profiles.get(id) ?? []],
+      ['jobHistory', (row) => row.jobHistory ?? []],
+      ['leadScores', (_, id) => presentLeadScores(scores.get(id))],
+      ['leadScoreKeyFactors', (_, id) => presentKeyFactors(scores.get(id))],
+      ['segments', (_, id) => (segments.get(id) ?? []).map((segment) => ({ id: formatId('segment', segment.id), name: segment.name }))],
+      ['recentWebPages', (_, id) => visits.get(id)?.pages ?? []],
+      ['recentWebVisitsNumber', (_, id) => visits.get(id)?.visits ?? 0],
+      ['recentActivities', (_, id) => (latest.get(id) ?? []).flatMap((activityId) => activities.get(formatId('activity', activityId)) ?? [])],
+      ...Object.keys(windows).map((name): [string, (row: contacts.ContactRow, id: number) => unknown] => [name, (_, id) => counts.get(id)?.[name] ?? 0]),
+      ['activityCountAll', (row) => row.activityCountAll],
+      ['activateMessage', (row) => row.activateMessage ?? null],
+      ['sparkSummary', (row) => row.sparkSummary],
+      ['recentSparkSummaries', (row) => row.recentSparkSummaries ?? []],
+      ['tags', (_, id) => (tags.get(id) ?? []).map((tagId) => formatId('tag', tagId))],
+      ['url', (_, id) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`],
+    ];
+    const wanted = value.filter(([name]) => asked(name) || (name === 'customFields' && cols.customFields !== null));
     return rows.map((row) => {
-      const id = row.id;
-      const contact: Record<string, unknown> = { id: formatId('contact', id), name: row.name };
-      const put = (name: string, value: () => unknown) => {
-        if (asked(name)) contact[name] = value();
-      };
-      // Insertion order is the wire order: the interface's, with `url` last.
-      put('fullName', () => row.fullName);
-      put('avatarUrl', () => row.avatarUrl);
-      put('location', () => (row.city || row.region || row.country ? { city: row.city, region: row.region, country: row.country } : null));
-      put('primaryEmail', () => row.primaryEmail);
-      put('phoneNumbers', () => row.phoneNumbers ?? []);
-      put('title', () => row.title);
-      put('companyName', () => row.companyName);
-      put('companyWebsite', () => row.companyWebsite);
-      put('connectedCustomObjects', () =>
-        (objects.get(id) ?? []).map((object) => ({ id: formatId('object', object.id), name: object.name, objectType: object.objectType })),
-      );
-      if (cols.customFields) contact.customFields = fields.get(id) ?? {};
-      put('profiles', () => profiles.get(id) ?? []);
-      put('jobHistory', () => row.jobHistory ?? []);
-      put('leadScores', () => presentLeadScores(scores.get(id)));
-      put('leadScoreKeyFactors', () => presentKeyFactors(scores.get(id)));
-      put('segments', () => (segments.get(id) ?? []).map((segment) => ({ id: formatId('segment', segment.id), name: segment.name })));
-      put('recentWebPages', () => visits.get(id)?.pages ?? []);
-      put('recentWebVisitsNumber', () => visits.get(id)?.visits ?? 0);
-      put('recentActivities', () => (latest.get(id) ?? []).flatMap((activityId) => activities.get(formatId('activity', activityId)) ?? []));
-      for (const name of Object.keys(windows)) contact[name] = counts.get(id)?.[name] ?? 0;
-      put('activityCountAll', () => row.activityCountAll);
-      put('activateMessage', () => row.activateMessage ?? null);
-      put('sparkSummary', () => row.sparkSummary);
-      put('recentSparkSummaries', () => row.recentSparkSummaries ?? []);
-      put('tags', () => (tags.get(id) ?? []).map((tagId) => formatId('tag', tagId)));
-      put('url', () => `${deps.publicUrl}/contacts/${formatId('contact', id)}`);
+      const contact: Record<string, unknown> = { id: formatId('contact', row.id), name: row.name };
+      for (const [name, read] of wanted) contact[name] = read(row, row.id);
       return contact as ContactView;
     });
   }

@@ -28,7 +28,12 @@ const ISSUER = 'hearth';
 const ALGORITHM = 'HS256';
 
 export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock: Clock }) {
-  const key = new TextEncoder().encode(deps.secret);
+  // Imported once: given raw bytes, jose imports the key again on every verification (a measurable share of
+  // each request's CPU under load; docs/performance.md).
+  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(deps.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
 
   return {
     async issue(input: {
@@ -56,28 +61,41 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
         .setJti(jti)
         .setIssuedAt(Math.floor(now.getTime() / 1000));
       if (expiresAt) jwt = jwt.setExpirationTime(Math.floor(expiresAt.getTime() / 1000));
-      return { token: await jwt.sign(key), jti };
+      return { token: await jwt.sign(await key), jti };
     },
 
     /** Verifies the signature and claims, then the token's row: a revoked token is refused at once. */
-    async authenticate(token: string): Promise<Authentication> {
+    /**
+     * Authenticates a bearer token and counts the request against a rate-limit bucket in one database round
+     * trip: the signature and claims are checked first, without the database; then one statement counts the
+     * hit and reads the token's row, so revocation still takes effect at once. `bucket` names the counter
+     * for a token whose signature holds (its own); a token that fails before that is counted nowhere here,
+     * and the caller counts the request against the client's address instead.
+     */
+    async authenticate(
+      token: string,
+      count: { bucket: (communityId: number, jti: string) => string; windowStart: number },
+    ): Promise<Authentication & { hits: number | null }> {
       let claims: { jti?: string; com?: unknown };
       try {
-        const verified = await jwtVerify(token, key, {
+        const verified = await jwtVerify(token, await key, {
           algorithms: [ALGORITHM],
           issuer: ISSUER,
           currentDate: deps.clock.now(),
         });
         claims = verified.payload;
       } catch (error) {
-        return { ok: false, reason: verificationFailure(error) };
+        return { ok: false, reason: verificationFailure(error), hits: null };
       }
       const communityId = typeof claims.com === 'string' ? safeCommunityId(claims.com) : null;
-      if (!claims.jti || communityId === null) return { ok: false, reason: 'token claims are incomplete' };
-      const row = await tokens.findActiveToken(deps.db, communityId, claims.jti);
-      if (!row) return { ok: false, reason: 'token is not known to this service' };
-      if (row.revokedAt) return { ok: false, reason: 'token has been revoked' };
-      if (row.expiresAt && row.expiresAt <= deps.clock.now()) return { ok: false, reason: 'token has expired' };
+      if (!claims.jti || communityId === null) return { ok: false, reason: 'token claims are incomplete', hits: null };
+      const { row, hits } = await tokens.findTokenCountingHit(deps.db, communityId, claims.jti, {
+        bucket: count.bucket(communityId, claims.jti),
+        windowStart: count.windowStart,
+      });
+      if (!row) return { ok: false, reason: 'token is not known to this service', hits };
+      if (row.revokedAt) return { ok: false, reason: 'token has been revoked', hits };
+      if (row.expiresAt && row.expiresAt <= deps.clock.now()) return { ok: false, reason: 'token has expired', hits };
       return {
         ok: true,
         context: {
@@ -87,6 +105,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
           scopes: row.scopes,
           userId: row.appUserId,
         },
+        hits,
       };
     },
 
