@@ -1,9 +1,7 @@
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
-import pg from 'pg';
+import type { LogEvent } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
-import type { DB } from '../src/db/schema.ts';
-import { pgTypes } from '../src/db/type-parsers.ts';
+import { openDatabase } from '../src/db/database.ts';
 import { createServices } from '../src/services.ts';
 import { onMessage, send, type CapturedQuery } from './ipc.ts';
 
@@ -13,8 +11,8 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  * difference is a `log` hook on Kysely that records each statement's SQL and parameters while the parent
  * asks for it (`capture`), so that the bare baseline can run exactly what Hearth ran.
  *
- * The pool is built as openDatabase builds it for PostgreSQL (same size and type parsers); openDatabase
- * itself takes no log hook. The database is migrated and seeded by the parent.
+ * The database is opened as `hearth serve` opens it (openDatabase: same pool size, type parsers and
+ * listening connection); the parent has migrated and seeded it.
  */
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -26,13 +24,12 @@ const log = (event: LogEvent) => {
   if (capturing && event.level === 'query') capturing.push({ sql: event.query.sql, parameters: [...event.query.parameters] });
 };
 
-const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types: pgTypes });
-pool.on('error', () => {});
-const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log });
+const database = await openDatabase({ engine: 'postgres', url, poolSize: POOL_SIZE, log });
 // A limit no bench run reaches: the bench measures the requests, not the 429s.
 const HIGH = 10_000_000;
 const services = await createServices({
-  db,
+  db: database.db,
+  listen: database.listen,
   clock: systemClock,
   config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, windowSeconds: 60 } },
 });
@@ -50,7 +47,7 @@ onMessage(async (message) => {
     capturing = null;
   } else if (message.type === 'stop') {
     await app.close();
-    await db.destroy();
+    await database.close();
     process.exit(0);
   }
 });

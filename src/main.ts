@@ -19,7 +19,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const database = await openDatabase(databaseTarget(config, 'hearth serve'));
   let app: HearthApp | null = null;
   try {
-    const services = await createServices({ db: database.db, clock: systemClock, config });
+    const services = await createServices({ db: database.db, listen: database.listen, clock: systemClock, config });
     await announceBootstrap(services, config, out);
     app = await buildApp({
       services,

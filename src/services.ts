@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Config } from './config/config.ts';
+import type { Listen } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { CursorCodec } from './http/cursor.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
@@ -33,6 +34,8 @@ import { createWebsiteVisitService } from './modules/website-visits/website-visi
 
 export interface ServiceDeps {
   db: Kysely<DB>;
+  /** The database's notifications; without them (the CLI) nothing that needs them is kept in memory. */
+  listen?: Listen;
   clock: Clock;
   config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'>;
 }
@@ -42,6 +45,7 @@ export async function createServices(deps: ServiceDeps) {
   const secret = deps.config.jwtSecret ?? (await loadOrCreateSigningSecret(deps.db, randomBytes(48).toString('base64url')));
   const { db, clock } = deps;
   const tokens = createTokenService({ db, secret, clock });
+  if (deps.listen) await tokens.watchChanges(deps.listen);
   const cursors = new CursorCodec(secret);
   const jobs = createJobQueue({ db, clock });
   const activityTypes = createActivityTypeService({ db });

@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
@@ -14,11 +14,28 @@ export interface Database {
   engine: Engine;
   /** Whether several processes may use this database at once (PostgreSQL), or only this one (PGlite). */
   shared: boolean;
+  /** Listens to a notification channel until the database closes (see ListenHandlers). */
+  listen: Listen;
   close(): Promise<void>;
 }
 
+/**
+ * What a listener hears: `ready` once it listens (again), each `message`, and `lost` when it may have
+ * missed messages (its connection dropped); it then reconnects and is `ready` again.
+ */
+export interface ListenHandlers {
+  ready(): void;
+  message(payload: string): void;
+  lost(): void;
+}
+
+export type Listen = (channel: string, handlers: ListenHandlers) => Promise<void>;
+
+const RECONNECT_MS = 1000;
+
 export type DatabaseTarget =
-  | { engine: 'postgres'; url: string; poolSize?: number }
+  /** `log` sees every statement (the bench records what a request ran). */
+  | { engine: 'postgres'; url: string; poolSize?: number; log?: (event: LogEvent) => void }
   /**
    * `dataDir: null` keeps the embedded database in memory. `template` starts it from a dump of an already
    * migrated database, which is four times faster than creating one (tests).
@@ -44,7 +61,7 @@ export function databaseTarget(config: { databaseUrl: string | null; dataDir: st
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  const database = target.engine === 'postgres' ? openPostgres(target.url, target.poolSize) : await openPGlite(target);
+  const database = target.engine === 'postgres' ? openPostgres(target.url, target.poolSize, target.log) : await openPGlite(target);
   try {
     await migrateToLatest(database.db);
   } catch (error) {
@@ -54,12 +71,55 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   return database;
 }
 
-function openPostgres(url: string, poolSize = 10): Database {
+function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => void): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client that loses its server emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', shared: true, close: () => db.destroy() };
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  const listeners = new Set<pg.Client>();
+  let closed = false;
+
+  /** One dedicated connection per channel, reconnected whenever it drops. */
+  const listen: Listen = async (channel, handlers) => {
+    const retry = () => setTimeout(() => void connect(), RECONNECT_MS).unref();
+    const connect = async (): Promise<void> => {
+      if (closed) return;
+      const client = new pg.Client({ connectionString: url });
+      let live = false;
+      client.on('error', () => {});
+      client.on('notification', (message) => handlers.message(message.payload ?? ''));
+      client.on('end', () => {
+        listeners.delete(client);
+        if (!live || closed) return;
+        handlers.lost();
+        retry();
+      });
+      try {
+        await client.connect();
+        listeners.add(client);
+        await client.query(`listen ${pg.escapeIdentifier(channel)}`);
+      } catch {
+        await client.end().catch(() => undefined);
+        if (!closed) retry();
+        return;
+      }
+      live = true;
+      handlers.ready();
+    };
+    await connect();
+  };
+
+  return {
+    db,
+    engine: 'postgres',
+    shared: true,
+    listen,
+    async close() {
+      closed = true;
+      await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
+      await db.destroy();
+    },
+  };
 }
 
 async function openPGlite(target: { dataDir: string | null; command?: string; template?: Blob }): Promise<Database> {
@@ -76,6 +136,11 @@ async function openPGlite(target: { dataDir: string | null; command?: string; te
       db,
       engine: 'pglite',
       shared: false,
+      // One process, one connection: nothing can be missed.
+      async listen(channel, handlers) {
+        await pglite.listen(channel, (payload) => handlers.message(payload));
+        handlers.ready();
+      },
       async close() {
         await db.destroy();
         await pglite.close();

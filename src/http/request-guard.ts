@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TokenService } from '../modules/tokens/token.service.ts';
 import { HearthError, rateLimited } from './errors.ts';
-import type { RateLimiter, RateLimitState } from './rate-limit.ts';
+import type { RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';
 
 /**
- * The one gate every request passes (an onRequest hook): authenticate the bearer token and count the request
- * against its token's limit in one round trip (or against its address's, without a signed token), then check
- * the route's scopes.
+ * The one gate every request passes (an onRequest hook): authenticate the bearer token, count the request
+ * against its token's limit (or its address's, without a valid token), then check the route's scopes. Both
+ * usually answer from memory (token-cache.ts, rate-limit.ts), so most requests add no database work here.
  * Every failure of authentication or scope is the same 403 `{status: "forbidden"}`; the reason is added.
  */
 export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter }) {
@@ -19,19 +19,15 @@ export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: Ra
 
     const bearer = bearerToken(request.headers.authorization);
     let failure = bearer.reason;
-    let limit: RateLimitState | null = null;
     if (bearer.token) {
-      const window = deps.rateLimiter.window();
-      const result = await deps.tokens.authenticate(bearer.token, {
-        bucket: (communityId, jti) => deps.rateLimiter.bucket('token', `${communityId}:${jti}`),
-        windowStart: window.start,
-      });
+      const result = await deps.tokens.authenticate(bearer.token);
       if (result.ok) request.context = result.context;
       else failure = result.reason;
-      // A token whose signature holds is counted against itself, valid or not; anything else against the address.
-      if (result.hits !== null) limit = await deps.rateLimiter.counted('token', result.hits, window);
     }
-    limit ??= await deps.rateLimiter.hit('address', request.ip);
+
+    const limit = request.context
+      ? await deps.rateLimiter.hit('token', `${request.context.communityId}:${request.context.tokenId}`)
+      : await deps.rateLimiter.hit('address', request.ip);
     reply.header('X-RateLimit-Limit', limit.limit);
     reply.header('X-RateLimit-Remaining', limit.remaining);
     if (limit.exceeded) throw rateLimited(limit);

@@ -34,6 +34,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
   try {
     const services = await createServices({
       db: db.database.db,
+      listen: db.database.listen,
       clock: options.clock ?? systemClock,
       config: {
         jwtSecret: null,

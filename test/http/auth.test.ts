@@ -92,6 +92,22 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
     expect(body.reason).toMatch(/revoked/);
   });
 
+  it('refuses a token revoked behind its back (a plain UPDATE) once the database has notified the change', async () => {
+    const { token, jti } = await t.services.tokens.issue({ communityId: t.communityId });
+    // Read and kept in memory by the guard.
+    expect((await t.get('/api/v2/providers', token)).statusCode).toBe(200);
+    expect((await t.get('/api/v2/providers', token)).statusCode).toBe(200);
+    await t.services.db.updateTable('api_tokens').set({ revoked_at: new Date() }).where('jti', '=', jti).execute();
+    // The notification travels on its own connection (PostgreSQL): it arrives within moments, never not at all.
+    const deadline = Date.now() + 5_000;
+    let status = 200;
+    while (status === 200 && Date.now() < deadline) {
+      status = (await t.get('/api/v2/providers', token)).statusCode;
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(status).toBe(403);
+  });
+
   it('refuses a well-signed token that the database does not know', async () => {
     const { token, jti } = await t.services.tokens.issue({ communityId: t.communityId });
     await t.services.db.deleteFrom('api_tokens').where('jti', '=', jti).execute();

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
 export interface TokenRow {
@@ -41,40 +41,14 @@ export async function insertToken(
 }
 
 /** The token with its community's name: what every authenticated request needs, in one lookup. */
-/**
- * Counts one hit in the token's rate-limit window and reads the token's row, in one statement: the request
- * guard needs both for every request, and a round trip is most of what each costs.
- */
-export async function findTokenCountingHit(
-  db: Kysely<DB>,
-  communityId: number,
-  jti: string,
-  hit: { bucket: string; windowStart: number },
-) {
-  const result = await sql<{
-    hits: number;
-    scopes: string[] | null;
-    appUserId: number | null;
-    revokedAt: Date | null;
-    expiresAt: Date | null;
-    communityName: string | null;
-  }>`
-    with hit as (
-      insert into rate_limit_counters (bucket, window_start, hits) values (${hit.bucket}, ${hit.windowStart}, 1)
-      on conflict (bucket, window_start) do update set hits = rate_limit_counters.hits + 1
-      returning hits
-    )
-    select hit.hits, t.scopes, t.app_user_id as "appUserId", t.revoked_at as "revokedAt", t.expires_at as "expiresAt",
-      c.name as "communityName"
-    from hit
-    left join api_tokens t on t.community_id = ${communityId} and t.jti = ${jti}
-    left join communities c on c.id = t.community_id`.execute(db);
-  const found = result.rows[0]!;
-  const row =
-    found.scopes === null || found.communityName === null
-      ? null
-      : { scopes: found.scopes, appUserId: found.appUserId, revokedAt: found.revokedAt, expiresAt: found.expiresAt, communityName: found.communityName };
-  return { hits: found.hits, row };
+export async function findActiveToken(db: Kysely<DB>, communityId: number, jti: string) {
+  return db
+    .selectFrom('api_tokens as t')
+    .innerJoin('communities as c', 'c.id', 't.community_id')
+    .select(['t.scopes', 't.app_user_id as appUserId', 't.revoked_at as revokedAt', 't.expires_at as expiresAt', 'c.name as communityName'])
+    .where('t.community_id', '=', communityId)
+    .where('t.jti', '=', jti)
+    .executeTakeFirst();
 }
 
 export async function listTokens(db: Kysely<DB>, communityId: number | null): Promise<TokenRow[]> {

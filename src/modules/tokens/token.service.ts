@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
+import type { Listen } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { HearthError } from '../../http/errors.ts';
 import { formatId, parseCoreId } from '../../http/ids.ts';
 import { DEFAULT_SCOPES, isScope, type Scope } from '../../http/scopes.ts';
+import { createTokenCache } from './token-cache.ts';
 import * as tokens from './token.repository.ts';
 
 /** Who is calling: established once per request from the token, passed explicitly to every service. */
@@ -26,10 +28,17 @@ export interface IssuedToken {
 
 const ISSUER = 'hearth';
 const ALGORITHM = 'HS256';
+/** Notified by the database at every change of a token row (migration 0005). */
+const TOKEN_CHANGES = 'hearth_tokens_changed';
 
 export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock: Clock }) {
   // Imported once: given raw bytes, jose imports the key again on every verification (a measurable share of
   // each request's CPU under load; docs/performance.md).
+  const cache = createTokenCache<NonNullable<Awaited<ReturnType<typeof tokens.findActiveToken>>>>({
+    ttlMs: 60_000,
+    maxEntries: 10_000,
+    now: () => Date.now(),
+  });
   const key = crypto.subtle.importKey('raw', new TextEncoder().encode(deps.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
     'verify',
@@ -65,17 +74,13 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
     },
 
     /** Verifies the signature and claims, then the token's row: a revoked token is refused at once. */
-    /**
-     * Authenticates a bearer token and counts the request against a rate-limit bucket in one database round
-     * trip: the signature and claims are checked first, without the database; then one statement counts the
-     * hit and reads the token's row, so revocation still takes effect at once. `bucket` names the counter
-     * for a token whose signature holds (its own); a token that fails before that is counted nowhere here,
-     * and the caller counts the request against the client's address instead.
-     */
-    async authenticate(
-      token: string,
-      count: { bucket: (communityId: number, jti: string) => string; windowStart: number },
-    ): Promise<Authentication & { hits: number | null }> {
+    /** Keeps token rows in memory for as long as every change to them is heard (token-cache.ts). */
+    async watchChanges(listen: Listen) {
+      await listen(TOKEN_CHANGES, { ready: cache.listening, message: cache.changed, lost: cache.deaf });
+    },
+
+    /** The request context of a bearer token, or why there is none. */
+    async authenticate(token: string): Promise<Authentication> {
       let claims: { jti?: string; com?: unknown };
       try {
         const verified = await jwtVerify(token, await key, {
@@ -85,17 +90,20 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
         });
         claims = verified.payload;
       } catch (error) {
-        return { ok: false, reason: verificationFailure(error), hits: null };
+        return { ok: false, reason: verificationFailure(error) };
       }
       const communityId = typeof claims.com === 'string' ? safeCommunityId(claims.com) : null;
-      if (!claims.jti || communityId === null) return { ok: false, reason: 'token claims are incomplete', hits: null };
-      const { row, hits } = await tokens.findTokenCountingHit(deps.db, communityId, claims.jti, {
-        bucket: count.bucket(communityId, claims.jti),
-        windowStart: count.windowStart,
-      });
-      if (!row) return { ok: false, reason: 'token is not known to this service', hits };
-      if (row.revokedAt) return { ok: false, reason: 'token has been revoked', hits };
-      if (row.expiresAt && row.expiresAt <= deps.clock.now()) return { ok: false, reason: 'token has expired', hits };
+      if (!claims.jti || communityId === null) return { ok: false, reason: 'token claims are incomplete' };
+      const cacheKey = `${communityId}:${claims.jti}`;
+      let row = cache.get(cacheKey);
+      if (!row) {
+        const generation = cache.generation();
+        row = await tokens.findActiveToken(deps.db, communityId, claims.jti);
+        if (!row) return { ok: false, reason: 'token is not known to this service' };
+        cache.put(cacheKey, row, generation);
+      }
+      if (row.revokedAt) return { ok: false, reason: 'token has been revoked' };
+      if (row.expiresAt && row.expiresAt <= deps.clock.now()) return { ok: false, reason: 'token has expired' };
       return {
         ok: true,
         context: {
@@ -105,7 +113,6 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
           scopes: row.scopes,
           userId: row.appUserId,
         },
-        hits,
       };
     },
 
@@ -115,6 +122,8 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
 
     async revoke(jti: string, communityId: number | null) {
       const revoked = await tokens.revokeToken(deps.db, jti, communityId, deps.clock.now());
+      // Other processes hear of it from the database; this one need not wait for its own notification.
+      cache.changed();
       if (revoked) return revoked;
       const existing = await tokens.findToken(deps.db, jti, communityId);
       if (existing) return existing;

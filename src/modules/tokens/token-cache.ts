@@ -1,0 +1,50 @@
+/**
+ * Token rows a process has read, kept while it hears every change to the `api_tokens` table (a trigger
+ * notifies at commit, migration 0005). A revoked token is therefore refused as soon as the notification
+ * arrives, milliseconds after the revocation commits, and the guard reads the database only for tokens it
+ * has not seen. While the process is not listening (starting, or its listening connection dropped), nothing
+ * is cached and every request reads the row.
+ *
+ * A read that began before a change must not store what it read after the change was heard: each read
+ * takes the current generation, and its result is kept only if no change came in between.
+ */
+export function createTokenCache<Row>(options: { ttlMs: number; maxEntries: number; now: () => number }) {
+  const entries = new Map<string, { row: Row; at: number }>();
+  let listening = false;
+  let generation = 0;
+
+  const reset = () => {
+    generation += 1;
+    entries.clear();
+  };
+
+  return {
+    /** Listening: changes will be heard from now on. */
+    listening() {
+      reset();
+      listening = true;
+    },
+    /** A change was heard, or may have been missed. */
+    changed: reset,
+    deaf() {
+      listening = false;
+      reset();
+    },
+    get(key: string): Row | undefined {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      if (options.now() - entry.at > options.ttlMs) {
+        entries.delete(key);
+        return undefined;
+      }
+      return entry.row;
+    },
+    generation: () => generation,
+    /** Keeps a row read at `readGeneration`, unless a change was heard since. */
+    put(key: string, row: Row, readGeneration: number) {
+      if (!listening || readGeneration !== generation) return;
+      if (entries.size >= options.maxEntries) entries.clear();
+      entries.set(key, { row, at: options.now() });
+    },
+  };
+}
