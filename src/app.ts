@@ -26,6 +26,7 @@ import { organizationReadRoutes } from './modules/organizations/organization-rea
 import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
+import { segmentWriteRoutes } from './modules/segments/segment-write.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
 import { tagRoutes } from './modules/tags/tag.routes.ts';
@@ -133,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   organizationReadRoutes(app, services);
   tagRoutes(app, services);
   segmentRoutes(app, services);
+  segmentWriteRoutes(app, services);
   contactCustomFieldRoutes(app, services);
   privacyRoutes(app, services);
   locationRoutes(app, services);
