@@ -23,6 +23,7 @@ import { leadScoreRoutes } from './modules/lead-scores/lead-score.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { organizationReadRoutes } from './modules/organizations/organization-read.routes.ts';
+import { objectWriteRoutes } from './modules/objects/object-write.routes.ts';
 import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
@@ -144,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   customFieldDefinitionRoutes(app, services);
   leadScoreRoutes(app, services);
   objectRoutes(app, services);
+  objectWriteRoutes(app, services);
   websiteVisitRoutes(app, services);
 
   await app.ready();

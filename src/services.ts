@@ -20,6 +20,7 @@ import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
 import { createOrganizationReadService } from './modules/organizations/organization-read.service.ts';
 import { createObjectTypeService } from './modules/objects/object-type.service.ts';
+import { createObjectWriteService } from './modules/objects/object-write.service.ts';
 import { createObjectService } from './modules/objects/object.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
@@ -76,6 +77,7 @@ export async function createServices(deps: ServiceDeps) {
     leadScores: createLeadScoreService({ db }),
     objectTypes: createObjectTypeService({ db }),
     objects,
+    objectWrites: createObjectWriteService({ db, clock, objects }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
