@@ -23,9 +23,11 @@ import { leadScoreRoutes } from './modules/lead-scores/lead-score.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { organizationReadRoutes } from './modules/organizations/organization-read.routes.ts';
+import { objectWriteRoutes } from './modules/objects/object-write.routes.ts';
 import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
+import { segmentWriteRoutes } from './modules/segments/segment-write.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
 import { tagRoutes } from './modules/tags/tag.routes.ts';
@@ -133,6 +135,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   organizationReadRoutes(app, services);
   tagRoutes(app, services);
   segmentRoutes(app, services);
+  segmentWriteRoutes(app, services);
   contactCustomFieldRoutes(app, services);
   privacyRoutes(app, services);
   locationRoutes(app, services);
@@ -142,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   customFieldDefinitionRoutes(app, services);
   leadScoreRoutes(app, services);
   objectRoutes(app, services);
+  objectWriteRoutes(app, services);
   websiteVisitRoutes(app, services);
 
   await app.ready();

@@ -21,9 +21,11 @@ import { createLocationService } from './modules/locations/location.service.ts';
 import { createMeService } from './modules/me/me.service.ts';
 import { createOrganizationReadService } from './modules/organizations/organization-read.service.ts';
 import { createObjectTypeService } from './modules/objects/object-type.service.ts';
+import { createObjectWriteService } from './modules/objects/object-write.service.ts';
 import { createObjectService } from './modules/objects/object.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
+import { createSegmentWriteService } from './modules/segments/segment-write.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
 import { createSourceService } from './modules/sources/source.service.ts';
 import { createTagService } from './modules/tags/tag.service.ts';
@@ -51,6 +53,7 @@ export async function createServices(deps: ServiceDeps) {
   const activityTypes = createActivityTypeService({ db });
   const filters = createFilterService({ db, clock });
   const activities = createActivityService({ db, cursors, filters, publicUrl: deps.config.publicUrl });
+  const objects = createObjectService({ db, cursors, filters });
   return {
     db,
     clock,
@@ -69,6 +72,7 @@ export async function createServices(deps: ServiceDeps) {
     locations: createLocationService({ db, cursors }),
     topics: createTopicService({ db, cursors }),
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
+    segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),
     filters,
     activities,
@@ -76,7 +80,8 @@ export async function createServices(deps: ServiceDeps) {
     customFields: createCustomFieldDefinitionService({ db }),
     leadScores: createLeadScoreService({ db }),
     objectTypes: createObjectTypeService({ db }),
-    objects: createObjectService({ db, cursors, filters }),
+    objects,
+    objectWrites: createObjectWriteService({ db, clock, objects }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),

@@ -14,13 +14,15 @@ export interface CustomFieldDefinition {
   deleted: boolean;
   /** Sources allowed to write it through the core pushes; empty means every source. */
   writers: number[];
+  /** The one object type an object field applies to; null: every object type (or not an object field). */
+  objectTypeId: number | null;
 }
 
 export async function findDefinitions(db: Executor, communityId: number, ids: number[]): Promise<CustomFieldDefinition[]> {
   if (ids.length === 0) return [];
   const rows = await sql<CustomFieldDefinition>`
     select f.id, f.name, f.entity_types as "entityTypes", f.value_type as "valueType", f.multivalue,
-      f.enum_values as "enumValues", f.deleted_at is not null as deleted,
+      f.enum_values as "enumValues", f.deleted_at is not null as deleted, f.object_type_id as "objectTypeId",
       coalesce(array(select w.source_id from custom_field_writers w where w.community_id = f.community_id and w.custom_field_id = f.id), '{}') as writers
     from custom_fields f
     where f.community_id = ${communityId} and f.id = any(${ids}::bigint[])`.execute(db);

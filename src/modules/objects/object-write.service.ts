@@ -1,0 +1,65 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import { retryingTransaction } from '../../db/transaction.ts';
+import { HearthError, notFound } from '../../http/errors.ts';
+import { formatId, parseId } from '../../http/ids.ts';
+import { writeValues } from '../custom-fields/custom-field.repository.ts';
+import { lockSegment } from '../segments/segment.repository.ts';
+import { checkObjectFieldWrites, type ObjectFieldWrite } from './object-custom-fields.ts';
+import * as objectWrites from './object-write.repository.ts';
+import type { ObjectService } from './object.service.ts';
+
+const objectNotFound = (rawId: string) => notFound('object_not_found', `object ${rawId} not found`);
+
+export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; objects: ObjectService }) {
+  const { db } = deps;
+
+  return {
+    /**
+     * PATCH /api/v2/objects/{id}: sets (or, with a null value, clears) custom field values of one object, all
+     * or none. Answers the object as GET /api/v2/objects/{id} shows it.
+     */
+    async setCustomFields(communityId: number, rawId: string, input: { customFields: ObjectFieldWrite[] }) {
+      const id = parseId('object', rawId);
+      const now = deps.clock.now();
+      await retryingTransaction(db, async (trx) => {
+        const object = await objectWrites.touchObject(trx, communityId, id, now);
+        if (!object) throw objectNotFound(rawId);
+        const values = await checkObjectFieldWrites(trx, communityId, object.objectTypeId, input.customFields);
+        await writeValues(trx, { communityId, entityType: 'object', entityId: id, now }, values);
+      });
+      return deps.objects.get(communityId, rawId, {});
+    },
+
+    /**
+     * POST /api/v2/objects/{id}/segments: adds the object to an object segment of its own type. Idempotent:
+     * an object already in the segment stays as it was. Answers the object.
+     */
+    async addToSegment(communityId: number, rawId: string, input: { segmentId: string }) {
+      const id = parseId('object', rawId);
+      const segmentId = parseId('segment', input.segmentId);
+      const now = deps.clock.now();
+      await retryingTransaction(db, async (trx) => {
+        const object = await objectWrites.lockObject(trx, communityId, id);
+        if (!object) throw objectNotFound(rawId);
+        const segment = await lockSegment(trx, communityId, segmentId);
+        if (!segment) throw notFound('segment_not_found', `segment ${input.segmentId} not found`);
+        if (segment.entityType !== 'object' || segment.objectTypeId !== object.objectTypeId) {
+          const what =
+            segment.objectTypeId === null ? `${segment.entityType === 'organization' ? 'an' : 'a'} ${segment.entityType} segment` : `a segment of object type ${formatId('object_type', segment.objectTypeId)}`;
+          throw new HearthError(
+            400,
+            'invalid_segment_id',
+            `segment ${input.segmentId} is ${what}; object ${rawId} can join only segments of its object type ${formatId('object_type', object.objectTypeId)}`,
+            { invalidIds: [input.segmentId] },
+          );
+        }
+        await objectWrites.addObjectToSegment(trx, communityId, segment.id, id, now);
+      });
+      return deps.objects.get(communityId, rawId, {});
+    },
+  };
+}
+
+export type ObjectWriteService = ReturnType<typeof createObjectWriteService>;

@@ -1,0 +1,46 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { NewSegmentBody, RenameSegmentBody, SegmentIdName } from './segment-write.schemas.ts';
+import { V2SegmentParams } from './segment.schemas.ts';
+
+export function segmentWriteRoutes(app: HearthApp, services: Services) {
+  const write = { auth: { all: ['segments:write' as const] } };
+
+  app.post(
+    '/api/v2/segments',
+    {
+      config: write,
+      schema: {
+        tags: ['v2'],
+        summary: 'Create a segment',
+        description:
+          'A contact (default), organization or object segment; an object segment names its object type (`objectTypeId`). ' +
+          'The name is trimmed; a name that another segment of the same entity type has (ignoring case) is a 409 `conflict`. Answers 201.',
+        body: NewSegmentBody,
+        response: { 201: SegmentIdName },
+      },
+    },
+    async (request, reply) => reply.code(201).send({ success: true as const, data: await services.segmentWrites.create(contextOf(request).communityId, request.body) }),
+  );
+
+  app.patch(
+    '/api/v2/segments/:id',
+    {
+      config: write,
+      schema: {
+        tags: ['v2'],
+        summary: 'Rename a segment',
+        description:
+          'Sets the name (trimmed); the ID, entity type, description and members stay. A name that another segment of the same ' +
+          'entity type has (ignoring case) is a 409 `conflict`.',
+        params: V2SegmentParams,
+        body: RenameSegmentBody,
+        response: { 200: SegmentIdName },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await services.segmentWrites.rename(contextOf(request).communityId, request.params.id, request.body),
+    }),
+  );
+}

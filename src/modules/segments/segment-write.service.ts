@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { DB } from '../../db/schema.ts';
+import { conflict, HearthError, invalidParameters, notFound } from '../../http/errors.ts';
+import { formatId, parseId } from '../../http/ids.ts';
+import * as segmentWrites from './segment-write.repository.ts';
+import type { SegmentEntityType } from './segment-write.repository.ts';
+import { findSegment } from './segment.repository.ts';
+
+/** Characters (code points, as PostgreSQL's char_length counts them) of a segment name, after trimming. */
+export const MAX_SEGMENT_NAME = 500;
+/** Characters of a segment description (ours: the interface sets no limit). */
+export const MAX_SEGMENT_DESCRIPTION = 20_000;
+
+const characters = (text: string) => [...text].length;
+
+function segmentName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw invalidParameters('name is blank; a segment needs a name');
+  const length = characters(name);
+  if (length > MAX_SEGMENT_NAME) throw invalidParameters(`name has ${length} characters; a segment name has at most ${MAX_SEGMENT_NAME}`);
+  return name;
+}
+
+/** Markdown is kept as written (its whitespace can mean something); a blank one is stored as none. */
+function segmentDescription(raw: string | null | undefined): string | null {
+  if (raw === undefined || raw === null || !raw.trim()) return null;
+  const length = characters(raw);
+  if (length > MAX_SEGMENT_DESCRIPTION) {
+    throw invalidParameters(`description has ${length} characters; a segment description has at most ${MAX_SEGMENT_DESCRIPTION}`);
+  }
+  return raw;
+}
+
+const invalidObjectType = (raw: string, why: string) => new HearthError(400, 'invalid_object_type_id', `objectTypeId ${raw} ${why}`, { invalidIds: [raw] });
+
+/** The object type an object segment needs, and that no other segment may name (decisions.md §12). */
+function objectTypeOf(entityType: SegmentEntityType, raw: string | null | undefined): number | null {
+  if (entityType !== 'object') {
+    if (raw === undefined || raw === null) return null;
+    throw invalidObjectType(raw, `is for object segments only; a ${entityType} segment has no object type`);
+  }
+  if (raw === undefined || raw === null) {
+    throw invalidParameters('objectTypeId is required when entityType is "object" (cot_<number>; GET /api/v2/object-types lists them)');
+  }
+  return parseId('object_type', raw);
+}
+
+export interface NewSegmentInput {
+  name: string;
+  description?: string | null;
+  entityType?: SegmentEntityType;
+  objectTypeId?: string | null;
+}
+
+export function createSegmentWriteService(deps: { db: Kysely<DB>; clock: Clock }) {
+  const { db } = deps;
+
+  /** The 409 for a name that another segment of the entity type holds, naming that segment when it is still there. */
+  async function nameTaken(communityId: number, entityType: string, name: string) {
+    const other = await segmentWrites.findSegmentByName(db, communityId, entityType, name);
+    const holder = other ? `segment ${formatId('segment', other.id)} ("${other.name}")` : 'another segment';
+    return conflict(`${holder} already has this name; ${entityType} segment names are unique, ignoring case`);
+  }
+
+  return {
+    /**
+     * POST /api/v2/segments. The name is trimmed; segment names are unique per entity type, ignoring case
+     * (the unique index decides, so two concurrent creates cannot both win).
+     */
+    async create(communityId: number, input: NewSegmentInput) {
+      const name = segmentName(input.name);
+      const description = segmentDescription(input.description);
+      const entityType = input.entityType ?? 'contact';
+      const objectTypeId = objectTypeOf(entityType, input.objectTypeId);
+      let row: { id: number; name: string } | undefined;
+      try {
+        row = await segmentWrites.insertSegment(db, communityId, { name, description, entityType, objectTypeId, now: deps.clock.now() });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw await nameTaken(communityId, entityType, name);
+        throw error;
+      }
+      if (!row) throw invalidObjectType(input.objectTypeId!, 'is not an object type of this community (GET /api/v2/object-types lists them)');
+      return { id: formatId('segment', row.id), name: row.name };
+    },
+
+    /** PATCH /api/v2/segments/{id}: a new name; the ID, entity type, description and members stay. */
+    async rename(communityId: number, rawId: string, input: { name: string }) {
+      const id = parseId('segment', rawId);
+      const name = segmentName(input.name);
+      let row: { id: number; name: string; entityType: string } | undefined;
+      try {
+        row = await segmentWrites.renameSegment(db, communityId, id, { name, now: deps.clock.now() });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // The violation does not say the entity type; the segment being renamed does.
+        const segment = await findSegment(db, communityId, id);
+        throw await nameTaken(communityId, segment?.entityType ?? 'contact', name);
+      }
+      if (!row) throw notFound('segment_not_found', `segment ${rawId} not found`);
+      return { id: formatId('segment', row.id), name: row.name };
+    },
+  };
+}
+
+export type SegmentWriteService = ReturnType<typeof createSegmentWriteService>;
