@@ -54,11 +54,11 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
     const { communityId } = await t.services.communities.create('Other');
     const source = await t.services.sources.create(communityId, { name: 'Other API' });
     other = { communityId, sourceId: source.id, token: await t.issueToken(['read', 'write', 'admin'], communityId) };
-  });
+  }, 120_000);
   afterAll(async () => {
     await t?.close();
     for (const folder of folders) fs.rmSync(folder, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   const notify = (body: unknown, token: string | null = t.token) =>
     t.app.inject({
@@ -127,7 +127,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
     ).rows.map((row) => row.name);
 
   describe('the route', () => {
-    it('200 {success, jobId, created}: a durable source.import job naming the source; a second call answers the same job', async () => {
+    it('200 {success, jobId, created}: a durable source.import job naming the source; a second call answers the same job', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const first = await notified(sourceId);
       expect(first).toEqual({ success: true, jobId: expect.any(Number), created: true });
@@ -157,7 +157,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       await worker.runUntilIdle();
     });
 
-    it('a call while the job runs answers the running job', async () => {
+    it('a call while the job runs answers the running job', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const first = await notified(sourceId);
       await db.updateTable('jobs').set({ status: 'running', locked_by: 'elsewhere', locked_until: new Date(clock.now().getTime() + 60_000) }).where('id', '=', first.jobId).execute();
@@ -166,7 +166,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       await worker.runUntilIdle();
     });
 
-    it('the body is strict: unknown fields, a missing or non-integer sourceId, no coercion: 400 {success:false, message}', async () => {
+    it('the body is strict: unknown fields, a missing or non-integer sourceId, no coercion: 400 {success:false, message}', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const cases: [unknown, RegExp][] = [
         [{ sourceId, extra: 1 }, /unknown body field "extra"/],
@@ -196,7 +196,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect(await db.selectFrom('jobs').select('id').where(sql<boolean>`payload @> ${JSON.stringify({ sourceId })}::jsonb`).execute()).toEqual([]);
     });
 
-    it('404 {success:false, message} for an unknown source and for another community\'s source; no job is made', async () => {
+    it('404 {success:false, message} for an unknown source and for another community\'s source; no job is made', { timeout: 120_000 }, async () => {
       const before = await db.selectFrom('jobs').select('id').execute();
       for (const sourceId of [999_999, other.sourceId]) {
         const response = await notify({ sourceId });
@@ -212,7 +212,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       await worker.runUntilIdle();
     });
 
-    it('scope sources:write (or write): another scope is 403 {status:"forbidden"}; no token is 403', async () => {
+    it('scope sources:write (or write): another scope is 403 {status:"forbidden"}; no token is 403', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const reader = await t.issueToken(['contacts:read', 'organizations:write']);
       const denied = await notify({ sourceId }, reader);
@@ -226,7 +226,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
   });
 
   describe('file sources', () => {
-    it('imports each line through its core push; bad lines are counted and listed with their numbers and reasons', async () => {
+    it('imports each line through its core push; bad lines are counted and listed with their numbers and reasons', { timeout: 120_000 }, async () => {
       const source = await fileSource();
       fs.writeFileSync(
         path.join(source.dir, '001-first.jsonl'),
@@ -289,7 +289,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect(jobRow.progress).toMatchObject({ phase: 'augmenting' });
     });
 
-    it('a file imported once is not imported again (nor a renamed copy); new and changed files are', async () => {
+    it('a file imported once is not imported again (nor a renamed copy); new and changed files are', { timeout: 120_000 }, async () => {
       const source = await fileSource();
       const first = jsonl({ type: 'user', id: 'r-1', email: 'first@repeat.example.org' });
       fs.writeFileSync(path.join(source.dir, 'a.jsonl'), first);
@@ -322,7 +322,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect(counted.rows[0]!.n).toBe(3);
     });
 
-    it('resumes a file where a dead attempt stopped, with its counts and bad lines, without pushing the done lines again', async () => {
+    it('resumes a file where a dead attempt stopped, with its counts and bad lines, without pushing the done lines again', { timeout: 120_000 }, async () => {
       const source = await fileSource();
       const content = jsonl(
         { type: 'user', id: 'c-1', email: 'one@resume.example.org' },
@@ -359,7 +359,50 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect(recorded.rows).toEqual([{ status: 'imported', lines_done: 4 }]);
     });
 
-    it('a folder that cannot be read fails the attempt, naming it; a call brings the waiting retry forward', async () => {
+    it('a worker stopping mid-file saves its place and gives the job back; the next run continues there, pushing no line twice', { timeout: 120_000 }, async () => {
+      const source = await fileSource();
+      const total = 300;
+      const users = Array.from({ length: total }, (_, n) => ({ type: 'user', id: `s-${n + 1}`, email: `user${n + 1}@stop.example.org` }));
+      fs.writeFileSync(path.join(source.dir, 'big.jsonl'), jsonl(...users));
+      const { jobId } = await notified(source.id);
+      const linesDone = async () =>
+        (await sql<{ lines_done: number }>`select lines_done from source_imports where community_id = ${t.communityId} and source_id = ${source.id}`.execute(db)).rows[0]
+          ?.lines_done ?? 0;
+
+      const stopping = createWorker({ db, clock, queue: t.services.jobs, pollIntervalMs: 10 });
+      stopping.start();
+      const deadline = Date.now() + 60_000;
+      // The job yields to the event loop between lines, so this loop's timers run while it imports.
+      while ((await linesDone()) < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await stopping.stop();
+      const stoppedAt = await linesDone();
+      expect(stoppedAt).toBeGreaterThanOrEqual(100);
+      expect(stoppedAt).toBeLessThan(total);
+      expect(stoppedAt % 100).toBe(0);
+      // Given back without counting the attempt; its progress says where it was.
+      expect(await job(jobId)).toMatchObject({ status: 'queued', attempts: 0, progress: expect.objectContaining({ phase: 'importing', file: 'big.jsonl', lines: stoppedAt }) });
+
+      // Lines after the saved place are pushed again by the next run; any pushed twice would be a second profile update, never a second contact.
+      const before = await db.selectFrom('source_profiles').select(['external_id', 'updated_at']).where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute();
+      clock.advance(60_000);
+      await worker.runUntilIdle();
+      const done = await job(jobId);
+      expect(done.status).toBe('completed');
+      expect((done.result as unknown as ImportResult).files).toEqual([
+        expect.objectContaining({ name: 'big.jsonl', lines: total, resumed: true, counts: expect.objectContaining({ users: total, badLines: 0 }) }),
+      ]);
+      const after = await db.selectFrom('source_profiles').select(['external_id', 'updated_at']).where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute();
+      expect(after).toHaveLength(total);
+      // The lines before the saved place were not pushed again.
+      const untouched = before.filter((row) => Number(row.external_id.slice(2)) <= stoppedAt);
+      expect(untouched).toHaveLength(stoppedAt);
+      const afterById = new Map(after.map((row) => [row.external_id, row.updated_at.getTime()]));
+      for (const row of untouched) expect(afterById.get(row.external_id)).toBe(row.updated_at.getTime());
+      const contacts = await sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${t.communityId} and primary_email like '%@stop.example.org'`.execute(db);
+      expect(contacts.rows[0]!.n).toBe(total);
+    });
+
+    it('a folder that cannot be read fails the attempt, naming it; a call brings the waiting retry forward', { timeout: 120_000 }, async () => {
       const dir = folder();
       const source = await fileSource(dir);
       fs.rmSync(dir, { recursive: true });
@@ -378,7 +421,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
   });
 
   describe('augmentation', () => {
-    it('re-derives, where missing, organizations, locations and topics of what the source touched; then sets last_import_at', async () => {
+    it('re-derives, where missing, organizations, locations and topics of what the source touched; then sets last_import_at', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const otherSourceId = await apiSource();
       const peter = key((await push('user', sourceId, { id: 'a-1', email: 'peter@augment-initech.com', rawLocation: 'Austin, TX' })).contactId);
@@ -444,7 +487,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect((await runImport(sourceId)).augmented).toMatchObject({ contacts: 1, organizationsLinked: 0 });
     });
 
-    it('a domain no organization has yet makes one, named after the company; anonymized contacts are left alone', async () => {
+    it('a domain no organization has yet makes one, named after the company; anonymized contacts are left alone', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const ann = key((await push('user', sourceId, { id: 'n-1', email: 'ann@newcorp-augment.io', companyName: 'NewCorp Ltd' })).contactId);
       const gone = key((await push('user', sourceId, { id: 'n-2', email: 'gone@gonecorp-augment.io' })).contactId);
@@ -464,7 +507,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect((await contact(gone)).organization_id).toBeNull();
     });
 
-    it('isolation: another community\'s job touches only its own contacts', async () => {
+    it('isolation: another community\'s job touches only its own contacts', { timeout: 120_000 }, async () => {
       const theirs = await t.app.inject({
         method: 'POST',
         url: `/community/v1/source/${other.sourceId}/user`,

@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
@@ -48,14 +49,17 @@ export interface AugmentationRun {
 export async function augmentSource(deps: { db: Kysely<DB>; clock: Clock }, run: AugmentationRun): Promise<Augmentation> {
   const { db, clock } = deps;
   const totals: Augmentation = { contacts: 0, organizationsLinked: 0, organizationsCreated: 0, locationsSet: 0, activitiesTopiced: 0 };
-  const stopIfAsked = () => {
+  // Between batches: lets HTTP requests in (the embedded database answers without I/O, so the event loop
+  // would otherwise not turn until the job ends), and stops at a safe point when the worker is stopping.
+  const stopIfAsked = async () => {
+    await yieldToEventLoop();
     if (run.signal.aborted) throw new ImportStopped();
   };
 
   const contactIds = await derive.touchedContactIds(db, run.communityId, run.sourceId, run.since);
   totals.contacts = contactIds.length;
   for (let start = 0; start < contactIds.length; start += CONTACT_BATCH) {
-    stopIfAsked();
+    await stopIfAsked();
     const batch = contactIds.slice(start, start + CONTACT_BATCH);
     const done = await retryingTransaction(db, (trx) => deriveContacts(trx, run, batch, clock.now()));
     totals.organizationsLinked += done.organizationsLinked;
@@ -67,7 +71,7 @@ export async function augmentSource(deps: { db: Kysely<DB>; clock: Clock }, run:
   let after: [string, number] | null = null;
   let checked = 0;
   for (;;) {
-    stopIfAsked();
+    await stopIfAsked();
     const page = await derive.activitiesWithoutTopics(db, run.communityId, run.sourceId, { since: run.since, after, limit: ACTIVITY_BATCH });
     if (page.length === 0) break;
     const links = page.flatMap((activity) => topicsOf(activity).map((name) => ({ activityId: activity.id, name })));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
@@ -186,6 +187,9 @@ async function importFile(
         }
       }
       state.linesDone = lineNumber;
+      // The embedded database answers without I/O, so a run of pushes would otherwise hold the event loop
+      // (HTTP requests, timers) until the whole file is done.
+      await yieldToEventLoop();
       if (lineNumber % CHECKPOINT_LINES === 0) {
         await save(false);
         if (run.signal.aborted) throw new ImportStopped();
