@@ -30,6 +30,7 @@ import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
 import { segmentWriteRoutes } from './modules/segments/segment-write.routes.ts';
 import { segmentRoutes } from './modules/segments/segment.routes.ts';
 import { sourceRoutes } from './modules/sources/source.routes.ts';
+import { sourceImportRoutes } from './modules/source-imports/source-import.routes.ts';
 import { tagRoutes } from './modules/tags/tag.routes.ts';
 import { topicRoutes } from './modules/topics/topic.routes.ts';
 import { tokenStatusRoutes } from './modules/tokens/token-status.routes.ts';
@@ -147,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   objectRoutes(app, services);
   objectWriteRoutes(app, services);
   websiteVisitRoutes(app, services);
+  sourceImportRoutes(app, services);
 
   await app.ready();
   return app;

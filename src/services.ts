@@ -28,6 +28,7 @@ import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentWriteService } from './modules/segments/segment-write.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
 import { createSourceService } from './modules/sources/source.service.ts';
+import { createSourceImportService } from './modules/source-imports/source-import.service.ts';
 import { createTagService } from './modules/tags/tag.service.ts';
 import { createTopicService } from './modules/topics/topic.service.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/token.repository.ts';
@@ -54,6 +55,8 @@ export async function createServices(deps: ServiceDeps) {
   const filters = createFilterService({ db, clock });
   const activities = createActivityService({ db, cursors, filters, publicUrl: deps.config.publicUrl });
   const objects = createObjectService({ db, cursors, filters });
+  const ingestion = createIngestionService({ db, clock, activityTypes });
+  const organizationUpserts = createOrganizationUpsertService({ db, clock });
   return {
     db,
     clock,
@@ -63,8 +66,8 @@ export async function createServices(deps: ServiceDeps) {
     communities: createCommunityService({ db, tokens }),
     sources: createSourceService({ db, cursors }),
     activityTypes,
-    ingestion: createIngestionService({ db, clock, activityTypes }),
-    organizationUpserts: createOrganizationUpsertService({ db, clock }),
+    ingestion,
+    organizationUpserts,
     organizations: createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db }),
@@ -85,6 +88,7 @@ export async function createServices(deps: ServiceDeps) {
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
+    sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
   };
 }
 

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { databaseTarget, openDatabase } from '../db/database.ts';
 import { HearthError } from '../http/errors.ts';
+import type { JobRow } from '../jobs/job-queue.ts';
 import { parseCoreId } from '../http/ids.ts';
 import { createServices, type Services } from '../services.ts';
 
@@ -28,6 +29,10 @@ const USAGE = `Usage: hearth <command> [options]
 
   privacy list [--community com_N] [--json]   removal requests and their status (every community by default)
 
+  jobs [--status queued|running|completed|failed] [--community com_N] [--limit N] [--json]
+                                          background jobs, newest first (every community by default)
+  jobs show ID [--json]                   one job: payload, progress, result or error
+
 Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
 database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
 Without --community, commands act on the first community (the one \`hearth init\` made).`;
@@ -42,6 +47,8 @@ const OPTIONS = {
   path: { type: 'string' },
   id: { type: 'string' },
   category: { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
   'database-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -179,6 +186,29 @@ async function runCommand(services: Services, command: string, sub: string | und
       );
       return 0;
     }
+    case 'jobs': {
+      const communityId = values.community ? await community(services, values.community) : null;
+      const list = (
+        await services.jobs.list({
+          communityId,
+          status: jobStatus(values.status),
+          limit: values.limit ? positiveInteger(values.limit, '--limit') : undefined,
+        })
+      ).map(jobView);
+      emit(
+        list,
+        table(list.map((j) => [String(j.id), j.communityId, j.kind, j.status, `${j.attempts}/${j.maxAttempts}`, j.createdAt, j.finishedAt ?? '', brief(j)])),
+      );
+      return 0;
+    }
+    case 'jobs show': {
+      const id = positiveInteger(required(rest[0], 'the job ID'), 'the job ID');
+      const job = await services.jobs.findById(id, values.community ? await community(services, values.community) : null);
+      if (!job) throw new UsageError(`no job ${id}`);
+      const view = jobView(job);
+      emit(view, Object.entries(view).map(([name, value]) => `${`${name}:`.padEnd(13)} ${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`).join('\n'));
+      return 0;
+    }
     default:
       throw new UsageError(`unknown command "${key}"`);
   }
@@ -209,6 +239,39 @@ function positiveInteger(value: string, what: string): number {
 function sourceKind(value: string | undefined): 'api' | 'file' | undefined {
   if (value === undefined || value === 'api' || value === 'file') return value;
   throw new UsageError('--kind must be api or file');
+}
+
+const JOB_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+
+function jobStatus(value: string | undefined): JobRow['status'] | undefined {
+  if (value === undefined || (JOB_STATUSES as readonly string[]).includes(value)) return value as JobRow['status'] | undefined;
+  throw new UsageError(`--status must be one of ${JOB_STATUSES.join(', ')}`);
+}
+
+function jobView(job: JobRow) {
+  return {
+    id: job.id,
+    communityId: `com_${job.communityId}`,
+    kind: job.kind,
+    status: job.status,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    payload: job.payload,
+    progress: job.progress,
+    result: job.result,
+    error: job.error,
+    createdAt: job.createdAt.toISOString(),
+    runAt: job.runAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    lockedBy: job.lockedBy,
+  };
+}
+
+/** One line's worth of a job: its error, else its result, else its progress (`jobs show` has all of it). */
+function brief(job: ReturnType<typeof jobView>): string {
+  const text = job.error ?? JSON.stringify(job.result ?? job.progress);
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }
 
 function erasedSummary(erased: Record<string, number | undefined>): string {

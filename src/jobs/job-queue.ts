@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { DB, JsonValue } from '../db/schema.ts';
-import { findJob, insertJob, type JobRow } from './job.repository.ts';
+import { findJob, findJobById, findUnfinishedJob, insertJob, listJobs, wakeJob, type JobRow } from './job.repository.ts';
 
 export type { JobRow };
 
@@ -42,6 +42,20 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
  */
 export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
   const handlers = new Map<string, JobHandler>();
+
+  async function enqueue(executor: Kysely<DB>, job: NewJob): Promise<number> {
+    if (!handlers.has(job.kind)) throw new Error(`no handler is registered for jobs of kind "${job.kind}"`);
+    const now = deps.clock.now();
+    return insertJob(executor, {
+      communityId: job.communityId,
+      kind: job.kind,
+      payload: job.payload ?? {},
+      runAt: job.runAt ?? now,
+      maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      now,
+    });
+  }
+
   return {
     register(kind: string, handler: JobHandler): void {
       if (handlers.has(kind)) throw new Error(`a handler for jobs of kind "${kind}" is already registered`);
@@ -57,21 +71,34 @@ export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
     },
 
     /** Adds a job through `executor`: pass the caller's transaction to commit the job with its work. */
-    async enqueue(executor: Kysely<DB>, job: NewJob): Promise<number> {
-      if (!handlers.has(job.kind)) throw new Error(`no handler is registered for jobs of kind "${job.kind}"`);
-      const now = deps.clock.now();
-      return insertJob(executor, {
-        communityId: job.communityId,
-        kind: job.kind,
-        payload: job.payload ?? {},
-        runAt: job.runAt ?? now,
-        maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        now,
-      });
-    },
+    enqueue,
 
     find(communityId: number, id: number): Promise<JobRow | undefined> {
       return findJob(deps.db, communityId, id);
+    },
+
+    /**
+     * The queued or running job of `kind` whose payload contains `payload`, brought forward if it waits for a
+     * retry; else a new one. Pass a transaction that holds a lock on what the job is about (so that two
+     * callers cannot both find none): the job is then enqueued at most once at a time.
+     */
+    async enqueueOnce(executor: Kysely<DB>, job: NewJob & { payload: JsonValue }): Promise<{ id: number; created: boolean; status: JobRow['status'] }> {
+      const existing = await findUnfinishedJob(executor, job.communityId, job.kind, job.payload);
+      if (existing) {
+        await wakeJob(executor, job.communityId, existing.id, deps.clock.now());
+        return { id: existing.id, created: false, status: existing.status };
+      }
+      return { id: await enqueue(executor, job), created: true, status: 'queued' };
+    },
+
+    /** Newest first, of one community or of every one (`communityId` null). */
+    list(filter: { communityId: number | null; status?: JobRow['status']; limit?: number }): Promise<JobRow[]> {
+      return listJobs(deps.db, { ...filter, limit: filter.limit ?? 50 });
+    },
+
+    /** A job by ID, in any community unless one is given. */
+    findById(id: number, communityId: number | null = null): Promise<JobRow | undefined> {
+      return findJobById(deps.db, id, communityId);
     },
   };
 }

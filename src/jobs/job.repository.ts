@@ -63,6 +63,53 @@ export async function findJob(db: Kysely<DB>, communityId: number, id: number): 
   return db.selectFrom('jobs').select(columns).where('community_id', '=', communityId).where('id', '=', id).executeTakeFirst();
 }
 
+/** Jobs newest first: of one community or of all (`communityId` null, the operator's CLI), optionally of one status. */
+export async function listJobs(
+  db: Kysely<DB>,
+  filter: { communityId: number | null; status?: JobRow['status']; limit: number },
+): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').select(columns);
+  if (filter.communityId !== null) query = query.where('community_id', '=', filter.communityId);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/** A job by its ID, in any community unless one is given (job IDs are unique across communities). */
+export async function findJobById(db: Kysely<DB>, id: number, communityId: number | null): Promise<JobRow | undefined> {
+  let query = db.selectFrom('jobs').select(columns).where('id', '=', id);
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * The oldest queued or running job of `kind` whose payload contains `payload` (jsonb `@>`), if any. The
+ * caller serializes the check and its enqueue (a row lock) so that two calls cannot both find none.
+ */
+export async function findUnfinishedJob(db: Kysely<DB>, communityId: number, kind: string, payload: JsonValue): Promise<JobRow | undefined> {
+  return db
+    .selectFrom('jobs')
+    .select(columns)
+    .where('community_id', '=', communityId)
+    .where('kind', '=', kind)
+    .where('status', 'in', ['queued', 'running'])
+    .where(sql<boolean>`payload @> ${JSON.stringify(payload)}::jsonb`)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Brings a queued job waiting for a later time (a retry's backoff) forward to `now`. */
+export async function wakeJob(db: Kysely<DB>, communityId: number, id: number, now: Date): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ run_at: now })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .where('run_at', '>', now)
+    .execute();
+}
+
 export type Claim = { job: JobRow; exhausted: false } | { job: JobRow; exhausted: true } | null;
 
 /**

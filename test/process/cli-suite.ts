@@ -23,6 +23,12 @@ function expectRefusal(result: RunResult, message: string) {
   expect(result.stderr).toBe(`hearth: ${message}\n`);
 }
 
+/** A command used wrongly: the refusal, then where to read the usage. */
+function expectUsageError(result: RunResult, message: string) {
+  expectRefusal({ ...result, stderr: result.stderr.replace(/Run `hearth --help` for usage\.\n$/, '') }, message);
+  expect(result.stderr).toMatch(/\nRun `hearth --help` for usage\.\n$/);
+}
+
 export function describeCli(engine: Engine) {
   // PostgreSQL is there only when TEST_DATABASE_URL names a server (each run makes and drops its own database).
   describe.skipIf(engine === 'postgres' && !process.env.TEST_DATABASE_URL)(`hearth CLI (${engine})`, () => {
@@ -85,6 +91,33 @@ export function describeCli(engine: Engine) {
       expect(listed).toContainEqual(expect.objectContaining({ sourceId: source.sourceId, name: 'S', kind: 'api' }));
 
       expectRefusal(await hearth('source', 'create', '--name', 'S', '--json'), 'a source named "S" already exists');
+    });
+
+    it('source create --kind file --path DIR: a file source of the folder (its absolute path); bad kinds and paths are clear errors', { timeout: 180_000 }, async () => {
+      const dir = processes.tempDir();
+      const made = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'Exports', '--kind', 'file', '--path', dir, '--json'));
+      const listed = json<{ sourceId: number; name: string; kind: string; path: string | null }[]>(await hearth('source', 'list', '--json'));
+      expect(listed).toContainEqual({ sourceId: made.sourceId, name: 'Exports', kind: 'file', path: dir, visible: true });
+
+      const human = await hearth('source', 'list');
+      expect(human.stdout).toMatch(new RegExp(`^${made.sourceId}\\s+Exports\\s+file\\s+\\S+$`, 'm'));
+
+      expectRefusal(await hearth('source', 'create', '--name', 'NoPath', '--kind', 'file', '--json'), 'a file source needs a path (the folder to import from)');
+      expectRefusal(await hearth('source', 'create', '--name', 'Gone', '--kind', 'file', '--path', `${dir}/missing`, '--json'), `path "${dir}/missing" is not a folder`);
+      expectUsageError(await hearth('source', 'create', '--name', 'Odd', '--kind', 'ftp', '--json'), '--kind must be api or file');
+      expectRefusal(await hearth('source', 'create', '--name', 'ApiPath', '--path', dir, '--json'), 'only a file source takes a path');
+    });
+
+    it('jobs: none yet is [] (or "(none)"); a bad --status, --limit or ID is a clear error', { timeout: 180_000 }, async () => {
+      expect(json<unknown[]>(await hearth('jobs', '--json'))).toEqual([]);
+      expect(json<unknown[]>(await hearth('jobs', '--status', 'failed', '--community', communityId, '--json'))).toEqual([]);
+      const human = await hearth('jobs');
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toBe('(none)\n');
+      expectUsageError(await hearth('jobs', '--status', 'done'), '--status must be one of queued, running, completed, failed');
+      expectUsageError(await hearth('jobs', '--limit', '0'), '--limit must be a positive integer');
+      expectUsageError(await hearth('jobs', 'show', '999'), 'no job 999');
+      expectUsageError(await hearth('jobs', 'show'), 'the job ID is required');
     });
 
     it('activity-type add, then list includes it', async () => {

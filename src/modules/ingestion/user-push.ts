@@ -145,7 +145,7 @@ async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget
 }
 
 /** "acme.co.uk" -> "Acme": a readable name until someone gives the real one. */
-function organizationNameOf(domain: string): string {
+export function organizationNameOf(domain: string): string {
   const label = domain.split('.')[0] ?? domain;
   return label.charAt(0).toUpperCase() + label.slice(1);
 }

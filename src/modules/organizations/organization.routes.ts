@@ -29,7 +29,7 @@ const UpsertBody = Type.Object({
   tagIdsToRemove: TagIds,
 });
 
-const SourceUpsertBody = Type.Object({
+export const SourceUpsertBody = Type.Object({
   sourceId: Type.Optional(Id),
   domain: Type.String({ minLength: 1 }),
   customFields: CustomFields,

@@ -1,0 +1,156 @@
+import { sql, type ColumnType, type Kysely, type Transaction } from 'kysely';
+import type { DB, Generated, Int8, Json, Timestamp } from '../../db/schema.ts';
+
+type Executor = Kysely<DB> | Transaction<DB>;
+
+/** The table of migration 0004 (src/db/schema.ts is generated; this stands in until it is regenerated). */
+type SourceImportsTable = {
+  source_imports: {
+    community_id: Int8;
+    source_id: Int8;
+    sha256: string;
+    file_name: string;
+    size: Int8;
+    modified_at: Timestamp;
+    status: Generated<string>;
+    lines_done: Generated<number>;
+    counts: Generated<Json>;
+    bad_lines: Generated<Json>;
+    job_id: Int8 | null;
+    started_at: Timestamp;
+    finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  };
+};
+
+const withImports = (db: Executor) => db.withTables<SourceImportsTable>();
+
+/** What the lines of a file done so far did. */
+export interface ImportCounts {
+  users: number;
+  activities: number;
+  organizations: number;
+  /** Warnings the pushes gave (dropped values, ignored fields). */
+  warnings: number;
+  badLines: number;
+}
+
+export interface BadLine {
+  line: number;
+  reason: string;
+}
+
+export interface FileImport {
+  sha256: string;
+  fileName: string;
+  size: number;
+  status: 'importing' | 'imported';
+  linesDone: number;
+  counts: ImportCounts;
+  badLines: BadLine[];
+}
+
+export const NO_COUNTS: ImportCounts = { users: 0, activities: 0, organizations: 0, warnings: 0, badLines: 0 };
+
+/** The source the job works for, with the time of its last completed run. */
+export async function findImportSource(db: Executor, communityId: number, sourceId: number) {
+  return db
+    .selectFrom('sources')
+    .select(['id', 'name', 'kind', 'path', 'last_import_at as lastImportAt'])
+    .where('community_id', '=', communityId)
+    .where('id', '=', sourceId)
+    .executeTakeFirst();
+}
+
+/** Locks the source's row for the transaction: calls about one source then queue behind each other. */
+export async function lockSource(trx: Transaction<DB>, communityId: number, sourceId: number): Promise<boolean> {
+  const row = await trx
+    .selectFrom('sources')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('id', '=', sourceId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function setLastImportAt(db: Executor, communityId: number, sourceId: number, at: Date): Promise<void> {
+  await db.updateTable('sources').set({ last_import_at: at }).where('community_id', '=', communityId).where('id', '=', sourceId).execute();
+}
+
+/** The source's import records of these contents (by SHA-256). */
+export async function findFileImports(db: Executor, communityId: number, sourceId: number, hashes: string[]): Promise<Map<string, FileImport>> {
+  if (hashes.length === 0) return new Map();
+  const rows = await withImports(db)
+    .selectFrom('source_imports')
+    .select(['sha256', 'file_name as fileName', 'size', 'status', 'lines_done as linesDone', 'counts', 'bad_lines as badLines'])
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where(sql<boolean>`sha256 = any(${hashes}::text[])`)
+    .execute();
+  return new Map(
+    rows.map((row) => [
+      row.sha256,
+      {
+        ...row,
+        status: row.status as FileImport['status'],
+        counts: { ...NO_COUNTS, ...(row.counts as Partial<ImportCounts>) },
+        badLines: row.badLines as unknown as BadLine[],
+      },
+    ]),
+  );
+}
+
+/** Name, size and modification time of the source's imported files of these names: the quick check. */
+export async function findImportedByName(db: Executor, communityId: number, sourceId: number, fileNames: string[]) {
+  if (fileNames.length === 0) return [];
+  return withImports(db)
+    .selectFrom('source_imports')
+    .select(['file_name as fileName', 'size', 'modified_at as modifiedAt'])
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where(sql<boolean>`file_name = any(${fileNames}::text[])`)
+    .where('status', '=', 'imported')
+    .execute();
+}
+
+/** Starts the record of a file's import; an existing record (the same content) is left as it is. */
+export async function startFileImport(
+  db: Executor,
+  record: { communityId: number; sourceId: number; sha256: string; fileName: string; size: number; modifiedAt: Date; jobId: number; now: Date },
+): Promise<void> {
+  await withImports(db)
+    .insertInto('source_imports')
+    .values({
+      community_id: record.communityId,
+      source_id: record.sourceId,
+      sha256: record.sha256,
+      file_name: record.fileName,
+      size: record.size,
+      modified_at: record.modifiedAt,
+      job_id: record.jobId,
+      started_at: record.now,
+    })
+    .onConflict((conflict) => conflict.columns(['community_id', 'source_id', 'sha256']).doNothing())
+    .execute();
+}
+
+/** Saves how far the import of a file got; `finishedAt` marks it imported. */
+export async function saveFileImport(
+  db: Executor,
+  key: { communityId: number; sourceId: number; sha256: string },
+  state: { linesDone: number; counts: ImportCounts; badLines: BadLine[]; jobId: number; finishedAt: Date | null },
+): Promise<void> {
+  await withImports(db)
+    .updateTable('source_imports')
+    .set({
+      lines_done: state.linesDone,
+      counts: JSON.stringify(state.counts),
+      bad_lines: JSON.stringify(state.badLines),
+      job_id: state.jobId,
+      ...(state.finishedAt ? { status: 'imported', finished_at: state.finishedAt } : {}),
+    })
+    .where('community_id', '=', key.communityId)
+    .where('source_id', '=', key.sourceId)
+    .where('sha256', '=', key.sha256)
+    .execute();
+}
