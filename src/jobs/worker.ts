@@ -111,6 +111,9 @@ export function createWorker(options: WorkerOptions) {
           };
         });
         wake = null;
+      } else {
+        // The embedded database answers without I/O, so back-to-back jobs would never let requests in.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
   }
