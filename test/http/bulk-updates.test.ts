@@ -336,6 +336,23 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
       expect(await valuesOf('contact', newer)).toEqual({});
     });
 
+    it('runs concurrent updates of overlapping contacts to the end, each whole', async () => {
+      const all = Object.values(contact);
+      const bodies = [
+        { contactIds: all, tagIdsToAdd: [tag.champion, tag.speaker], segmentId: segment.vip },
+        { contactIds: [...all].reverse(), tagIdsToAdd: [tag.speaker, tag.mentor], segmentId: segment.vip },
+        { contactIds: all.slice(2), tagIdsToRemove: [tag.champion], customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'x' } }] },
+        { contactIds: all.slice(0, 4), customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'x' } }] },
+      ];
+      const responses = await Promise.all(bodies.map((body) => bulk('contacts', body)));
+      expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200]);
+      for (const id of all) {
+        expect(await segmentsOf(id)).toEqual([segment.vip]);
+        expect(await tagsOf('contact', id)).toEqual(expect.arrayContaining([tag.speaker, tag.mentor]));
+        expect(await valuesOf('contact', id)).toEqual({ [field.plan!]: { type: 'string', value: 'x' } });
+      }
+    });
+
     it('leaves derived data alone: organizations’ member counts and locations', async () => {
       const before = await dump();
       await ok('contacts', { contactIds: [contact.ada], tagIdsToAdd: [tag.champion] });
