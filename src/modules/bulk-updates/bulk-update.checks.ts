@@ -74,7 +74,9 @@ const named = (entity: IdEntity, given: string, path: string): Named => ({ given
 const expected = (entity: IdEntity) => `expected ${ID_PREFIXES[entity]}<number>`;
 
 /** "a contact", "an organization", "an object". */
-const a = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
+const withArticle = (noun: string) => `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`;
+
+const otherTypeText = (ids: string[]) => `${ids.join(', ')} ${ids.length === 1 ? 'is' : 'are'} of another type`;
 
 export function parseRequest(target: BulkTarget, input: BulkUpdateInput): ParsedRequest {
   const tagsToAdd = input.tagIdsToAdd ?? [];
@@ -121,7 +123,7 @@ export function checkRequest(target: BulkTarget, parsed: ParsedRequest, loaded: 
   const live = new Set<number>();
   for (const item of parsed.records) {
     const id = item.key === null ? undefined : loaded.records.get(item.key);
-    if (item.key === null) fault('record', item, `not ${a(target.label)} ID (${expected(target.idEntity)})`);
+    if (item.key === null) fault('record', item, `not ${withArticle(target.label)} ID (${expected(target.idEntity)})`);
     else if (id === undefined) fault('record', item, `no ${target.label} with this ID`);
     else live.add(id);
   }
@@ -136,10 +138,9 @@ export function checkRequest(target: BulkTarget, parsed: ParsedRequest, loaded: 
     const found = loaded.segment;
     if (segment.key === null) fault('segment', segment, `not a segment ID (${expected('segment')})`);
     else if (!found) fault('segment', segment, 'no segment with this ID');
-    else if (found.entityType !== target.entity) fault('segment', segment, `${a(found.entityType)} segment, not ${a(target.entity)} segment`);
+    else if (found.entityType !== target.entity) fault('segment', segment, `${withArticle(found.entityType)} segment, not ${withArticle(target.entity)} segment`);
     else if (found.objectTypeId !== null && ofOtherType(found.objectTypeId).length) {
-      const others = ofOtherType(found.objectTypeId);
-      fault('segment', segment, `a segment of object type ${formatId('object_type', found.objectTypeId)}; ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} of another type`);
+      fault('segment', segment, `a segment of object type ${formatId('object_type', found.objectTypeId)}; ${otherTypeText(ofOtherType(found.objectTypeId))}`);
     } else segmentId = found.id;
   }
 
@@ -180,8 +181,7 @@ export function checkRequest(target: BulkTarget, parsed: ParsedRequest, loaded: 
     else if (!field.entityTypes.includes(target.entity)) {
       fault('custom_field', item, `the custom field does not apply to ${target.label}s (it applies to ${field.entityTypes.join(', ')})`);
     } else if (field.objectTypeId !== null && ofOtherType(field.objectTypeId).length) {
-      const others = ofOtherType(field.objectTypeId);
-      fault('custom_field', item, `a field of object type ${formatId('object_type', field.objectTypeId)}; ${others.join(', ')} ${others.length === 1 ? 'is' : 'are'} of another type`);
+      fault('custom_field', item, `a field of object type ${formatId('object_type', field.objectTypeId)}; ${otherTypeText(ofOtherType(field.objectTypeId))}`);
     } else {
       const checked = checkCustomFieldValue(field, item.value);
       if (checked.ok) values.push({ fieldId: field.id, value: checked.value });
