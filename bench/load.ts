@@ -15,27 +15,37 @@ export interface Response {
 export interface Client {
   /** GET with the client's token, or with `token` when given. */
   get(url: string, token?: string): Promise<Response>;
+  /** POST of a JSON body, with the client's token. The time includes serializing the body. */
+  post(url: string, body: unknown, token?: string): Promise<Response>;
   close(): void;
 }
 
 export function createClient(options: { token?: string; connections?: number } = {}): Client {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
-  return {
-    get(url: string, token = options.token) {
-      const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
-      return new Promise<Response>((resolve, reject) => {
-        const started = performance.now();
-        const request = http.get(url, { agent, headers }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
-          );
-          response.on('error', reject);
-        });
-        request.on('error', reject);
+  const send = (method: 'GET' | 'POST', url: string, token: string | undefined, body?: unknown) => {
+    const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
+    return new Promise<Response>((resolve, reject) => {
+      const started = performance.now();
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      if (payload !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(payload);
+      }
+      const request = http.request(url, { method, agent, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
+        );
+        response.on('error', reject);
       });
-    },
+      request.on('error', reject);
+      request.end(payload);
+    });
+  };
+  return {
+    get: (url, token = options.token) => send('GET', url, token),
+    post: (url, body, token = options.token) => send('POST', url, token, body),
     close: () => agent.destroy(),
   };
 }

@@ -27,6 +27,10 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
+  /** Measure only the list figures, or only the bulk update figure; null: all of them. */
+  only: 'list' | 'bulk' | null;
+  bulkWarmup: number;
+  bulkSamples: number;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -48,6 +52,9 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
+  --only <list|bulk>    only the three list figures, or only the bulk update figure
+  --bulk-warmup <n>     warm-up rounds before bulk update samples (20)
+  --bulk-samples <n>    bulk update samples of Hearth and of the bare statements each (200)
 
 Environment: BENCH_DATABASE_URL, the PostgreSQL server (${DEFAULT_SERVER_URL}).`;
 
@@ -81,11 +88,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'no-filter': { type: 'boolean' },
       'pool-size': { type: 'string' },
       output: { type: 'string' },
+      only: { type: 'string' },
+      'bulk-warmup': { type: 'string' },
+      'bulk-samples': { type: 'string' },
     },
     strict: true,
   });
   if (values.help) return 'help';
   const path = values.path ?? '/api/v2/contacts';
+  const only = values.only ?? null;
+  if (only !== null && only !== 'list' && only !== 'bulk') throw new Error(`--only must be list or bulk; got "${only}"`);
   return {
     serverUrl: env.BENCH_DATABASE_URL?.trim() || DEFAULT_SERVER_URL,
     keep: values.keep ?? false,
@@ -105,6 +117,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     filter: !values['no-filter'],
     poolSize: integer(values, 'pool-size', 10),
     output: values.output ?? 'bench/results/latest.json',
+    only,
+    bulkWarmup: integer(values, 'bulk-warmup', 20, 0),
+    bulkSamples: integer(values, 'bulk-samples', 200),
   };
 }
 

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { systemClock } from '../src/clock.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
-import { createServices } from '../src/services.ts';
+import { createServices, type Services } from '../src/services.ts';
+import { BULK_IDS, BULK_TAGS, bulkBody, captureBulk, compareBulk, prepareBulk, resetBulk } from './bulk.ts';
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
@@ -14,7 +15,8 @@ import { seedCommunity, type SeedReport } from './seed.ts';
 
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
- * (each in a child process), and reports three ratios measured in this one run (docs/performance.md).
+ * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
+ * of a list, one of a bulk update (`--only list|bulk` for one part).
  */
 
 const options = (() => {
@@ -86,10 +88,53 @@ async function run(options: BenchOptions) {
   }
   const counts = await countRows(db, setup.communityId);
 
-  // 3. Servers: Hearth, then (once Hearth's statement is known) the bare baseline.
+  // 3. Hearth, in a child process; each figure starts the bare baseline it needs once it knows Hearth's statements.
   const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: String(options.poolSize) };
   const hearth = await ServerChild.start('hearth-server.ts', env);
   children.push(hearth);
+  const machine = await describeMachine(db);
+
+  const figures: Figure[] = [];
+  const list = options.only === 'bulk' ? null : await measureList(options, { db, services, setup, hearth, env, counts });
+  if (list) figures.push(...list.figures);
+  const bulk = options.only === 'list' ? null : await measureBulk(options, { db, setup, hearth, env });
+  if (bulk) figures.push(bulk.figure);
+
+  // Report.
+  log('\n' + renderTable(figures, machine));
+  if (list) {
+    const { diagnostics, statements } = list.results.throughput;
+    log(
+      `\nDiagnostics (no goal): the bare server running all ${statements} statements Hearth ran for the request: ` +
+        `${diagnostics.bareAllStatements.perSecond.toFixed(0)} req/s; Hearth with one token per connection: ` +
+        `${diagnostics.hearthTokenPerConnection.perSecond.toFixed(0)} req/s.`,
+    );
+  }
+  const results = {
+    at: new Date().toISOString(),
+    options: { ...options, reuse: options.reuse !== null },
+    machine,
+    data: counts,
+    seed,
+    ...(list ? list.results : {}),
+    bulk: bulk?.results ?? null,
+    figures: figures.map((f) => ({ ...f, met: met(f) })),
+  };
+  fs.mkdirSync(path.dirname(options.output), { recursive: true });
+  fs.writeFileSync(options.output, JSON.stringify(results, null, 2) + '\n');
+  log(`\nResults written to ${options.output}`);
+}
+
+interface Context {
+  db: Database['db'];
+  setup: Awaited<ReturnType<Services['communities']['init']>>;
+  hearth: ServerChild;
+  env: Record<string, string>;
+}
+
+/** The three figures of `GET /api/v2/contacts`: page 1,000 against page 1, a lightFilter against none, throughput against bare. */
+async function measureList(options: BenchOptions, context: Context & { services: Services; counts: Awaited<ReturnType<typeof countRows>> }) {
+  const { db, services, setup, hearth, env, counts } = context;
   const client = createClient({ token: setup.token });
   const list = (params: Record<string, string | undefined>) => listUrl(hearth.url, options.path, options.query, { limit: String(options.limit), ...params });
 
@@ -108,8 +153,6 @@ async function run(options: BenchOptions) {
   children.push(bare);
   const bareRows = await getJson<unknown[]>(createClient(), `${bare.url}/bare`);
   log(`Hearth answered ${captured.body.data.length} records, the bare endpoint ${bareRows.length} rows.`);
-
-  const machine = await describeMachine(db);
 
   // 4a. Page 1 against page N.
   log(`\nWalking ${options.page - 1} pages to the cursor of page ${options.page}…`);
@@ -201,41 +244,90 @@ async function run(options: BenchOptions) {
     goal: { op: '>=', value: 0.7 },
   });
 
-  // Report.
-  const diagnostics = {
-    bareAllStatements: { statements: captured.queries.length, perSecond: rps('bareAll') },
-    hearthTokenPerConnection: { tokens: tokens.length, perSecond: rps('hearthTokens') },
-  };
-  log('\n' + renderTable(figures, machine));
-  log(
-    `\nDiagnostics (no goal): the bare server running all ${captured.queries.length} statements Hearth ran for the request: ` +
-      `${diagnostics.bareAllStatements.perSecond.toFixed(0)} req/s; Hearth with one token per connection: ` +
-      `${diagnostics.hearthTokenPerConnection.perSecond.toFixed(0)} req/s.`,
-  );
-  const results = {
-    at: new Date().toISOString(),
-    options: { ...options, reuse: options.reuse !== null },
-    machine,
-    data: counts,
-    seed,
-    list: {
-      path: options.path,
-      query: options.query,
-      limit: options.limit,
-      page1Url: stripHost(page1),
-      // Every statement Hearth ran for one page-1 request, and the one the bare endpoint runs.
-      statements: captured.queries.map((query) => query.sql),
-      bareStatement: statement,
+  await bare.stop();
+  client.close();
+  return {
+    figures,
+    results: {
+      list: {
+        path: options.path,
+        query: options.query,
+        limit: options.limit,
+        page1Url: stripHost(page1),
+        // Every statement Hearth ran for one page-1 request, and the one the bare endpoint runs.
+        statements: captured.queries.map((query) => query.sql),
+        bareStatement: statement,
+      },
+      filter: filter ? { expression: filter.expression, matching: filter.matching } : null,
+      paging: { walkMs: Math.round(walkMs), page1: paging.a, deep: paging.b },
+      filtering,
+      throughput: {
+        rounds,
+        statements: captured.queries.length,
+        diagnostics: {
+          bareAllStatements: { statements: captured.queries.length, perSecond: rps('bareAll') },
+          hearthTokenPerConnection: { tokens: tokens.length, perSecond: rps('hearthTokens') },
+        },
+      },
     },
-    filter: filter ? { expression: filter.expression, matching: filter.matching } : null,
-    paging: { walkMs: Math.round(walkMs), page1: paging.a, deep: paging.b },
-    filtering,
-    throughput: { rounds, diagnostics },
-    figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
-  fs.mkdirSync(path.dirname(options.output), { recursive: true });
-  fs.writeFileSync(options.output, JSON.stringify(results, null, 2) + '\n');
-  log(`\nResults written to ${options.output}`);
+}
+
+/**
+ * A 100-ID bulk update with 25 tags and 5 custom fields (bench/bulk.ts), against the same statements
+ * issued directly to the database: the ratio of the bare p50 latency to Hearth's (≥ 0.8: Hearth's layers
+ * add at most a quarter to what the database work takes).
+ */
+async function measureBulk(options: BenchOptions, context: Context): Promise<{ figure: Figure; results: unknown }> {
+  const { db, setup, hearth, env } = context;
+  const client = createClient({ token: setup.token });
+  const fixtures = await prepareBulk(db, setup.communityId);
+  const reset = () => resetBulk(db, setup.communityId, fixtures);
+  await reset();
+  const hearthUrl = `${hearth.url}/api/v2/contacts/bulk-update`;
+  const [first, second] = fixtures.windows;
+  // One request first (steady state), then the captured one, on a window of its own.
+  const warm = await client.post(hearthUrl, bulkBody(fixtures, first!));
+  if (warm.status !== 200) throw new Error(`POST ${hearthUrl} answered ${warm.status}: ${warm.body.slice(0, 500)}`);
+  const statements = await captureBulk(hearth, client, hearthUrl, bulkBody(fixtures, second!));
+  log(
+    `\nHearth ran ${statements.length} statements (begin … commit) for a bulk update of ${BULK_IDS} contacts with ${BULK_TAGS} tags ` +
+      `and ${fixtures.fields.length} custom fields; the bare endpoint runs the same:\n` +
+      statements.map((statement) => `  ${statement.sql.replace(/\s+/g, ' ').slice(0, 140)}`).join('\n'),
+  );
+  const bare = await ServerChild.start('bare-server.ts', { ...env, BENCH_BARE_BULK: JSON.stringify({ statements, ids: second }) });
+  children.push(bare);
+  await reset();
+
+  log(`Bulk updates: ${options.bulkWarmup} warm-up rounds, then ${options.bulkSamples} of each, alternating…`);
+  const measured = await compareBulk(client, { hearth: hearthUrl, bare: `${bare.url}/bare-bulk` }, fixtures, reset, {
+    warmup: options.bulkWarmup,
+    samples: options.bulkSamples,
+  });
+  // Leave the database as the figure found it: the other figures count tags.
+  await reset();
+  await bare.stop();
+  client.close();
+  log(`  Hearth p50 ${measured.hearth.p50.toFixed(2)} ms (p95 ${measured.hearth.p95.toFixed(2)}), bare p50 ${measured.bare.p50.toFixed(2)} ms (p95 ${measured.bare.p95.toFixed(2)})`);
+  return {
+    figure: {
+      name: `bulk update (${BULK_IDS} IDs, ${BULK_TAGS} tags, ${fixtures.fields.length} fields) vs its statements bare`,
+      measured: 'p50 Hearth',
+      value: measured.hearth.p50,
+      baselineName: 'p50 bare',
+      baseline: measured.bare.p50,
+      unit: 'ms',
+      ratio: measured.bare.p50 / measured.hearth.p50,
+      goal: { op: '>=', value: 0.8 },
+    },
+    results: {
+      statements,
+      windows: fixtures.windows.length,
+      resets: measured.resets,
+      hearth: measured.hearth,
+      bare: measured.bare,
+    },
+  };
 }
 
 function stripHost(url: string): string {

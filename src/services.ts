@@ -9,6 +9,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityService } from './modules/activities/activity.service.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
+import { createBulkUpdateService } from './modules/bulk-updates/bulk-update.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
 import { createContactService } from './modules/contacts/contact.service.ts';
@@ -89,6 +90,7 @@ export async function createServices(deps: ServiceDeps) {
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
+    bulkUpdates: createBulkUpdateService({ db, clock }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bulkBody, captureBulk, compareBulk, prepareBulk, resetBulk, withRecordIds } from '../../bench/bulk.ts';
 import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
 import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
@@ -188,6 +189,56 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(filter!.matching).toBeGreaterThan(0);
     expect(listed).toBe(filter!.matching);
     expect(await countRows(database.db, communityId)).toEqual({ contacts: CONTACTS, activities: ACTIVITIES, organizations: CONTACTS / 20 });
+    client.close();
+  }, 120_000);
+
+  it('runs the bulk update figure: the same statements bare write what Hearth writes, on fresh contacts each time', async () => {
+    const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' };
+    const hearth = await ServerChild.start('hearth-server.ts', env);
+    children.push(hearth);
+    const client = createClient({ token });
+    const fixtures = await prepareBulk(database.db, communityId);
+    // Made once: a second preparation finds the same tags and fields.
+    expect(await prepareBulk(database.db, communityId)).toEqual(fixtures);
+    expect([fixtures.tagIds.length, fixtures.fields.length, fixtures.windows.length]).toEqual([25, 5, CONTACTS / 100]);
+    const [first, second] = fixtures.windows as [number[], number[]];
+    expect(first).toHaveLength(100);
+
+    const written = async () =>
+      one(sql<{ assignments: number; values: number; contacts: number[] }>`
+        select (select count(*) from tag_assignments where community_id = ${communityId} and tag_id = any(${fixtures.tagIds}::bigint[]))::int as assignments,
+               (select count(*) from custom_field_values where community_id = ${communityId}
+                  and custom_field_id = any(${fixtures.fields.map((field) => field.id)}::bigint[]))::int as values,
+               array(select distinct entity_id from tag_assignments where community_id = ${communityId}
+                  and tag_id = any(${fixtures.tagIds}::bigint[]) order by entity_id) as contacts`);
+    const hearthUrl = `${hearth.url}/api/v2/contacts/bulk-update`;
+    const statements = await captureBulk(hearth, client, hearthUrl, bulkBody(fixtures, first));
+    expect(statements[0]!.sql).toBe('begin');
+    expect(statements.at(-1)!.sql).toBe('commit');
+    expect(statements.some((statement) => /api_tokens|rate_limit/.test(statement.sql))).toBe(false);
+    expect(await written()).toEqual({ assignments: 2500, values: 500, contacts: first });
+
+    const bare = await ServerChild.start('bare-server.ts', { ...env, BENCH_BARE_BULK: JSON.stringify({ statements, ids: first }) });
+    children.push(bare);
+    await resetBulk(database.db, communityId, fixtures);
+    expect(await written()).toEqual({ assignments: 0, values: 0, contacts: [] });
+    const answer = await createClient().post(`${bare.url}/bare-bulk`, bulkBody(fixtures, second));
+    expect(answer.status, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({ success: true, data: { ids: second.map((id) => `c_${id}`) } });
+    expect(await written()).toEqual({ assignments: 2500, values: 500, contacts: second });
+    // Only the record IDs change between requests.
+    const moved = withRecordIds(statements, first, second);
+    expect(moved.map((statement) => statement.sql)).toEqual(statements.map((statement) => statement.sql));
+    expect(JSON.stringify(moved)).not.toContain(`[${first.join(',')}]`);
+
+    // Six requests over two windows: the windows run out and start again, after a reset.
+    await resetBulk(database.db, communityId, fixtures);
+    const measured = await compareBulk(client, { hearth: hearthUrl, bare: `${bare.url}/bare-bulk` }, fixtures, () => resetBulk(database.db, communityId, fixtures), {
+      warmup: 1,
+      samples: 2,
+    });
+    expect([measured.hearth.count, measured.bare.count, measured.resets]).toEqual([2, 2, 2]);
+    await resetBulk(database.db, communityId, fixtures);
     client.close();
   }, 120_000);
 
