@@ -23,6 +23,7 @@ import { leadScoreRoutes } from './modules/lead-scores/lead-score.routes.ts';
 import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { organizationReadRoutes } from './modules/organizations/organization-read.routes.ts';
+import { objectAdminRoutes } from './modules/objects/object-admin.routes.ts';
 import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
@@ -142,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   customFieldDefinitionRoutes(app, services);
   leadScoreRoutes(app, services);
   objectRoutes(app, services);
+  objectAdminRoutes(app, services);
   websiteVisitRoutes(app, services);
 
   await app.ready();

@@ -21,6 +21,8 @@ import { createMeService } from './modules/me/me.service.ts';
 import { createOrganizationReadService } from './modules/organizations/organization-read.service.ts';
 import { createObjectTypeService } from './modules/objects/object-type.service.ts';
 import { createObjectService } from './modules/objects/object.service.ts';
+import { createObjectTypeAdminService } from './modules/objects/object-type-admin.service.ts';
+import { createObjectUpsertService } from './modules/objects/object-upsert.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentService } from './modules/segments/segment.service.ts';
@@ -73,6 +75,8 @@ export async function createServices(deps: ServiceDeps) {
     leadScores: createLeadScoreService({ db }),
     objectTypes: createObjectTypeService({ db }),
     objects: createObjectService({ db, cursors, filters }),
+    objectTypeAdmin: createObjectTypeAdminService({ db, clock }),
+    objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),
