@@ -418,6 +418,19 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
     });
 
+    it('lets two contacts linked to one object merge: the object keeps one link, to the survivor', async () => {
+      const n = ++counter;
+      const older = await pushUser({ id: `l-a-${n}`, email: `linked${n}@example.com` });
+      const younger = await pushUser({ id: `l-b-${n}`, github: { type: 'handle', value: `linked${n}` } });
+      const { ids } = await upsert({
+        objectTypeId: deal.id,
+        records: [{ recordKey: `both-${n}`, name: 'Both owners', associations: [{ objectAssocType: 'owner', targetId: older }, { objectAssocType: 'owner', targetId: younger }] }],
+      });
+      expect(await linksOf(ids[0]!)).toHaveLength(2);
+      expect(await pushUser({ id: `l-c-${n}`, email: `linked${n}@example.com`, github: { type: 'handle', value: `linked${n}` } })).toBe(older);
+      expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
+    });
+
     it('names every fault of every record in one 400 and writes nothing', async () => {
       const theirContact = await pushUser({ id: unique('theirs'), fullName: 'Theirs' }, other.sourceId, other.admin);
       const { ids: companies } = await upsert({ objectTypeId: company.id, records: [{ recordKey: 'fault-company', name: 'Company' }] });
