@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
+import { lockContacts, mergeContacts } from '../../src/modules/identity/identity.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -428,6 +430,30 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       });
       expect(await linksOf(ids[0]!)).toHaveLength(2);
       expect(await pushUser({ id: `l-c-${n}`, email: `linked${n}@example.com`, github: { type: 'handle', value: `linked${n}` } })).toBe(older);
+      expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
+    });
+
+    // Two connections at once: PostgreSQL only (the embedded database is one session).
+    it.skipIf(engine !== 'postgres')('links to the survivor when the target contact is merged while the upsert waits for it', async () => {
+      const n = ++counter;
+      const older = await pushUser({ id: `w-a-${n}`, fullName: 'Older' });
+      const younger = await pushUser({ id: `w-b-${n}`, fullName: 'Younger' });
+      let pending: Promise<Upserted> | undefined;
+      await db()
+        .transaction()
+        .execute(async (trx) => {
+          await lockContacts(trx, t.communityId, [key(older), key(younger)]);
+          pending = upsert({ objectTypeId: deal.id, records: [{ recordKey: `wait-${n}`, name: 'Waiting', associations: [{ objectAssocType: 'owner', targetId: younger }] }] });
+          // The upsert is waiting for the merge's row lock.
+          for (let attempt = 0; ; attempt++) {
+            const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db());
+            if (waiting.rows[0]!.n > 0) break;
+            if (attempt > 200) throw new Error('the upsert never waited for the lock');
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+          await mergeContacts(trx, { communityId: t.communityId, survivorId: key(older), mergedId: key(younger), reason: 'test', identity: null, sourceId: t.sourceId, now: clock.now() });
+        });
+      const { ids } = await pending!;
       expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
     });
 

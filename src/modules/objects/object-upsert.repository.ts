@@ -30,6 +30,20 @@ export async function resolveContacts(trx: Transaction<DB>, communityId: number,
   return new Map(rows.rows.map((row) => [row.given, row.id]));
 }
 
+/**
+ * Holds the contacts (in ID order, as merges lock them) until the transaction ends, so a merge cannot delete
+ * one before the links to it are written; a merge moves links only once they are committed. Answers how
+ * many still exist: fewer means one was merged meanwhile.
+ */
+export async function holdContacts(trx: Transaction<DB>, communityId: number, ids: readonly number[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const rows = await sql<{ id: number }>`
+    select id from contacts where community_id = ${communityId} and id = any(${[...ids]}::bigint[])
+    order by id
+    for key share`.execute(trx);
+  return rows.rows.length;
+}
+
 export async function existingOrganizations(trx: Transaction<DB>, communityId: number, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
   const rows = await trx

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import { retryingTransaction } from '../../db/transaction.ts';
+import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
 import { HearthError } from '../../http/errors.ts';
 import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../http/ids.ts';
 import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
@@ -138,6 +138,9 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
     // One after another: a transaction holds one connection, so there is nothing to gain in parallel.
     const definitions = await upserts.fieldDefinitions(trx, communityId, [...new Set(fieldWrites.map((write) => write.fieldId))]);
     const contacts = await upserts.resolveContacts(trx, communityId, idsOf('contact'));
+    const live = [...new Set(contacts.values())];
+    // A contact merged between the two reads: start over, and the merged ID resolves to its survivor.
+    if ((await upserts.holdContacts(trx, communityId, live)) < live.length) throw new RetryTransaction();
     const organizations = await upserts.existingOrganizations(trx, communityId, idsOf('organization'));
     const objects = await upserts.objectTypesOf(trx, communityId, idsOf('object'));
 
