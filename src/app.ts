@@ -25,6 +25,7 @@ import { locationRoutes } from './modules/locations/location.routes.ts';
 import { meRoutes } from './modules/me/me.routes.ts';
 import { organizationReadRoutes } from './modules/organizations/organization-read.routes.ts';
 import { objectWriteRoutes } from './modules/objects/object-write.routes.ts';
+import { objectAdminRoutes } from './modules/objects/object-admin.routes.ts';
 import { objectRoutes } from './modules/objects/object.routes.ts';
 import { organizationRoutes } from './modules/organizations/organization.routes.ts';
 import { privacyRoutes } from './modules/privacy/privacy.routes.ts';
@@ -148,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   leadScoreRoutes(app, services);
   objectRoutes(app, services);
   objectWriteRoutes(app, services);
+  objectAdminRoutes(app, services);
   websiteVisitRoutes(app, services);
   sourceImportRoutes(app, services);
   bulkUpdateRoutes(app, services);

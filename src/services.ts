@@ -24,6 +24,8 @@ import { createOrganizationReadService } from './modules/organizations/organizat
 import { createObjectTypeService } from './modules/objects/object-type.service.ts';
 import { createObjectWriteService } from './modules/objects/object-write.service.ts';
 import { createObjectService } from './modules/objects/object.service.ts';
+import { createObjectTypeAdminService } from './modules/objects/object-type-admin.service.ts';
+import { createObjectUpsertService } from './modules/objects/object-upsert.service.ts';
 import { createOrganizationUpsertService } from './modules/organizations/organization-upsert.service.ts';
 import { createPrivacyService } from './modules/privacy/privacy.service.ts';
 import { createSegmentWriteService } from './modules/segments/segment-write.service.ts';
@@ -86,6 +88,8 @@ export async function createServices(deps: ServiceDeps) {
     objectTypes: createObjectTypeService({ db }),
     objects,
     objectWrites: createObjectWriteService({ db, clock, objects }),
+    objectTypeAdmin: createObjectTypeAdminService({ db, clock }),
+    objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
     privacy: createPrivacyService({ db, clock, jobs }),

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../clock.ts';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
@@ -5,8 +6,11 @@ import { DataDirLockedError } from '../db/data-dir-lock.ts';
 import { databaseTarget, openDatabase } from '../db/database.ts';
 import { HearthError } from '../http/errors.ts';
 import type { JobRow } from '../jobs/job-queue.ts';
-import { parseCoreId } from '../http/ids.ts';
+import { parseCoreId, parseId } from '../http/ids.ts';
+import type { AssocInput } from '../modules/objects/object-type-admin.service.ts';
 import { createServices, type Services } from '../services.ts';
+import { importObjects } from './objects-import.ts';
+import { terminalProgress } from './progress-bar.ts';
 
 const USAGE = `Usage: hearth <command> [options]
 
@@ -32,6 +36,10 @@ const USAGE = `Usage: hearth <command> [options]
   jobs [--status queued|running|completed|failed] [--community com_N] [--limit N] [--json]
                                           background jobs, newest first (every community by default)
   jobs show ID [--json]                   one job: payload, progress, result or error
+  object-type create --name NAME [--assoc type:contact|organization|object:cot_N ...] [--community com_N] [--json]
+  object-type list [--community com_N] [--json]
+  objects import FILE.jsonl --type cot_N [--community com_N] [--json]
+                                          upserts one object record per line, by recordKey, 500 per batch
 
 Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
 database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
@@ -49,6 +57,8 @@ const OPTIONS = {
   category: { type: 'string' },
   status: { type: 'string' },
   limit: { type: 'string' },
+  type: { type: 'string' },
+  assoc: { type: 'string', multiple: true },
   'database-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -209,6 +219,52 @@ async function runCommand(services: Services, command: string, sub: string | und
       emit(view, Object.entries(view).map(([name, value]) => `${`${name}:`.padEnd(13)} ${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`).join('\n'));
       return 0;
     }
+    case 'object-type create': {
+      const type = await services.objectTypeAdmin.create(await community(services, values.community), {
+        name: required(values.name, '--name'),
+        assocs: (values.assoc ?? []).map(parseAssoc),
+      });
+      const assocs = type.assocs.length ? ` with associations ${type.assocs.map(describeAssoc).join(', ')}` : '';
+      emit(type, `Created object type ${type.id} ("${type.name}")${assocs}.`);
+      return 0;
+    }
+    case 'object-type list': {
+      const list = await services.objectTypes.list(await community(services, values.community));
+      emit(list, table(list.map((type) => [type.id, type.name, type.assocs.map(describeAssoc).join(' ')])));
+      return 0;
+    }
+    case 'objects import': {
+      const file = required(rest[0], 'the JSONL file to import');
+      const communityId = await community(services, values.community);
+      const objectTypeId = required(values.type, '--type');
+      parseId('object_type', objectTypeId);
+      if (!(await services.objectTypes.list(communityId)).some((type) => type.id === objectTypeId)) {
+        throw new UsageError(`no object type ${objectTypeId} in com_${communityId} (\`hearth object-type list\` shows them)`);
+      }
+      try {
+        if (!fs.statSync(file).isFile()) throw new UsageError(`${file} is not a file`);
+      } catch (error) {
+        if (error instanceof UsageError) throw error;
+        throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+      }
+      const progress = process.stderr.isTTY ? terminalProgress(process.stderr) : null;
+      const outcome = await importObjects(services.objectUpserts, { communityId, objectTypeId, file }, { progress });
+      const { totals } = outcome;
+      const counts = `${totals.created} created, ${totals.updated} updated, ${totals.batches} batch${totals.batches === 1 ? '' : 'es'}`;
+      if (outcome.ok) {
+        emit({ objectTypeId, ...totals }, `Imported ${totals.records} records from ${file} into ${objectTypeId}: ${counts}.`);
+        return 0;
+      }
+      if (json) print(JSON.stringify({ objectTypeId, ...totals, problems: outcome.problems }));
+      const written = totals.batches
+        ? `Written before the stop: ${totals.records} records from lines 1-${totals.writtenThroughLine} (${counts})`
+        : 'Nothing was written';
+      process.stderr.write(
+        `hearth: objects import stopped:\n${outcome.problems.map((problem) => `  ${problem}\n`).join('')}` +
+          `${written}; nothing from line ${totals.writtenThroughLine + 1} on was written.\n`,
+      );
+      return 1;
+    }
     default:
       throw new UsageError(`unknown command "${key}"`);
   }
@@ -272,6 +328,17 @@ function jobView(job: JobRow) {
 function brief(job: ReturnType<typeof jobView>): string {
   const text = job.error ?? JSON.stringify(job.result ?? job.progress);
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+}
+
+/** `--assoc type:target` or `type:object:cot_N`, as the object type route takes it. */
+function parseAssoc(given: string): AssocInput {
+  const [objectAssocType, targetEntity, targetObjectTypeId, ...more] = given.split(':');
+  if (!objectAssocType || !targetEntity || more.length) throw new UsageError(`--assoc "${given}" must be type:target or type:object:cot_N`);
+  return { objectAssocType, targetEntity, targetObjectTypeId: targetObjectTypeId ?? null };
+}
+
+function describeAssoc(assoc: { objectAssocType: string; targetEntity: string; targetObjectTypeId: string | null }): string {
+  return [assoc.objectAssocType, assoc.targetEntity, assoc.targetObjectTypeId].filter(Boolean).join(':');
 }
 
 function erasedSummary(erased: Record<string, number | undefined>): string {

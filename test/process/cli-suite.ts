@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
-import { Processes, type Env, type RunResult } from '../helpers/process.ts';
+import { call, Processes, type Env, type RunResult } from '../helpers/process.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
 
 /**
@@ -128,5 +130,71 @@ export function describeCli(engine: Engine) {
       const listed = json<{ id: string; displayName: string; category: string }[]>(await hearth('activity-type', 'list', '--json'));
       expect(listed).toContainEqual({ id: 'my_type', displayName: 'My type', category: 'other' });
     });
+
+    it(
+      'object-type create and list; objects import of 2,000 lines shows in GET /api/v2/objects; a bad line stops the import with its number',
+      async () => {
+        type ObjectType = { id: string; name: string; assocs: { objectAssocType: string; targetEntity: string; targetObjectTypeId: string | null }[] };
+        const company = json<ObjectType>(await hearth('object-type', 'create', '--name', 'Company', '--community', communityId, '--json'));
+        const deal = json<ObjectType>(
+          await hearth('object-type', 'create', '--name', 'Deal', '--assoc', 'owner:contact', '--assoc', `company:object:${company.id}`, '--json'),
+        );
+        expect(deal).toEqual({
+          id: expect.stringMatching(/^cot_\d+$/),
+          name: 'Deal',
+          assocs: [
+            { objectAssocType: 'owner', targetEntity: 'contact', targetObjectTypeId: null },
+            { objectAssocType: 'company', targetEntity: 'object', targetObjectTypeId: company.id },
+          ],
+        });
+        expectRefusal(await hearth('object-type', 'create', '--name', 'DEAL'), `an object type named "Deal" already exists (${deal.id})`);
+        const listed = json<ObjectType[]>(await hearth('object-type', 'list', '--json'));
+        expect(listed).toEqual(expect.arrayContaining([company, deal]));
+
+        const dir = processes.tempDir();
+        const good = path.join(dir, 'deals.jsonl');
+        fs.writeFileSync(good, Array.from({ length: 2000 }, (_, index) => `${JSON.stringify({ recordKey: `k-${index + 1}`, name: `Deal ${index + 1}` })}\n`).join(''));
+        const bad = path.join(dir, 'more-deals.jsonl');
+        const badLines = Array.from({ length: 1500 }, (_, index) => JSON.stringify({ recordKey: `b-${index + 1}`, name: `More ${index + 1}` }));
+        badLines[1202] = JSON.stringify({ recordKey: 'b-1203' });
+        fs.writeFileSync(bad, `${badLines.join('\n')}\n`);
+
+        const imported = json(await processes.run(['objects', 'import', good, '--type', deal.id, '--community', communityId, '--json'], env, 120_000));
+        expect(imported).toEqual({ objectTypeId: deal.id, lines: 2000, records: 2000, created: 2000, updated: 0, batches: 4, writtenThroughLine: 2000 });
+
+        const stopped = await processes.run(['objects', 'import', bad, '--type', deal.id], env, 120_000);
+        expect(stopped.code).toBe(1);
+        expect(stopped.stdout).toBe('');
+        expect(stopped.stderr).toBe(
+          'hearth: objects import stopped:\n  line 1203: field "name" is required\n' +
+            'Written before the stop: 1000 records from lines 1-1000 (1000 created, 0 updated, 2 batches); nothing from line 1001 on was written.\n',
+        );
+
+        const { token } = json<{ token: string }>(await hearth('token', 'create', '--community', communityId, '--scopes', 'objects:read', '--json'));
+        const server = await processes.serve(env);
+        try {
+          const keys: string[] = [];
+          let cursor: string | null = null;
+          let recordCount: number | undefined;
+          do {
+            const query: string = `objectTypeId=${deal.id}&limit=1000&cols=recordKey,recordCount${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+            const page = await call(`${server.url}/api/v2/objects?${query}`, { token });
+            expect(page.status, JSON.stringify(page.body)).toBe(200);
+            const body = page.body as { data: { recordKey: string; name: string }[]; meta: { nextCursor: string | null; recordCount: number } };
+            keys.push(...body.data.map((object) => object.recordKey));
+            recordCount = body.meta.recordCount;
+            cursor = body.meta.nextCursor;
+          } while (cursor);
+          expect(recordCount).toBe(3000);
+          const expected = [...Array.from({ length: 2000 }, (_, index) => `k-${index + 1}`), ...Array.from({ length: 1000 }, (_, index) => `b-${index + 1}`)];
+          // Each request writes its new objects in record key order (upsertObjects), so IDs follow the keys' text order.
+          expect([...keys].sort()).toEqual(expected.sort());
+        } finally {
+          server.process.kill('SIGTERM');
+          await server.process.waitForExit();
+        }
+      },
+      240_000,
+    );
   });
 }

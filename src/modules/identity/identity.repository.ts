@@ -129,6 +129,16 @@ export async function mergeContacts(
         )`.execute(trx);
     await sql`delete from ${sql.table(table)} where community_id = ${c} and entity_type = 'contact' and entity_id = ${m}`.execute(trx);
   }
+  // An object linked to both contacts through one association keeps one link: the survivor's.
+  await sql`
+    delete from object_associations a
+    using object_type_assocs t
+    where a.community_id = ${c} and a.target_id = ${m}
+      and t.community_id = a.community_id and t.id = a.assoc_id and t.target_entity = 'contact'
+      and exists (
+        select 1 from object_associations o
+        where o.community_id = a.community_id and o.object_id = a.object_id and o.assoc_id = a.assoc_id and o.target_id = ${s}
+      )`.execute(trx);
   await sql`
     update object_associations a set target_id = ${s}
     from object_type_assocs t

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { formatId } from '../../http/ids.ts';
+import { presentObjectType } from './object-type.presenter.ts';
 import * as objectTypes from './object-type.repository.ts';
 
 export function createObjectTypeService(deps: { db: Kysely<DB> }) {
@@ -13,15 +13,7 @@ export function createObjectTypeService(deps: { db: Kysely<DB> }) {
       ]);
       const byType = new Map<number, objectTypes.ObjectTypeAssocRow[]>();
       for (const assoc of assocs) byType.set(assoc.objectTypeId, [...(byType.get(assoc.objectTypeId) ?? []), assoc]);
-      return types.map((type) => ({
-        id: formatId('object_type', type.id),
-        name: type.name,
-        assocs: (byType.get(type.id) ?? []).map((assoc) => ({
-          objectAssocType: assoc.assocType,
-          targetEntity: assoc.targetEntity,
-          targetObjectTypeId: assoc.targetObjectTypeId === null ? null : formatId('object_type', assoc.targetObjectTypeId),
-        })),
-      }));
+      return types.map((type) => presentObjectType(type, byType.get(type.id) ?? []));
     },
   };
 }

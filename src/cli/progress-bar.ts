@@ -1,0 +1,39 @@
+import type { ImportProgress } from './objects-import.ts';
+
+/** One line of progress: `[#####-----] 1000/2000 lines (50%)  812 lines/s`. */
+export function renderProgress(done: number, total: number, elapsedMs: number, width = 30): string {
+  const fraction = total > 0 ? Math.min(1, done / total) : 1;
+  const filled = Math.round(fraction * width);
+  const rate = elapsedMs > 0 ? Math.round((done * 1000) / elapsedMs) : 0;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} lines (${Math.floor(fraction * 100)}%)  ${rate} lines/s`;
+}
+
+/**
+ * A progress bar redrawn in place on a terminal (for stderr, so stdout keeps only the result). Redraws are
+ * at most every `intervalMs`: a terminal that repaints for every line would slow the import down.
+ */
+export function terminalProgress(stream: { write(text: string): unknown }, now: () => number = Date.now, intervalMs = 100): ImportProgress {
+  let total = 0;
+  let done = 0;
+  let started = 0;
+  let drawn = -Infinity;
+  const draw = () => {
+    drawn = now();
+    stream.write(`\r\x1b[K${renderProgress(done, total, drawn - started)}`);
+  };
+  return {
+    start(lines) {
+      total = lines;
+      started = now();
+      draw();
+    },
+    update(lines) {
+      done = lines;
+      if (now() - drawn >= intervalMs) draw();
+    },
+    finish() {
+      draw();
+      stream.write('\n');
+    },
+  };
+}
