@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Listen } from '../../db/database.ts';
@@ -30,6 +30,7 @@ const ISSUER = 'hearth';
 const ALGORITHM = 'HS256';
 /** Notified by the database at every change of a token row (migration 0005). */
 const TOKEN_CHANGES = 'hearth_tokens_changed';
+const MAX_VERIFIED_TOKENS = 10_000;
 
 export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock: Clock }) {
   // Imported once: given raw bytes, jose imports the key again on every verification (a measurable share of
@@ -39,6 +40,9 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
     maxEntries: 10_000,
     now: () => Date.now(),
   });
+  // A token string whose signature was checked once need not be checked again: the same bytes carry the same
+  // signature. Only its time claims are looked at again, against the clock of each request.
+  const verifiedTokens = new Map<string, JWTPayload>();
   const key = crypto.subtle.importKey('raw', new TextEncoder().encode(deps.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
     'verify',
@@ -81,16 +85,17 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
 
     /** The request context of a bearer token, or why there is none. */
     async authenticate(token: string): Promise<Authentication> {
-      let claims: { jti?: string; com?: unknown };
-      try {
-        const verified = await jwtVerify(token, await key, {
-          algorithms: [ALGORITHM],
-          issuer: ISSUER,
-          currentDate: deps.clock.now(),
-        });
-        claims = verified.payload;
-      } catch (error) {
-        return { ok: false, reason: verificationFailure(error) };
+      const now = deps.clock.now();
+      let claims = verifiedTokens.get(token);
+      if (!claims || !inForce(claims, now)) {
+        try {
+          claims = (await jwtVerify(token, await key, { algorithms: [ALGORITHM], issuer: ISSUER, currentDate: now })).payload;
+        } catch (error) {
+          verifiedTokens.delete(token);
+          return { ok: false, reason: verificationFailure(error) };
+        }
+        if (verifiedTokens.size >= MAX_VERIFIED_TOKENS) verifiedTokens.clear();
+        verifiedTokens.set(token, claims);
       }
       const communityId = typeof claims.com === 'string' ? safeCommunityId(claims.com) : null;
       if (!claims.jti || communityId === null) return { ok: false, reason: 'token claims are incomplete' };
@@ -103,7 +108,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
         cache.put(cacheKey, row, generation);
       }
       if (row.revokedAt) return { ok: false, reason: 'token has been revoked' };
-      if (row.expiresAt && row.expiresAt <= deps.clock.now()) return { ok: false, reason: 'token has expired' };
+      if (row.expiresAt && row.expiresAt <= now) return { ok: false, reason: 'token has expired' };
       return {
         ok: true,
         context: {
@@ -142,6 +147,12 @@ export function normalizeScopes(requested: string[] | undefined): Scope[] {
     throw new HearthError(400, 'invalid_scopes', `unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   }
   return [...new Set(scopes as Scope[])];
+}
+
+/** Whether verified claims are still in force at `now`: not expired, not before their start. */
+function inForce(claims: JWTPayload, now: Date): boolean {
+  const seconds = Math.floor(now.getTime() / 1000);
+  return (claims.exp === undefined || claims.exp > seconds) && (claims.nbf === undefined || claims.nbf <= seconds);
 }
 
 function safeCommunityId(value: string): number | null {
