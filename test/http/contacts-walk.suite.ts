@@ -103,7 +103,7 @@ export function walkSuite(engine: Engine) {
         latest_activity: sql`c.latest_activity_at`,
         [`ls_${score}`]: sql`(select s.score from lead_scores s where s.community_id = c.community_id and s.score_id = ${score}
           and s.entity_type = 'contact' and s.entity_id = c.id)`,
-        [`cf_${field}`]: sql`(select v.value -> 'value' from custom_field_values v where v.community_id = c.community_id
+        [`cf_${field}`]: sql`(select custom_field_sort_key(v.value) from custom_field_values v where v.community_id = c.community_id
           and v.entity_type = 'contact' and v.entity_id = c.id and v.custom_field_id = ${field})`,
       }[sort]!;
       const rows = await sql<{ id: number }>`select c.id from contacts c where c.community_id = ${t.communityId}

@@ -407,6 +407,27 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
     expect(names(await walk({ sort: `cf_${seats}`, direction: 'desc', limit: 2 }))).toEqual([ids.erin, ids.alice, ids.bob, ids.dave, ids.carol]);
   });
 
+  it('stores and sorts custom field text longer than an index entry may be, by its first 200 characters', async () => {
+    const notes = (
+      await t.services.db
+        .insertInto('custom_fields')
+        .values({ community_id: t.communityId, name: 'Notes', entity_types: ['contact'], value_type: 'string' })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id;
+    const long = (letter: string) => letter + '𐀀'.repeat(3_000);
+    const first = await push({ id: 'long-b', fullName: 'Long B', customFields: [{ id: notes, value: { type: 'string', value: long('b') } }] });
+    const second = await push({ id: 'long-a', fullName: 'Long A', customFields: [{ id: notes, value: { type: 'string', value: long('a') } }] });
+    try {
+      const sorted = await walk({ sort: `cf_${notes}`, limit: 1 });
+      expect(names(sorted).slice(0, 2)).toEqual([second, first]);
+      expect(((await get(first, `cf_${notes}`)).customFields as Record<string, { value: string }>)[`cf_${notes}`]!.value).toBe(long('b'));
+    } finally {
+      await t.services.db.deleteFrom('contacts').where('community_id', '=', t.communityId).where('id', 'in', [key(first), key(second)]).execute();
+      await t.services.db.deleteFrom('custom_field_values').where('community_id', '=', t.communityId).where('custom_field_id', '=', notes).execute();
+    }
+  });
+
   it('refuses unknown sorts, lead scores and custom fields with 400', async () => {
     for (const sort of ['email', 'ls_999999', 'cf_999999', 'cf_x', 'member_count']) {
       const response = await list({ sort });

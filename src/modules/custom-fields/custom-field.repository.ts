@@ -116,8 +116,9 @@ export async function filterableFields(db: Executor, communityId: number, entity
 }
 
 /**
- * `sort=cf_<id>`: records with a value in value order (the stored JSON value, so numbers sort as numbers
- * and text as text; the seek runs on custom_field_values_sort), then those without one. `alias` is the
+ * `sort=cf_<id>`: records with a value in value order (numbers as numbers, text by its first 200
+ * characters: custom_field_sort_key, migration 0007; the seek runs on custom_field_values_sort), then those
+ * without one. `alias` is the
  * list's base table.
  */
 export function customFieldSort(communityId: number, entityType: CustomFieldEntity, alias: string, fieldId: number): SideSort {
@@ -127,7 +128,7 @@ export function customFieldSort(communityId: number, entityType: CustomFieldEnti
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     join: (query) => (query as any).innerJoin(sql`custom_field_values`.as('f_cs'), (join: any) => join.on(on)),
     missing: sql<SqlBool>`not exists (select 1 from custom_field_values f_cs where ${on})`,
-    value: sql`(f_cs.value -> 'value')`,
+    value: sql`custom_field_sort_key(f_cs.value)`,
     sideId: sql.ref('f_cs.entity_id'),
   };
 }
