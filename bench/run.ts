@@ -12,6 +12,7 @@ import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
+import { cliActor } from '../src/modules/audit/writer.ts';
 
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
@@ -70,7 +71,7 @@ async function run(options: BenchOptions) {
     config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
   });
   // The first community, its API source, and a new token with every scope.
-  const setup = await services.communities.init();
+  const setup = await services.communities.init(cliActor());
 
   // 2. Seed.
   let seed: SeedReport | null = null;
@@ -206,7 +207,7 @@ async function measureList(options: BenchOptions, context: Context & { services:
   // warm-up. Two diagnostics ride along (no goal): the bare server running every statement Hearth ran for
   // the request, and Hearth with one token per connection (no shared rate-limit counter row).
   const tokens = [];
-  for (let i = 0; i < options.concurrency; i++) tokens.push((await services.communities.issueAdminToken(setup)).token);
+  for (let i = 0; i < options.concurrency; i++) tokens.push((await services.communities.issueAdminToken(setup, cliActor())).token);
   const series = {
     hearth: { url: page1, token: setup.token },
     bare: { url: `${bare.url}/bare` },

@@ -12,6 +12,7 @@ import type { HearthApp } from './http/types.ts';
 import { findInvalidText, validatorCompiler } from './http/validation.ts';
 import { activityRoutes } from './modules/activities/activity.routes.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
+import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { bulkUpdateRoutes } from './modules/bulk-updates/bulk-update.routes.ts';
 import { contactLookupRoutes } from './modules/contacts/contact-lookup.routes.ts';
 import { contactRoutes } from './modules/contacts/contact.routes.ts';
@@ -153,6 +154,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   websiteVisitRoutes(app, services);
   sourceImportRoutes(app, services);
   bulkUpdateRoutes(app, services);
+  auditRoutes(app, services);
 
   await app.ready();
   return app;

@@ -5,6 +5,7 @@ import { databaseTarget, openDatabase, type Database } from './db/database.ts';
 import { serializeRequest } from './http/logging.ts';
 import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
+import { cliActor } from './modules/audit/writer.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
@@ -57,9 +58,10 @@ function stopper(app: HearthApp, worker: Worker, database: Database) {
  * processes starting together on one empty database, only the one that made the community prints.
  */
 async function announceBootstrap(services: Services, config: Config, out: (line: string) => void) {
-  const bootstrap = await services.communities.bootstrap();
+  const actor = cliActor();
+  const bootstrap = await services.communities.bootstrap(actor);
   if (!bootstrap.created) return;
-  const setup = { ...bootstrap, ...(await services.communities.issueAdminToken(bootstrap)) };
+  const setup = { ...bootstrap, ...(await services.communities.issueAdminToken(bootstrap, actor)) };
   out('');
   out('First run: created the community "Default", an admin user, the source "API" and an API token.');
   out('This token is shown once; keep it (make more with `npx hearth token create`).');

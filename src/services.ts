@@ -9,6 +9,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityService } from './modules/activities/activity.service.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
+import { createAuditService } from './modules/audit/audit.service.ts';
 import { createBulkUpdateService } from './modules/bulk-updates/bulk-update.service.ts';
 import { createCommunityService } from './modules/communities/community.service.ts';
 import { createContactLookupService } from './modules/contacts/contact-lookup.service.ts';
@@ -95,6 +96,7 @@ export async function createServices(deps: ServiceDeps) {
     privacy: createPrivacyService({ db, clock, jobs }),
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
     bulkUpdates: createBulkUpdateService({ db, clock }),
+    audit: createAuditService({ db, clock, cursors }),
   };
 }
 

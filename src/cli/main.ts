@@ -7,6 +7,7 @@ import { databaseTarget, openDatabase } from '../db/database.ts';
 import { HearthError } from '../http/errors.ts';
 import type { JobRow } from '../jobs/job-queue.ts';
 import { parseCoreId, parseId } from '../http/ids.ts';
+import { cliActor, cliWriter } from '../modules/audit/writer.ts';
 import type { AssocInput } from '../modules/objects/object-type-admin.service.ts';
 import { createServices, type Services } from '../services.ts';
 import { importObjects } from './objects-import.ts';
@@ -41,6 +42,12 @@ const USAGE = `Usage: hearth <command> [options]
   objects import FILE.jsonl --type cot_N [--community com_N] [--json]
                                           upserts one object record per line, by recordKey, 500 per batch
 
+  audit [--community com_N] [--operation OP|PREFIX*] [--actor ACTOR] [--token JTI] [--entity ID]
+        [--since WHEN] [--until WHEN] [--limit N] [--json]
+                                          the audit log, newest first (every community by default): who
+                                          wrote what and when, through the API or the CLI. WHEN is an ISO
+                                          date or date-time with offset, or a duration back from now (P7D)
+
 Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
 database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
 Without --community, commands act on the first community (the one \`hearth init\` made).`;
@@ -59,6 +66,12 @@ const OPTIONS = {
   limit: { type: 'string' },
   type: { type: 'string' },
   assoc: { type: 'string', multiple: true },
+  operation: { type: 'string' },
+  actor: { type: 'string' },
+  token: { type: 'string' },
+  entity: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
   'database-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -100,7 +113,7 @@ async function runCommand(services: Services, command: string, sub: string | und
 
   switch (key) {
     case 'init': {
-      const setup = await services.communities.init();
+      const setup = await services.communities.init(cliActor());
       emit(
         { communityId: `com_${setup.communityId}`, sourceId: setup.sourceId, token: setup.token },
         `Community com_${setup.communityId}, source ${setup.sourceId}.\nToken (shown once): ${setup.token}`,
@@ -108,7 +121,7 @@ async function runCommand(services: Services, command: string, sub: string | und
       return 0;
     }
     case 'community create': {
-      const { communityId } = await services.communities.create(required(values.name, '--name'));
+      const { communityId } = await services.communities.create(required(values.name, '--name'), cliActor());
       emit({ communityId: `com_${communityId}` }, `Created community com_${communityId}.`);
       return 0;
     }
@@ -122,8 +135,7 @@ async function runCommand(services: Services, command: string, sub: string | und
     }
     case 'token create': {
       const communityId = await community(services, values.community);
-      const issued = await services.tokens.issue({
-        communityId,
+      const issued = await services.tokens.issue(cliWriter(communityId), {
         scopes: values.scopes?.split(','),
         name: values.name,
         appUserId: await services.communities.adminOf(communityId),
@@ -143,12 +155,12 @@ async function runCommand(services: Services, command: string, sub: string | und
     }
     case 'token revoke': {
       const jti = required(rest[0], 'the JTI to revoke');
-      const revoked = await services.tokens.revoke(jti, null);
+      const revoked = await services.tokens.revoke(cliWriter(await services.tokens.communityOf(jti)), jti);
       emit({ jti: revoked.jti, revokedAt: revoked.revokedAt }, `Revoked ${revoked.jti}.`);
       return 0;
     }
     case 'source create': {
-      const source = await services.sources.create(await community(services, values.community), {
+      const source = await services.sources.create(cliWriter(await community(services, values.community)), {
         name: required(values.name, '--name'),
         kind: sourceKind(values.kind),
         path: values.path ?? null,
@@ -165,7 +177,7 @@ async function runCommand(services: Services, command: string, sub: string | und
       return 0;
     }
     case 'activity-type add': {
-      const entry = await services.activityTypes.add(await community(services, values.community), {
+      const entry = await services.activityTypes.add(cliWriter(await community(services, values.community)), {
         id: required(values.id, '--id'),
         displayName: required(values.name, '--name'),
         category: values.category,
@@ -220,7 +232,7 @@ async function runCommand(services: Services, command: string, sub: string | und
       return 0;
     }
     case 'object-type create': {
-      const type = await services.objectTypeAdmin.create(await community(services, values.community), {
+      const type = await services.objectTypeAdmin.create(cliWriter(await community(services, values.community)), {
         name: required(values.name, '--name'),
         assocs: (values.assoc ?? []).map(parseAssoc),
       });
@@ -248,7 +260,7 @@ async function runCommand(services: Services, command: string, sub: string | und
         throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
       }
       const progress = process.stderr.isTTY ? terminalProgress(process.stderr) : null;
-      const outcome = await importObjects(services.objectUpserts, { communityId, objectTypeId, file }, { progress });
+      const outcome = await importObjects(services.objectUpserts, { writer: cliWriter(communityId), objectTypeId, file }, { progress });
       const { totals } = outcome;
       const counts = `${totals.created} created, ${totals.updated} updated, ${totals.batches} batch${totals.batches === 1 ? '' : 'es'}`;
       if (outcome.ok) {
@@ -264,6 +276,26 @@ async function runCommand(services: Services, command: string, sub: string | und
           `${written}; nothing from line ${totals.writtenThroughLine + 1} on was written.\n`,
       );
       return 1;
+    }
+    case 'audit': {
+      const communityId = values.community ? await community(services, values.community) : null;
+      const entries = await services.audit.latest(
+        communityId,
+        { operation: values.operation, actor: values.actor, tokenId: values.token, entityId: values.entity, since: values.since, until: values.until },
+        values.limit ? positiveInteger(values.limit, '--limit') : 50,
+      );
+      const list = entries.map((entry) => ({
+        id: `au_${entry.id}`,
+        communityId: `com_${entry.communityId}`,
+        at: entry.at.toISOString(),
+        actor: entry.actor,
+        tokenId: entry.tokenId,
+        operation: entry.operation,
+        entityIds: entry.entityIds,
+        detail: entry.detail,
+      }));
+      emit(list, table(list.map((e) => [e.id, e.at, e.communityId, e.actor, e.operation, idsSummary(e.entityIds), e.tokenId ?? ''])));
+      return 0;
     }
     default:
       throw new UsageError(`unknown command "${key}"`);
@@ -345,6 +377,11 @@ function erasedSummary(erased: Record<string, number | undefined>): string {
   return Object.entries(erased)
     .map(([what, count]) => `${what}=${count ?? 0}`)
     .join(' ');
+}
+
+/** A few IDs for a table cell; `--json` has them all. */
+function idsSummary(ids: string[]): string {
+  return ids.length > 4 ? `${ids.slice(0, 4).join(' ')} +${ids.length - 4} more` : ids.join(' ');
 }
 
 function table(rows: string[][]): string {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { ErrorObject } from 'ajv';
+import type { Writer } from '../modules/audit/writer.ts';
 import { describeValidation, findInvalidText, validatorCompiler } from '../http/validation.ts';
 import { ObjectRecord } from '../modules/objects/object-admin.schemas.ts';
 import { ObjectUpsertRejected, type ObjectRecordInput, type ObjectUpsertService } from '../modules/objects/object-upsert.service.ts';
@@ -69,7 +70,7 @@ export async function countLines(file: string): Promise<number> {
  */
 export async function importObjects(
   upserts: ObjectUpsertService,
-  target: { communityId: number; objectTypeId: string; file: string },
+  target: { writer: Writer; objectTypeId: string; file: string },
   options: { batchSize?: number; progress?: ImportProgress | null } = {},
 ): Promise<ImportOutcome> {
   const batchSize = options.batchSize ?? IMPORT_BATCH_SIZE;
@@ -81,7 +82,7 @@ export async function importObjects(
   async function flush(): Promise<string[] | null> {
     if (batch.length === 0) return null;
     try {
-      const result = await upserts.upsert(target.communityId, { objectTypeId: target.objectTypeId, records: batch.map((entry) => entry.record) });
+      const result = await upserts.upsert(target.writer, { objectTypeId: target.objectTypeId, records: batch.map((entry) => entry.record) });
       totals.records += batch.length;
       totals.created += result.created;
       totals.updated += result.updated;

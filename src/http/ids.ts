@@ -25,6 +25,7 @@ export const ID_PREFIXES = {
   tech_product: 'p_',
   prospector_contact: 'pc_',
   prospector_company: 'pco_',
+  audit_entry: 'au_',
 } as const;
 
 export type IdEntity = keyof typeof ID_PREFIXES;

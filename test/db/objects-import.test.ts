@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countLines, importObjects, type ImportProgress } from '../../src/cli/objects-import.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliWriter } from '../../src/modules/audit/writer.ts';
 
 /**
  * What `hearth objects import` does, in process: streaming a JSONL file into the object upsert service in
@@ -33,7 +34,7 @@ describe.each(ENGINES)('objects import (%s)', (engine) => {
     return rows.map((row) => `${row.record_key}=${row.name}`);
   }
   const run = (name: string, batchSize = 2, progress: ImportProgress | null = null) =>
-    importObjects(t.services.objectUpserts, { communityId: t.communityId, objectTypeId, file: name }, { batchSize, progress });
+    importObjects(t.services.objectUpserts, { writer: cliWriter(t.communityId), objectTypeId, file: name }, { batchSize, progress });
 
   beforeAll(async () => {
     t = await createTestApp(engine);
@@ -45,7 +46,7 @@ describe.each(ENGINES)('objects import (%s)', (engine) => {
   });
 
   async function freshType() {
-    objectTypeId = (await t.services.objectTypeAdmin.create(t.communityId, { name: `Type ${++counter}` })).id;
+    objectTypeId = (await t.services.objectTypeAdmin.create(cliWriter(t.communityId), { name: `Type ${++counter}` })).id;
   }
 
   it('imports every line in batches, skipping blank lines, with a byte order mark and CRLF endings', async () => {

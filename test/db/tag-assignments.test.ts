@@ -4,6 +4,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { assignTags, resolveTagRefs, unassignTags, type TagRef } from '../../src/modules/tags/tag.service.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
   let t: TestApp;
@@ -57,7 +58,7 @@ describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
     t = await createTestApp(engine);
     db = t.services.db;
     a = t.communityId;
-    b = (await t.services.communities.create('Beta')).communityId;
+    b = (await t.services.communities.create('Beta', cliActor())).communityId;
   });
   afterAll(() => t?.close());
 
@@ -271,7 +272,7 @@ describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
         await gate;
       });
       await inFlight;
-      const deleting = t.services.tags.remove(a, `l_${tag}`);
+      const deleting = t.services.tags.remove(cliWriter(a), `l_${tag}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
       release();
       await assigning;

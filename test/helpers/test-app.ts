@@ -6,6 +6,7 @@ import type { Engine } from '../../src/db/database.ts';
 import type { HearthApp } from '../../src/http/types.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 export const TEST_PUBLIC_URL = 'http://hearth.test';
 
@@ -42,7 +43,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
       },
     });
-    const setup = await services.communities.init();
+    const setup = await services.communities.init(cliActor());
     const app = await buildApp({ services, publicUrl: TEST_PUBLIC_URL, logger: false });
     return {
       app,
@@ -52,7 +53,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       sourceId: setup.sourceId,
       token: setup.token,
       async issueToken(scopes, communityId = setup.communityId) {
-        return (await services.tokens.issue({ communityId, scopes, appUserId: await services.communities.adminOf(communityId) })).token;
+        return (await services.tokens.issue(cliWriter(communityId), { scopes, appUserId: await services.communities.adminOf(communityId) })).token;
       },
       get(url, token = setup.token) {
         return app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });

@@ -4,6 +4,7 @@ import { ACTIVITY_COLUMNS } from '../../src/modules/activities/activity.schemas.
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 interface Activity {
   id: string;
@@ -31,10 +32,10 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
-    const created = await t.services.sources.create(t.communityId, { name: 'Community Forum' });
+    const created = await t.services.sources.create(cliWriter(t.communityId), { name: 'Community Forum' });
     forum = { id: created.id, name: 'Community Forum' };
-    const { communityId } = await t.services.communities.create('Other');
-    const source = await t.services.sources.create(communityId, { name: 'Other API' });
+    const { communityId } = await t.services.communities.create('Other', cliActor());
+    const source = await t.services.sources.create(cliWriter(communityId), { name: 'Other API' });
     other = {
       communityId,
       sourceId: source.id,
@@ -559,9 +560,9 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     expect(before).toContainEqual({ id: 'code', displayName: 'Code' });
     for (const category of before) expect(Object.keys(category)).toEqual(['id', 'displayName']);
 
-    await t.services.activityTypes.add(t.communityId, { id: 'meetup_talk', displayName: 'Gave a meetup talk', category: 'public_speaking' });
-    await t.services.activityTypes.add(t.communityId, { id: 'meetup_host', displayName: 'Hosted a meetup', category: 'public_speaking' });
-    await t.services.activityTypes.add(t.communityId, { id: 'wrote_book', displayName: 'Wrote a book', category: 'content' });
+    await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_talk', displayName: 'Gave a meetup talk', category: 'public_speaking' });
+    await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_host', displayName: 'Hosted a meetup', category: 'public_speaking' });
+    await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'wrote_book', displayName: 'Wrote a book', category: 'content' });
     const after = await categories();
     expect(after.map((category) => category.id)).toEqual([...catalog, 'public_speaking'].sort());
     expect(after).toContainEqual({ id: 'public_speaking', displayName: 'Public speaking' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliWriter } from '../../src/modules/audit/writer.ts';
 
 const REQUIRED = [
   'other',
@@ -43,16 +44,16 @@ describe.each(ENGINES)('activity types (%s)', (engine) => {
   });
 
   it('includes a community\'s own types, and refuses bad or duplicate ones', async () => {
-    await t.services.activityTypes.add(t.communityId, { id: 'meetup_talk', displayName: 'Gave a meetup talk' });
+    await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_talk', displayName: 'Gave a meetup talk' });
     const ids = ((await t.get('/api/v2/activity-types')).json().data as { id: string }[]).map((type) => type.id);
     expect(ids).toContain('meetup_talk');
-    await expect(t.services.activityTypes.add(t.communityId, { id: 'meetup_talk', displayName: 'Again' })).rejects.toMatchObject({
+    await expect(t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_talk', displayName: 'Again' })).rejects.toMatchObject({
       status: 409,
     });
-    await expect(t.services.activityTypes.add(t.communityId, { id: 'tweet', displayName: 'Mine' })).rejects.toMatchObject({
+    await expect(t.services.activityTypes.add(cliWriter(t.communityId), { id: 'tweet', displayName: 'Mine' })).rejects.toMatchObject({
       status: 409,
     });
-    await expect(t.services.activityTypes.add(t.communityId, { id: 'Bad Id', displayName: 'x' })).rejects.toMatchObject({
+    await expect(t.services.activityTypes.add(cliWriter(t.communityId), { id: 'Bad Id', displayName: 'x' })).rejects.toMatchObject({
       status: 400,
     });
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliWriter } from '../../src/modules/audit/writer.ts';
 
 const FORBIDDEN = { status: 'forbidden' };
 
@@ -67,7 +68,7 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
   });
 
   it('refuses an expired token', async () => {
-    const { token } = await t.services.tokens.issue({ communityId: t.communityId, expiresInSeconds: 60 });
+    const { token } = await t.services.tokens.issue(cliWriter(t.communityId), { expiresInSeconds: 60 });
     expect((await t.get('/api/v2/providers', token)).statusCode).toBe(200);
     clock.advance(61_000);
     try {
@@ -79,7 +80,7 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
   });
 
   it('refuses a revoked token at once', async () => {
-    const { token, jti } = await t.services.tokens.issue({ communityId: t.communityId });
+    const { token, jti } = await t.services.tokens.issue(cliWriter(t.communityId), {});
     expect((await t.get('/api/v2/providers', token)).statusCode).toBe(200);
     const revoke = await t.app.inject({
       method: 'DELETE',
@@ -93,7 +94,7 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
   });
 
   it('refuses a token revoked behind its back (a plain UPDATE) once the database has notified the change', async () => {
-    const { token, jti } = await t.services.tokens.issue({ communityId: t.communityId });
+    const { token, jti } = await t.services.tokens.issue(cliWriter(t.communityId), {});
     // Read and kept in memory by the guard.
     expect((await t.get('/api/v2/providers', token)).statusCode).toBe(200);
     expect((await t.get('/api/v2/providers', token)).statusCode).toBe(200);
@@ -109,7 +110,7 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
   });
 
   it('refuses a well-signed token that the database does not know', async () => {
-    const { token, jti } = await t.services.tokens.issue({ communityId: t.communityId });
+    const { token, jti } = await t.services.tokens.issue(cliWriter(t.communityId), {});
     await t.services.db.deleteFrom('api_tokens').where('jti', '=', jti).execute();
     await expectForbidden({ authorization: `Bearer ${token}` });
   });
@@ -149,7 +150,7 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
   });
 
   it('gives tokens made without scopes read and write', async () => {
-    const { token } = await t.services.tokens.issue({ communityId: t.communityId });
+    const { token } = await t.services.tokens.issue(cliWriter(t.communityId), {});
     expect(decodePart(token, 1)).toMatchObject({ scope: 'read write', com: `com_${t.communityId}`, iss: 'hearth' });
     expect(decodePart(token, 0)).toMatchObject({ alg: 'HS256' });
   });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 type Body = Record<string, unknown>;
 interface Failure {
@@ -138,8 +139,8 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
-    other.communityId = (await t.services.communities.create('Other')).communityId;
-    other.sourceId = (await t.services.sources.create(other.communityId, { name: 'Other API' })).id;
+    other.communityId = (await t.services.communities.create('Other', cliActor())).communityId;
+    other.sourceId = (await t.services.sources.create(cliWriter(other.communityId), { name: 'Other API' })).id;
     other.token = await t.issueToken(['read', 'write'], other.communityId);
 
     for (const name of ['ada', 'bob', 'cyd', 'dee', 'eve', 'fay', 'gus', 'hal']) contact[name] = await pushContact(name);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 type Contact = Record<string, unknown> & { id: string; name: string };
 type Page = { success: true; data: Contact[]; meta: { nextCursor: string | null; recordCount?: number } };
@@ -181,8 +182,8 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
       .where('id', '=', key(ids.alice))
       .execute();
 
-    const created = await t.services.communities.create('Other');
-    const source = await t.services.sources.create(created.communityId, { name: 'Other API' });
+    const created = await t.services.communities.create('Other', cliActor());
+    const source = await t.services.sources.create(cliWriter(created.communityId), { name: 'Other API' });
     const token = await t.issueToken(['read', 'write'], created.communityId);
     other = { communityId: created.communityId, token, contactId: await push({ id: 'zed', fullName: 'Zed Other', email: 'zed@acme.io' }, source.id, token) };
   });

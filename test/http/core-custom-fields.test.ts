@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 const URL = '/community/v1/members/customFields';
 
@@ -53,11 +54,11 @@ describe.each(ENGINES)('core contact custom-field listing (%s)', (engine) => {
     t = await createTestApp(engine);
     a = t.communityId;
     api = t.sourceId;
-    crm = (await t.services.sources.create(a, { name: 'CRM' })).id;
-    forms = (await t.services.sources.create(a, { name: 'Forms' })).id;
-    b = (await t.services.communities.create('Beta')).communityId;
+    crm = (await t.services.sources.create(cliWriter(a), { name: 'CRM' })).id;
+    forms = (await t.services.sources.create(cliWriter(a), { name: 'Forms' })).id;
+    b = (await t.services.communities.create('Beta', cliActor())).communityId;
     bToken = await t.issueToken(['read', 'write'], b);
-    bSource = (await t.services.sources.create(b, { name: 'B source' })).id;
+    bSource = (await t.services.sources.create(cliWriter(b), { name: 'B source' })).id;
 
     field.open = await seedField(a, 'Open to all');
     field.plan = await seedField(a, 'Plan', { type: 'enum', multivalue: true, values: ['free', 'team', 'enterprise'], writers: [crm] });

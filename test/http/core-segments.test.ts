@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 type IdentityType = 'email' | 'github' | 'twitter' | 'linkedin' | 'discord';
 
@@ -81,7 +82,7 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine);
     a = t.communityId;
-    b = (await t.services.communities.create('Beta')).communityId;
+    b = (await t.services.communities.create('Beta', cliActor())).communityId;
     bToken = await t.issueToken(['read', 'write'], b);
     segmentReader = await t.issueToken(['segments:read']);
     segmentWriter = await t.issueToken(['segments:write']);

@@ -8,6 +8,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 /**
  * POST /api/v2/data-available (decisions.md §4, §12; issue #5 part 4): the call enqueues one durable
@@ -51,8 +52,8 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
     t = await createTestApp(engine, { clock });
     db = t.services.db;
     worker = createWorker({ db, clock, queue: t.services.jobs });
-    const { communityId } = await t.services.communities.create('Other');
-    const source = await t.services.sources.create(communityId, { name: 'Other API' });
+    const { communityId } = await t.services.communities.create('Other', cliActor());
+    const source = await t.services.sources.create(cliWriter(communityId), { name: 'Other API' });
     other = { communityId, sourceId: source.id, token: await t.issueToken(['read', 'write', 'admin'], communityId) };
   }, 120_000);
   afterAll(async () => {
@@ -93,12 +94,12 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
 
   let sourceCounter = 0;
   async function fileSource(dir = folder()) {
-    const source = await t.services.sources.create(t.communityId, { name: `Files ${++sourceCounter}`, kind: 'file', path: dir });
+    const source = await t.services.sources.create(cliWriter(t.communityId), { name: `Files ${++sourceCounter}`, kind: 'file', path: dir });
     return { id: source.id, dir };
   }
 
   async function apiSource() {
-    return (await t.services.sources.create(t.communityId, { name: `API ${++sourceCounter}` })).id;
+    return (await t.services.sources.create(cliWriter(t.communityId), { name: `API ${++sourceCounter}` })).id;
   }
 
   async function push(kind: 'user' | 'activity', sourceId: number, body: Record<string, unknown>) {

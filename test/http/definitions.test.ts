@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 /**
  * Definition lists: GET /api/v2/custom-fields[/{id}], /lead-scores[/{id}] and /object-types (decisions.md §2,
@@ -31,7 +32,7 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    const { communityId: otherId } = await t.services.communities.create('Other');
+    const { communityId: otherId } = await t.services.communities.create('Other', cliActor());
     otherToken = await t.issueToken(['read'], otherId);
 
     type.deal = await objectType(t.communityId, 'Deal');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 interface Field {
   field: string;
@@ -32,7 +33,7 @@ describe.each(ENGINES)('filter fields (%s)', (engine) => {
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;
-    otherCommunity = (await t.services.communities.create('Other')).communityId;
+    otherCommunity = (await t.services.communities.create('Other', cliActor())).communityId;
     await db
       .insertInto('custom_fields')
       .values({ community_id: otherCommunity, name: 'Secret', entity_types: ['contact'], value_type: 'string' })

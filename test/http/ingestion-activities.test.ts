@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliWriter } from '../../src/modules/audit/writer.ts';
 
 describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
   let t: TestApp;
@@ -149,7 +150,7 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
   });
 
   it('accepts a community\'s own activity type', async () => {
-    await t.services.activityTypes.add(t.communityId, { id: 'gave_talk', displayName: 'Gave a talk' });
+    await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'gave_talk', displayName: 'Gave a talk' });
     await accepted({ id: uid(), activityType: 'gave_talk', user: { id: 'u-801' } });
   });
 

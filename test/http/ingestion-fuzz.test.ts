@@ -8,6 +8,7 @@ import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 /**
  * Property-based fuzzing of the core ingestion family (docs/ingestion.md), on every engine: random and
@@ -605,9 +606,9 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     const db = t.services.db;
     const { communityId } = t;
     fixtures.sourceId = t.sourceId;
-    fixtures.otherSourceId = (await t.services.sources.create(communityId, { name: 'Discourse' })).id;
-    const elsewhere = await t.services.communities.create('Elsewhere');
-    fixtures.foreignSourceId = (await t.services.sources.create(elsewhere.communityId, { name: 'Theirs' })).id;
+    fixtures.otherSourceId = (await t.services.sources.create(cliWriter(communityId), { name: 'Discourse' })).id;
+    const elsewhere = await t.services.communities.create('Elsewhere', cliActor());
+    fixtures.foreignSourceId = (await t.services.sources.create(cliWriter(elsewhere.communityId), { name: 'Theirs' })).id;
     const tag = async (name: string, entityTypes: string[]) =>
       (await db.insertInto('tags').values({ community_id: communityId, name, entity_types: entityTypes }).returning('id').executeTakeFirstOrThrow()).id;
     fixtures.tagId = await tag('Speaker', ['member']);
@@ -640,7 +641,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       ).id,
     };
     await db.insertInto('custom_field_writers').values({ community_id: communityId, custom_field_id: fixtures.fields.restricted, source_id: fixtures.otherSourceId }).execute();
-    await t.services.activityTypes.add(communityId, { id: 'fuzz_custom_type', displayName: 'Fuzz custom type' });
+    await t.services.activityTypes.add(cliWriter(communityId), { id: 'fuzz_custom_type', displayName: 'Fuzz custom type' });
   });
   afterAll(async () => {
     await app?.close();

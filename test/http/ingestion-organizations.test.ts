@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   let t: TestApp;
@@ -146,8 +147,8 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
     expect(second.json()).toMatchObject({ organizationId: first.json().organizationId, created: false });
     expect((await post(url, {})).statusCode).toBe(400);
     expect((await post(url, { sourceId: t.sourceId + 1, domain: 'x.example.net' })).statusCode).toBe(400);
-    const { communityId } = await t.services.communities.create('Other');
-    const foreign = (await t.services.sources.create(communityId, { name: 'Theirs' })).id;
+    const { communityId } = await t.services.communities.create('Other', cliActor());
+    const foreign = (await t.services.sources.create(cliWriter(communityId), { name: 'Theirs' })).id;
     expect((await post(`/community/v1/source/${foreign}/organization`, { domain: 'x.example.net' })).statusCode).toBe(404);
   });
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 describe.each(ENGINES)('core user pushes (%s)', (engine) => {
   let t: TestApp;
@@ -11,7 +12,7 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    other = (await t.services.sources.create(t.communityId, { name: 'Discourse' })).id;
+    other = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Discourse' })).id;
   });
   afterAll(() => t.close());
 
@@ -234,8 +235,8 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
   });
 
   it('answers 404 for a source of another community, or none', async () => {
-    const { communityId } = await t.services.communities.create('Elsewhere');
-    const foreign = (await t.services.sources.create(communityId, { name: 'Theirs' })).id;
+    const { communityId } = await t.services.communities.create('Elsewhere', cliActor());
+    const foreign = (await t.services.sources.create(cliWriter(communityId), { name: 'Theirs' })).id;
     for (const source of [foreign, 999999]) {
       const response = await push({ id: uid() }, source);
       expect(response.statusCode).toBe(404);

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 interface Named {
   id: string;
@@ -29,7 +30,7 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    const { communityId } = await t.services.communities.create('Beta');
+    const { communityId } = await t.services.communities.create('Beta', cliActor());
     a = { id: t.communityId, admin: t.token, sources: [`sig_${t.sourceId}`] };
     b = {
       id: communityId,
@@ -45,13 +46,13 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       [b, 'Shared name'],
       [b, 'B Discord'],
     ] as const) {
-      const source = await t.services.sources.create(community.id, { name });
+      const source = await t.services.sources.create(cliWriter(community.id), { name });
       community.sources.push(`sig_${source.id}`);
     }
-    await t.services.activityTypes.add(a.id, { id: 'a_only_type', displayName: 'Only in A' });
-    await t.services.activityTypes.add(a.id, { id: 'both_type', displayName: 'A\'s version', category: 'content' });
-    await t.services.activityTypes.add(b.id, { id: 'b_only_type', displayName: 'Only in B' });
-    await t.services.activityTypes.add(b.id, { id: 'both_type', displayName: 'B\'s version' });
+    await t.services.activityTypes.add(cliWriter(a.id), { id: 'a_only_type', displayName: 'Only in A' });
+    await t.services.activityTypes.add(cliWriter(a.id), { id: 'both_type', displayName: 'A\'s version', category: 'content' });
+    await t.services.activityTypes.add(cliWriter(b.id), { id: 'b_only_type', displayName: 'Only in B' });
+    await t.services.activityTypes.add(cliWriter(b.id), { id: 'both_type', displayName: 'B\'s version' });
   });
   afterAll(() => t?.close());
 

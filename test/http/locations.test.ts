@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 interface Location {
   id: string;
@@ -30,8 +31,8 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
     worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
-    const { communityId } = await t.services.communities.create('Beta');
-    const source = await t.services.sources.create(communityId, { name: 'Beta API' });
+    const { communityId } = await t.services.communities.create('Beta', cliActor());
+    const source = await t.services.sources.create(cliWriter(communityId), { name: 'Beta API' });
     other = { communityId, sourceId: source.id, token: await t.issueToken(['read', 'write', 'admin'], communityId) };
   });
   afterAll(() => t?.close());

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliWriter } from '../../src/modules/audit/writer.ts';
 
 describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
   let t: TestApp;
@@ -71,7 +72,7 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
   });
 
   it('answers 404 for a token made without a user', async () => {
-    const { token } = await t.services.tokens.issue({ communityId: t.communityId });
+    const { token } = await t.services.tokens.issue(cliWriter(t.communityId), {});
     const response = await t.get('/api/v2/me', token);
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ success: false, error: { code: 'user_not_found' } });

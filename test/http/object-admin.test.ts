@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { lockContacts, mergeContacts } from '../../src/modules/identity/identity.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 interface ObjectType {
   id: string;
@@ -98,8 +99,8 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
-    const { communityId } = await t.services.communities.create('Other');
-    const source = await t.services.sources.create(communityId, { name: 'Theirs' });
+    const { communityId } = await t.services.communities.create('Other', cliActor());
+    const source = await t.services.sources.create(cliWriter(communityId), { name: 'Theirs' });
     other = { communityId, admin: await t.issueToken(['admin', 'read', 'write'], communityId), sourceId: source.id };
     notAdmin = await t.issueToken(['read', 'write', 'objects:write']);
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 interface CustomObject {
   id: string;
@@ -71,7 +72,7 @@ describe.each(ENGINES)('custom object writes (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
-    const { communityId: otherId } = await t.services.communities.create('Other');
+    const { communityId: otherId } = await t.services.communities.create('Other', cliActor());
     const newType = async (communityId: number, name: string) =>
       (await db().insertInto('object_types').values({ community_id: communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
     type.deal = await newType(t.communityId, 'Deal');

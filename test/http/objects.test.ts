@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 interface CustomObject {
   id: string;
@@ -77,7 +78,7 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    const { communityId } = await t.services.communities.create('Other');
+    const { communityId } = await t.services.communities.create('Other', cliActor());
     other = { communityId, token: await t.issueToken(['read'], communityId) };
 
     for (const [key, name] of [['deal', 'Deal'], ['ticket', 'Ticket']] as const) {

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { ORGANIZATION_COLS } from '../../src/modules/organizations/organization.schemas.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 type Organization = Record<string, unknown> & { id: string; name: string; primaryDomain: string };
 type Page = { success: true; data: Organization[]; meta: { nextCursor: string | null; recordCount?: number } };
@@ -114,8 +115,8 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
     const db = t.services.db;
-    const { communityId } = await t.services.communities.create('Other');
-    const source = await t.services.sources.create(communityId, { name: 'Other API' });
+    const { communityId } = await t.services.communities.create('Other', cliActor());
+    const source = await t.services.sources.create(cliWriter(communityId), { name: 'Other API' });
     other = { communityId, sourceId: source.id, token: await t.issueToken(['read', 'write', 'admin'], communityId) };
 
     // Definitions with no write path.

@@ -8,6 +8,7 @@ import { erasedExternalId } from '../../src/modules/privacy/privacy.repository.t
 import { findSuppressed } from '../../src/modules/privacy/suppression.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 /**
  * Removal requests (decisions.md §2, §11, §12): DELETE /community/v1/user/{email} and DELETE
@@ -139,9 +140,9 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
     let snapshotBefore: { bob: unknown; foreign: unknown };
 
     beforeAll(async () => {
-      other = { communityId: (await t.services.communities.create('Other')).communityId, sourceId: 0 };
-      other.sourceId = (await t.services.sources.create(other.communityId, { name: 'API' })).id;
-      githubSource = (await t.services.sources.create(t.communityId, { name: 'GitHub' })).id;
+      other = { communityId: (await t.services.communities.create('Other', cliActor())).communityId, sourceId: 0 };
+      other.sourceId = (await t.services.sources.create(cliWriter(other.communityId), { name: 'API' })).id;
+      githubSource = (await t.services.sources.create(cliWriter(t.communityId), { name: 'GitHub' })).id;
 
       const org = await insert(db, 'organizations', { community_id: t.communityId, name: 'Acme', primary_domain: 'acme.example' });
       alice = await seedAlice(db, { communityId: t.communityId, sourceId: t.sourceId, githubSource, organizationId: org });
@@ -160,7 +161,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       });
       bob = await seedBob(db, t.communityId, t.sourceId);
       // Alice in another community: the same address and handles, untouched by this community's request.
-      const otherGithub = (await t.services.sources.create(other.communityId, { name: 'GitHub' })).id;
+      const otherGithub = (await t.services.sources.create(cliWriter(other.communityId), { name: 'GitHub' })).id;
       foreignAlice = await seedAlice(db, { communityId: other.communityId, sourceId: other.sourceId, githubSource: otherGithub, organizationId: null });
       snapshotBefore = { bob: await snapshot(db, t.communityId, bob), foreign: await snapshot(db, other.communityId, foreignAlice) };
     });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorCodec } from '../../src/http/cursor.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 type Direction = 'asc' | 'desc';
 
@@ -258,7 +259,7 @@ describe.each(ENGINES)('GET /api/v2/providers (%s)', (engine) => {
     let original: number[];
 
     beforeAll(async () => {
-      ({ communityId } = await t.services.communities.create('Walkers'));
+      ({ communityId } = await t.services.communities.create('Walkers', cliActor()));
       token = await t.issueToken(['read'], communityId);
       await sql`
         insert into sources (community_id, id, name)

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 type Created = { success: true; data: { id: string; name: string } };
 type Failure = { success: false; error: { code: string; message: string; invalidIds?: string[] } };
@@ -48,7 +49,7 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
     for (const [key, name] of [['deal', 'Deal'], ['ticket', 'Ticket']] as const) {
       type[key] = (await db().insertInto('object_types').values({ community_id: t.communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
     }
-    const { communityId } = await t.services.communities.create('Other');
+    const { communityId } = await t.services.communities.create('Other', cliActor());
     const objectTypeId = (await db().insertInto('object_types').values({ community_id: communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow()).id;
     const segmentId = (
       await db()

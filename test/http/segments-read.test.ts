@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 interface Segment {
   id: string;
@@ -75,7 +76,7 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    const { communityId } = await t.services.communities.create('Other');
+    const { communityId } = await t.services.communities.create('Other', cliActor());
     other = { communityId, token: await t.issueToken(['read'], communityId) };
 
     const objectType = await db()

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 interface Tag {
   id: string;
@@ -89,7 +90,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
     t = await createTestApp(engine);
     writer = await t.issueToken(['tags:write']);
     reader = await t.issueToken(['contacts:read']);
-    betaId = (await t.services.communities.create('Beta')).communityId;
+    betaId = (await t.services.communities.create('Beta', cliActor())).communityId;
     beta = await t.issueToken(['read', 'write'], betaId);
   });
   afterAll(() => t?.close());

@@ -4,6 +4,7 @@ import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { extractTopics } from '../../src/modules/activities/activity-text.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 interface Topic {
   id: string;
@@ -31,8 +32,8 @@ describe.each(ENGINES)('topics (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
     worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
-    const { communityId } = await t.services.communities.create('Beta');
-    const source = await t.services.sources.create(communityId, { name: 'Beta API' });
+    const { communityId } = await t.services.communities.create('Beta', cliActor());
+    const source = await t.services.sources.create(cliWriter(communityId), { name: 'Beta API' });
     other = { sourceId: source.id, token: await t.issueToken(['read', 'write', 'admin'], communityId) };
   });
   afterAll(() => t?.close());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 interface Visit {
   id: string;
@@ -91,7 +92,7 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     expect(await push({ id: 'dan-both', email: 'dan@example.org', github: { type: 'handle', value: 'dang' } })).toBe(contact.dan);
     for (const entry of visits) if (entry.contact === 'dang') entry.contact = 'dan';
 
-    const { communityId } = await t.services.communities.create('Other');
+    const { communityId } = await t.services.communities.create('Other', cliActor());
     const theirContact = await db().insertInto('contacts').values({ community_id: communityId, name: 'Them' }).returning('id').executeTakeFirstOrThrow();
     const theirOrganization = await db()
       .insertInto('organizations')

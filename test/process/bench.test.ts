@@ -10,6 +10,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
 import { createServices } from '../../src/services.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 /**
  * `npm run bench` at a tiny scale: the seed's SQL makes what it says (counts, and the counters ingestion
@@ -37,7 +38,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       clock: systemClock,
       config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
     });
-    const setup = await services.communities.init();
+    const setup = await services.communities.init(cliActor());
     communityId = setup.communityId;
     token = setup.token;
     report = await seedCommunity(database.db, {

@@ -4,6 +4,7 @@ import { openDatabase, type DatabaseTarget, type Engine } from '../../src/db/dat
 import { createServices } from '../../src/services.ts';
 import { Processes, call, type Env } from '../helpers/process.ts';
 import { createPostgresDatabase, ENGINES } from '../helpers/test-database.ts';
+import { cliActor } from '../../src/modules/audit/writer.ts';
 
 const CONTACTS = 100;
 /** More updates than a run sends before the kill: each has a tag of its own. */
@@ -57,7 +58,7 @@ describe.each(ENGINES)('kill -9 during a stream of bulk updates (%s)', (engine: 
         clock: systemClock,
         config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
       });
-      setup = await services.communities.init();
+      setup = await services.communities.init(cliActor());
       const field = await prepared.db
         .insertInto('custom_fields')
         .values({ community_id: setup.communityId, name: 'Batch', entity_types: ['contact'], value_type: 'int' })

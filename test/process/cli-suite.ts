@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
@@ -120,6 +121,28 @@ export function describeCli(engine: Engine) {
       expectUsageError(await hearth('jobs', '--limit', '0'), '--limit must be a positive integer');
       expectUsageError(await hearth('jobs', 'show', '999'), 'no job 999');
       expectUsageError(await hearth('jobs', 'show'), 'the job ID is required');
+    });
+
+    it('audit lists the CLI\'s writes as cli:<user>@<host>, newest first, with filters; a bad --since is a clear error', { timeout: 180_000 }, async () => {
+      const issued = json<{ jti: string }>(await hearth('token', 'create', '--community', communityId, '--name', 'audited', '--json'));
+      expect((await hearth('token', 'revoke', issued.jti)).code).toBe(0);
+      type Entry = { id: string; communityId: string; actor: string; tokenId: string | null; operation: string; entityIds: string[]; detail: Record<string, unknown> };
+      const actor = `cli:${os.userInfo().username}@${os.hostname()}`;
+
+      const forToken = json<Entry[]>(await hearth('audit', '--community', communityId, '--entity', issued.jti, '--json'));
+      expect(forToken).toEqual([
+        expect.objectContaining({ communityId, actor, tokenId: null, operation: 'token.revoke', entityIds: [issued.jti] }),
+        expect.objectContaining({ communityId, actor, tokenId: null, operation: 'token.create', entityIds: [issued.jti], detail: expect.objectContaining({ name: 'audited' }) }),
+      ]);
+      const made = json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', 'P1D', '--json'));
+      expect(made).toEqual([expect.objectContaining({ operation: 'community.create', entityIds: [communityId], detail: { name: 'X' } })]);
+
+      const table = await hearth('audit', '--community', communityId, '--entity', issued.jti, '--limit', '1');
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout.trimEnd().split('\n')).toHaveLength(1);
+      expect(table.stdout).toMatch(new RegExp(`^au_\\d+ +\\S+ +${communityId} +${actor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +token\\.revoke +${issued.jti}`));
+
+      expectRefusal(await hearth('audit', '--since', 'last week'), 'since must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "last week"');
     });
 
     it('activity-type add, then list includes it', async () => {

@@ -4,6 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import { conflict, invalidParameters } from '../../http/errors.ts';
 import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type.catalog.ts';
 import * as activityTypes from './activity-type.repository.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 
 const BUILTIN_IDS = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));
 const TYPE_ID = /^[a-z][a-z0-9_]{0,63}$/;
@@ -28,7 +30,7 @@ export function createActivityTypeService(deps: { db: Kysely<DB> }) {
       return BUILTIN_IDS.has(id) || (await activityTypes.findCommunityActivityType(deps.db, communityId, id)) !== undefined;
     },
 
-    async add(communityId: number, input: { id: string; displayName: string; category?: string }): Promise<ActivityTypeEntry> {
+    async add(writer: Writer, input: { id: string; displayName: string; category?: string }): Promise<ActivityTypeEntry> {
       const id = input.id.trim();
       const displayName = input.displayName.trim();
       if (!TYPE_ID.test(id)) {
@@ -38,7 +40,10 @@ export function createActivityTypeService(deps: { db: Kysely<DB> }) {
       if (BUILTIN_IDS.has(id)) throw conflict(`"${id}" is a built-in activity type`);
       const entry = { id, displayName, category: input.category?.trim() || 'other' };
       try {
-        await activityTypes.insertActivityType(deps.db, { communityId, ...entry });
+        await deps.db.transaction().execute(async (trx) => {
+          await activityTypes.insertActivityType(trx, { communityId: writer.communityId, ...entry });
+          await recordWrite(trx, writer, { operation: 'activity_type.add', entityIds: [id], detail: entry });
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(`activity type "${id}" already exists`);
         throw error;

@@ -25,7 +25,7 @@ export function bulkUpdateRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.bulkUpdates.update(contextOf(request).communityId, 'contact', { ...request.body, ids: request.body.contactIds }),
+      data: await services.bulkUpdates.update(contextOf(request), 'contact', { ...request.body, ids: request.body.contactIds }),
     }),
   );
 
@@ -43,7 +43,7 @@ export function bulkUpdateRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.bulkUpdates.update(contextOf(request).communityId, 'organization', { ...request.body, ids: request.body.organizationIds }),
+      data: await services.bulkUpdates.update(contextOf(request), 'organization', { ...request.body, ids: request.body.organizationIds }),
     }),
   );
 
@@ -61,7 +61,7 @@ export function bulkUpdateRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.bulkUpdates.update(contextOf(request).communityId, 'object', { ...request.body, ids: request.body.objectIds }),
+      data: await services.bulkUpdates.update(contextOf(request), 'object', { ...request.body, ids: request.body.objectIds }),
     }),
   );
 }

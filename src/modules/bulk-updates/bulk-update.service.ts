@@ -2,6 +2,9 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
+import { formatId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import { lockSegment } from '../segments/segment.repository.ts';
 import { bulkUpdateError, checkRequest, keysOf, parseRequest, type BulkUpdateInput, type Loaded, type ParsedRequest, type Plan } from './bulk-update.checks.ts';
 import * as bulk from './bulk-update.repository.ts';
@@ -37,7 +40,8 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
     };
   }
 
-  async function apply(trx: Transaction<DB>, target: BulkTarget, communityId: number, plan: Plan) {
+  async function apply(trx: Transaction<DB>, target: BulkTarget, writer: Writer, plan: Plan) {
+    const { communityId } = writer;
     const ids = plan.recordIds;
     if (plan.segmentId !== null) await bulk.addSegmentMemberships(trx, communityId, plan.segmentId, ids);
     if (target.entity !== 'object') {
@@ -45,6 +49,18 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
       await bulk.removeTagAssignments(trx, communityId, target.entity, ids, plan.removeTagIds);
     }
     await bulk.writeCustomFieldValues(trx, { communityId, entity: target.entity, now: deps.clock.now() }, ids, plan.values);
+    const tags = (list: number[]) => list.map((id) => formatId('tag', id));
+    const segment = plan.segmentId === null ? null : formatId('segment', plan.segmentId);
+    await recordWrite(trx, writer, {
+      operation: `${target.entity}s.bulk_update`,
+      entityIds: [...ids.map((id) => formatId(target.idEntity, id)), ...(segment ? [segment] : []), ...tags(plan.addTagIds), ...tags(plan.removeTagIds)],
+      detail: {
+        segmentId: segment,
+        tagsAdded: tags(plan.addTagIds),
+        tagsRemoved: tags(plan.removeTagIds),
+        customFields: plan.values.map((value) => formatId('custom_field', value.fieldId)),
+      },
+    });
   }
 
   return {
@@ -52,13 +68,13 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
      * POST /api/v2/{contacts,organizations,objects}/bulk-update. Answers every record ID of the request as
      * given, once each; a merged contact's ID is answered as given, and its survivor is what is updated.
      */
-    async update(communityId: number, name: BulkTargetName, input: BulkUpdateInput): Promise<{ ids: string[] }> {
+    async update(writer: Writer, name: BulkTargetName, input: BulkUpdateInput): Promise<{ ids: string[] }> {
       const target = BULK_TARGETS[name];
       const parsed = parseRequest(target, input);
       await retryingTransaction(deps.db, async (trx) => {
-        const { faults, plan } = checkRequest(target, parsed, await load(trx, target, communityId, parsed));
+        const { faults, plan } = checkRequest(target, parsed, await load(trx, target, writer.communityId, parsed));
         if (faults.length) throw bulkUpdateError(target, faults);
-        await apply(trx, target, communityId, plan);
+        await apply(trx, target, writer, plan);
       });
       return { ids: parsed.records.map((record) => record.given) };
     },

@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../http/errors.ts';
+import { formatId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
 import * as sources from '../sources/source.repository.ts';
 import type { TokenService } from '../tokens/token.service.ts';
 import * as communities from './community.repository.ts';
@@ -18,12 +20,18 @@ export interface Bootstrap {
 }
 
 export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenService }) {
-  async function create(name: string) {
+  /** `actor`: who asks (a community has no writer before it exists); the new community's log records it. */
+  async function create(name: string, actor: string) {
     const trimmed = name.trim();
     if (!trimmed) throw invalidParameters('a community needs a name');
     return deps.db.transaction().execute(async (trx) => {
       const communityId = await communities.insertCommunity(trx, trimmed);
       await communities.insertAppUser(trx, { communityId, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' });
+      await recordWrite(trx, { communityId, actor, tokenId: null }, {
+        operation: 'community.create',
+        entityIds: [formatId('community', communityId)],
+        detail: { name: trimmed },
+      });
       return { communityId };
     });
   }
@@ -32,44 +40,36 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
    * First-run setup, safe to repeat and to run from several processes at once: the first community (made
    * as "Default" when there is none), its admin user and its "API" source.
    */
-  async function bootstrap(): Promise<Bootstrap> {
+  async function bootstrap(actor: string): Promise<Bootstrap> {
     return deps.db.transaction().execute(async (trx) => {
       await communities.lockBootstrap(trx);
       let created = false;
+      const made: string[] = [];
       let community = await communities.firstCommunity(trx);
       if (!community) {
         const id = await communities.insertCommunity(trx, DEFAULT_COMMUNITY_NAME);
         community = { id, name: DEFAULT_COMMUNITY_NAME };
         created = true;
+        made.push(formatId('community', id));
       }
       const admin =
         (await communities.firstAdmin(trx, community.id))?.id ??
-        (await communities.insertAppUser(trx, {
-          communityId: community.id,
-          name: 'Admin',
-          loginEmail: ADMIN_LOGIN_EMAIL,
-          role: 'admin',
-        }));
-      const source =
-        (await sources.findSourceByName(trx, community.id, DEFAULT_SOURCE_NAME)) ??
-        (await sources.insertSource(trx, {
-          communityId: community.id,
-          name: DEFAULT_SOURCE_NAME,
-          serviceName: 'api',
-          kind: 'api',
-          path: null,
-        }));
+        (await communities.insertAppUser(trx, { communityId: community.id, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }));
+      let source = await sources.findSourceByName(trx, community.id, DEFAULT_SOURCE_NAME);
+      if (!source) {
+        source = await sources.insertSource(trx, { communityId: community.id, name: DEFAULT_SOURCE_NAME, serviceName: 'api', kind: 'api', path: null });
+        made.push(formatId('provider', source.id));
+      }
+      if (made.length) await recordWrite(trx, { communityId: community.id, actor, tokenId: null }, { operation: 'community.bootstrap', entityIds: made });
       return { communityId: community.id, sourceId: source.id, adminUserId: admin, created };
     });
   }
 
-  function issueAdminToken(setup: Bootstrap) {
-    return deps.tokens.issue({
-      communityId: setup.communityId,
-      scopes: ['read', 'write', 'admin'],
-      name: 'hearth init',
-      appUserId: setup.adminUserId,
-    });
+  function issueAdminToken(setup: Bootstrap, actor: string) {
+    return deps.tokens.issue(
+      { communityId: setup.communityId, actor, tokenId: null },
+      { scopes: ['read', 'write', 'admin'], name: 'hearth init', appUserId: setup.adminUserId },
+    );
   }
 
   return {
@@ -77,9 +77,9 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
     bootstrap,
 
     /** `hearth init`: the bootstrap, plus a new all-scope token on every call. */
-    async init() {
-      const setup = await bootstrap();
-      return { ...setup, ...(await issueAdminToken(setup)) };
+    async init(actor: string) {
+      const setup = await bootstrap(actor);
+      return { ...setup, ...(await issueAdminToken(setup, actor)) };
     },
 
     issueAdminToken,

@@ -10,12 +10,13 @@ import * as activities from '../activities/activity.repository.ts';
 import { extractTopics, plainText, sentimentOf } from '../activities/activity-text.ts';
 import { parseActivityTimestamp } from '../activities/activity-time.ts';
 import type { ActivityTypeService } from '../activity-types/activity-type.service.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import * as contacts from '../contacts/contact.repository.ts';
 import * as customFields from '../custom-fields/custom-field.repository.ts';
 import { findSuppressed } from '../privacy/suppression.repository.ts';
 import { findSource } from '../sources/source.repository.ts';
 import { replaceActivityTopics } from '../topics/topic.repository.ts';
-import type { RequestContext } from '../tokens/token.service.ts';
 import type { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
 import { API_USER_FIELDS, readPushedPerson, type ApiUser, type PushedPerson } from './pushed-person.ts';
 import { applyPerson, applyTags, checkCustomFields, resolveContact, type PushTarget } from './user-push.ts';
@@ -34,10 +35,10 @@ export interface Accepted {
 
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
   /** The destination source: from the path, agreeing with a repeat in the body, of the caller's community. */
-  async function target(context: RequestContext, pathSourceId: string, bodySourceId: unknown): Promise<PushTarget> {
+  async function target(writer: Writer, pathSourceId: string, bodySourceId: unknown): Promise<PushTarget> {
     const sourceId = sourceIdFromPath(pathSourceId, bodySourceId, 'destinationSourceId');
-    if (!(await findSource(deps.db, context.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
-    return { communityId: context.communityId, sourceId, now: deps.clock.now() };
+    if (!(await findSource(deps.db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+    return { communityId: writer.communityId, sourceId, now: deps.clock.now() };
   }
 
   /**
@@ -55,7 +56,18 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
     await customFields.writeValues(trx, { communityId: push.communityId, entityType: 'contact', entityId: contact.contactId, now: push.now }, values);
     const warnings: string[] = [];
     await applyTags(trx, push, { type: 'contact', id: contact.contactId }, user.tags, warnings);
-    return { contactId: contact.contactId, warnings };
+    return { contactId: contact.contactId, created: contact.created, merged: contact.merged, warnings };
+  }
+
+  /**
+   * The contacts a push wrote: the one it answers with, and those merged into it. Only IDs: what the push
+   * said of the person (even the sender's ID, often an address) must not outlive an erasure in the log.
+   */
+  function personRecord(stored: { contactId: number; created: boolean; merged: number[] }) {
+    return {
+      entityIds: [stored.contactId, ...stored.merged].map((id) => formatId('contact', id)),
+      detail: { created: stored.created, merged: stored.merged.map((id) => formatId('contact', id)) },
+    };
   }
 
   function readPerson(user: ApiUser, path: string): PushedPerson {
@@ -66,17 +78,23 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
   }
 
   return {
-    async pushUser(context: RequestContext, pathSourceId: string, body: Static<typeof UserPushBody>): Promise<Accepted> {
-      const push = await target(context, pathSourceId, body.destinationSourceId);
+    async pushUser(writer: Writer, pathSourceId: string, body: Static<typeof UserPushBody>): Promise<Accepted> {
+      const push = await target(writer, pathSourceId, body.destinationSourceId);
       const person = readPerson(body as ApiUser, '');
       const warnings = [...unknownFieldWarnings(body, [...API_USER_FIELDS, 'destinationSourceId']), ...person.warnings];
-      const stored = await retryingTransaction(deps.db, (trx) => storePerson(trx, push, person, body as ApiUser, ''));
+      const stored = await retryingTransaction(deps.db, async (trx) => {
+        const contact = await storePerson(trx, push, person, body as ApiUser, '');
+        if (!contact) return null;
+        const { entityIds, detail } = personRecord(contact);
+        await recordWrite(trx, writer, { operation: 'contact.push', entityIds, detail: { sourceId: push.sourceId, ...detail } });
+        return contact;
+      });
       if (stored === null) return suppressedAnswer(warnings);
       return { status: 'accepted', contactId: formatId('contact', stored.contactId), warnings: unique([...warnings, ...stored.warnings]) };
     },
 
-    async pushActivity(context: RequestContext, pathSourceId: string, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
-      const push = await target(context, pathSourceId, body.destinationSourceId);
+    async pushActivity(writer: Writer, pathSourceId: string, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
+      const push = await target(writer, pathSourceId, body.destinationSourceId);
       if (!(await deps.activityTypes.accepts(push.communityId, body.activityType))) {
         throw new HearthError(400, 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
           coreReason: 'invalid-request-body',
@@ -123,6 +141,12 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
         if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
         await contacts.refreshActivityStats(trx, push.communityId, affected);
         await applyTags(trx, push, { type: 'activity', id: activity.id }, body.tags as ApiUser['tags'], contact.warnings);
+        const sender = personRecord(contact);
+        await recordWrite(trx, writer, {
+          operation: 'activity.push',
+          entityIds: [formatId('activity', activity.id), ...sender.entityIds],
+          detail: { sourceId: push.sourceId, activityType: body.activityType, contact: sender.detail },
+        });
         return { contactId: contact.contactId, activityId: activity.id, warnings: contact.warnings };
       });
       if (result === null) return { ...suppressedAnswer(warnings), activityId: null };

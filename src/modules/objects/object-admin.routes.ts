@@ -33,7 +33,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
       },
     },
     async (request, reply) =>
-      reply.code(201).send({ success: true as const, data: await services.objectTypeAdmin.create(contextOf(request).communityId, request.body) }),
+      reply.code(201).send({ success: true as const, data: await services.objectTypeAdmin.create(contextOf(request), request.body) }),
   );
 
   app.post(
@@ -52,7 +52,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     async (request, reply) =>
       reply.code(201).send({
         success: true as const,
-        data: await services.objectTypeAdmin.addAssoc(contextOf(request).communityId, request.params.id, request.body),
+        data: await services.objectTypeAdmin.addAssoc(contextOf(request), request.params.id, request.body),
       }),
   );
 
@@ -70,7 +70,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectTypeAdmin.removeAssoc(contextOf(request).communityId, request.params.id, request.params.objectAssocType),
+      data: await services.objectTypeAdmin.removeAssoc(contextOf(request), request.params.id, request.params.objectAssocType),
     }),
   );
 
@@ -92,6 +92,6 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
         response: { 200: ObjectUpsertResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await services.objectUpserts.upsert(contextOf(request).communityId, request.body) }),
+    async (request) => ({ success: true as const, data: await services.objectUpserts.upsert(contextOf(request), request.body) }),
   );
 }

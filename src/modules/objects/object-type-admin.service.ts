@@ -4,7 +4,9 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { ID_PREFIXES, parseId, parseKey } from '../../http/ids.ts';
+import { formatId, ID_PREFIXES, parseId, parseKey } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import * as admin from './object-type-admin.repository.ts';
 import { presentObjectType } from './object-type.presenter.ts';
 
@@ -112,7 +114,8 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
 
   return {
     /** POST /api/v2/admin/object-types: a new type with its associations; the name is unique per community, whatever its case. */
-    async create(communityId: number, input: NewObjectType) {
+    async create(writer: Writer, input: NewObjectType) {
+      const { communityId } = writer;
       const name = input.name.trim();
       if (!name) throw invalidParameters('an object type needs a name');
       if (name.length > OBJECT_TYPE_NAME_MAX) throw invalidParameters(`an object type name is at most ${OBJECT_TYPE_NAME_MAX} characters`);
@@ -124,6 +127,11 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
           if (existing) throw conflict(`an object type named "${existing.name}" already exists (cot_${existing.id})`);
           const type = await admin.insertObjectType(trx, communityId, name, deps.clock.now());
           await admin.insertAssocs(trx, communityId, type.id, checked.assocs);
+          await recordWrite(trx, writer, {
+            operation: 'object_type.create',
+            entityIds: [formatId('object_type', type.id)],
+            detail: { name, assocs: checked.assocs.map((assoc) => assoc.assocType) },
+          });
           return present(trx, communityId, type);
         });
       } catch (error) {
@@ -134,7 +142,8 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
     },
 
     /** POST /api/v2/admin/object-types/{id}/assocs: one more association; an objectAssocType the type has is a 409. */
-    async addAssoc(communityId: number, rawId: string, input: AssocInput) {
+    async addAssoc(writer: Writer, rawId: string, input: AssocInput) {
+      const { communityId } = writer;
       return retryingTransaction(db, async (trx) => {
         const type = await lockedType(trx, communityId, rawId);
         const taken = new Set((await admin.assocsOf(trx, communityId, type.id)).map((assoc) => assoc.assocType));
@@ -142,17 +151,28 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
         const checked = await checkAssocs(trx, communityId, [input], () => 'body', taken);
         if (checked.faults.length) throw faultError(checked.faults);
         await admin.insertAssocs(trx, communityId, type.id, checked.assocs);
+        await recordWrite(trx, writer, {
+          operation: 'object_type.add_assoc',
+          entityIds: [formatId('object_type', type.id)],
+          detail: { objectAssocType: input.objectAssocType },
+        });
         return present(trx, communityId, type);
       });
     },
 
     /** DELETE /api/v2/admin/object-types/{id}/assocs/{objectAssocType}: the objects' links through it go too. */
-    async removeAssoc(communityId: number, rawId: string, assocType: string) {
+    async removeAssoc(writer: Writer, rawId: string, assocType: string) {
+      const { communityId } = writer;
       return retryingTransaction(db, async (trx) => {
         const type = await lockedType(trx, communityId, rawId);
         if (!(await admin.deleteAssoc(trx, communityId, type.id, assocType))) {
           throw notFound('object_type_assoc_not_found', `object type ${rawId} has no association "${assocType}"`);
         }
+        await recordWrite(trx, writer, {
+          operation: 'object_type.remove_assoc',
+          entityIds: [formatId('object_type', type.id)],
+          detail: { objectAssocType: assocType },
+        });
         return present(trx, communityId, type);
       });
     },

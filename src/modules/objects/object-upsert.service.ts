@@ -4,6 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
 import { HearthError } from '../../http/errors.ts';
 import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
 import * as admin from './object-type-admin.repository.ts';
 import * as upserts from './object-upsert.repository.ts';
@@ -189,7 +191,8 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
      * POST /api/v2/admin/objects and `hearth objects import`: inserts or updates objects of one type by
      * record key, with their custom field values and associations, all or nothing in one transaction.
      */
-    async upsert(communityId: number, input: ObjectUpsertInput): Promise<ObjectUpsertResult> {
+    async upsert(writer: Writer, input: ObjectUpsertInput): Promise<ObjectUpsertResult> {
+      const { communityId } = writer;
       return retryingTransaction(deps.db, async (trx) => {
         const { objectTypeId, plan } = await check(trx, communityId, input);
         const now = deps.clock.now();
@@ -213,7 +216,13 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
           now,
         );
         const created = [...rows.values()].filter((row) => row.created).length;
-        return { ids: input.records.map((_, index) => formatId('object', idOf(index))), created, updated: rows.size - created };
+        const ids = input.records.map((_, index) => formatId('object', idOf(index)));
+        await recordWrite(trx, writer, {
+          operation: 'objects.upsert',
+          entityIds: ids,
+          detail: { objectTypeId: formatId('object_type', objectTypeId), created, updated: rows.size - created },
+        });
+        return { ids, created, updated: rows.size - created };
       });
     },
   };

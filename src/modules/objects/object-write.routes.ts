@@ -24,7 +24,7 @@ export function objectWriteRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectWrites.setCustomFields(contextOf(request).communityId, request.params.id, request.body),
+      data: await services.objectWrites.setCustomFields(contextOf(request), request.params.id, request.body),
     }),
   );
 
@@ -45,7 +45,7 @@ export function objectWriteRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectWrites.addToSegment(contextOf(request).communityId, request.params.id, request.body),
+      data: await services.objectWrites.addToSegment(contextOf(request), request.params.id, request.body),
     }),
   );
 }

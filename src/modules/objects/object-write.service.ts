@@ -4,6 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import { writeValues } from '../custom-fields/custom-field.repository.ts';
 import { lockSegment } from '../segments/segment.repository.ts';
 import { checkObjectFieldWrites, type ObjectFieldWrite } from './object-custom-fields.ts';
@@ -20,7 +22,8 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
      * PATCH /api/v2/objects/{id}: sets (or, with a null value, clears) custom field values of one object, all
      * or none. Answers the object as GET /api/v2/objects/{id} shows it.
      */
-    async setCustomFields(communityId: number, rawId: string, input: { customFields: ObjectFieldWrite[] }) {
+    async setCustomFields(writer: Writer, rawId: string, input: { customFields: ObjectFieldWrite[] }) {
+      const { communityId } = writer;
       const id = parseId('object', rawId);
       const now = deps.clock.now();
       await retryingTransaction(db, async (trx) => {
@@ -28,6 +31,11 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
         if (!object) throw objectNotFound(rawId);
         const values = await checkObjectFieldWrites(trx, communityId, object.objectTypeId, input.customFields);
         await writeValues(trx, { communityId, entityType: 'object', entityId: id, now }, values);
+        await recordWrite(trx, writer, {
+          operation: 'object.set_custom_fields',
+          entityIds: [formatId('object', id)],
+          detail: { customFields: values.map((value) => formatId('custom_field', value.fieldId)) },
+        });
       });
       return deps.objects.get(communityId, rawId, {});
     },
@@ -36,7 +44,8 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
      * POST /api/v2/objects/{id}/segments: adds the object to an object segment of its own type. Idempotent:
      * an object already in the segment stays as it was. Answers the object.
      */
-    async addToSegment(communityId: number, rawId: string, input: { segmentId: string }) {
+    async addToSegment(writer: Writer, rawId: string, input: { segmentId: string }) {
+      const { communityId } = writer;
       const id = parseId('object', rawId);
       const segmentId = parseId('segment', input.segmentId);
       const now = deps.clock.now();
@@ -56,6 +65,7 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
           );
         }
         await objectWrites.addObjectToSegment(trx, communityId, segment.id, id, now);
+        await recordWrite(trx, writer, { operation: 'object.add_to_segment', entityIds: [formatId('object', id), formatId('segment', segment.id)] });
       });
       return deps.objects.get(communityId, rawId, {});
     },

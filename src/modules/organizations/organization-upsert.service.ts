@@ -4,6 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../http/errors.ts';
 import { formatId, parseCoreId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import { checkCustomFieldWrites } from '../custom-fields/custom-field-writes.ts';
 import * as customFields from '../custom-fields/custom-field.repository.ts';
 import { findSource } from '../sources/source.repository.ts';
@@ -56,7 +58,8 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
   }
 
   return {
-    async upsert(communityId: number, input: OrganizationUpsert) {
+    async upsert(writer: Writer, input: OrganizationUpsert) {
+      const { communityId } = writer;
       const sourceId = await checkSource(communityId, input.sourceId);
       const company =
         input.prospectorCompanyId === null || input.prospectorCompanyId === undefined
@@ -91,6 +94,17 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
         await customFields.writeValues(trx, { communityId, entityType: 'organization', entityId: organization.id, now }, values);
         await assignTags(trx, communityId, 'organization', organization.id, adding);
         await unassignTags(trx, communityId, 'organization', organization.id, removing);
+        await recordWrite(trx, writer, {
+          operation: 'organization.upsert',
+          entityIds: [formatId('organization', organization.id), ...[...adding, ...removing].map((id) => formatId('tag', id))],
+          detail: {
+            created,
+            sourceId,
+            customFields: values.map((value) => formatId('custom_field', value.fieldId)),
+            tagsAdded: adding.map((id) => formatId('tag', id)),
+            tagsRemoved: removing.map((id) => formatId('tag', id)),
+          },
+        });
         return { status: 'success' as const, organizationId: formatId('organization', organization.id), created };
       });
     },

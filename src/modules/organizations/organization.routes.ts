@@ -61,7 +61,7 @@ export function organizationRoutes(app: HearthApp, services: Services) {
     },
     async (request) => {
       const body = request.body;
-      const result = await services.organizationUpserts.upsert(contextOf(request).communityId, {
+      const result = await services.organizationUpserts.upsert(contextOf(request), {
         ...body,
         sourceId: coreKey('provider', body.destinationSourceId),
         organizationId: coreKey('organization', body.groupAttributesId),
@@ -87,7 +87,7 @@ export function organizationRoutes(app: HearthApp, services: Services) {
     async (request) => {
       const body = request.body;
       const sourceId = sourceIdFromPath(request.params.sourceId, body.sourceId, 'sourceId');
-      const result = await services.organizationUpserts.upsert(contextOf(request).communityId, { ...body, sourceId });
+      const result = await services.organizationUpserts.upsert(contextOf(request), { ...body, sourceId });
       return { ...result, warnings: unknownFieldWarnings(body, Object.keys(SourceUpsertBody.properties)) };
     },
   );

@@ -44,7 +44,7 @@ const columns = [
 
 export async function insertRemovalRequest(
   db: Kysely<DB>,
-  request: { communityId: number; email: string; emailHash: string; requestedBy: string; requestedAt: Date; deadlineAt: Date },
+  request: { communityId: number; email: string; emailHash: string; requestedBy: string | null; requestedAt: Date; deadlineAt: Date },
 ): Promise<number> {
   const row = await db
     .insertInto('removal_requests')

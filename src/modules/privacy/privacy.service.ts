@@ -3,6 +3,9 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../http/errors.ts';
 import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import { formatId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import { jobWriter, type Writer } from '../audit/writer.ts';
 import { identityHash, normalizeEmail, type Identity } from '../identity/identity-values.ts';
 import * as privacy from './privacy.repository.ts';
 import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';
@@ -23,8 +26,11 @@ interface ErasurePayload {
 export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs: JobQueue }) {
   const { db, clock, jobs } = deps;
 
-  /** Erases one contact in one transaction; what it erased is added to `totals`, which are saved with it. */
-  async function eraseContact(request: { communityId: number; id: number }, contactId: number, email: Identity, totals: ErasedCounts) {
+  /**
+   * Erases one contact in one transaction; what it erased is added to `totals`, which are saved with it. Its
+   * audit entry names the contact and the request, never the address.
+   */
+  async function eraseContact(writer: Writer, request: { communityId: number; id: number }, contactId: number, email: Identity, totals: ErasedCounts) {
     return db.transaction().execute(async (trx) => {
       const { communityId } = request;
       if (!(await privacy.lockContact(trx, communityId, contactId))) return totals;
@@ -42,6 +48,11 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       };
       await privacy.anonymizeContact(trx, communityId, contactId, now);
       await privacy.updateRemovalRequest(trx, communityId, request.id, { erased: next });
+      await recordWrite(trx, writer, {
+        operation: 'privacy.erase',
+        entityIds: [formatId('contact', contactId)],
+        detail: { removalRequestId: request.id, erasedSoFar: next },
+      });
       return next;
     });
   }
@@ -62,7 +73,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
         const contacts = await privacy.findContactsOf(db, job.communityId, normalized.identity);
         if (contacts.length === 0) break;
         for (const contactId of contacts) {
-          totals = await eraseContact(request, contactId, normalized.identity, totals);
+          totals = await eraseContact(jobWriter(job), request, contactId, normalized.identity, totals);
           await context.progress({ erased: { ...totals } });
         }
       }
@@ -84,25 +95,27 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
      * Stores a removal request for the address with its erasure job, in one transaction, and puts the
      * address on the suppression list at once, so that pushes stop bringing it in before the job has run.
      */
-    async requestRemoval(context: { communityId: number; tokenId: string }, rawEmail: string): Promise<{ id: number }> {
+    async requestRemoval(writer: Writer, rawEmail: string): Promise<{ id: number }> {
       const normalized = normalizeEmail(rawEmail);
       if (!normalized.ok) throw invalidParameters(`email: ${normalized.reason}`);
       const identity = normalized.identity;
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
         const id = await privacy.insertRemovalRequest(trx, {
-          communityId: context.communityId,
+          communityId: writer.communityId,
           // As given: for a GitHub noreply address the identity is the GitHub login, which is no address;
           // the job reads the address again and finds the same identity.
           email: rawEmail.trim(),
           emailHash: identityHash(identity),
-          requestedBy: context.tokenId,
+          requestedBy: writer.tokenId,
           requestedAt: now,
           deadlineAt: new Date(now.getTime() + ERASURE_DEADLINE_DAYS * 86_400_000),
         });
-        await suppress(trx, context.communityId, [identity], id, now);
+        await suppress(trx, writer.communityId, [identity], id, now);
         const payload: ErasurePayload = { removalRequestId: id };
-        await jobs.enqueue(trx, { communityId: context.communityId, kind: ERASURE_JOB, payload: { ...payload }, maxAttempts: ERASURE_ATTEMPTS });
+        const jobId = await jobs.enqueue(trx, { communityId: writer.communityId, kind: ERASURE_JOB, payload: { ...payload }, maxAttempts: ERASURE_ATTEMPTS });
+        // Not the address: the log outlives the erasure, and `hearth privacy list` shows it until then.
+        await recordWrite(trx, writer, { operation: 'privacy.request', entityIds: [], detail: { removalRequestId: id, jobId } });
         return { id };
       });
     },

@@ -20,7 +20,7 @@ export function segmentWriteRoutes(app: HearthApp, services: Services) {
         response: { 201: SegmentIdName },
       },
     },
-    async (request, reply) => reply.code(201).send({ success: true as const, data: await services.segmentWrites.create(contextOf(request).communityId, request.body) }),
+    async (request, reply) => reply.code(201).send({ success: true as const, data: await services.segmentWrites.create(contextOf(request), request.body) }),
   );
 
   app.patch(
@@ -40,7 +40,7 @@ export function segmentWriteRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.segmentWrites.rename(contextOf(request).communityId, request.params.id, request.body),
+      data: await services.segmentWrites.rename(contextOf(request), request.params.id, request.body),
     }),
   );
 }

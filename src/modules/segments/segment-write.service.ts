@@ -4,6 +4,8 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import * as segmentWrites from './segment-write.repository.ts';
 import type { SegmentEntityType } from './segment-write.repository.ts';
 import { findSegment } from './segment.repository.ts';
@@ -69,14 +71,25 @@ export function createSegmentWriteService(deps: { db: Kysely<DB>; clock: Clock }
      * POST /api/v2/segments. The name is trimmed; segment names are unique per entity type, ignoring case
      * (the unique index decides, so two concurrent creates cannot both win).
      */
-    async create(communityId: number, input: NewSegmentInput) {
+    async create(writer: Writer, input: NewSegmentInput) {
+      const { communityId } = writer;
       const name = segmentName(input.name);
       const description = segmentDescription(input.description);
       const entityType = input.entityType ?? 'contact';
       const objectTypeId = objectTypeOf(entityType, input.objectTypeId);
       let row: { id: number; name: string } | undefined;
       try {
-        row = await segmentWrites.insertSegment(db, communityId, { name, description, entityType, objectTypeId, now: deps.clock.now() });
+        row = await db.transaction().execute(async (trx) => {
+          const inserted = await segmentWrites.insertSegment(trx, communityId, { name, description, entityType, objectTypeId, now: deps.clock.now() });
+          if (inserted) {
+            await recordWrite(trx, writer, {
+              operation: 'segment.create',
+              entityIds: [formatId('segment', inserted.id)],
+              detail: { name, entityType, objectTypeId: objectTypeId === null ? null : formatId('object_type', objectTypeId) },
+            });
+          }
+          return inserted;
+        });
       } catch (error) {
         if (isUniqueViolation(error)) throw await nameTaken(communityId, entityType, name);
         throw error;
@@ -86,12 +99,17 @@ export function createSegmentWriteService(deps: { db: Kysely<DB>; clock: Clock }
     },
 
     /** PATCH /api/v2/segments/{id}: a new name; the ID, entity type, description and members stay. */
-    async rename(communityId: number, rawId: string, input: { name: string }) {
+    async rename(writer: Writer, rawId: string, input: { name: string }) {
+      const { communityId } = writer;
       const id = parseId('segment', rawId);
       const name = segmentName(input.name);
       let row: { id: number; name: string; entityType: string } | undefined;
       try {
-        row = await segmentWrites.renameSegment(db, communityId, id, { name, now: deps.clock.now() });
+        row = await db.transaction().execute(async (trx) => {
+          const renamed = await segmentWrites.renameSegment(trx, communityId, id, { name, now: deps.clock.now() });
+          if (renamed) await recordWrite(trx, writer, { operation: 'segment.rename', entityIds: [formatId('segment', id)], detail: { name } });
+          return renamed;
+        });
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         // The violation does not say the entity type; the segment being renamed does.

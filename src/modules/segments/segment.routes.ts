@@ -47,7 +47,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreSegmentAddResult },
       },
     },
-    async (request) => services.segments.addContactsCore(contextOf(request).communityId, request.params.id, request.body),
+    async (request) => services.segments.addContactsCore(contextOf(request), request.params.id, request.body),
   );
 
   app.get(

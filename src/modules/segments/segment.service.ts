@@ -5,6 +5,8 @@ import type { CursorCodec } from '../../http/cursor.ts';
 import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseCoreId, parseId } from '../../http/ids.ts';
 import { pageWithCursor } from '../../http/paging.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/identity-values.ts';
 import { findIdentityOwners } from '../identity/identity.repository.ts';
 import * as segments from './segment.repository.ts';
@@ -98,7 +100,8 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
      * junk or malformed value, or one that no contact holds, is listed in `notFound`. Idempotent: contacts
      * already in the segment are listed in `added` again (their status is set when `statusId` is given).
      */
-    async addContactsCore(communityId: number, rawId: string, input: { socialType: SocialType; value: string; statusId?: number | null }) {
+    async addContactsCore(writer: Writer, rawId: string, input: { socialType: SocialType; value: string; statusId?: number | null }) {
+      const { communityId } = writer;
       const segmentId = parseCoreId('segment', rawId);
       const values = [...new Set(input.value.split(',').map((value) => value.trim()).filter(Boolean))];
       if (values.length === 0) throw invalidParameters(`value names no ${input.socialType} values (expected a comma-separated list)`);
@@ -131,6 +134,11 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
           else added.add(contactId);
         });
         await segments.addMemberships(trx, communityId, segment.id, [...added], statusId);
+        await recordWrite(trx, writer, {
+          operation: 'segment.add_contacts',
+          entityIds: [formatId('segment', segment.id), ...[...added].map((id) => formatId('contact', id))],
+          detail: { statusId, notFound: notFoundValues.length },
+        });
         return { added: [...added].map((id) => formatId('contact', id)), notFound: notFoundValues };
       });
     },

@@ -8,10 +8,10 @@ import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { unknownFieldWarnings, sourceIdFromPath } from '../../http/core-bodies.ts';
 import { HearthError } from '../../http/errors.ts';
+import type { Writer } from '../audit/writer.ts';
 import type { IngestionService } from '../ingestion/ingestion.service.ts';
 import type { OrganizationUpsertService } from '../organizations/organization-upsert.service.ts';
 import { SourceUpsertBody } from '../organizations/organization.routes.ts';
-import type { RequestContext } from '../tokens/token.service.ts';
 import { readImportLine, type ImportLine } from './import-line.ts';
 import * as imports from './source-import.repository.ts';
 import { NO_COUNTS, type BadLine, type FileImport, type ImportCounts } from './source-import.repository.ts';
@@ -34,6 +34,8 @@ export interface ImportRun {
   communityId: number;
   sourceId: number;
   jobId: number;
+  /** The job, which each imported line's push records as its writer. */
+  writer: Writer;
   folder: string;
   progress(progress: JsonValue): Promise<void>;
   /** Aborted when the worker stops: the run saves its place and throws, to be run again on the next start. */
@@ -153,7 +155,6 @@ async function importFile(
     badLines: [...(record?.badLines ?? [])],
   };
   const resumeAfter = state.linesDone;
-  const context: RequestContext = { communityId: run.communityId, communityName: '', tokenId: `job:${run.jobId}`, scopes: [], userId: null };
 
   const save = async (finished: boolean) => {
     await imports.saveFileImport(deps.db, key, { ...state, jobId: run.jobId, finishedAt: finished ? deps.clock.now() : null });
@@ -177,7 +178,7 @@ async function importFile(
       if (lineNumber <= resumeAfter) continue;
       const text = (lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw).trim();
       if (text) {
-        const outcome = await pushLine(deps, context, run.sourceId, readImportLine(text));
+        const outcome = await pushLine(deps, run.writer, run.sourceId, readImportLine(text));
         if ('reason' in outcome) {
           state.counts.badLines += 1;
           if (state.badLines.length < MAX_LISTED_BAD_LINES) state.badLines.push({ line: lineNumber, reason: outcome.reason });
@@ -214,22 +215,22 @@ async function importFile(
 type LineOutcome = { counted: 'users' | 'activities' | 'organizations'; warnings: number } | { reason: string };
 
 /** One line through its core push's service function. What the push refuses (a 4xx) makes a bad line. */
-async function pushLine(deps: FileImportDeps, context: RequestContext, sourceId: number, line: ImportLine): Promise<LineOutcome> {
+async function pushLine(deps: FileImportDeps, writer: Writer, sourceId: number, line: ImportLine): Promise<LineOutcome> {
   if (!line.ok) return { reason: line.reason };
   try {
     switch (line.type) {
       case 'user': {
-        const accepted = await deps.ingestion.pushUser(context, String(sourceId), line.body);
+        const accepted = await deps.ingestion.pushUser(writer, String(sourceId), line.body);
         return { counted: 'users', warnings: accepted.warnings.length };
       }
       case 'activity': {
-        const accepted = await deps.ingestion.pushActivity(context, String(sourceId), line.body);
+        const accepted = await deps.ingestion.pushActivity(writer, String(sourceId), line.body);
         return { counted: 'activities', warnings: accepted.warnings.length };
       }
       case 'organization': {
         const body = line.body;
         const target = sourceIdFromPath(String(sourceId), body.sourceId, 'sourceId');
-        await deps.organizationUpserts.upsert(context.communityId, { ...body, sourceId: target });
+        await deps.organizationUpserts.upsert(writer, { ...body, sourceId: target });
         return { counted: 'organizations', warnings: unknownFieldWarnings(body, ORGANIZATION_FIELDS).length };
       }
     }

@@ -3,7 +3,10 @@ import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { notFound } from '../../http/errors.ts';
+import { formatId } from '../../http/ids.ts';
 import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import { jobWriter, type Writer } from '../audit/writer.ts';
 import type { IngestionService } from '../ingestion/ingestion.service.ts';
 import type { OrganizationUpsertService } from '../organizations/organization-upsert.service.ts';
 import { augmentSource } from './augmentation.ts';
@@ -40,16 +43,21 @@ export function createSourceImportService(deps: SourceImportDeps) {
     // Deleted since the call: nothing is left to import for it.
     if (!source) return { sourceId, skipped: 'the source no longer exists' };
     const run = { communityId, sourceId, progress: context.progress, signal: context.signal };
+    // Each imported line is recorded by its push, as this job; the augmentation by one entry at the end.
+    const writer = jobWriter(job);
 
     let folder: FolderImport | null = null;
     if (source.kind === 'file') {
       if (!source.path) throw new Error(`source ${sourceId} is a file source without a folder`);
-      folder = await importFolder(deps, { ...run, jobId: job.id, folder: source.path });
+      folder = await importFolder(deps, { ...run, jobId: job.id, writer, folder: source.path });
     }
     // What is written from now on is the next run's: this run's augmentation may not see it.
     const startedAt = clock.now();
     const augmented = await augmentSource(deps, { ...run, since: source.lastImportAt });
-    await setLastImportAt(db, communityId, sourceId, startedAt);
+    await db.transaction().execute(async (trx) => {
+      await setLastImportAt(trx, communityId, sourceId, startedAt);
+      await recordWrite(trx, writer, { operation: 'source.augment', entityIds: [formatId('provider', sourceId)], detail: { augmented } });
+    });
     return json({
       sourceId,
       kind: source.kind,
@@ -66,11 +74,17 @@ export function createSourceImportService(deps: SourceImportDeps) {
      * brought forward). The source's row lock makes concurrent calls queue behind each other, so they
      * cannot both enqueue.
      */
-    async notify(context: { communityId: number }, sourceId: number): Promise<{ jobId: number; created: boolean }> {
+    async notify(writer: Writer, sourceId: number): Promise<{ jobId: number; created: boolean }> {
       const payload: SourceImportPayload = { sourceId };
       const job = await retryingTransaction(db, async (trx) => {
-        if (!(await lockSource(trx, context.communityId, sourceId))) return null;
-        return jobs.enqueueOnce(trx, { communityId: context.communityId, kind: SOURCE_IMPORT_JOB, payload: { ...payload } });
+        if (!(await lockSource(trx, writer.communityId, sourceId))) return null;
+        const enqueued = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: SOURCE_IMPORT_JOB, payload: { ...payload } });
+        await recordWrite(trx, writer, {
+          operation: 'source.data_available',
+          entityIds: [formatId('provider', sourceId)],
+          detail: { jobId: enqueued.id, created: enqueued.created },
+        });
+        return enqueued;
       });
       if (!job) throw notFound('source_not_found', `no source ${sourceId} in this community`);
       return { jobId: job.id, created: job.created };

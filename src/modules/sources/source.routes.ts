@@ -42,7 +42,7 @@ export function sourceRoutes(app: HearthApp, services: Services) {
       schema: { tags: ['admin'], summary: 'Create a source', body: NewSourceBody, response: { 201: AdminSourceResponse } },
     },
     async (request, reply) => {
-      const source = await services.sources.create(contextOf(request).communityId, request.body);
+      const source = await services.sources.create(contextOf(request), request.body);
       return reply.code(201).send({ success: true as const, data: adminSource(source) });
     },
   );

@@ -6,6 +6,8 @@ import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import { conflict, invalidParameters } from '../../http/errors.ts';
 import { formatId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import * as sources from './source.repository.ts';
 
 export interface NewSource {
@@ -18,7 +20,7 @@ export interface NewSource {
 
 export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
   return {
-    async create(communityId: number, input: NewSource) {
+    async create(writer: Writer, input: NewSource) {
       const name = input.name.trim();
       if (!name) throw invalidParameters('a source needs a name');
       if (name.length > 200) throw invalidParameters('a source name is at most 200 characters');
@@ -34,12 +36,16 @@ export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec
         throw invalidParameters('only a file source takes a path');
       }
       try {
-        return await sources.insertSource(deps.db, {
-          communityId,
-          name,
-          serviceName: input.serviceName ?? kind,
-          kind,
-          path: folder,
+        return await deps.db.transaction().execute(async (trx) => {
+          const source = await sources.insertSource(trx, {
+            communityId: writer.communityId,
+            name,
+            serviceName: input.serviceName ?? kind,
+            kind,
+            path: folder,
+          });
+          await recordWrite(trx, writer, { operation: 'source.create', entityIds: [formatId('provider', source.id)], detail: { name, kind, path: folder } });
+          return source;
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(`a source named "${name}" already exists`);

@@ -30,7 +30,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.create(contextOf(request).communityId, request.body),
+    async (request) => services.tags.create(contextOf(request), request.body),
   );
 
   app.get(
@@ -72,7 +72,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.update(contextOf(request).communityId, request.params.id, request.body),
+    async (request) => services.tags.update(contextOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -87,7 +87,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.remove(contextOf(request).communityId, request.params.id),
+    async (request) => services.tags.remove(contextOf(request), request.params.id),
   );
 
   app.get(

@@ -4,6 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import { conflict, invalidParameters, notFound } from '../../http/errors.ts';
 import { formatId, parseCoreId, parseId } from '../../http/ids.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import type { Writer } from '../audit/writer.ts';
 import { MAX_TAG_NAME } from './tag.assignments.ts';
 import * as tags from './tag.repository.ts';
 import { TAG_ENTITY_TYPES, type TagEntityType, type TagRow } from './tag.repository.ts';
@@ -68,11 +70,16 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
      * POST /community/v1/tags. A tag whose name matches (trimmed, case-insensitive) is returned instead of
      * a new one: undeleted if it was deleted, and allowing the requested entity types besides its own.
      */
-    async create(communityId: number, input: { name: string; description?: string | null; entityTypes: TagEntityType[] }) {
+    async create(writer: Writer, input: { name: string; description?: string | null; entityTypes: TagEntityType[] }) {
       const name = tagName(input.name);
       const description = tagDescription(input.description) ?? null;
       const entityTypes = TAG_ENTITY_TYPES.filter((type) => input.entityTypes.includes(type));
-      return coreTag(await tags.upsertTagByName(db, communityId, { name, description, entityTypes }));
+      const row = await db.transaction().execute(async (trx) => {
+        const upserted = await tags.upsertTagByName(trx, writer.communityId, { name, description, entityTypes });
+        await recordWrite(trx, writer, { operation: 'tag.create', entityIds: [formatId('tag', upserted.id)], detail: { name, entityTypes } });
+        return upserted;
+      });
+      return coreTag(row);
     },
 
     /** GET /community/v1/tags: every tag that is not deleted, in ID order. */
@@ -105,13 +112,18 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
      * A deleted tag is undeleted, without its old assignments (they went with the deletion). Another
      * tag's name, deleted or not, is a 409.
      */
-    async update(communityId: number, rawId: string, input: { name: string; description?: string | null }) {
+    async update(writer: Writer, rawId: string, input: { name: string; description?: string | null }) {
+      const { communityId } = writer;
       const id = parseCoreId('tag', rawId);
       const name = tagName(input.name);
       const description = tagDescription(input.description);
       try {
-        const row = await tags.updateTag(db, communityId, id, { name, description });
-        if (!row) throw tagNotFound(rawId);
+        const row = await db.transaction().execute(async (trx) => {
+          const updated = await tags.updateTag(trx, communityId, id, { name, description });
+          if (!updated) throw tagNotFound(rawId);
+          await recordWrite(trx, writer, { operation: 'tag.update', entityIds: [formatId('tag', id)], detail: { name } });
+          return updated;
+        });
         return coreTag(row);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -125,11 +137,13 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
      * DELETE /community/v1/tags/{id}: soft delete. In one transaction the tag is removed from every
      * contact, organization and activity and marked deleted. Deleting a deleted tag changes nothing.
      */
-    async remove(communityId: number, rawId: string) {
+    async remove(writer: Writer, rawId: string) {
+      const { communityId } = writer;
       const id = parseCoreId('tag', rawId);
       const row = await db.transaction().execute(async (trx) => {
         if (!(await tags.lockTag(trx, communityId, id))) throw tagNotFound(rawId);
-        await tags.deleteAssignmentsOfTag(trx, communityId, id);
+        const unassigned = await tags.deleteAssignmentsOfTag(trx, communityId, id);
+        await recordWrite(trx, writer, { operation: 'tag.delete', entityIds: [formatId('tag', id)], detail: { unassigned } });
         return tags.markTagDeleted(trx, communityId, id);
       });
       return coreTag(row);

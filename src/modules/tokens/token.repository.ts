@@ -40,12 +40,21 @@ export async function insertToken(
     .execute();
 }
 
-/** The token with its community's name: what every authenticated request needs, in one lookup. */
+/** The token with its community's name and its user's login: what every authenticated request needs, in one lookup. */
 export async function findActiveToken(db: Kysely<DB>, communityId: number, jti: string) {
   return db
     .selectFrom('api_tokens as t')
     .innerJoin('communities as c', 'c.id', 't.community_id')
-    .select(['t.scopes', 't.app_user_id as appUserId', 't.revoked_at as revokedAt', 't.expires_at as expiresAt', 'c.name as communityName'])
+    .leftJoin('app_users as u', (join) => join.onRef('u.community_id', '=', 't.community_id').onRef('u.id', '=', 't.app_user_id'))
+    .select([
+      't.name',
+      't.scopes',
+      't.app_user_id as appUserId',
+      'u.login_email as userEmail',
+      't.revoked_at as revokedAt',
+      't.expires_at as expiresAt',
+      'c.name as communityName',
+    ])
     .where('t.community_id', '=', communityId)
     .where('t.jti', '=', jti)
     .executeTakeFirst();
@@ -57,15 +66,15 @@ export async function listTokens(db: Kysely<DB>, communityId: number | null): Pr
   return query.execute();
 }
 
-/** Revokes by jti (unique across communities); `communityId` narrows it when the caller is scoped to one. */
-export async function revokeToken(db: Kysely<DB>, jti: string, communityId: number | null, now: Date): Promise<TokenRow | undefined> {
-  let query = db
+export async function revokeToken(db: Kysely<DB>, jti: string, communityId: number, now: Date): Promise<TokenRow | undefined> {
+  return db
     .updateTable('api_tokens')
     .set({ revoked_at: now })
+    .where('community_id', '=', communityId)
     .where('jti', '=', jti)
-    .where('revoked_at', 'is', null);
-  if (communityId !== null) query = query.where('community_id', '=', communityId);
-  return query.returning(columns).executeTakeFirst();
+    .where('revoked_at', 'is', null)
+    .returning(columns)
+    .executeTakeFirst();
 }
 
 export async function findToken(db: Kysely<DB>, jti: string, communityId: number | null): Promise<TokenRow | undefined> {

@@ -44,7 +44,7 @@ export function tokenRoutes(app: HearthApp, services: Services) {
     },
     async (request, reply) => {
       const context = contextOf(request);
-      const issued = await services.tokens.issue({ communityId: context.communityId, appUserId: context.userId, ...request.body });
+      const issued = await services.tokens.issue(context, { appUserId: context.userId, ...request.body });
       return reply.code(201).send({ success: true as const, data: issued });
     },
   );
@@ -62,7 +62,7 @@ export function tokenRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: tokenInfo(await services.tokens.revoke(request.params.jti, contextOf(request).communityId)),
+      data: tokenInfo(await services.tokens.revoke(contextOf(request), request.params.jti)),
     }),
   );
 }

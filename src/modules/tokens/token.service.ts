@@ -7,12 +7,16 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError } from '../../http/errors.ts';
 import { formatId, parseCoreId } from '../../http/ids.ts';
 import { DEFAULT_SCOPES, isScope, type Scope } from '../../http/scopes.ts';
+import { recordWrite } from '../audit/audit.repository.ts';
+import { tokenActor, type Writer } from '../audit/writer.ts';
 import { createTokenCache } from './token-cache.ts';
 import * as tokens from './token.repository.ts';
 
-/** Who is calling: established once per request from the token, passed explicitly to every service. */
-export interface RequestContext {
-  communityId: number;
+/**
+ * Who is calling: established once per request from the token, passed explicitly to every service. It is
+ * the request's `Writer`: write services record its actor and token in the audit log.
+ */
+export interface RequestContext extends Writer {
   communityName: string;
   tokenId: string;
   scopes: string[];
@@ -49,26 +53,30 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
   ]);
 
   return {
-    async issue(input: {
-      communityId: number;
+    /** A new token of the writer's community. */
+    async issue(
+      writer: Writer,
+      input: {
       scopes?: string[];
       name?: string;
       appUserId?: number | null;
       expiresInSeconds?: number;
-    }): Promise<IssuedToken> {
+      },
+    ): Promise<IssuedToken> {
       const scopes = normalizeScopes(input.scopes);
       const jti = randomUUID();
       const now = deps.clock.now();
       const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
-      await tokens.insertToken(deps.db, {
-        communityId: input.communityId,
-        jti,
-        name: input.name?.trim() || 'API token',
-        scopes,
-        appUserId: input.appUserId ?? null,
-        expiresAt,
+      const name = input.name?.trim() || 'API token';
+      await deps.db.transaction().execute(async (trx) => {
+        await tokens.insertToken(trx, { communityId: writer.communityId, jti, name, scopes, appUserId: input.appUserId ?? null, expiresAt });
+        await recordWrite(trx, writer, {
+          operation: 'token.create',
+          entityIds: [jti],
+          detail: { name, scopes, expiresAt: expiresAt?.toISOString() ?? null },
+        });
       });
-      let jwt = new SignJWT({ com: formatId('community', input.communityId), scope: scopes.join(' ') })
+      let jwt = new SignJWT({ com: formatId('community', writer.communityId), scope: scopes.join(' ') })
         .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
         .setIssuer(ISSUER)
         .setJti(jti)
@@ -113,6 +121,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
         ok: true,
         context: {
           communityId,
+          actor: tokenActor(row),
           communityName: row.communityName,
           tokenId: claims.jti,
           scopes: row.scopes,
@@ -125,17 +134,31 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       return tokens.listTokens(deps.db, communityId);
     },
 
-    async revoke(jti: string, communityId: number | null) {
-      const revoked = await tokens.revokeToken(deps.db, jti, communityId, deps.clock.now());
+    /** The community of a token (the CLI revokes by jti alone). */
+    async communityOf(jti: string): Promise<number> {
+      const token = await tokens.findToken(deps.db, jti, null);
+      if (!token) throw tokenNotFound(jti);
+      return token.communityId;
+    },
+
+    /** Revokes a token of the writer's community; revoking a revoked token changes (and records) nothing. */
+    async revoke(writer: Writer, jti: string) {
+      const revoked = await deps.db.transaction().execute(async (trx) => {
+        const row = await tokens.revokeToken(trx, jti, writer.communityId, deps.clock.now());
+        if (row) await recordWrite(trx, writer, { operation: 'token.revoke', entityIds: [jti], detail: { name: row.name } });
+        return row;
+      });
       // Other processes hear of it from the database; this one need not wait for its own notification.
       cache.changed();
       if (revoked) return revoked;
-      const existing = await tokens.findToken(deps.db, jti, communityId);
+      const existing = await tokens.findToken(deps.db, jti, writer.communityId);
       if (existing) return existing;
-      throw new HearthError(404, 'token_not_found', `no token with jti "${jti}"`);
+      throw tokenNotFound(jti);
     },
   };
 }
+
+const tokenNotFound = (jti: string) => new HearthError(404, 'token_not_found', `no token with jti "${jti}"`);
 
 export type TokenService = ReturnType<typeof createTokenService>;
 

@@ -1,0 +1,67 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { keysetPage } from '../../db/keyset.ts';
+import type { CursorPosition } from '../../http/cursor.ts';
+import type { Writer } from './writer.ts';
+
+export interface AuditRecord {
+  /** What was done, `<entity>.<verb>`: `contact.push`, `segment.rename`, `contacts.bulk_update`, ... */
+  operation: string;
+  /** Every record the write created or changed, as the API names them (`c_12`, `s_3`, `l_7`, ...). */
+  entityIds: string[];
+  /** What the IDs alone do not say: the change's parameters, counts, the job it enqueued. */
+  detail?: Record<string, unknown>;
+}
+
+/** Records one write. Call it inside the write's own transaction, after the write. */
+export async function recordWrite(trx: Kysely<DB>, writer: Writer, record: AuditRecord): Promise<void> {
+  await trx
+    .insertInto('audit_log')
+    .values({
+      community_id: writer.communityId,
+      actor: writer.actor,
+      token_jti: writer.tokenId,
+      operation: record.operation,
+      entity_ids: [...new Set(record.entityIds)],
+      detail: JSON.stringify(record.detail ?? {}),
+    })
+    .execute();
+}
+
+export interface AuditFilter {
+  /** Null: every community (the CLI). */
+  communityId: number | null;
+  /** Exact, or a prefix when it ends in `*` (`segment.*`). */
+  operation?: string;
+  actor?: string;
+  tokenId?: string;
+  /** Entries that touched this record. */
+  entityId?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** Newest first: by time, then ID. */
+export function pageAuditEntries(db: Kysely<DB>, filter: AuditFilter, page: { after: CursorPosition | null; limit: number }) {
+  let query = db
+    .selectFrom('audit_log as a')
+    .select(['a.community_id as communityId', 'a.id', 'a.at', 'a.actor', 'a.token_jti as tokenId', 'a.operation', 'a.entity_ids as entityIds', 'a.detail']);
+  if (filter.communityId !== null) query = query.where('a.community_id', '=', filter.communityId);
+  if (filter.operation !== undefined) {
+    query = filter.operation.endsWith('*')
+      ? query.where(sql<boolean>`starts_with(a.operation, ${filter.operation.slice(0, -1)})`)
+      : query.where('a.operation', '=', filter.operation);
+  }
+  if (filter.actor !== undefined) query = query.where('a.actor', '=', filter.actor);
+  if (filter.tokenId !== undefined) query = query.where('a.token_jti', '=', filter.tokenId);
+  if (filter.entityId !== undefined) query = query.where(sql<boolean>`a.entity_ids @> array[${filter.entityId}]::text[]`);
+  if (filter.since !== undefined) query = query.where('a.at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('a.at', '<=', filter.until);
+  return keysetPage(query, {
+    keys: [{ expr: sql.ref('a.at') }],
+    id: sql.ref('a.id'),
+    direction: 'desc',
+    after: page.after,
+    limit: page.limit,
+  });
+}

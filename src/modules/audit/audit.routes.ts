@@ -1,0 +1,23 @@
+import { contextOf, type HearthApp } from '../../http/types.ts';
+import type { Services } from '../../services.ts';
+import { AuditLogPage, AuditLogQuery } from './audit.schemas.ts';
+
+export function auditRoutes(app: HearthApp, services: Services) {
+  app.get(
+    '/api/v2/admin/audit-log',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: {
+        tags: ['admin'],
+        summary: 'List the audit log',
+        description:
+          'Every write through the API or the CLI, newest first: who (actor and token), what (operation and the IDs ' +
+          'touched), when. Recorded in the same transaction as the write, so a write that failed left no entry. ' +
+          'Background jobs record their own writes as `job:<id>`.',
+        querystring: AuditLogQuery,
+        response: { 200: AuditLogPage },
+      },
+    },
+    async (request) => ({ success: true as const, ...(await services.audit.page(contextOf(request).communityId, request.query)) }),
+  );
+}

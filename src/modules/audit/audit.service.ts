@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
+import { invalidParameters } from '../../http/errors.ts';
+import { formatId } from '../../http/ids.ts';
+import { pageWithCursor } from '../../http/paging.ts';
+import { parseDuration, subtractDuration } from '../../filters/date-values.ts';
+import { pageAuditEntries, type AuditFilter } from './audit.repository.ts';
+
+/** The filters of `GET /api/v2/admin/audit-log` and `hearth audit`, as given. */
+export interface AuditQuery {
+  operation?: string;
+  actor?: string;
+  tokenId?: string;
+  entityId?: string;
+  /** An ISO 8601 date-time, or an ISO 8601 duration back from now (`P7D`, `PT1H`). */
+  since?: string;
+  until?: string;
+}
+
+export interface AuditEntry {
+  id: number;
+  communityId: number;
+  at: Date;
+  actor: string;
+  tokenId: string | null;
+  operation: string;
+  entityIds: string[];
+  detail: unknown;
+}
+
+/** Reads the audit log; the writes themselves record into it (audit.repository.ts `recordWrite`). */
+export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors: CursorCodec }) {
+  function filterOf(communityId: number | null, query: AuditQuery): AuditFilter {
+    return {
+      communityId,
+      operation: query.operation,
+      actor: query.actor,
+      tokenId: query.tokenId,
+      entityId: query.entityId,
+      since: query.since === undefined ? undefined : instant('since', query.since, deps.clock.now()),
+      until: query.until === undefined ? undefined : instant('until', query.until, deps.clock.now()),
+    };
+  }
+
+  return {
+    /** GET /api/v2/admin/audit-log: newest first, keyset paged behind a cursor bound to the filters. */
+    async page(communityId: number, query: AuditQuery & { limit: number; cursor?: string }) {
+      const filter = filterOf(communityId, query);
+      // The cursor binds the filters as given: a duration is re-read against the clock of each page.
+      const { limit: _limit, cursor: _cursor, ...given } = query;
+      const binding = { community: communityId, list: 'audit-log', sort: 'at', direction: 'desc' as const, filters: given };
+      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) => pageAuditEntries(deps.db, filter, { after, limit: query.limit }));
+      return {
+        data: page.rows.map((entry) => ({
+          id: formatId('audit_entry', entry.id),
+          at: entry.at.toISOString(),
+          actor: entry.actor,
+          tokenId: entry.tokenId,
+          operation: entry.operation,
+          entityIds: entry.entityIds,
+          detail: entry.detail,
+        })),
+        meta: { nextCursor: page.nextCursor },
+      };
+    },
+
+    /** The newest `limit` entries of one community or of all (`hearth audit`). */
+    async latest(communityId: number | null, query: AuditQuery, limit: number): Promise<AuditEntry[]> {
+      return (await pageAuditEntries(deps.db, filterOf(communityId, query), { after: null, limit })).rows;
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;
+
+function instant(name: string, value: string, now: Date): Date {
+  const duration = parseDuration(value);
+  if (duration) return subtractDuration(now, duration);
+  // A date-time needs its offset: without one, "10:00" would mean whatever zone the server runs in.
+  const dateTime = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
+  if (dateTime && !Number.isNaN(dateTime.getTime())) return dateTime;
+  throw invalidParameters(`${name} must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "${value}"`);
+}

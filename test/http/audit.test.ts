@@ -1,0 +1,280 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorker } from '../../src/jobs/worker.ts';
+import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { systemClock } from '../../src/clock.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ENGINES } from '../helpers/test-database.ts';
+
+interface Entry {
+  id: string;
+  at: string;
+  actor: string;
+  tokenId: string | null;
+  operation: string;
+  entityIds: string[];
+  detail: Record<string, unknown>;
+}
+
+type Method = 'POST' | 'PATCH' | 'DELETE';
+
+/** The admin token of `hearth init` belongs to the console user it made. */
+const ADMIN_ACTOR = 'user:admin@hearth.local';
+
+/** Issue #5 part 5: every write through the API is recorded with who, what, which records and when. */
+describe.each(ENGINES)('audit log (%s)', (engine) => {
+  let t: TestApp;
+  let adminJti: string;
+
+  async function send(method: Method, url: string, payload?: object, token = t.token) {
+    return t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload === undefined ? {} : { payload }) });
+  }
+
+  async function audit(query = '', token = t.token): Promise<{ data: Entry[]; meta: { nextCursor: string | null } }> {
+    const response = await t.get(`/api/v2/admin/audit-log${query ? `?${query}` : ''}`, token);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json();
+  }
+
+  const newest = async () => (await audit('limit=1')).data[0]!;
+
+  async function jtiOf(token: string): Promise<string> {
+    return ((await t.get('/api/v2/api-token-status', token)).json() as { jti: string }).jti;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp(engine);
+    adminJti = await jtiOf(t.token);
+  });
+  afterAll(() => t?.close());
+
+  it('records every write route of the API: actor, token, operation, the IDs touched, when', async () => {
+    const written = new Set<string>();
+    /** Sends one write, then checks the newest entry is its own and returns the response body. */
+    async function write(
+      route: string,
+      url: string,
+      payload: object | undefined,
+      expected: { status: number; operation: string; ids: (body: Record<string, unknown>) => string[] },
+    ) {
+      const [method] = route.split(' ') as [Method];
+      const before = Date.now();
+      const response = await send(method, url, payload);
+      expect(response.statusCode, `${route}: ${response.body}`).toBe(expected.status);
+      const body = (response.json() as Record<string, unknown>) ?? {};
+      const entry = await newest();
+      expect(entry, route).toMatchObject({ actor: ADMIN_ACTOR, tokenId: adminJti, operation: expected.operation });
+      expect(entry.entityIds, route).toEqual(expect.arrayContaining(expected.ids(body)));
+      expect(Date.parse(entry.at)).toBeGreaterThanOrEqual(before - 1000);
+      written.add(route);
+      return body as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    }
+    const data = (body: Record<string, unknown>) => body.data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+    const source = data(await write('POST /api/v2/admin/sources', '/api/v2/admin/sources', { name: 'Second' }, { status: 201, operation: 'source.create', ids: (b) => [data(b).id] }));
+    const issued = data(
+      await write('POST /api/v2/admin/tokens', '/api/v2/admin/tokens', { name: 'robot', scopes: ['read'] }, { status: 201, operation: 'token.create', ids: (b) => [data(b).jti] }),
+    );
+    const user = await write('POST /community/v1/source/{destinationSourceId}/user', `/community/v1/source/${t.sourceId}/user`, { id: 'u-1', email: 'ada@example.org', fullName: 'Ada' }, {
+      status: 202,
+      operation: 'contact.push',
+      ids: (b) => [b.contactId as string],
+    });
+    const contactId = user.contactId as string;
+    await write(
+      'POST /community/v1/source/{destinationSourceId}/activity',
+      `/community/v1/source/${t.sourceId}/activity`,
+      { id: 'a-1', activityType: 'made_post_topic', user: { id: 'u-1' } },
+      { status: 202, operation: 'activity.push', ids: (b) => [b.activityId as string, contactId] },
+    );
+    const org = await write('POST /community/v1/organizations', '/community/v1/organizations', { domain: 'acme.com', destinationSourceId: t.sourceId }, {
+      status: 200,
+      operation: 'organization.upsert',
+      ids: (b) => [b.organizationId as string],
+    });
+    await write('POST /community/v1/source/{sourceId}/organization', `/community/v1/source/${t.sourceId}/organization`, { domain: 'globex.com' }, {
+      status: 200,
+      operation: 'organization.upsert',
+      ids: (b) => [b.organizationId as string],
+    });
+    const tag = await write('POST /community/v1/tags', '/community/v1/tags', { name: 'VIP', entityTypes: ['member', 'company'] }, { status: 200, operation: 'tag.create', ids: (b) => [b.id as string] });
+    await write('POST /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, { name: 'Very important' }, { status: 200, operation: 'tag.update', ids: () => [tag.id] });
+    const segment = data(
+      await write('POST /api/v2/segments', '/api/v2/segments', { name: 'Fans', entityType: 'contact' }, { status: 201, operation: 'segment.create', ids: (b) => [data(b).id] }),
+    );
+    await write('PATCH /api/v2/segments/{id}', `/api/v2/segments/${segment.id}`, { name: 'Big fans' }, { status: 200, operation: 'segment.rename', ids: () => [segment.id] });
+    await write('POST /community/v1/segments/{id}', `/community/v1/segments/${(segment.id as string).slice(2)}`, { socialType: 'email', value: 'ada@example.org' }, {
+      status: 200,
+      operation: 'segment.add_contacts',
+      ids: () => [segment.id, contactId],
+    });
+    await write('POST /api/v2/contacts/bulk-update', '/api/v2/contacts/bulk-update', { contactIds: [contactId], tagIdsToAdd: [tag.id] }, {
+      status: 200,
+      operation: 'contacts.bulk_update',
+      ids: () => [contactId, tag.id],
+    });
+    await write('POST /api/v2/organizations/bulk-update', '/api/v2/organizations/bulk-update', { organizationIds: [org.organizationId], tagIdsToAdd: [tag.id] }, {
+      status: 200,
+      operation: 'organizations.bulk_update',
+      ids: () => [org.organizationId, tag.id],
+    });
+    const type = data(
+      await write('POST /api/v2/admin/object-types', '/api/v2/admin/object-types', { name: 'Deal' }, { status: 201, operation: 'object_type.create', ids: (b) => [data(b).id] }),
+    );
+    await write('POST /api/v2/admin/object-types/{id}/assocs', `/api/v2/admin/object-types/${type.id}/assocs`, { objectAssocType: 'owner', targetEntity: 'contact' }, {
+      status: 201,
+      operation: 'object_type.add_assoc',
+      ids: () => [type.id],
+    });
+    await write('DELETE /api/v2/admin/object-types/{id}/assocs/{objectAssocType}', `/api/v2/admin/object-types/${type.id}/assocs/owner`, undefined, {
+      status: 200,
+      operation: 'object_type.remove_assoc',
+      ids: () => [type.id],
+    });
+    const upserted = data(
+      await write('POST /api/v2/admin/objects', '/api/v2/admin/objects', { objectTypeId: type.id, records: [{ recordKey: 'd-1', name: 'Deal one' }] }, {
+        status: 200,
+        operation: 'objects.upsert',
+        ids: (b) => data(b).ids,
+      }),
+    );
+    const objectId = upserted.ids[0] as string;
+    const field = await t.services.db
+      .insertInto('custom_fields')
+      .values({ community_id: t.communityId, name: 'Stage', entity_types: ['object'], value_type: 'string', object_type_id: Number(type.id.slice(4)) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const fieldValue = { customFieldId: `cf_${field.id}`, customFieldValue: { type: 'string', value: 'won' } };
+    await write('PATCH /api/v2/objects/{id}', `/api/v2/objects/${objectId}`, { customFields: [fieldValue] }, { status: 200, operation: 'object.set_custom_fields', ids: () => [objectId] });
+    const deals = data(
+      await write('POST /api/v2/segments', '/api/v2/segments', { name: 'Deals', entityType: 'object', objectTypeId: type.id }, { status: 201, operation: 'segment.create', ids: (b) => [data(b).id] }),
+    );
+    await write('POST /api/v2/objects/{id}/segments', `/api/v2/objects/${objectId}/segments`, { segmentId: deals.id }, {
+      status: 200,
+      operation: 'object.add_to_segment',
+      ids: () => [objectId, deals.id],
+    });
+    await write('POST /api/v2/objects/bulk-update', '/api/v2/objects/bulk-update', { objectIds: [objectId], segmentId: deals.id, customFields: [fieldValue] }, {
+      status: 200,
+      operation: 'objects.bulk_update',
+      ids: () => [objectId, deals.id],
+    });
+    await write('POST /api/v2/data-available', '/api/v2/data-available', { sourceId: t.sourceId }, { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] });
+    await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
+    await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
+    await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
+    await write('DELETE /api/v2/admin/tokens/{jti}', `/api/v2/admin/tokens/${issued.jti}`, undefined, { status: 200, operation: 'token.revoke', ids: () => [issued.jti] });
+    expect(source.id).toMatch(/^sig_/);
+
+    // Every write route the service publishes was exercised above: a new one must be audited (and added here).
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const writeRoutes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations)
+        .filter((method) => ['post', 'patch', 'put', 'delete'].includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect([...written].sort()).toEqual(writeRoutes.sort());
+  });
+
+  it('names a token without a console user by its name, and keeps the address of a removal request out of the log', async () => {
+    const robot = await t.services.tokens.issue(cliWriter(t.communityId), { name: 'nightly sync', scopes: ['write', 'read'] });
+    const pushed = await send('POST', `/community/v1/source/${t.sourceId}/user`, { id: 'rob-1', email: 'rob@example.org' }, robot.token);
+    expect(pushed.statusCode).toBe(202);
+    expect(await newest()).toMatchObject({ actor: 'token:nightly sync', tokenId: robot.jti, operation: 'contact.push' });
+
+    expect((await send('DELETE', '/community/v1/user/rob@example.org', undefined, robot.token)).statusCode).toBe(200);
+    const request = await newest();
+    expect(request).toMatchObject({ operation: 'privacy.request', entityIds: [], detail: { removalRequestId: expect.any(Number), jobId: expect.any(Number) } });
+    expect(JSON.stringify(await audit('limit=1000'))).not.toContain('rob@example.org');
+  });
+
+  it('records the background erasure as the job that did it, one entry per contact erased', async () => {
+    const pushed = await send('POST', `/community/v1/source/${t.sourceId}/user`, { id: 'eve-1', email: 'eve@example.org' });
+    const contactId = (pushed.json() as { contactId: string }).contactId;
+    expect((await send('DELETE', '/community/v1/user/eve@example.org')).statusCode).toBe(200);
+    const { jobId } = (await newest()).detail as { jobId: number };
+    const worker = createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs });
+    await worker.runUntilIdle();
+    const erased = (await audit(`operation=privacy.erase&entityId=${contactId}`)).data;
+    expect(erased).toEqual([
+      expect.objectContaining({ actor: `job:${jobId}`, tokenId: null, entityIds: [contactId], detail: expect.objectContaining({ erasedSoFar: expect.any(Object) }) }),
+    ]);
+  });
+
+  it('records nothing for a write that was refused: the entry commits with the write or not at all', async () => {
+    const before = (await newest()).id;
+    const refused = await send('POST', '/api/v2/contacts/bulk-update', { contactIds: ['c_999999'], tagIdsToAdd: ['l_999999'] });
+    expect(refused.statusCode).toBe(400);
+    expect((await send('POST', '/api/v2/segments', { name: '', entityType: 'contact' })).statusCode).toBe(400);
+    expect((await send('POST', `/community/v1/source/999999/user`, { id: 'x' })).statusCode).toBe(404);
+    expect((await newest()).id).toBe(before);
+  });
+
+  describe('GET /api/v2/admin/audit-log', () => {
+    it('filters by operation (exact or prefix*), actor, token, entity and time, newest first', async () => {
+      const robot = await t.services.tokens.issue(cliWriter(t.communityId), { name: 'filters', scopes: ['write', 'read'] });
+      const start = new Date();
+      const made: string[] = [];
+      for (const name of ['One', 'Two', 'Three']) {
+        const response = await send('POST', '/api/v2/segments', { name: `Filters ${name}`, entityType: 'contact' }, robot.token);
+        made.push((response.json() as { data: { id: string } }).data.id);
+      }
+      await send('PATCH', `/api/v2/segments/${made[0]}`, { name: 'Filters First' }, robot.token);
+
+      const byToken = (await audit(`tokenId=${robot.jti}`)).data;
+      expect(byToken.map((entry) => entry.operation)).toEqual(['segment.rename', 'segment.create', 'segment.create', 'segment.create']);
+      expect(byToken.map((entry) => entry.entityIds[0])).toEqual([made[0], made[2], made[1], made[0]]);
+      const ats = byToken.map((entry) => Date.parse(entry.at));
+      expect([...ats].sort((a, b) => b - a)).toEqual(ats);
+
+      expect((await audit(`tokenId=${robot.jti}&operation=segment.create`)).data).toHaveLength(3);
+      expect((await audit(`tokenId=${robot.jti}&operation=segment.*`)).data).toHaveLength(4);
+      expect((await audit(`tokenId=${robot.jti}&operation=segment`)).data).toHaveLength(0);
+      expect((await audit(`actor=${encodeURIComponent('token:filters')}`)).data).toHaveLength(4);
+      expect((await audit(`entityId=${made[0]}`)).data.map((entry) => entry.operation)).toEqual(['segment.rename', 'segment.create']);
+      expect((await audit(`tokenId=${robot.jti}&since=${encodeURIComponent(new Date(start.getTime() - 1000).toISOString())}`)).data).toHaveLength(4);
+      expect((await audit(`tokenId=${robot.jti}&until=${encodeURIComponent(new Date(start.getTime() - 1000).toISOString())}`)).data).toHaveLength(0);
+      expect((await audit(`tokenId=${robot.jti}&since=PT1H`)).data).toHaveLength(4);
+      expect((await audit(`tokenId=${robot.jti}&until=PT1H`)).data).toHaveLength(0);
+    });
+
+    it('pages with a cursor bound to its filters', async () => {
+      const all = (await audit('limit=1000')).data;
+      expect(all.length).toBeGreaterThan(5);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: { data: Entry[]; meta: { nextCursor: string | null } } = await audit(`limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        seen.push(...page.data.map((entry) => entry.id));
+        cursor = page.meta.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual(all.map((entry) => entry.id));
+
+      const first = await audit('limit=2&operation=segment.*');
+      const reused = await t.get(`/api/v2/admin/audit-log?limit=2&operation=tag.*&cursor=${encodeURIComponent(first.meta.nextCursor!)}`);
+      expect(reused.statusCode).toBe(400);
+      expect(reused.json()).toMatchObject({ success: false, error: { code: 'invalid_cursor' } });
+    });
+
+    it('answers 400 for a bad time or an unknown parameter, and 403 without the admin scope', async () => {
+      const bad = await t.get('/api/v2/admin/audit-log?since=yesterday');
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json()).toMatchObject({ success: false, error: { code: 'invalid_parameters', message: expect.stringContaining('since') } });
+      expect((await t.get('/api/v2/admin/audit-log?until=2026-11-01T10:00:00')).statusCode).toBe(400);
+      expect((await t.get('/api/v2/admin/audit-log?who=me')).statusCode).toBe(400);
+      const reader = await t.issueToken(['read', 'write']);
+      expect((await t.get('/api/v2/admin/audit-log', reader)).statusCode).toBe(403);
+    });
+
+    it("shows a community's admin only its own community's entries", async () => {
+      const { communityId } = await t.services.communities.create('Audit elsewhere', 'cli:test@host');
+      const otherAdmin = await t.issueToken(['read', 'write', 'admin'], communityId);
+      const segment = await send('POST', '/api/v2/segments', { name: 'Elsewhere', entityType: 'contact' }, otherAdmin);
+      const segmentId = (segment.json() as { data: { id: string } }).data.id;
+      const theirs = (await audit('limit=1000', otherAdmin)).data;
+      expect(theirs.map((entry) => entry.operation)).toEqual(['segment.create', 'token.create', 'community.create']);
+      expect(theirs[2]).toMatchObject({ actor: 'cli:test@host', entityIds: [`com_${communityId}`] });
+      expect((await audit(`entityId=${segmentId}`)).data).toEqual([]);
+      expect((await audit('limit=1000')).data.map((entry) => entry.id)).not.toContain(theirs[0]!.id);
+    });
+  });
+});
