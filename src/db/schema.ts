@@ -469,6 +469,22 @@ export interface SigningKeys {
   secret: string;
 }
 
+export interface SourceImports {
+  bad_lines: Generated<Json>;
+  community_id: Int8;
+  counts: Generated<Json>;
+  file_name: string;
+  finished_at: Timestamp | null;
+  job_id: Int8 | null;
+  lines_done: Generated<number>;
+  modified_at: Timestamp;
+  sha256: string;
+  size: Int8;
+  source_id: Int8;
+  started_at: Timestamp;
+  status: Generated<string>;
+}
+
 export interface SourceProfiles {
   community_id: Int8;
   contact_id: Int8;
@@ -587,6 +603,7 @@ export interface DB {
   segment_statuses: SegmentStatuses;
   segments: Segments;
   signing_keys: SigningKeys;
+  source_imports: SourceImports;
   source_profiles: SourceProfiles;
   sources: Sources;
   sub_sources: SubSources;

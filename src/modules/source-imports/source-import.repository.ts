@@ -1,28 +1,7 @@
-import { sql, type ColumnType, type Kysely, type Transaction } from 'kysely';
-import type { DB, Generated, Int8, Json, Timestamp } from '../../db/schema.ts';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
-
-/** The table of migration 0004 (src/db/schema.ts is generated; this stands in until it is regenerated). */
-type SourceImportsTable = {
-  source_imports: {
-    community_id: Int8;
-    source_id: Int8;
-    sha256: string;
-    file_name: string;
-    size: Int8;
-    modified_at: Timestamp;
-    status: Generated<string>;
-    lines_done: Generated<number>;
-    counts: Generated<Json>;
-    bad_lines: Generated<Json>;
-    job_id: Int8 | null;
-    started_at: Timestamp;
-    finished_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
-  };
-};
-
-const withImports = (db: Executor) => db.withTables<SourceImportsTable>();
 
 /** What the lines of a file done so far did. */
 export interface ImportCounts {
@@ -80,7 +59,7 @@ export async function setLastImportAt(db: Executor, communityId: number, sourceI
 /** The source's import records of these contents (by SHA-256). */
 export async function findFileImports(db: Executor, communityId: number, sourceId: number, hashes: string[]): Promise<Map<string, FileImport>> {
   if (hashes.length === 0) return new Map();
-  const rows = await withImports(db)
+  const rows = await db
     .selectFrom('source_imports')
     .select(['sha256', 'file_name as fileName', 'size', 'status', 'lines_done as linesDone', 'counts', 'bad_lines as badLines'])
     .where('community_id', '=', communityId)
@@ -103,7 +82,7 @@ export async function findFileImports(db: Executor, communityId: number, sourceI
 /** Name, size and modification time of the source's imported files of these names: the quick check. */
 export async function findImportedByName(db: Executor, communityId: number, sourceId: number, fileNames: string[]) {
   if (fileNames.length === 0) return [];
-  return withImports(db)
+  return db
     .selectFrom('source_imports')
     .select(['file_name as fileName', 'size', 'modified_at as modifiedAt'])
     .where('community_id', '=', communityId)
@@ -118,7 +97,7 @@ export async function startFileImport(
   db: Executor,
   record: { communityId: number; sourceId: number; sha256: string; fileName: string; size: number; modifiedAt: Date; jobId: number; now: Date },
 ): Promise<void> {
-  await withImports(db)
+  await db
     .insertInto('source_imports')
     .values({
       community_id: record.communityId,
@@ -140,7 +119,7 @@ export async function saveFileImport(
   key: { communityId: number; sourceId: number; sha256: string },
   state: { linesDone: number; counts: ImportCounts; badLines: BadLine[]; jobId: number; finishedAt: Date | null },
 ): Promise<void> {
-  await withImports(db)
+  await db
     .updateTable('source_imports')
     .set({
       lines_done: state.linesDone,
