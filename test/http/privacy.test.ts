@@ -144,7 +144,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       other.sourceId = (await t.services.sources.create(cliWriter(other.communityId), { name: 'API' })).id;
       githubSource = (await t.services.sources.create(cliWriter(t.communityId), { name: 'GitHub' })).id;
 
-      const org = await insert(db, 'organizations', { community_id: t.communityId, name: 'Acme', primary_domain: 'acme.example' });
+      const org = await insert(db, 'organizations', { community_id: t.communityId, name: 'Acme', primary_domain: 'acme.example', member_count: 1 });
       alice = await seedAlice(db, { communityId: t.communityId, sourceId: t.sourceId, githubSource, organizationId: org });
       // A second contact shows the address as its primary email without holding the identity (an import).
       aliceTwin = await insert(db, 'contacts', {
@@ -297,6 +297,9 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
 
       expect(await count(db, 'custom_field_values', t.communityId, 'entity_id', alice)).toBe(0);
       expect(await count(db, 'website_visits', t.communityId, 'contact_id', alice)).toBe(0);
+      // Where the person worked is personal: the shell leaves the organization, which no longer counts it.
+      expect(shell.organization_id).toBeNull();
+      expect(await db.selectFrom('organizations').select('member_count').where('community_id', '=', t.communityId).where('primary_domain', '=', 'acme.example').executeTakeFirstOrThrow()).toEqual({ member_count: 0 });
       // What is not personal stays: tags, segment membership, the merged ID resolving to the shell, the organization.
       expect(await count(db, 'tag_assignments', t.communityId, 'entity_id', alice)).toBe(1);
       expect(await count(db, 'segment_memberships', t.communityId, 'entity_id', alice)).toBe(1);

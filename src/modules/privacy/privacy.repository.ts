@@ -3,6 +3,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Identity, IdentityType } from '../identity/identity-values.ts';
 import { moveMembers, placesOf } from '../locations/location.repository.ts';
+import { refreshMemberCounts } from '../organizations/organization.repository.ts';
 import { unlinkContactActivities } from '../topics/topic.repository.ts';
 
 export interface ErasedCounts {
@@ -145,8 +146,15 @@ export const ANONYMIZED_NAME = 'Anonymized contact';
 
 /** Empties every personal field of the contact; its ID, counts and activity times stay. */
 export async function anonymizeContact(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<void> {
-  // The contact leaves its location rows (their member counts).
+  // The contact leaves its location rows and its organization (their member counts): where a person works
+  // is personal, as their title and company name are.
   await moveMembers(trx, communityId, await placesOf(trx, communityId, [contactId]), []);
+  const { organizationId } = await trx
+    .selectFrom('contacts')
+    .select('organization_id as organizationId')
+    .where('community_id', '=', communityId)
+    .where('id', '=', contactId)
+    .executeTakeFirstOrThrow();
   await trx
     .updateTable('contacts')
     .set({
@@ -171,12 +179,14 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
       activate_message: null,
       spark_summary: null,
       recent_spark_summaries: '[]',
+      organization_id: null,
       anonymized_at: now,
       updated_at: now,
     })
     .where('community_id', '=', communityId)
     .where('id', '=', contactId)
     .execute();
+  if (organizationId !== null) await refreshMemberCounts(trx, communityId, [organizationId]);
 }
 
 /**
