@@ -509,6 +509,8 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
   it('a thread whose parent links form a cycle still answers, each activity counted once', async () => {
     const a = (await pushActivity({ id: 'cycle-a', activityType: 'commented_replied', user: { id: 'cy' }, parentActivity: { id: 'cycle-b' } })).activityId;
     const b = (await pushActivity({ id: 'cycle-b', activityType: 'commented_replied', user: { id: 'dee' }, parentActivity: { id: 'cycle-a' } })).activityId;
+    // Ingestion no longer links a loop (ingestion-activities.test.ts); a database written before it may hold one.
+    await t.services.db.updateTable('activities').set({ parent_id: key(b) }).where('community_id', '=', t.communityId).where('id', '=', key(a)).execute();
     const rows = await t.services.db
       .selectFrom('activities')
       .select(['id', 'parent_id'])

@@ -91,6 +91,30 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
     expect((await activity(reply.activityId)).parent_id).toBe(key(parent.activityId));
   });
 
+  it('never threads a loop: a parent that is the activity itself or one of its replies is not linked, and the 202 says so', async () => {
+    const loop = 'threads cannot loop';
+    const self = { id: 'loop-self', activityType: 'made_post_topic', user: { id: 'u-250' }, parentActivity: { id: 'loop-self', activityType: 'made_post_topic' } };
+    expect((await accepted(self)).warnings).toEqual([]);
+    const again = await accepted(self);
+    expect(again.warnings).toEqual([expect.stringContaining(loop)]);
+    expect((await activity(again.activityId)).parent_id).toBeNull();
+
+    // Two pushes naming each other: the second links to the first, and the first is left waiting.
+    const a = await accepted({ id: 'loop-a', activityType: 'made_post_topic', user: { id: 'u-251' }, parentActivity: { id: 'loop-b', activityType: 'made_post_topic' } });
+    const b = await accepted({ id: 'loop-b', activityType: 'made_post_topic', user: { id: 'u-252' }, parentActivity: { id: 'loop-a', activityType: 'made_post_topic' } });
+    expect(a.warnings).toEqual([]);
+    expect(b.warnings).toEqual([expect.stringMatching(/^1 earlier activity names this one as parent but is among its own parents/)]);
+    expect((await activity(b.activityId)).parent_id).toBe(key(a.activityId));
+    expect((await activity(a.activityId)).parent_id).toBeNull();
+    // Pushed again, the first now finds its parent, which is its own reply.
+    const aAgain = await accepted({ id: 'loop-a', activityType: 'made_post_topic', user: { id: 'u-251' }, parentActivity: { id: 'loop-b', activityType: 'made_post_topic' } });
+    expect(aAgain.warnings).toEqual([expect.stringContaining(loop)]);
+    expect((await activity(a.activityId)).parent_id).toBeNull();
+
+    const read = await t.get(`/api/v2/activities/${a.activityId}?cols=replyCount,participantCount`);
+    expect(read.json()).toMatchObject({ data: { replyCount: 1, participantCount: 2 } });
+  });
+
   it('deduplicates on (source, activityType, id): the latest push wins', async () => {
     const id = uid();
     const first = await accepted({ id, activityType: 'tweet', user: { id: 'u-300' }, content: { type: 'text', value: 'first' } });

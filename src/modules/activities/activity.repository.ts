@@ -18,11 +18,22 @@ export interface ActivityWrite {
   now: Date;
 }
 
+export interface UpsertedActivity {
+  id: number;
+  /** The contact it belonged to before (to recount that contact's activities). */
+  previousContactId: number | null;
+  /** The named parent is this activity or one of its replies: it was stored without a parent. */
+  parentRefused: boolean;
+  /** Activities waiting for this one as their parent that are among its own parents: left unlinked. */
+  repliesRefused: number;
+}
+
 /**
  * Inserts the activity, or updates it in place when (source, type, id) was pushed before: the latest push
- * wins. Returns its ID and the contact it belonged to before (to recount that contact's activities).
+ * wins. Threads never loop: a parent that is the activity itself or one of its replies is not linked, nor
+ * is a waiting reply that is one of its parents (pushes that name each other as parents do happen).
  */
-export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWrite) {
+export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWrite): Promise<UpsertedActivity> {
   const parentId = activity.parent ? await findParent(trx, activity.communityId, activity.sourceId, activity.parent) : null;
   const result = await sql<{ id: number; previousContactId: number | null }>`
     with previous as (
@@ -43,14 +54,36 @@ export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWri
       parent_id = excluded.parent_id, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
     returning id, (select contact_id from previous) as "previousContactId"`.execute(trx);
   const row = result.rows[0]!;
+  let ancestors = await ancestorsOf(trx, activity.communityId, row.id);
+  const parentRefused = ancestors.includes(row.id);
+  if (parentRefused) {
+    await trx.updateTable('activities').set({ parent_id: null }).where('community_id', '=', activity.communityId).where('id', '=', row.id).execute();
+    ancestors = [];
+  }
   // Replies that arrived before this activity now find their parent.
-  await sql`
-    update activities set parent_id = ${row.id}
+  const waiting = await sql<{ id: number }>`
+    select id from activities
     where community_id = ${activity.communityId} and source_id = ${activity.sourceId}
       and parent_external_id = ${activity.externalId}
       and (parent_activity_type = ${activity.activityType} or parent_activity_type is null)
       and parent_id is null and id <> ${row.id}`.execute(trx);
-  return row;
+  const replies = waiting.rows.map((reply) => reply.id).filter((id) => !ancestors.includes(id));
+  if (replies.length) {
+    await trx.updateTable('activities').set({ parent_id: row.id }).where('community_id', '=', activity.communityId).where('id', 'in', replies).execute();
+  }
+  return { ...row, parentRefused, repliesRefused: waiting.rows.length - replies.length };
+}
+
+/** The activities above this one, following parent links (once each: a loop ends the walk). */
+async function ancestorsOf(trx: Transaction<DB>, communityId: number, activityId: number): Promise<number[]> {
+  const result = await sql<{ id: number }>`
+    with recursive up (id) as (
+      select parent_id from activities where community_id = ${communityId} and id = ${activityId} and parent_id is not null
+      union
+      select a.parent_id from activities a join up on a.community_id = ${communityId} and a.id = up.id where a.parent_id is not null
+    )
+    select id from up`.execute(trx);
+  return result.rows.map((ancestor) => ancestor.id);
 }
 
 async function findParent(

@@ -141,6 +141,15 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
         if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
         await contacts.refreshActivityStats(trx, push.communityId, affected);
         await applyTags(trx, push, { type: 'activity', id: activity.id }, body.tags as ApiUser['tags'], contact.warnings);
+        if (activity.parentRefused) {
+          contact.warnings.push('parentActivity: names this activity or one of its replies; it was stored without a parent, as threads cannot loop');
+        }
+        if (activity.repliesRefused) {
+          contact.warnings.push(
+            `${activity.repliesRefused} earlier activit${activity.repliesRefused === 1 ? 'y names' : 'ies name'} this one as parent but ` +
+              `${activity.repliesRefused === 1 ? 'is' : 'are'} among its own parents; left unlinked, as threads cannot loop`,
+          );
+        }
         const sender = personRecord(contact);
         await recordWrite(trx, writer, {
           operation: 'activity.push',
