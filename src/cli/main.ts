@@ -279,21 +279,11 @@ async function runCommand(services: Services, command: string, sub: string | und
     }
     case 'audit': {
       const communityId = values.community ? await community(services, values.community) : null;
-      const entries = await services.audit.latest(
+      const list = await services.audit.latest(
         communityId,
         { operation: values.operation, actor: values.actor, tokenId: values.token, entityId: values.entity, since: values.since, until: values.until },
         values.limit ? positiveInteger(values.limit, '--limit') : 50,
       );
-      const list = entries.map((entry) => ({
-        id: `au_${entry.id}`,
-        communityId: `com_${entry.communityId}`,
-        at: entry.at.toISOString(),
-        actor: entry.actor,
-        tokenId: entry.tokenId,
-        operation: entry.operation,
-        entityIds: entry.entityIds,
-        detail: entry.detail,
-      }));
       emit(list, table(list.map((e) => [e.id, e.at, e.communityId, e.actor, e.operation, idsSummary(e.entityIds), e.tokenId ?? ''])));
       return 0;
     }

@@ -53,27 +53,32 @@ export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors
       const binding = { community: communityId, list: 'audit-log', sort: 'at', direction: 'desc' as const, filters: given };
       const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) => pageAuditEntries(deps.db, filter, { after, limit: query.limit }));
       return {
-        data: page.rows.map((entry) => ({
-          id: formatId('audit_entry', entry.id),
-          at: entry.at.toISOString(),
-          actor: entry.actor,
-          tokenId: entry.tokenId,
-          operation: entry.operation,
-          entityIds: entry.entityIds,
-          detail: entry.detail,
-        })),
+        data: page.rows.map(present),
         meta: { nextCursor: page.nextCursor },
       };
     },
 
-    /** The newest `limit` entries of one community or of all (`hearth audit`). */
-    async latest(communityId: number | null, query: AuditQuery, limit: number): Promise<AuditEntry[]> {
-      return (await pageAuditEntries(deps.db, filterOf(communityId, query), { after: null, limit })).rows;
+    /** The newest `limit` entries of one community or of all (`hearth audit`), each naming its community. */
+    async latest(communityId: number | null, query: AuditQuery, limit: number) {
+      const { rows } = await pageAuditEntries(deps.db, filterOf(communityId, query), { after: null, limit });
+      return rows.map((entry) => ({ ...present(entry), communityId: formatId('community', entry.communityId) }));
     },
   };
 }
 
 export type AuditService = ReturnType<typeof createAuditService>;
+
+function present(entry: AuditEntry) {
+  return {
+    id: formatId('audit_entry', entry.id),
+    at: entry.at.toISOString(),
+    actor: entry.actor,
+    tokenId: entry.tokenId,
+    operation: entry.operation,
+    entityIds: entry.entityIds,
+    detail: entry.detail,
+  };
+}
 
 function instant(name: string, value: string, now: Date): Date {
   const duration = parseDuration(value);
