@@ -47,6 +47,9 @@ const USAGE = `Usage: hearth <command> [options]
                                           the audit log, newest first (every community by default): who
                                           wrote what and when, through the API or the CLI. WHEN is an ISO
                                           date or date-time with offset, or a duration back from now (P7D)
+  audit prune --before WHEN [--community com_N] [--json]
+                                          deletes older entries (every community by default); each
+                                          community that lost some records the prune
 
 Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
 database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
@@ -72,6 +75,7 @@ const OPTIONS = {
   entity: { type: 'string' },
   since: { type: 'string' },
   until: { type: 'string' },
+  before: { type: 'string' },
   'database-url': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -285,6 +289,12 @@ async function runCommand(services: Services, command: string, sub: string | und
         values.limit ? positiveInteger(values.limit, '--limit') : 50,
       );
       emit(list, table(list.map((e) => [e.id, e.at, e.communityId, e.actor, e.operation, idsSummary(e.entityIds), e.tokenId ?? ''])));
+      return 0;
+    }
+    case 'audit prune': {
+      const communityId = values.community ? await community(services, values.community) : null;
+      const pruned = await services.audit.prune(communityId, required(values.before, '--before'), cliActor());
+      emit({ before: pruned.before.toISOString(), deleted: pruned.deleted }, `Deleted ${pruned.deleted} audit entries from before ${pruned.before.toISOString()}.`);
       return 0;
     }
     default:

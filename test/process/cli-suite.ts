@@ -123,7 +123,7 @@ export function describeCli(engine: Engine) {
       expectUsageError(await hearth('jobs', 'show'), 'the job ID is required');
     });
 
-    it('audit lists the CLI\'s writes as cli:<user>@<host>, newest first, with filters; a bad --since is a clear error', { timeout: 180_000 }, async () => {
+    it('audit lists the CLI\'s writes as cli:<user>@<host>, newest first, with filters; a bad --since is a clear error; prune records itself', { timeout: 180_000 }, async () => {
       const issued = json<{ jti: string }>(await hearth('token', 'create', '--community', communityId, '--name', 'audited', '--json'));
       expect((await hearth('token', 'revoke', issued.jti)).code).toBe(0);
       type Entry = { id: string; communityId: string; actor: string; tokenId: string | null; operation: string; entityIds: string[]; detail: Record<string, unknown> };
@@ -143,6 +143,13 @@ export function describeCli(engine: Engine) {
       expect(table.stdout).toMatch(new RegExp(`^au_\\d+ +\\S+ +${communityId} +${actor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +token\\.revoke +${issued.jti}`));
 
       expectRefusal(await hearth('audit', '--since', 'last week'), 'since must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "last week"');
+
+      // Pruning everything before now leaves the community one entry: the prune's own.
+      const pruned = json<{ before: string; deleted: number }>(await hearth('audit', 'prune', '--before', 'PT0S', '--community', communityId, '--json'));
+      expect(pruned.deleted).toBeGreaterThanOrEqual(3);
+      expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--json'))).toEqual([
+        expect.objectContaining({ actor, operation: 'audit.prune', entityIds: [], detail: { before: pruned.before, deleted: pruned.deleted } }),
+      ]);
     });
 
     it('activity-type add, then list includes it', async () => {

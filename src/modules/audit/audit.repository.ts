@@ -65,3 +65,13 @@ export function pageAuditEntries(db: Kysely<DB>, filter: AuditFilter, page: { af
     limit: page.limit,
   });
 }
+
+/** Deletes the entries older than `before` (of one community, or of all) and answers how many each community lost. */
+export async function deleteEntriesBefore(trx: Kysely<DB>, communityId: number | null, before: Date): Promise<Map<number, number>> {
+  let query = trx.deleteFrom('audit_log').where('at', '<', before);
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  const rows = await query.returning('community_id as communityId').execute();
+  const counts = new Map<number, number>();
+  for (const row of rows) counts.set(row.communityId, (counts.get(row.communityId) ?? 0) + 1);
+  return counts;
+}

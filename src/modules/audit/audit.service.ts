@@ -6,7 +6,7 @@ import { invalidParameters } from '../../http/errors.ts';
 import { formatId } from '../../http/ids.ts';
 import { pageWithCursor } from '../../http/paging.ts';
 import { parseDuration, subtractDuration } from '../../filters/date-values.ts';
-import { pageAuditEntries, type AuditFilter } from './audit.repository.ts';
+import { deleteEntriesBefore, pageAuditEntries, recordWrite, type AuditFilter } from './audit.repository.ts';
 
 /** The filters of `GET /api/v2/admin/audit-log` and `hearth audit`, as given. */
 export interface AuditQuery {
@@ -56,6 +56,22 @@ export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors
         data: page.rows.map(present),
         meta: { nextCursor: page.nextCursor },
       };
+    },
+
+    /**
+     * `hearth audit prune --before WHEN`: deletes older entries, in one transaction with an `audit.prune`
+     * entry in each community that lost some, so that a prune is itself on the record.
+     */
+    async prune(communityId: number | null, before: string, actor: string): Promise<{ before: Date; deleted: number }> {
+      const cutoff = instant('before', before, deps.clock.now());
+      const counts = await deps.db.transaction().execute(async (trx) => {
+        const deleted = await deleteEntriesBefore(trx, communityId, cutoff);
+        for (const [community, count] of deleted) {
+          await recordWrite(trx, { communityId: community, actor, tokenId: null }, { operation: 'audit.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } });
+        }
+        return deleted;
+      });
+      return { before: cutoff, deleted: [...counts.values()].reduce((sum, count) => sum + count, 0) };
     },
 
     /** The newest `limit` entries of one community or of all (`hearth audit`), each naming its community. */
