@@ -11,11 +11,13 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { EmbeddedAutovacuum } from './pglite-autovacuum.ts';
 
 /**
  * Kysely dialect for the embedded PGlite database. PGlite is one PostgreSQL session, so the driver hands
  * out its single connection to one caller at a time: a transaction holds it from BEGIN to COMMIT, and
- * everything else waits in line, exactly like a pool of size one.
+ * everything else waits in line, exactly like a pool of size one. Between two callers, it does autovacuum's
+ * work, which PGlite has no worker for (pglite-autovacuum.ts).
  */
 export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite) {}
@@ -38,6 +40,9 @@ class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private readonly connection: PGliteConnection;
   private release: (() => void) | null = null;
+  private readonly autovacuum = new EmbeddedAutovacuum();
+  private vacuuming: Promise<void> | null = null;
+  private destroyed = false;
 
   constructor(pglite: PGlite) {
     this.connection = new PGliteConnection(pglite);
@@ -58,6 +63,23 @@ class PGliteDriver implements Driver {
     const release = this.release;
     this.release = null;
     release?.();
+    if (!this.vacuuming && !this.destroyed && this.autovacuum.due()) this.vacuuming = this.vacuum();
+  }
+
+  /** One autovacuum run, in line with every other caller; a run that fails is tried again later. */
+  private async vacuum(): Promise<void> {
+    try {
+      const connection = await this.acquireConnection();
+      try {
+        await this.autovacuum.run(connection);
+      } finally {
+        await this.releaseConnection();
+      }
+    } catch {
+      // Nothing depends on a run: the next one, an interval later, picks up what this one left.
+    } finally {
+      this.vacuuming = null;
+    }
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -75,7 +97,10 @@ class PGliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  async destroy(): Promise<void> {}
+  async destroy(): Promise<void> {
+    this.destroyed = true;
+    await this.vacuuming;
+  }
 }
 
 class PGliteConnection implements DatabaseConnection {
