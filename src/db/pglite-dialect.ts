@@ -1,4 +1,4 @@
-import type { PGlite } from '@electric-sql/pglite';
+import { parse, protocol, type PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -11,11 +11,13 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
+import { EmbeddedAutovacuum } from './pglite-autovacuum.ts';
 
 /**
  * Kysely dialect for the embedded PGlite database. PGlite is one PostgreSQL session, so the driver hands
  * out its single connection to one caller at a time: a transaction holds it from BEGIN to COMMIT, and
- * everything else waits in line, exactly like a pool of size one.
+ * everything else waits in line, exactly like a pool of size one. Between two callers, it does autovacuum's
+ * work, which PGlite has no worker for (pglite-autovacuum.ts).
  */
 export class PGliteDialect implements Dialect {
   constructor(private readonly pglite: PGlite) {}
@@ -38,6 +40,9 @@ class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private readonly connection: PGliteConnection;
   private release: (() => void) | null = null;
+  private readonly autovacuum = new EmbeddedAutovacuum();
+  private vacuuming: Promise<void> | null = null;
+  private destroyed = false;
 
   constructor(pglite: PGlite) {
     this.connection = new PGliteConnection(pglite);
@@ -58,6 +63,23 @@ class PGliteDriver implements Driver {
     const release = this.release;
     this.release = null;
     release?.();
+    if (!this.vacuuming && !this.destroyed && this.autovacuum.due()) this.vacuuming = this.vacuum();
+  }
+
+  /** One autovacuum run, in line with every other caller; a run that fails is tried again later. */
+  private async vacuum(): Promise<void> {
+    try {
+      const connection = await this.acquireConnection();
+      try {
+        await this.autovacuum.run(connection);
+      } finally {
+        await this.releaseConnection();
+      }
+    } catch {
+      // Nothing depends on a run: the next one, an interval later, picks up what this one left.
+    } finally {
+      this.vacuuming = null;
+    }
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -75,19 +97,39 @@ class PGliteDriver implements Driver {
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 
-  async destroy(): Promise<void> {}
+  async destroy(): Promise<void> {
+    this.destroyed = true;
+    await this.vacuuming;
+  }
 }
 
 class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pglite: PGlite) {}
 
+  /**
+   * One call into the database per statement. PGlite's own `query` makes six (parse, describe the
+   * statement to learn its parameters' types, bind, describe, execute, sync), each a trip through its
+   * mutexes and the WebAssembly boundary, which cost more than a small statement's own work. Here the
+   * extended-protocol messages go in one batch, with parameters as text for the server to read by the
+   * types it infers, as node-postgres sends them on PostgreSQL.
+   */
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     // Without parameters, use the simple protocol, as `pg` does: it accepts scripts of several
     // statements, which migrations rely on. The last statement's result is the answer.
-    const result =
+    const message =
       compiled.parameters.length === 0
-        ? (await this.pglite.exec(compiled.sql)).at(-1)
-        : await this.pglite.query<R>(compiled.sql, [...compiled.parameters]);
+        ? protocol.serialize.query(compiled.sql)
+        : batch([
+            protocol.serialize.parse({ text: compiled.sql }),
+            protocol.serialize.bind({ values: compiled.parameters.map(toParameter) }),
+            protocol.serialize.describe({ type: 'P' }),
+            protocol.serialize.execute({}),
+            protocol.serialize.sync(),
+          ]);
+    // Throws the statement's error, once the batch has run to its end (Sync) and the session is ready again.
+    const { messages } = await this.pglite.execProtocol(message, { syncToFs: false });
+    await this.pglite.syncToFs();
+    const result = parse.parseResults(messages, this.pglite.parsers).at(-1);
     return {
       rows: (result?.rows ?? []) as R[],
       numAffectedRows: result?.affectedRows === undefined ? undefined : BigInt(result.affectedRows),
@@ -98,4 +140,38 @@ class PGliteConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('Streaming queries are not supported on the embedded database');
   }
+}
+
+function batch(messages: Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(messages.reduce((length, message) => length + message.length, 0));
+  let offset = 0;
+  for (const message of messages) {
+    bytes.set(message, offset);
+    offset += message.length;
+  }
+  return bytes;
+}
+
+/**
+ * A parameter's text form, as node-postgres makes it (`prepareValue`): arrays as array literals, plain
+ * objects as JSON, dates as ISO 8601 in UTC (PGlite's form: the same instant as node-postgres's local time).
+ */
+export function toParameter(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Uint8Array) return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+  if (Array.isArray(value)) return arrayLiteral(value);
+  return JSON.stringify(value);
+}
+
+function arrayLiteral(items: readonly unknown[]): string {
+  const elements = items.map((item) => {
+    if (item === null || item === undefined) return 'NULL';
+    if (Array.isArray(item)) return arrayLiteral(item);
+    return `"${toParameter(item)!.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  });
+  return `{${elements.join(',')}}`;
 }
