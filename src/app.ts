@@ -2,10 +2,13 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifySchema, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import Type from 'typebox';
+import { components } from './http/components.ts';
 import { createErrorHandler, errorFormatFor } from './http/error-handler.ts';
 import { HearthError } from './http/errors.ts';
+import { runInRequestScope } from './db/request-scope.ts';
+import { createClientErrorHandler, jsonBodyParser, MAX_HEADER_BYTES } from './http/raw-input.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
@@ -47,6 +50,10 @@ export interface AppOptions {
   publicUrl: string;
   /** Pino options, or false for no logging (tests). */
   logger: FastifyServerOptions['logger'];
+  /** How long one statement of a request may run, in ms (PostgreSQL; 0 or absent: no limit). */
+  statementTimeoutMs?: number;
+  /** Cancels running statements of a request whose client has gone (Database.cancel). */
+  cancelStatements?: (backends: number[]) => Promise<void>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -64,20 +71,35 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     forceCloseConnections: 'idle',
-    // Errors Fastify finds before routing (a malformed %-escape) answer in our formats too.
+    // Errors Fastify finds before routing (a malformed %-escape) answer in our formats too, and so do the
+    // requests Node's HTTP parser refuses (raw-input.ts).
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
-    // Path parameters carry email addresses (DELETE /community/v1/user/{email}), up to 254 characters.
-    routerOptions: { maxParamLength: 500 },
+    clientErrorHandler: createClientErrorHandler(docsUrl),
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // No length limit of the router's own (it answers 414 in its own words): a path parameter is as long as
+    // the request line allows, and the route's ID check says what is wrong with it.
+    routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  for (const schema of components()) app.addSchema(schema);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
   app.decorateRequest('context', null);
   app.addHook('onRoute', declareRoute);
+  // Every statement of a request runs in its scope (db/request-scope.ts): under the statement timeout, and
+  // cancelled when the client leaves before its answer is sent.
+  app.addHook('onRequest', (_request, reply, done) => {
+    const scope = runInRequestScope(options.statementTimeoutMs ?? 0, done);
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished && scope.backends.size > 0) void options.cancelStatements?.([...scope.backends]);
+    });
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  app.addHook('onRequest', createRequestGuard({ tokens: services.tokens, rateLimiter: services.rateLimiter }));
+  app.addHook('onRequest', createRequestGuard({ tokens: services.tokens, rateLimiter: services.rateLimiter, probes: services.probeCounter }));
   // Once closing, answer requests in flight with `Connection: close`: server.close() waits for every
   // connection, and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s).
   let closing = false;
@@ -108,6 +130,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       info: {
         title: 'Hearth',
         version: VERSION,
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         description:
           'Community data service: the v2 family (/api/v2) reads and updates contacts, organizations and activities; ' +
           'the core family (/community/v1) ingests users, activities and organizations. Every call takes ' +
@@ -119,12 +142,27 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
         { name: 'v2', description: 'Read and update API' },
         { name: 'core', description: 'Ingestion API' },
         { name: 'admin', description: 'Tokens and sources (admin scope)' },
-        { name: 'health', description: 'Probes' },
+        { name: 'health', description: 'Probes and this documentation' },
       ],
     },
+    // Named schemas (http/components.ts) keep their names under components.schemas.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: documentDefaults,
   });
   await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json', title: 'Hearth API' } });
-  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/openapi.json',
+    {
+      config: { auth: 'public' },
+      schema: {
+        operationId: 'getOpenApiDocument',
+        tags: ['health'],
+        summary: 'This OpenAPI 3.1 document',
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document' }) },
+      },
+    },
+    async () => app.swagger(),
+  );
 
   healthRoutes(app, services);
   tokenStatusRoutes(app);
@@ -160,15 +198,31 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   return app;
 }
 
+/** The interactive reference (served by @scalar/fastify-api-reference, which hides its routes). */
+const API_REFERENCE = '/docs';
+
 /**
  * Runs for every route as it is added: completes the declaration with what every route shares, and refuses
- * a route that forgot to say who may call it.
+ * a route that forgot to say who may call it or what its operation is called.
  * - A query string schema that allows nothing, when the route takes no query parameters: unknown query
  *   parameters are always a 400, never silently ignored.
- * - Error response schemas in the route's wire format, and the bearer security requirement, for OpenAPI.
+ * - Error response schemas in the route's wire format, and the security requirement (bearer, or none for
+ *   public routes), for OpenAPI.
  */
 function declareRoute(route: RouteOptions): void {
-  const schema = (route.schema ??= {});
+  if (route.url === API_REFERENCE && route.method === 'GET') {
+    route.schema = {
+      operationId: 'getApiReference',
+      tags: ['health'],
+      summary: 'This interactive API reference (HTML)',
+      response: {
+        200: { description: 'The reference page', content: { 'text/html': { schema: { type: 'string' } } } },
+        301: { description: 'To the same page at /docs/', type: 'null' },
+      },
+    } as RouteOptions['schema'];
+    route.config = { ...route.config, auth: 'public' } as RouteOptions['config'];
+  }
+  const schema = (route.schema ??= {}) as NonNullable<RouteOptions['schema']> & { hide?: boolean; operationId?: string; security?: unknown };
   const config = (route.config ??= {}) as NonNullable<RouteOptions['config']> & {
     auth?: unknown;
     errors?: string;
@@ -176,20 +230,35 @@ function declareRoute(route: RouteOptions): void {
   };
   if (config.auth === undefined) {
     // Hidden routes are the documentation's own assets.
-    if (!(schema as { hide?: boolean }).hide) throw new Error(`route ${route.method} ${route.url} does not declare its auth`);
+    if (!schema.hide) throw new Error(`route ${route.method} ${route.url} does not declare its auth`);
     config.auth = 'public';
   }
   schema.querystring ??= Type.Object({}, { additionalProperties: false });
-  if ((schema as { hide?: boolean }).hide) return;
+  if (schema.hide) return;
+  if (!schema.operationId) throw new Error(`route ${route.method} ${route.url} does not declare its operationId`);
 
   const format = config.errors ?? errorFormatFor(route.url);
   const failure = format === 'v2' ? V2Error : format === 'core' ? CoreError : MessageError;
   const response = (schema.response ??= {}) as Record<string, unknown>;
-  if (config.auth !== 'public') {
+  if (config.auth === 'public') {
+    schema.security = [];
+  } else {
     response[403] ??= Forbidden;
-    (schema as { security?: unknown }).security = [{ bearerAuth: [] }];
+    schema.security = [{ bearerAuth: [] }];
   }
   if (!config.probe) response[429] ??= RateLimited;
   response['4XX'] ??= failure;
   response['5XX'] ??= failure;
+}
+
+/**
+ * For the document only: a parameter with a default may be left out, so it is not `required` there (the
+ * validator fills the default in, which is why the schema lists it as required).
+ */
+function documentDefaults({ schema, url }: { schema: FastifySchema; url: string }) {
+  const querystring = schema?.querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined;
+  if (!querystring?.required || !querystring.properties) return { schema, url };
+  const properties = querystring.properties;
+  const required = querystring.required.filter((name) => properties[name]?.default === undefined);
+  return { schema: { ...schema, querystring: { ...querystring, required } }, url };
 }

@@ -26,6 +26,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
       services,
       publicUrl: config.publicUrl,
       logger: { level: config.logLevel, serializers: { req: serializeRequest } },
+      statementTimeoutMs: config.statementTimeoutMs,
+      cancelStatements: database.cancel,
     });
     await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;

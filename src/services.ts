@@ -5,7 +5,7 @@ import type { Config } from './config/config.ts';
 import type { Listen } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { CursorCodec } from './http/cursor.ts';
-import { createRateLimiter } from './http/rate-limit.ts';
+import { createProbeCounter, createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityService } from './modules/activities/activity.service.ts';
 import { createActivityTypeService } from './modules/activity-types/activity-type.service.ts';
@@ -67,14 +67,15 @@ export async function createServices(deps: ServiceDeps) {
     tokens,
     cursors,
     rateLimiter: createRateLimiter({ db, clock, config: deps.config.rateLimit }),
-    communities: createCommunityService({ db, tokens }),
+    probeCounter: createProbeCounter({ clock, config: deps.config.rateLimit }),
+    communities: createCommunityService({ db, tokens, clock }),
     sources: createSourceService({ db, cursors }),
     activityTypes,
     ingestion,
     organizationUpserts,
     organizations: createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl }),
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
-    me: createMeService({ db }),
+    me: createMeService({ db, clock }),
     tags: createTagService({ db, cursors }),
     locations: createLocationService({ db, cursors }),
     topics: createTopicService({ db, cursors }),

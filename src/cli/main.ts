@@ -9,6 +9,7 @@ import type { JobRow } from '../jobs/job-queue.ts';
 import { parseCoreId, parseId } from '../http/ids.ts';
 import { cliActor, cliWriter } from '../modules/audit/writer.ts';
 import type { AssocInput } from '../modules/objects/object-type-admin.service.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS } from '../modules/tokens/token.service.ts';
 import { createServices, type Services } from '../services.ts';
 import { importObjects } from './objects-import.ts';
 import { terminalProgress } from './progress-bar.ts';
@@ -143,7 +144,7 @@ async function runCommand(services: Services, command: string, sub: string | und
         scopes: values.scopes?.split(','),
         name: values.name,
         appUserId: await services.communities.adminOf(communityId),
-        expiresInSeconds: values['expires-in'] ? positiveInteger(values['expires-in'], '--expires-in') : undefined,
+        expiresInSeconds: values['expires-in'] ? tokenLifetime(values['expires-in']) : undefined,
       });
       emit(issued, `Token (shown once): ${issued.token}\njti: ${issued.jti}`);
       return 0;
@@ -316,6 +317,14 @@ async function community(services: Services, given: string | undefined): Promise
 function required(value: string | undefined, what: string): string {
   if (value === undefined || value.trim() === '') throw new UsageError(`${what} is required`);
   return value;
+}
+
+function tokenLifetime(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < MIN_TOKEN_LIFETIME_SECONDS || seconds > MAX_TOKEN_LIFETIME_SECONDS) {
+    throw new UsageError(`--expires-in must be a whole number of seconds from ${MIN_TOKEN_LIFETIME_SECONDS} to ${MAX_TOKEN_LIFETIME_SECONDS} (ten years)`);
+  }
+  return seconds;
 }
 
 function positiveInteger(value: string, what: string): number {

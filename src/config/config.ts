@@ -13,6 +13,8 @@ export interface Config {
   jwtSecret: string | null;
   logLevel: string;
   rateLimit: RateLimitConfig;
+  /** How long one statement of an HTTP request may run (ms; 0: no limit). Jobs and the CLI have none. */
+  statementTimeoutMs: number;
 }
 
 export interface RateLimitConfig {
@@ -78,6 +80,7 @@ export function loadConfig(env: Env = process.env): Config {
       perAddress: integer(env, 'HEARTH_RATE_LIMIT_ANONYMOUS', 60, 1, 10_000_000),
       windowSeconds: integer(env, 'HEARTH_RATE_LIMIT_WINDOW', 60, 1, 86_400),
     },
+    statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
   };
 }
 

@@ -1,9 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { outsideRequestScope, scopedPool } from './request-scope.ts';
 import type { DB } from './schema.ts';
 import { TYPE_PARSERS, pgTypes } from './type-parsers.ts';
 
@@ -16,6 +18,8 @@ export interface Database {
   shared: boolean;
   /** Listens to a notification channel until the database closes (see ListenHandlers). */
   listen: Listen;
+  /** Cancels the statements these backends are running (a request whose client left; request-scope.ts). */
+  cancel(backends: number[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,6 +37,9 @@ export type Listen = (channel: string, handlers: ListenHandlers) => Promise<void
 
 const RECONNECT_MS = 1000;
 
+/** pg_trgm, for the trigram index of `like` filters (migration 0011). */
+const PGLITE_EXTENSIONS = { pg_trgm };
+
 export type DatabaseTarget =
   /** `log` sees every statement (the bench records what a request ran). */
   | { engine: 'postgres'; url: string; poolSize?: number; log?: (event: LogEvent) => void }
@@ -44,7 +51,7 @@ export type DatabaseTarget =
 
 /** A dump of a freshly migrated embedded database, to start others from (`template`). */
 export async function dumpMigratedPGlite(): Promise<Blob> {
-  const pglite = await PGlite.create({ parsers: TYPE_PARSERS });
+  const pglite = await PGlite.create({ parsers: TYPE_PARSERS, extensions: PGLITE_EXTENSIONS });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
   await migrateToLatest(db);
   const dump = await pglite.dumpDataDir('none');
@@ -75,7 +82,7 @@ function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => voi
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client that loses its server emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: scopedPool(pool) }), ...(log ? { log } : {}) });
   const listeners = new Set<pg.Client>();
   let closed = false;
 
@@ -114,6 +121,10 @@ function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => voi
     engine: 'postgres',
     shared: true,
     listen,
+    async cancel(backends) {
+      if (backends.length === 0) return;
+      await outsideRequestScope(() => pool.query('select pg_cancel_backend(pid) from unnest($1::int[]) as pid', [backends])).catch(() => undefined);
+    },
     async close() {
       closed = true;
       await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
@@ -130,6 +141,7 @@ async function openPGlite(target: { dataDir: string | null; command?: string; te
       ...(target.dataDir === null ? {} : { dataDir: target.dataDir + '/pgdata' }),
       ...(target.template ? { loadDataDir: target.template } : {}),
       parsers: TYPE_PARSERS,
+      extensions: PGLITE_EXTENSIONS,
     });
     const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
     return {
@@ -141,6 +153,8 @@ async function openPGlite(target: { dataDir: string | null; command?: string; te
         await pglite.listen(channel, (payload) => handlers.message(payload));
         handlers.ready();
       },
+      // PGlite runs a statement to its end on this thread: there is nothing to cancel from outside it.
+      async cancel() {},
       async close() {
         await db.destroy();
         await pglite.close();

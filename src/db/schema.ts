@@ -82,6 +82,7 @@ export interface AppUserPersonas {
 
 export interface AppUsers {
   community_id: Int8;
+  contact_id: Int8 | null;
   created_at: Generated<Timestamp>;
   id: Generated<Int8>;
   login_email: string;

@@ -21,7 +21,7 @@ export interface CompileOptions extends FilterOptions {
  */
 export function compileLightFilter(raw: unknown, options: CompileOptions): RawBuilder<SqlBool> {
   const checked = validateLightFilter(raw, options);
-  return compileNode(checked, { communityId: options.communityId, now: options.now });
+  return compileNode(checked, { communityId: options.communityId, now: options.now, trigramIndexes: options.trigramIndexes });
 }
 
 function compileNode(node: CheckedNode, ctx: FilterContext): RawBuilder<SqlBool> {

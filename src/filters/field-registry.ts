@@ -55,6 +55,8 @@ export type CheckedLeaf =
 export interface FilterContext {
   communityId: number;
   now: Date;
+  /** The engine has the trigram indexes of migration 0011 (pg_trgm). */
+  trigramIndexes?: boolean;
 }
 
 export type ItemReader = (value: string) => { value: FilterItem; id?: boolean } | { reason: string; id?: boolean };
@@ -65,6 +67,8 @@ export interface FilterField {
   ops: Partial<Record<ClauseKind, readonly string[]>>;
   /** Reads one value of a stringFilter or stringListFilter (a prefixed ID to its key, an allowed value). */
   item: ItemReader;
+  /** Its text has a trigram index (migration 0011) where the engine has pg_trgm: `like` reads the index. */
+  trigram?: TrigramIndex;
   compile(leaf: CheckedLeaf, ctx: FilterContext): RawBuilder<SqlBool>;
 }
 
@@ -119,7 +123,8 @@ function numberCompare(expr: Sql, op: NumberOp, value: number): RawBuilder<SqlBo
 
 function textMatch(expr: Sql, op: StringOp, value: FilterItem, type: ElementType): RawBuilder<SqlBool> {
   if (type === 'bigint' || op === 'eq') return sql<SqlBool>`${expr} = ${param(value, type)}`;
-  if (op === 'like') return sql<SqlBool>`strpos(lower(${expr}), lower(${value}::text)) > 0`;
+  // A case-insensitive substring, in the form a trigram index serves; the value's own % _ and \ are literal.
+  if (op === 'like') return sql<SqlBool>`${expr} ilike ${`%${String(value).replace(/[\\%_]/g, '\\$&')}%`}::text`;
   return sql<SqlBool>`starts_with(${expr}, ${value}::text)`;
 }
 
@@ -169,19 +174,46 @@ const NUMBER_OPS = { numberFilter: ['eq', 'gt', 'gte', 'lt', 'lte'] } as const;
 const SET_OPS = { stringListFilter: ['any', 'all', 'none'] } as const;
 
 /** A single-valued column of text (or of IDs): stringFilter, and stringListFilter any/none. */
+/** A text column with a trigram index: the list's base table, its alias, and the column. */
+export interface TrigramIndex {
+  table: 'activities';
+  alias: string;
+  column: string;
+}
+
+/** pg_trgm finds a substring by its trigrams: a shorter one has none, and the index cannot help. */
+export const MIN_TRIGRAM_LIKE = 3;
+
+export function likeUsesTrigrams(field: FilterField, value: unknown, trigramIndexes: boolean | undefined): boolean {
+  return field.trigram !== undefined && trigramIndexes === true && String(value).length >= MIN_TRIGRAM_LIKE;
+}
+
+/**
+ * `like` on a column with a trigram index, as the set of rows the index finds: the planner would otherwise
+ * walk the list's order index and test every row against every clause (it takes a substring search for
+ * rare), where each clause's set is one index scan, kept as a hashed subplan.
+ */
+function trigramLike(index: TrigramIndex, value: FilterItem, ctx: FilterContext): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${col(index.alias, 'id')} in (select t.id from ${sql.table(index.table)} t where t.community_id = ${ctx.communityId} and ${textMatch(col('t', index.column), 'like', value, 'text')})`;
+}
+
 function scalarField(
   field: string,
   expr: (ctx: FilterContext) => Sql,
-  options: { type?: ElementType; item?: ItemReader; ops?: FilterField['ops'] } = {},
+  options: { type?: ElementType; item?: ItemReader; ops?: FilterField['ops']; trigram?: TrigramIndex } = {},
 ): FilterField {
   const type = options.type ?? 'text';
-  return {
+  const self: FilterField = {
     field,
+    ...(options.trigram ? { trigram: options.trigram } : {}),
     ops: options.ops ?? (type === 'bigint' ? ID_OPS : TEXT_OPS),
     item: options.item ?? anyText,
     compile(leaf, ctx) {
       const value = expr(ctx);
-      if (leaf.kind === 'stringFilter') return textMatch(value, leaf.op, leaf.value, type);
+      if (leaf.kind === 'stringFilter') {
+        if (leaf.op === 'like' && options.trigram && likeUsesTrigrams(self, leaf.value, ctx.trigramIndexes)) return trigramLike(options.trigram, leaf.value, ctx);
+        return textMatch(value, leaf.op, leaf.value, type);
+      }
       if (leaf.kind === 'stringListFilter') {
         const isAny = sql<SqlBool>`${value} = any(${list(leaf.values, type)})`;
         // A row without a value has none of them.
@@ -191,6 +223,7 @@ function scalarField(
       return unexpected(field, leaf);
     },
   };
+  return self;
 }
 
 function numberField(field: string, expr: (ctx: FilterContext) => Sql): FilterField {
@@ -363,7 +396,10 @@ const ACTIVITY_FIELDS: FilterField[] = [
   }),
   timeField('activityTime', col('a', 'activity_time')),
   booleanField('isUserInitiated', col('a', 'is_user_initiated')),
-  scalarField('content', () => col('a', 'content'), { ops: { stringFilter: TEXT_OPS.stringFilter } }),
+  scalarField('content', () => col('a', 'content'), {
+    ops: { stringFilter: TEXT_OPS.stringFilter },
+    trigram: { table: 'activities', alias: 'a', column: 'content' },
+  }),
   scalarField('title', () => col('a', 'title'), { ops: { stringFilter: TEXT_OPS.stringFilter } }),
   scalarField('url', () => col('a', 'url'), { ops: { stringFilter: TEXT_OPS.stringFilter } }),
   tagsField('a', 'activity'),

@@ -46,7 +46,7 @@ export function createErrorHandler(docsUrl: string) {
     }
     if (error.status === 404) return reply.send({ status: 'not-found', reason: error.message });
     if (error.status === 409) return reply.send({ status: 'conflict', reason: error.message });
-    if (error.status >= 500) return reply.send({ status: 'error', reason: 'internal-server-error' });
+    if (error.code === 'internal_server_error') return reply.send({ status: 'error', reason: 'internal-server-error' });
     const reason = error.extra.coreReason ?? error.code.replace(/_/g, '-');
     return reply.send({ reason, docs: docsUrl, detail: error.message });
   };
@@ -61,9 +61,19 @@ const CLIENT_ERROR_CODES: Record<number, string> = {
   415: 'unsupported_media_type',
 };
 
+/** PostgreSQL's query_canceled: the statement timeout, or a cancel because the client left. */
+const QUERY_CANCELED = '57014';
+
 function toHearthError(thrown: unknown): HearthError {
   if (thrown instanceof HearthError) return thrown;
   const error = thrown as Partial<FastifyError>;
+  if (error.code === QUERY_CANCELED) {
+    return new HearthError(
+      503,
+      'query_timeout',
+      'the query ran longer than the statement timeout (HEARTH_STATEMENT_TIMEOUT); narrow the filter or ask for fewer records',
+    );
+  }
   if (error.validation) {
     const context = error.validationContext ?? 'request';
     return new HearthError(400, 'invalid_parameters', describeValidation(error.validation as never, context), {

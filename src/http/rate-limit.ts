@@ -23,6 +23,10 @@ interface Lease {
   left: number;
   /** The shared count after the last reservation: every process's reserved hits. */
   reserved: number;
+  /** The shared count reached the limit: nothing more will be granted in this window. */
+  exhausted: boolean;
+  /** The reservation in flight; concurrent requests wait for it instead of reserving again. */
+  pending: Promise<void> | null;
 }
 
 /** Reservations take this share of a limit at a time (at least one hit, at most MAX_CHUNK). */
@@ -37,6 +41,8 @@ const MAX_LEASES = 10_000;
  * and spends them from memory. The shared count is the sum of what every process reserved, and a
  * reservation is cut to what the limit has left, so all processes together never let more than the limit
  * through; a process may refuse while another still holds a few unused hits, never the other way round.
+ * Within a process, one reservation per bucket is in flight at a time and concurrent requests wait for it,
+ * and what it grants is added to what is left: concurrency never costs a client part of its allowance.
  */
 export function createRateLimiter(deps: { db: Kysely<DB>; clock: Clock; config: RateLimitConfig }) {
   const windowMs = deps.config.windowSeconds * 1000;
@@ -50,24 +56,41 @@ export function createRateLimiter(deps: { db: Kysely<DB>; clock: Clock; config: 
     await deleteWindowsBefore(deps.db, windowStart);
   }
 
+  function leaseOf(bucket: string, windowStart: number): Lease {
+    let lease = leases.get(bucket);
+    if (!lease || lease.windowStart !== windowStart) {
+      if (leases.size >= MAX_LEASES) leases.clear();
+      lease = { windowStart, left: 0, reserved: 0, exhausted: false, pending: null };
+      leases.set(bucket, lease);
+    }
+    return lease;
+  }
+
+  async function reserve(bucket: string, lease: Lease, limit: number) {
+    const chunk = Math.max(1, Math.min(MAX_CHUNK, Math.floor(limit * CHUNK_SHARE)));
+    const reserved = await reserveHits(deps.db, bucket, lease.windowStart, chunk);
+    // Hits reserved beyond the limit are not granted.
+    const granted = Math.max(0, Math.min(chunk, limit - (reserved - chunk)));
+    lease.left += granted;
+    lease.reserved = reserved;
+    if (granted < chunk) lease.exhausted = true;
+  }
+
   return {
     /** Counts one hit of a bucket and returns its state. */
     async hit(kind: BucketKind, key: string): Promise<RateLimitState> {
+      const limit = kind === 'token' ? deps.config.perToken : deps.config.perAddress;
       const now = deps.clock.now().getTime();
       const windowStart = Math.floor(now / windowMs) * windowMs;
-      const limit = kind === 'token' ? deps.config.perToken : deps.config.perAddress;
       const bucket = `${kind}:${key}`;
       await sweep(windowStart);
 
-      let lease = leases.get(bucket);
-      if (!lease || lease.windowStart !== windowStart || lease.left === 0) {
-        const chunk = Math.max(1, Math.min(MAX_CHUNK, Math.floor(limit * CHUNK_SHARE)));
-        const reserved = await reserveHits(deps.db, bucket, windowStart, chunk);
-        // Hits reserved beyond the limit are not granted; a refused request still counts (it was made).
-        const granted = Math.max(0, Math.min(chunk, limit - (reserved - chunk)));
-        if (leases.size >= MAX_LEASES) leases.clear();
-        lease = { windowStart, left: granted, reserved };
-        leases.set(bucket, lease);
+      const lease = leaseOf(bucket, windowStart);
+      while (lease.left === 0 && !lease.exhausted) {
+        lease.pending ??= reserve(bucket, lease, limit).finally(() => {
+          lease.pending = null;
+        });
+        await lease.pending;
       }
       const exceeded = lease.left === 0;
       if (!exceeded) lease.left -= 1;
@@ -84,3 +107,32 @@ export function createRateLimiter(deps: { db: Kysely<DB>; clock: Clock; config: 
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** Probes may call this many times as often as the per-address limit before their count says none remain. */
+export const PROBE_ALLOWANCE_FACTOR = 10;
+
+/**
+ * Health probes carry the rate-limit headers like every response, counted per client address, but are
+ * never refused: an orchestrator that probes too often must not see its service as down. Their counts live
+ * in the process's memory, so `/healthz` answers while the database is unreachable.
+ */
+export function createProbeCounter(deps: { clock: Clock; config: RateLimitConfig }) {
+  const windowMs = deps.config.windowSeconds * 1000;
+  const limit = deps.config.perAddress * PROBE_ALLOWANCE_FACTOR;
+  const counts = new Map<string, { windowStart: number; hits: number }>();
+  return {
+    hit(address: string): { limit: number; remaining: number } {
+      const windowStart = Math.floor(deps.clock.now().getTime() / windowMs) * windowMs;
+      let count = counts.get(address);
+      if (!count || count.windowStart !== windowStart) {
+        if (counts.size >= MAX_LEASES) counts.clear();
+        count = { windowStart, hits: 0 };
+        counts.set(address, count);
+      }
+      count.hits += 1;
+      return { limit, remaining: Math.max(0, limit - count.hits) };
+    },
+  };
+}
+
+export type ProbeCounter = ReturnType<typeof createProbeCounter>;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TokenService } from '../modules/tokens/token.service.ts';
 import { HearthError, rateLimited } from './errors.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { ProbeCounter, RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';
 
 /**
@@ -10,11 +10,16 @@ import { describeAuth, satisfies } from './scopes.ts';
  * usually answer from memory (token-cache.ts, rate-limit.ts), so most requests add no database work here.
  * Every failure of authentication or scope is the same 403 `{status: "forbidden"}`; the reason is added.
  */
-export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter }) {
+export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter; probes: ProbeCounter }) {
   return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.context = null;
     const config = request.routeOptions.config;
-    if (config.probe) return;
+    if (config.probe) {
+      const count = deps.probes.hit(request.ip);
+      reply.header('X-RateLimit-Limit', count.limit);
+      reply.header('X-RateLimit-Remaining', count.remaining);
+      return;
+    }
     const auth = config.auth ?? 'public';
 
     const bearer = bearerToken(request.headers.authorization);

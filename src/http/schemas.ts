@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { component } from './components.ts';
 
 /** Response and parameter schemas shared by every module. */
 
@@ -24,7 +25,7 @@ export const Limit = Type.Integer({ minimum: 1, maximum: 1000, default: 50, desc
 export const Cursor = Type.String({ minLength: 1, description: '`meta.nextCursor` of the previous page.' });
 export const Direction = Type.Enum(['asc', 'desc'], { default: 'asc', description: 'Sort direction.' });
 
-export const V2Error = Type.Object(
+export const V2Error = component('V2Error', Type.Object(
   {
     success: Type.Literal(false),
     error: Type.Object({
@@ -34,9 +35,9 @@ export const V2Error = Type.Object(
     }),
   },
   { description: 'v2 error' },
-);
+));
 
-export const CoreError = Type.Object(
+export const CoreError = component('CoreError', Type.Object(
   {
     reason: Type.String(),
     docs: Type.Optional(Type.String()),
@@ -44,14 +45,14 @@ export const CoreError = Type.Object(
     status: Type.Optional(Type.String()),
   },
   { description: 'core error: 400 {reason, docs, detail}, 404 {status: "not-found", reason}' },
-);
+));
 
-export const Forbidden = Type.Object(
+export const Forbidden = component('Forbidden', Type.Object(
   { status: Type.Literal('forbidden'), reason: Type.Optional(Type.String()) },
   { description: 'Missing, invalid, expired or revoked token, or a missing scope' },
-);
+));
 
-export const RateLimited = Type.Object(
+export const RateLimited = component('RateLimited', Type.Object(
   {
     reason: Type.String(),
     rateLimit: Type.Object({
@@ -62,9 +63,9 @@ export const RateLimited = Type.Object(
     }),
   },
   { description: 'Too many requests for this token (or client address) in the current interval' },
-);
+));
 
-export const MessageError = Type.Object({ success: Type.Literal(false), message: Type.String() });
+export const MessageError = component('MessageError', Type.Object({ success: Type.Literal(false), message: Type.String() }));
 
 /** `location` of contacts and organizations. */
 export const Place = Type.Object({ city: Nullable(Type.String()), region: Nullable(Type.String()), country: Nullable(Type.String()) });

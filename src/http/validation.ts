@@ -61,25 +61,25 @@ export function describeValidation(errors: ErrorObject[], context: string): stri
 /**
  * Text PostgreSQL cannot store: the NUL character, and lone UTF-16 surrogates (JSON allows `"\ud800"`, but
  * it is no character, and jsonb refuses it). Every request is checked up front instead of failing deep in
- * a query; the answer names where the value is and what is wrong with it.
+ * a query; the answer names where the value is and what is wrong with it. The walk keeps its own stack, so
+ * no nesting of user data can exhaust the call stack (bodies are bounded in depth before this anyway).
  */
 export function findInvalidText(value: unknown, path = ''): { path: string; problem: string } | null {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) return { path: path || '(value)', problem: 'contains the NUL character (\\u0000)' };
-    if (LONE_SURROGATE.test(value)) return { path: path || '(value)', problem: 'is not valid Unicode (it has a lone UTF-16 surrogate)' };
-    return null;
-  }
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = findInvalidText(item, `${path}[${index}]`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = findInvalidText(key, path) ?? findInvalidText(item, path ? `${path}.${key}` : key);
-      if (found) return found;
+  const pending: [unknown, string][] = [[value, path]];
+  while (pending.length > 0) {
+    const [item, at] = pending.pop()!;
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) return { path: at || '(value)', problem: 'contains the NUL character (\\u0000)' };
+      if (LONE_SURROGATE.test(item)) return { path: at || '(value)', problem: 'is not valid Unicode (it has a lone UTF-16 surrogate)' };
+    } else if (Array.isArray(item)) {
+      // Pushed in reverse, so the first problem in document order is found first.
+      for (let index = item.length - 1; index >= 0; index -= 1) pending.push([item[index], `${at}[${index}]`]);
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let index = entries.length - 1; index >= 0; index -= 1) {
+        const [key, child] = entries[index]!;
+        pending.push([child, at ? `${at}.${key}` : key], [key, at]);
+      }
     }
   }
   return null;

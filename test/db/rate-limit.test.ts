@@ -62,4 +62,28 @@ describe.each(ENGINES)('rate limit reservations (%s)', (engine) => {
     clock.set('2026-06-15T12:01:10.000Z');
     expect(await one.hit('address', 'y')).toMatchObject({ exceeded: false, remaining: 2 });
   });
+
+  it('grants exactly the limit to concurrent requests in one process', async () => {
+    const one = limiter(1000); // reserves 20 at a time
+    // 8 clients, each with requests in flight at once, as many as it takes to pass the limit.
+    const clients = Array.from({ length: 8 }, async () => {
+      let granted = 0;
+      for (let round = 0; round < 25; round++) {
+        const states = await Promise.all(Array.from({ length: 8 }, () => one.hit('token', 'concurrent')));
+        granted += states.filter((state) => !state.exceeded).length;
+      }
+      return granted;
+    });
+    const granted = (await Promise.all(clients)).reduce((sum, n) => sum + n, 0);
+    expect(granted).toBe(1000);
+    expect(await one.hit('token', 'concurrent')).toMatchObject({ exceeded: true, remaining: 0 });
+  });
+
+  it('grants exactly the limit to concurrent requests spread over two processes, never more', async () => {
+    const [a, b] = [limiter(1000), limiter(1000)];
+    const results = await Promise.all(Array.from({ length: 1600 }, (_, i) => (i % 2 ? a : b).hit('token', 'two-processes')));
+    const granted = results.filter((state) => !state.exceeded).length;
+    // Every reservation is used: the requests kept coming after each process's last grant.
+    expect(granted).toBe(1000);
+  });
 });

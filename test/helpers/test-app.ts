@@ -27,6 +27,8 @@ export interface TestApp {
 export interface TestAppOptions {
   clock?: Clock;
   rateLimit?: Partial<RateLimitConfig>;
+  /** How long one statement of a request may run (PostgreSQL); none by default. */
+  statementTimeoutMs?: number;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
@@ -44,7 +46,13 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       },
     });
     const setup = await services.communities.init(cliActor());
-    const app = await buildApp({ services, publicUrl: TEST_PUBLIC_URL, logger: false });
+    const app = await buildApp({
+      services,
+      publicUrl: TEST_PUBLIC_URL,
+      logger: false,
+      statementTimeoutMs: options.statementTimeoutMs,
+      cancelStatements: db.database.cancel,
+    });
     return {
       app,
       services,

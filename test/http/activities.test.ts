@@ -540,36 +540,36 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     expect(response.json()).toEqual({
       success: true,
       data: [
-        { id: 'positive', displayName: 'Positive' },
-        { id: 'negative', displayName: 'Negative' },
-        { id: 'neutral', displayName: 'Neutral' },
+        { id: 'positive', name: 'Positive' },
+        { id: 'negative', name: 'Negative' },
+        { id: 'neutral', name: 'Neutral' },
       ],
     });
     await expectError(await t.get('/api/v2/activity-sentiment?cols=recordCount'), 400, 'invalid_parameters', '"cols"');
   });
 
-  it('GET /activity-categories: every category of the catalog and of the community\'s own types, by ID', async () => {
+  it('GET /activity-categories: every category of the catalog and of the community\'s own types, {id, name, value}', async () => {
     const categories = async (token = t.token) => {
       const response = await t.get('/api/v2/activity-categories', token);
       expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as { success: true; data: { id: string; displayName: string }[] };
+      const body = response.json() as { success: true; data: { id: string; name: string; value: string }[] };
       expect(Object.keys(body)).toEqual(['success', 'data']);
       return body.data;
     };
     const catalog = [...new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.category))].sort();
     const before = await categories();
-    expect(before.map((category) => category.id)).toEqual(catalog);
-    expect(before).toContainEqual({ id: 'code', displayName: 'Code' });
-    for (const category of before) expect(Object.keys(category)).toEqual(['id', 'displayName']);
+    expect(before.map((category) => category.value)).toEqual(catalog);
+    expect(before).toContainEqual({ id: 'cat_code', name: 'Code', value: 'code' });
+    for (const category of before) expect(Object.keys(category)).toEqual(['id', 'name', 'value']);
 
     await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_talk', displayName: 'Gave a meetup talk', category: 'public_speaking' });
     await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_host', displayName: 'Hosted a meetup', category: 'public_speaking' });
     await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'wrote_book', displayName: 'Wrote a book', category: 'content' });
     const after = await categories();
-    expect(after.map((category) => category.id)).toEqual([...catalog, 'public_speaking'].sort());
-    expect(after).toContainEqual({ id: 'public_speaking', displayName: 'Public speaking' });
+    expect(after.map((category) => category.value)).toEqual([...catalog, 'public_speaking'].sort());
+    expect(after).toContainEqual({ id: 'cat_public_speaking', name: 'Public speaking', value: 'public_speaking' });
     // Another community's own categories are its own.
-    expect((await categories(other.token)).map((category) => category.id)).toEqual(catalog);
+    expect((await categories(other.token)).map((category) => category.value)).toEqual(catalog);
     await expectError(await t.get('/api/v2/activity-categories?limit=1'), 400, 'invalid_parameters', '"limit"');
   });
 });

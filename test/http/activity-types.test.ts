@@ -36,6 +36,17 @@ describe.each(ENGINES)('activity types (%s)', (engine) => {
     }
   });
 
+  it('core: readable with contacts:read or with a push token (sources:write), refused otherwise', async () => {
+    for (const scopes of [['contacts:read'], ['sources:write'], ['read'], ['write']]) {
+      expect((await t.get('/community/v1/activityTypes', await t.issueToken(scopes))).statusCode, scopes.join()).toBe(200);
+    }
+    for (const scopes of [['segments:read'], ['activities:read'], ['admin']]) {
+      const response = await t.get('/community/v1/activityTypes', await t.issueToken(scopes));
+      expect(response.statusCode, scopes.join()).toBe(403);
+      expect(response.json()).toMatchObject({ status: 'forbidden', reason: expect.stringMatching(/contacts:read.*sources:write/) });
+    }
+  });
+
   it('v2: the same list in the success envelope, without meta', async () => {
     const core = (await t.get('/community/v1/activityTypes')).json();
     const response = await t.get('/api/v2/activity-types');

@@ -60,6 +60,20 @@ describe.each(ENGINES)('authentication and scopes (%s)', (engine) => {
     await expectForbidden({ authorization: `Bearer ${header}.${payload}.` });
   });
 
+  it('refuses a token whose signature is not in canonical base64url', async () => {
+    const [header, payload, signature] = t.token.split('.') as [string, string, string];
+    const body = await expectForbidden({ authorization: `Bearer ${header}.${payload}.${signature}=` });
+    expect(body.reason).toMatch(/malformed/);
+    // The last character of a 32-byte signature carries two unused bits: another letter decodes the same.
+    const last = signature.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const sibling = alphabet[alphabet.indexOf(last) ^ 1]!;
+    expect(Buffer.from(signature.slice(0, -1) + sibling, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    await expectForbidden({ authorization: `Bearer ${header}.${payload}.${signature.slice(0, -1)}${sibling}` });
+    await expectForbidden({ authorization: `Bearer ${header}=.${payload}.${signature}` });
+    expect((await t.get('/api/v2/providers')).statusCode).toBe(200);
+  });
+
   it('refuses a token whose claims were altered', async () => {
     const [header, , signature] = t.token.split('.');
     const claims = { ...decodePart(t.token, 1), scope: 'read write admin prospector:read' };

@@ -145,6 +145,25 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
     });
   });
 
+  describe('GET /community/v1/segments/{id}', () => {
+    it('answers one contact segment as a bare {id: number, name}, by the number or s_N', async () => {
+      const response = await send('GET', `/community/v1/segments/${members}`, undefined, segmentReader);
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toStrictEqual({ id: members, name: 'Members' });
+      expect((await send('GET', `/community/v1/segments/s_${leads}`)).json()).toStrictEqual({ id: leads, name: 'Leads' });
+    });
+
+    it('answers 400 for a malformed ID (404s: with the statuses below)', async () => {
+      const malformed = await send('GET', '/community/v1/segments/abc');
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.json()).toStrictEqual({ reason: 'invalid-segment-id', docs: `${TEST_PUBLIC_URL}/docs`, detail: expect.stringContaining('abc') });
+    });
+
+    it('needs segments:read', async () => {
+      expect((await send('GET', `/community/v1/segments/${members}`, undefined, segmentWriter)).statusCode).toBe(403);
+    });
+  });
+
   describe('GET /community/v1/segments/{id}/status', () => {
     it('lists the segment\'s statuses in their order', async () => {
       const response = await send('GET', `/community/v1/segments/${members}/status`, undefined, segmentReader);
@@ -168,9 +187,12 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
         [members, bToken],
         [orgSegment, t.token],
       ] as const) {
-        const response = await send('GET', `/community/v1/segments/${id}/status`, undefined, token);
-        expect(response.statusCode, String(id)).toBe(404);
-        expect(response.json()).toStrictEqual({ status: 'not-found', reason: expect.stringContaining(`segment ${id}`) });
+        // The segment itself and its statuses alike.
+        for (const url of [`/community/v1/segments/${id}`, `/community/v1/segments/${id}/status`]) {
+          const response = await send('GET', url, undefined, token);
+          expect(response.statusCode, url).toBe(404);
+          expect(response.json()).toStrictEqual({ status: 'not-found', reason: expect.stringContaining(`segment ${id}`) });
+        }
       }
     });
 

@@ -140,11 +140,11 @@ describe.each(ENGINES)('rate limits (%s)', (engine) => {
     expect(guessing.statusCode).toBe(429);
   });
 
-  it('never limits the health probes', async () => {
+  it('never refuses the health probes, which carry the headers too', async () => {
     for (let i = 0; i < 5; i++) {
       const response = await t.app.inject({ method: 'GET', url: '/healthz', remoteAddress: '10.1.1.1' });
       expect(response.statusCode).toBe(200);
-      expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      expect(response.headers['x-ratelimit-limit']).toBeDefined();
     }
   });
 });

@@ -184,6 +184,26 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
     expect(response.json()).toMatchObject({ reason: 'invalid-request-body', detail: expect.stringMatching(/timestamp/) });
   });
 
+  it('stores a time more than a day ahead as given, with a warning, and counts it in no window until it is past', async () => {
+    const start = clock.now();
+    const ahead = new Date(start.getTime() + 30 * 24 * 3600 * 1000).toISOString();
+    const pushed = await accepted({ id: uid(), activityType: 'tweet', user: { id: 'u-950' }, timestamp: ahead });
+    expect(pushed.warnings).toEqual([expect.stringMatching(/^timestamp is .*more than a day after the current time/)]);
+    expect((await activity(pushed.activityId)).activity_time.toISOString()).toBe(ahead);
+    const counts = async () =>
+      (await t.get(`/api/v2/contacts/${pushed.contactId}?cols=activityCount7d,activityCount1y,activityCountAll`)).json().data;
+    expect(await counts()).toMatchObject({ activityCount7d: 0, activityCount1y: 0, activityCountAll: 1 });
+    try {
+      clock.advance(31 * 24 * 3600 * 1000);
+      expect(await counts()).toMatchObject({ activityCount7d: 1, activityCount1y: 1, activityCountAll: 1 });
+    } finally {
+      clock.set(start);
+    }
+    // Within a day ahead is ordinary clock skew: no warning.
+    const skewed = await accepted({ id: uid(), activityType: 'tweet', user: { id: 'u-951' }, timestamp: new Date(start.getTime() + 3600_000).toISOString() });
+    expect(skewed.warnings).toEqual([]);
+  });
+
   it('refuses a push without a user or an id', async () => {
     for (const body of [{ id: uid(), activityType: 'tweet' }, { activityType: 'tweet', user: { id: 'u' } }, { id: uid(), activityType: 'tweet', user: {} }]) {
       const response = await push(body);

@@ -57,6 +57,16 @@ describe.each(ENGINES)('contact lookups and erasure through the ingestion API (%
     }
   });
 
+  it('answers "" for a string field without a value, never null (clients concatenate them)', async () => {
+    await pushUser({ id: 'bare-1', email: 'bare.person@gmail.com' });
+    const [found] = (await t.get('/community/v1/members?email=bare.person%40gmail.com')).json() as Record<string, unknown>[];
+    for (const field of ['avatar', 'bio', 'organization', 'title', 'last_active', 'twitter', 'github', 'linkedin', 'discord', 'youtube']) {
+      expect(found![field], field).toBe('');
+    }
+    expect(found!.fullName).toBe('bare.person');
+    expect(found!.first_seen).toEqual(expect.any(String));
+  });
+
   it('answers 404 when nothing matches and 400 without a parameter or with a bad one', async () => {
     expect((await t.get('/community/v1/members?email=nobody%40example.org')).statusCode).toBe(404);
     const none = await t.get('/community/v1/members');

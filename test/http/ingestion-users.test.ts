@@ -47,6 +47,21 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
     return Number(row.n);
   }
 
+  it('matches LinkedIn handles given as in/x, x or a profile URL to one identity', async () => {
+    const first = await accepted({ id: 'li-1', fullName: 'Grace Hopper', linkedin: { type: 'handle', value: 'in/grace-hopper' } });
+    expect(first.warnings ?? []).toEqual([]);
+    const second = await accepted({ id: 'li-2', linkedin: { type: 'handle', value: 'Grace-Hopper' } }, other);
+    const third = await accepted({ id: 'li-3', linkedin: 'https://www.linkedin.com/in/grace-hopper/?trk=public' });
+    expect(second.contactId).toBe(first.contactId);
+    expect(third.contactId).toBe(first.contactId);
+    for (const form of ['in%2Fgrace-hopper', 'grace-hopper', 'https%3A%2F%2Fuk.linkedin.com%2Fin%2Fgrace-hopper']) {
+      const found = await t.get(`/community/v1/members?linkedin=${form}`);
+      expect(found.statusCode, form).toBe(200);
+      expect(found.json()).toHaveLength(1);
+      expect(found.json()[0].linkedin).toBe('grace-hopper');
+    }
+  });
+
   it('accepts a push with only an id, with a JSON body naming the contact', async () => {
     const body = await accepted({ id: uid() });
     expect(body).toEqual({ status: 'accepted', contactId: expect.stringMatching(/^c_\d+$/), warnings: [] });

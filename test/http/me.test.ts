@@ -1,7 +1,9 @@
+import fs from 'node:fs';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
 
 describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
   let t: TestApp;
@@ -10,19 +12,19 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
   });
   afterAll(() => t.close());
 
-  it('describes the token\'s user, their community and company', async () => {
+  it('describes the token\'s user, their contact, community and company', async () => {
     const response = await t.get('/api/v2/me');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       success: true,
       data: {
-        id: null,
+        id: expect.stringMatching(/^c_\d+$/),
         communityId: `com_${t.communityId}`,
         name: 'Admin',
         title: null,
         role: 'admin',
         loginEmail: 'admin@hearth.local',
-        profiles: [],
+        profiles: [{ type: 'email', handle: 'admin@hearth.local' }],
         segments: [],
         personas: [],
         company: { name: 'Default', domains: [], summary: '' },
@@ -34,16 +36,15 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
     const db = t.services.db;
     const c = t.communityId;
     const user = (await db.selectFrom('app_users').select('id').where('community_id', '=', c).executeTakeFirstOrThrow()).id;
-    const contact = (
-      await db.insertInto('contacts').values({ community_id: c, name: 'Ada Admin' }).returning('id').executeTakeFirstOrThrow()
-    ).id;
-    await db
-      .insertInto('contact_identities')
-      .values([
-        { community_id: c, type: 'email', value: 'admin@hearth.local', display_value: 'Admin@Hearth.local', contact_id: contact },
-        { community_id: c, type: 'github', value: 'ada', display_value: 'Ada', contact_id: contact },
-      ])
-      .execute();
+    const contact = (await t.get('/api/v2/me')).json().data.id as string;
+    // A push with the user's login email reaches the same contact.
+    const pushed = await t.app.inject({
+      method: 'POST',
+      url: `/community/v1/source/${t.sourceId}/user`,
+      headers: { authorization: `Bearer ${t.token}` },
+      payload: { id: 'ada-admin', email: 'Admin@Hearth.local', github: { type: 'handle', value: 'Ada' } },
+    });
+    expect(pushed.json().contactId).toBe(contact);
     const segment = (
       await db
         .insertInto('segments')
@@ -58,13 +59,58 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
     await db.insertInto('app_user_personas').values({ community_id: c, user_id: user, persona_id: persona }).execute();
 
     const data = (await t.get('/api/v2/me')).json().data;
-    expect(data.id).toBe(`c_${contact}`);
+    expect(data.id).toBe(contact);
     expect(data.profiles).toEqual([
-      { type: 'email', handle: 'Admin@Hearth.local' },
+      { type: 'email', handle: 'admin@hearth.local' },
       { type: 'github', handle: 'Ada' },
     ]);
     expect(data.segments).toEqual([{ id: `s_${segment}`, name: 'Champions' }]);
     expect(data.personas).toEqual([{ id: String(persona), name: 'DevRel' }]);
+  });
+
+  it('gives the admin of a new community a contact of that community', async () => {
+    const { communityId } = await t.services.communities.create('Another', cliActor());
+    const token = await t.issueToken(['read'], communityId);
+    const id = (await t.get('/api/v2/me', token)).json().data.id as string;
+    expect(id).toMatch(/^c_\d+$/);
+    expect((await t.get(`/api/v2/contacts/${id}`, token)).statusCode).toBe(200);
+    expect((await t.get(`/api/v2/contacts/${id}`)).statusCode).toBe(404);
+  });
+
+  it('gives users made before migration 0010 a contact: the one with their email, else a new one', async () => {
+    const db = t.services.db;
+    const { communityId } = await t.services.communities.create('Before 0010', cliActor());
+    const token = await t.issueToken(['read'], communityId);
+    const made = Number(((await t.get('/api/v2/me', token)).json().data.id as string).slice(2));
+    // As a database made before 0010 had it: the user without a contact.
+    await db.updateTable('app_users').set({ contact_id: null }).where('community_id', '=', communityId).execute();
+    await db.deleteFrom('contacts').where('community_id', '=', communityId).where('id', '=', made).execute();
+    const migration = fs.readFileSync(new URL('../../src/db/migrations/0010_app_user_contacts.sql', import.meta.url), 'utf8');
+    // Only the backfill: the column exists already.
+    await sql.raw(migration.slice(migration.indexOf('do $$'))).execute(db);
+    const id = (await t.get('/api/v2/me', token)).json().data.id as string;
+    expect(id).toMatch(/^c_\d+$/);
+    expect((await t.get(`/api/v2/contacts/${id}?cols=primaryEmail`, token)).json().data).toMatchObject({ name: 'Admin', primaryEmail: 'admin@hearth.local' });
+    // The bootstrapped community's user kept its contact.
+    expect((await t.get('/api/v2/me')).json().data.id).toMatch(/^c_\d+$/);
+  });
+
+  it('keeps the id after the user\'s email identity is erased', async () => {
+    const before = (await t.get('/api/v2/me')).json().data.id;
+    await t.services.db.deleteFrom('contact_identities').where('community_id', '=', t.communityId).where('type', '=', 'email').where('value', '=', 'admin@hearth.local').execute();
+    expect((await t.get('/api/v2/me')).json().data.id).toBe(before);
+  });
+
+  it('makes the user a new contact when theirs was removed by hand', async () => {
+    const db = t.services.db;
+    const { communityId } = await t.services.communities.create('Removed by hand', cliActor());
+    const token = await t.issueToken(['read'], communityId);
+    const first = (await t.get('/api/v2/me', token)).json().data.id as string;
+    await db.deleteFrom('contacts').where('community_id', '=', communityId).execute();
+    const second = (await t.get('/api/v2/me', token)).json().data.id as string;
+    expect(second).toMatch(/^c_\d+$/);
+    expect(second).not.toBe(first);
+    expect((await t.get('/api/v2/me', token)).json().data.id).toBe(second);
   });
 
   it('needs contacts:read', async () => {

@@ -1,16 +1,19 @@
+import { lintFromString, loadConfig } from '@redocly/openapi-core';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
 interface Operation {
+  operationId?: string;
   security?: unknown[];
-  responses: Record<string, unknown>;
-  parameters?: { name: string; in: string; description?: string }[];
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  parameters?: { name: string; in: string; description?: string; required?: boolean; schema?: { default?: unknown } }[];
 }
 
 describe('the OpenAPI document', () => {
   let t: TestApp;
-  let spec: { openapi: string; paths: Record<string, Record<string, Operation>> };
+  let spec: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+  const operations = () => Object.entries(spec.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
   beforeAll(async () => {
     t = await createTestApp('pglite');
     spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
@@ -33,7 +36,52 @@ describe('the OpenAPI document', () => {
       expect(operation!.security).toEqual([{ bearerAuth: [] }]);
       expect(Object.keys(operation!.responses)).toEqual(expect.arrayContaining(['200', '403', '429', '4XX', '5XX']));
     }
-    expect(spec.paths['/healthz']?.get?.security).toBeUndefined();
+  });
+
+  it('says that the probes and the documentation need no token (security: [])', () => {
+    for (const path of ['/healthz', '/readyz', '/openapi.json', '/docs']) {
+      expect(spec.paths[path]?.get?.security, path).toEqual([]);
+    }
+  });
+
+  it('names every operation with a unique camelCase operationId', () => {
+    const ids = operations().map(({ path, method, operation }) => {
+      expect(operation.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]*$/);
+      return operation.operationId;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(spec.paths['/api/v2/contacts']!.get!.operationId).toBe('listContacts');
+    expect(spec.paths['/api/v2/contacts/{id}']!.get!.operationId).toBe('getContact');
+    expect(spec.paths['/community/v1/segments/{id}']!.get!.operationId).toBe('getCoreSegment');
+  });
+
+  it('never marks a parameter with a default as required', () => {
+    for (const { path, method, operation } of operations()) {
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.schema?.default !== undefined) expect(parameter.required, `${method} ${path} ${parameter.name}`).not.toBe(true);
+      }
+    }
+    const limit = spec.paths['/api/v2/contacts']!.get!.parameters!.find((parameter) => parameter.name === 'limit')!;
+    expect(limit).toMatchObject({ required: false, schema: { default: 50 } });
+  });
+
+  it('names the records and the error bodies under components.schemas, and the operations refer to them', () => {
+    expect(Object.keys(spec.components.schemas)).toEqual(
+      expect.arrayContaining(['Contact', 'Organization', 'Activity', 'Segment', 'Tag', 'CustomField', 'LeadScore', 'CustomObject', 'V2Error', 'CoreError', 'Forbidden', 'RateLimited']),
+    );
+    const json = (operation: Operation, status: string) => JSON.stringify(operation.responses[status]?.content?.['application/json']?.schema);
+    expect(json(spec.paths['/api/v2/contacts']!.get!, '200')).toContain('"$ref":"#/components/schemas/Contact"');
+    expect(json(spec.paths['/api/v2/organizations/{id}']!.get!, '200')).toContain('"$ref":"#/components/schemas/Organization"');
+    expect(json(spec.paths['/api/v2/tags']!.get!, '200')).toContain('"$ref":"#/components/schemas/Tag"');
+    expect(json(spec.paths['/api/v2/contacts']!.get!, '4XX')).toBe('{"$ref":"#/components/schemas/V2Error"}');
+    expect(json(spec.paths['/community/v1/members']!.get!, '4XX')).toBe('{"$ref":"#/components/schemas/CoreError"}');
+    expect(json(spec.paths['/api/v2/contacts']!.get!, '403')).toBe('{"$ref":"#/components/schemas/Forbidden"}');
+  });
+
+  it('passes Redocly\'s recommended lint rules (redocly.yaml) without an error or a warning', async () => {
+    const config = await loadConfig({ configPath: new URL('../../redocly.yaml', import.meta.url).pathname });
+    const problems = await lintFromString({ source: JSON.stringify(spec), absoluteRef: 'openapi.json', config });
+    expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);
   });
 
   it('documents query parameters', () => {

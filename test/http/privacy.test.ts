@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { identityHash } from '../../src/modules/identity/identity-values.ts';
-import { erasedExternalId } from '../../src/modules/privacy/privacy.repository.ts';
+import { erasedExternalId } from '../../src/modules/identity/identity-values.ts';
 import { findSuppressed } from '../../src/modules/privacy/suppression.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
@@ -116,6 +116,25 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       expect(await requests()).toHaveLength(before);
     });
 
+    it('hashes the sender\'s own user ID, and a later push with that ID alone stores nothing', async () => {
+      const push = (payload: Record<string, unknown>) =>
+        t.app.inject({ method: 'POST', url: `/community/v1/source/${t.sourceId}/user`, headers: { authorization: `Bearer ${t.token}` }, payload });
+      const pushed = await push({ id: 'u-4711', email: 'plain.id@example.org', fullName: 'Plain Id' });
+      expect(pushed.statusCode).toBe(202);
+      expect((await remove('/community/v1/user/plain.id%40example.org')).statusCode).toBe(200);
+      await worker.runUntilIdle();
+      const ids = (await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).execute()).map((row) => row.external_id);
+      expect(ids).not.toContain('u-4711');
+      expect(ids).toContain(erasedExternalId('u-4711'));
+
+      const contacts = async () => (await db.selectFrom('contacts').select('id').where('community_id', '=', t.communityId).execute()).length;
+      const before = await contacts();
+      const again = await push({ id: 'u-4711', fullName: 'Plain Id', bio: 'back again' });
+      expect(again.statusCode).toBe(202);
+      expect(again.json()).toMatchObject({ contactId: null, warnings: [expect.stringMatching(/removed|erased|anonymized/i)] });
+      expect(await contacts()).toBe(before);
+    });
+
     it('a request whose address matches no contact completes with nothing erased', async () => {
       expect((await remove('/community/v1/user/ghost%40example.org')).statusCode).toBe(200);
       expect(await worker.runUntilIdle()).toBe(1);
@@ -130,7 +149,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
 
   describe('the erasure', () => {
     // Alice's data, and what may be found of her anywhere after the erasure: nothing (lowercase needles).
-    const NEEDLES = ['liddell', 'alice-codes', 'alice_tweets', 'alice#0042', 'wonderland-alt', '7946 0958', 'rabbit hole', 'looking-glass'];
+    const NEEDLES = ['liddell', 'gh-user-4711', 'alice-codes', 'alice_tweets', 'alice#0042', 'wonderland-alt', '7946 0958', 'rabbit hole', 'looking-glass'];
     let other: { communityId: number; sourceId: number };
     let alice: number;
     let aliceTwin: number;
@@ -282,7 +301,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
         { activity_type: 'comment', activity_time: new Date('2025-03-02T10:00:00Z'), external_id: 'comment-7', title: null, content: null, url: null },
       ]);
 
-      // The sender's IDs still lead to the shell; one that was the address is now its hash.
+      // The sender's IDs are now their hashes (an address and a plain user ID alike), still leading to the shell.
       const profiles = await db
         .selectFrom('source_profiles')
         .select(['source_id', 'external_id', 'fields', 'contact_id'])
@@ -292,7 +311,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
         .execute();
       expect(profiles).toEqual([
         { source_id: t.sourceId, external_id: erasedExternalId('Alice.Liddell@Wonder.example'), fields: {}, contact_id: alice },
-        { source_id: githubSource, external_id: '987654', fields: {}, contact_id: alice },
+        { source_id: githubSource, external_id: erasedExternalId('gh-user-4711'), fields: {}, contact_id: alice },
       ]);
 
       expect(await count(db, 'custom_field_values', t.communityId, 'entity_id', alice)).toBe(0);
@@ -389,7 +408,7 @@ async function seedAlice(db: Kysely<DB>, at: { communityId: number; sourceId: nu
   await insert(db, 'source_profiles', {
     community_id,
     source_id: at.githubSource,
-    external_id: '987654',
+    external_id: 'gh-user-4711',
     contact_id: contact,
     fields: json({ login: 'alice-codes', name: 'Alice Liddell', location: 'Oxford (rabbit hole)' }),
   });

@@ -193,7 +193,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       expect(core.json().deletedAt).toBe(deleted.deletedAt);
       const v2 = await send('GET', `/api/v2/tags/${tag.id}`, undefined, reader);
       expect(v2.statusCode).toBe(200);
-      expect(v2.json()).toStrictEqual({ success: true, data: { ...tag, deletedAt: deleted.deletedAt } });
+      expect(v2.json()).toStrictEqual({ success: true, data: { ...tag, entityTypes: ['contact'], deletedAt: deleted.deletedAt } });
     });
 
     it('takes the bare number in the core family', async () => {
@@ -205,7 +205,16 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
 
     it('renders deletedAt as null for an active tag in v2', async () => {
       const tag = await create({ name: 'Active v2', entityTypes: ['company'] });
-      expect((await send('GET', `/api/v2/tags/${tag.id}`)).json().data).toStrictEqual({ ...tag, deletedAt: null });
+      expect((await send('GET', `/api/v2/tags/${tag.id}`)).json().data).toStrictEqual({ ...tag, entityTypes: ['organization'], deletedAt: null });
+    });
+
+    it('names entity types in each family\'s vocabulary: member/company in core, contact/organization in v2', async () => {
+      const tag = await create({ name: 'Every kind', entityTypes: ['member', 'company', 'activity'] });
+      expect(tag.entityTypes).toEqual(['member', 'activity', 'company']);
+      expect((await send('GET', `/api/v2/tags/${tag.id}`)).json().data.entityTypes).toEqual(['contact', 'activity', 'organization']);
+      const listed = (await send('GET', '/api/v2/tags?limit=1000')).json().data as Tag[];
+      expect(listed.find((item) => item.id === tag.id)!.entityTypes).toEqual(['contact', 'activity', 'organization']);
+      expect((await send('GET', `/community/v1/tags/${tag.id}`)).json().entityTypes).toEqual(['member', 'activity', 'company']);
     });
 
     it('pages the v2 list by ID with a cursor, leaving deleted tags out', async () => {

@@ -81,6 +81,15 @@ export function describeCli(engine: Engine) {
       expect(after.find((token) => token.jti === issued.jti)?.revokedAt).toEqual(expect.any(String));
     });
 
+    it('token create --expires-in past ten years is a clear error', async () => {
+      for (const seconds of ['1e30', '315360001']) {
+        expectUsageError(
+          await hearth('token', 'create', '--community', communityId, '--expires-in', seconds, '--json'),
+          '--expires-in must be a whole number of seconds from 60 to 315360000 (ten years)',
+        );
+      }
+    });
+
     it('token create with an unknown scope is a clear error', async () => {
       expectRefusal(await hearth('token', 'create', '--community', communityId, '--scopes', 'contacts:read,nope', '--json'), 'unknown scope: nope');
     });

@@ -46,6 +46,9 @@ describe('plainText', () => {
     expect(plainText({ type: 'text', value })).toBe('**not markdown** [here](x) `code`\n\n  second line');
     expect(plainText({ type: 'text', value: '' })).toBe('');
     expect(plainText({ type: 'text', value: ' \n\t ' })).toBe('');
+    // Private-use characters are the sender's text, not the Markdown converter's placeholders.
+    expect(plainText({ type: 'text', value: ' \uE000 1 \uE001 ' })).toBe('\uE000 1 \uE001');
+    expect(plainText({ type: 'markdown', value: '\uE0000\uE001 **a**' })).toBe('0 a');
   });
 
   it.each<[string, string, string]>([
@@ -308,7 +311,9 @@ describe('properties: nothing throws', () => {
         const text = plainText({ type, value });
         expect(typeof text).toBe('string');
         expect(text).toBe(text.trim());
-        expect(text).not.toMatch(/[\uE000\uE001]/);
+        // Plain text is the sender's own text; only the Markdown converter's placeholders must never leak.
+        if (type === 'text') expect(text).toBe(value.trim());
+        else expect(text).not.toMatch(/[\uE000\uE001]/);
       }),
       { numRuns: 3000 },
     );

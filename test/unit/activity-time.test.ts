@@ -227,14 +227,16 @@ describe('parseActivityTimestamp', () => {
       '9999-12-31T23:59:59Z',
       '01 Jan 49 00:00:00 GMT',
       'Sat, 01 Jan 2050 00:00:00 GMT',
-    ])('more than a day in the future %j', (raw) => {
-      expect(refused(raw)).toMatch(/more than a day after the current time 2026-01-15T12:00:00.000Z/);
+    ])('more than a day in the future %j: accepted as given, with a warning', (raw) => {
+      const result = parseActivityTimestamp(raw, NOW);
+      expect(result).toMatchObject({ ok: true, warning: expect.stringMatching(/more than a day after the current time 2026-01-15T12:00:00.000Z/) });
+      expect((result as { date: Date }).date.getTime()).toBeGreaterThan(NOW.getTime() + 24 * 3600 * 1000);
     });
 
     it('the future is measured from now', () => {
       const now = new Date('2099-06-01T00:00:00Z');
-      expect(accepted('2099-06-01T23:59:59Z', now)).toBe('2099-06-01T23:59:59.000Z');
-      expect(refused('2099-06-02T00:00:01Z', now)).toMatch(/more than a day/);
+      expect(parseActivityTimestamp('2099-06-01T23:59:59Z', now)).toEqual({ ok: true, date: new Date('2099-06-01T23:59:59Z') });
+      expect(parseActivityTimestamp('2099-06-02T00:00:01Z', now)).toMatchObject({ ok: true, warning: expect.stringMatching(/more than a day/) });
     });
   });
 

@@ -309,6 +309,11 @@ describe('normalizeHandle', () => {
     ['https://www.linkedin.com/in/jane-doe/details/experience/', 'jane-doe', 'jane-doe'],
     ['https://www.linkedin.com/in/jos%C3%A9-garc%C3%ADa-1a2b3c/', 'josé-garcía-1a2b3c', 'josé-garcía-1a2b3c'],
     ['jos%C3%A9-garc%C3%ADa', 'josé-garcía', 'josé-garcía'],
+    // The form LinkedIn's public API documents, a path without the host.
+    ['in/jane-doe', 'jane-doe', 'jane-doe'],
+    ['/in/Jane-Doe/', 'jane-doe', 'Jane-Doe'],
+    ['in/jane-doe?trk=profile', 'jane-doe', 'jane-doe'],
+    ['https://uk.linkedin.com/in/jane-doe?trk=x', 'jane-doe', 'jane-doe'],
     ['José-García', 'josé-garcía', 'José-García'],
   ])('linkedin: %j → %j', (input, value, display) => {
     expect(accepted(normalizeHandle('linkedin', input))).toEqual({ type: 'linkedin', value, display });
@@ -324,7 +329,7 @@ describe('normalizeHandle', () => {
     expect(rejected(normalizeHandle('linkedin', input))).toMatch(/is not a valid LinkedIn profile id$/);
   });
 
-  it.each(['https://www.linkedin.com/company/acme', 'https://www.linkedin.com/', 'https://www.linkedin.com/pub/jane-doe/1/2/3', 'https://github.com/jane-doe', 'https://evil-linkedin.com/in/jane-doe'])(
+  it.each(['company/acme', 'https://www.linkedin.com/company/acme', 'https://www.linkedin.com/', 'https://www.linkedin.com/pub/jane-doe/1/2/3', 'https://github.com/jane-doe', 'https://evil-linkedin.com/in/jane-doe'])(
     'linkedin: rejects %j, which is not a LinkedIn profile URL',
     (input) => {
       expect(rejected(normalizeHandle('linkedin', input))).toMatch(/is not a LinkedIn profile URL$/);

@@ -18,12 +18,13 @@
  *
  * Seconds of 60 (a leap second, RFC 3339) are accepted when the minute is 59 and roll into the next minute.
  * Refused: anything that is not a string, empty text, any other shape, impossible fields (2024-02-30,
- * 25:00, hour 24), instants before 1970-01-01T00:00:00Z and instants more than 24 hours after `now`.
+ * 25:00, hour 24) and instants before 1970-01-01T00:00:00Z. A time more than 24 hours after `now` is
+ * accepted as given (scheduled events, skewed clocks) with a warning saying so.
  */
 
-export type ParsedTime = { ok: true; date: Date } | { ok: false; reason: string };
+export type ParsedTime = { ok: true; date: Date; warning?: string } | { ok: false; reason: string };
 
-/** How far ahead of the server's clock a client's timestamp may be (clock skew, time zones mistaken). */
+/** How far ahead of the server's clock a timestamp may be before it is worth a warning (skew, time zones). */
 const MAX_FUTURE_MS = 24 * 60 * 60 * 1000;
 /** Longer input than this cannot be any accepted form (the longest is an RFC 2822 date with a comment). */
 const MAX_LENGTH = 200;
@@ -203,9 +204,10 @@ function toInstant(f: Fields, now: Date): ParsedTime {
   // second (60) rolls over into the next minute.
   const ms = Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second, f.millisecond) - f.offset * 60_000;
   if (ms < 0) return fail('is before 1970-01-01T00:00:00Z; dates before 1970 are not accepted');
-  const limit = now.getTime() + MAX_FUTURE_MS;
-  if (ms > limit) {
-    return fail(`is ${new Date(ms).toISOString()}, more than a day after the current time ${now.toISOString()}`);
+  const date = new Date(ms);
+  if (ms > now.getTime() + MAX_FUTURE_MS) {
+    const warning = `is ${date.toISOString()}, more than a day after the current time ${now.toISOString()}; stored as given, the activity counts in no activity window until then`;
+    return { ok: true, date, warning };
   }
-  return { ok: true, date: new Date(ms) };
+  return { ok: true, date };
 }

@@ -8,6 +8,7 @@ export function activityRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['activities:read'] } },
       schema: {
+        operationId: 'listActivities',
         tags: ['v2'],
         summary: 'List activities',
         description:
@@ -26,6 +27,7 @@ export function activityRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['activities:read'] } },
       schema: {
+        operationId: 'getActivity',
         tags: ['v2'],
         summary: 'Get an activity',
         description: 'The opt-in columns named in `cols` are added to `id`, `type` and `activityTime`.',
@@ -45,6 +47,7 @@ export function activityRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listActivitySentiments',
         tags: ['v2'],
         summary: 'List activity sentiments',
         description: 'The values an activity\'s `sentiment` takes: positive, negative, neutral.',

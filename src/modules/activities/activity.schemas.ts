@@ -4,6 +4,7 @@ import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
+import { component } from '../../http/components.ts';
 
 /** The opt-in columns of an activity (decisions.md §7), in the order they are returned: `url` last. */
 export const ACTIVITY_COLUMNS = [
@@ -50,11 +51,11 @@ function optional<T extends Record<string, TSchema>>(properties: T): Optionals<T
 }
 
 /** An activity with every column present: what a contact's `recentActivities` holds. */
-export const FullActivity = Type.Object({ ...always, ...optIn });
+export const FullActivity = component('FullActivity', Type.Object({ ...always, ...optIn }));
 export type FullActivity = Static<typeof FullActivity>;
 
 /** An activity of a list or get: the opt-in columns appear only when `cols` names them. */
-export const Activity = Type.Object({ ...always, ...optional(optIn) });
+export const Activity = component('Activity', Type.Object({ ...always, ...optional(optIn) }));
 export type Activity = Static<typeof Activity>;
 
 export const ActivitiesQuery = Type.Object(
@@ -85,8 +86,8 @@ export const ActivityQuery = Type.Object(
 export const ActivityResponse = v2Item(Activity);
 export const ActivitiesResponse = v2Page(Activity, PageMeta);
 
-export const Sentiment = Type.Object({
-  id: Type.Enum([...SENTIMENTS], { description: 'A value activities carry as `sentiment`' }),
-  displayName: Type.String(),
-});
+export const Sentiment = component('ActivitySentiment', Type.Object({
+  id: Type.Enum([...SENTIMENTS], { description: 'The value activities carry as `sentiment` (and filter by)' }),
+  name: Type.String({ description: 'For display' }),
+}));
 export const SentimentsResponse = v2Definitions(Sentiment);

@@ -156,7 +156,7 @@ export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCod
 
     /** GET /api/v2/activity-sentiment: the values activities carry as `sentiment`. */
     sentiments() {
-      return SENTIMENTS.map((id) => ({ id, displayName: SENTIMENT_NAMES[id] }));
+      return SENTIMENTS.map((id) => ({ id, name: SENTIMENT_NAMES[id] }));
     },
   };
 }

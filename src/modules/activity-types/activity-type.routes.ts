@@ -2,16 +2,18 @@ import Type from 'typebox';
 import { v2Definitions } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
+import { component } from '../../http/components.ts';
 
-const ActivityType = Type.Object({
+const ActivityType = component('ActivityType', Type.Object({
   id: Type.String({ description: 'The value pushed as activityType and shown as an activity\'s type' }),
   displayName: Type.String(),
-});
+}));
 
-const ActivityCategory = Type.Object({
-  id: Type.String({ description: 'A category of activity types' }),
-  displayName: Type.String(),
-});
+const ActivityCategory = component('ActivityCategory', Type.Object({
+  id: Type.String({ description: 'cat_<value>' }),
+  name: Type.String({ description: 'For display' }),
+  value: Type.String({ description: 'The category as activity types name it (e.g. `social`)' }),
+}));
 
 export function activityTypeRoutes(app: HearthApp, services: Services) {
   app.get(
@@ -19,7 +21,13 @@ export function activityTypeRoutes(app: HearthApp, services: Services) {
     {
       // Ingestion clients read the accepted types with their push token.
       config: { auth: { any: ['contacts:read', 'sources:write'] } },
-      schema: { tags: ['core'], summary: 'Accepted activity types', response: { 200: Type.Array(ActivityType) } },
+      schema: {
+        operationId: 'listCoreActivityTypes',
+        tags: ['core'],
+        summary: 'Accepted activity types',
+        description: 'Scope: `contacts:read`, or `sources:write` so that a push token can read the types it may push.',
+        response: { 200: Type.Array(ActivityType) },
+      },
     },
     async (request) => services.activityTypes.list(contextOf(request).communityId),
   );
@@ -28,7 +36,7 @@ export function activityTypeRoutes(app: HearthApp, services: Services) {
     '/api/v2/activity-types',
     {
       config: { auth: { all: ['contacts:read'] } },
-      schema: { tags: ['v2'], summary: 'List activity types', response: { 200: v2Definitions(ActivityType) } },
+      schema: { operationId: 'listActivityTypes', tags: ['v2'], summary: 'List activity types', response: { 200: v2Definitions(ActivityType) } },
     },
     async (request) => ({ success: true as const, data: await services.activityTypes.list(contextOf(request).communityId) }),
   );
@@ -38,6 +46,7 @@ export function activityTypeRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listActivityCategories',
         tags: ['v2'],
         summary: 'List activity categories',
         description: "Every category that a built-in activity type or one of the community's own types belongs to, by ID.",

@@ -19,10 +19,10 @@ export function createActivityTypeService(deps: { db: Kysely<DB> }) {
     },
 
     /** GET /api/v2/activity-categories: every category the catalog or one of the community's types uses, by ID. */
-    async categories(communityId: number): Promise<{ id: string; displayName: string }[]> {
+    async categories(communityId: number): Promise<{ id: string; name: string; value: string }[]> {
       const own = await activityTypes.listCommunityCategories(deps.db, communityId);
-      const ids = new Set([...ACTIVITY_TYPE_CATALOG.map((entry) => entry.category), ...own]);
-      return [...ids].sort().map((id) => ({ id, displayName: categoryDisplayName(id) }));
+      const values = new Set([...ACTIVITY_TYPE_CATALOG.map((entry) => entry.category), ...own]);
+      return [...values].sort().map((value) => ({ id: `cat_${value}`, name: categoryDisplayName(value), value }));
     },
 
     /** Whether pushes may use the type: the catalog's, or the community's own. */

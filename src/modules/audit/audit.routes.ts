@@ -8,6 +8,7 @@ export function auditRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['admin'] } },
       schema: {
+        operationId: 'listAuditLog',
         tags: ['admin'],
         summary: 'List the audit log',
         description:

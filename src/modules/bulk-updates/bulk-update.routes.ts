@@ -16,6 +16,7 @@ export function bulkUpdateRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:write'] } },
       schema: {
+        operationId: 'bulkUpdateContacts',
         tags: ['v2'],
         summary: 'Bulk-update contacts',
         description: `Adds 1..100 contacts to a segment, adds and removes tags, and sets custom field values. ${RULES} A merged contact's ID stands for the contact it was merged into.`,
@@ -34,6 +35,7 @@ export function bulkUpdateRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['organizations:write'] } },
       schema: {
+        operationId: 'bulkUpdateOrganizations',
         tags: ['v2'],
         summary: 'Bulk-update organizations',
         description: `Adds 1..100 organizations to a segment, adds and removes tags, and sets custom field values. ${RULES}`,
@@ -52,6 +54,7 @@ export function bulkUpdateRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['objects:write'] } },
       schema: {
+        operationId: 'bulkUpdateObjects',
         tags: ['v2'],
         summary: 'Bulk-update custom objects',
         description: `Adds 1..100 custom objects to an object segment of their type and sets custom field values (no tags). ${RULES}`,

@@ -1,5 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { insertContact } from '../contacts/contact.repository.ts';
+import { normalizeEmail } from '../identity/identity-values.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -24,16 +26,52 @@ export async function listCommunities(db: Executor) {
   return db.selectFrom('communities').select(['id', 'name', 'created_at as createdAt']).orderBy('id').execute();
 }
 
+/** A new app user, with their contact (`linkAppUserContact`). */
 export async function insertAppUser(
-  db: Executor,
+  trx: Transaction<DB>,
   user: { communityId: number; name: string; loginEmail: string; role: 'admin' | 'member' },
+  now: Date,
 ): Promise<number> {
-  const row = await db
+  const row = await trx
     .insertInto('app_users')
     .values({ community_id: user.communityId, name: user.name, login_email: user.loginEmail, role: user.role })
     .returning('id')
     .executeTakeFirstOrThrow();
+  await linkAppUserContact(trx, { ...user, id: row.id }, now);
   return row.id;
+}
+
+/**
+ * Gives an app user their contact: the one holding their login email when there is one, else a new contact
+ * with that email as its identity (`/me.id` is never null).
+ */
+export async function linkAppUserContact(
+  trx: Transaction<DB>,
+  user: { communityId: number; id: number; name: string; loginEmail: string },
+  now: Date,
+): Promise<number> {
+  const email = normalizeEmail(user.loginEmail);
+  const owner = email.ok
+    ? await trx
+        .selectFrom('contact_identities')
+        .select('contact_id')
+        .where('community_id', '=', user.communityId)
+        .where('type', '=', email.identity.type)
+        .where('value', '=', email.identity.value)
+        .executeTakeFirst()
+    : undefined;
+  let contactId = owner?.contact_id;
+  if (contactId === undefined) {
+    contactId = await insertContact(trx, user.communityId, { name: user.name, full_name: user.name, primary_email: user.loginEmail.trim() }, now);
+    if (email.ok) {
+      await trx
+        .insertInto('contact_identities')
+        .values({ community_id: user.communityId, type: email.identity.type, value: email.identity.value, display_value: email.identity.display, contact_id: contactId })
+        .execute();
+    }
+  }
+  await trx.updateTable('app_users').set({ contact_id: contactId }).where('community_id', '=', user.communityId).where('id', '=', user.id).execute();
+  return contactId;
 }
 
 export async function firstAdmin(db: Executor, communityId: number) {

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../http/errors.ts';
 import { formatId } from '../../http/ids.ts';
@@ -19,14 +20,14 @@ export interface Bootstrap {
   created: boolean;
 }
 
-export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenService }) {
+export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenService; clock: Clock }) {
   /** `actor`: who asks (a community has no writer before it exists); the new community's log records it. */
   async function create(name: string, actor: string) {
     const trimmed = name.trim();
     if (!trimmed) throw invalidParameters('a community needs a name');
     return deps.db.transaction().execute(async (trx) => {
       const communityId = await communities.insertCommunity(trx, trimmed);
-      await communities.insertAppUser(trx, { communityId, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' });
+      await communities.insertAppUser(trx, { communityId, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }, deps.clock.now());
       await recordWrite(trx, { communityId, actor, tokenId: null }, {
         operation: 'community.create',
         entityIds: [formatId('community', communityId)],
@@ -54,7 +55,7 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
       }
       const admin =
         (await communities.firstAdmin(trx, community.id))?.id ??
-        (await communities.insertAppUser(trx, { communityId: community.id, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }));
+        (await communities.insertAppUser(trx, { communityId: community.id, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }, deps.clock.now()));
       let source = await sources.findSourceByName(trx, community.id, DEFAULT_SOURCE_NAME);
       if (!source) {
         source = await sources.insertSource(trx, { communityId: community.id, name: DEFAULT_SOURCE_NAME, serviceName: 'api', kind: 'api', path: null });

@@ -2,17 +2,20 @@ import Type from 'typebox';
 import { Nullable } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
+import { component } from '../../http/components.ts';
 
-const Text = Nullable(Type.String());
+/** A string field of the lookup: `""` when there is no value (the v2 family answers null instead). */
+const Text = Type.String({ description: '"" when there is no value' });
+const LocationText = Nullable(Type.String());
 
-const LookupResult = Type.Object({
-  fullName: Text,
+const LookupResult = component('CoreContactLookupResult', Type.Object({
+  fullName: Type.String(),
   avatar: Text,
   bio: Text,
   organization: Text,
   title: Text,
   first_seen: Type.String({ format: 'date-time' }),
-  last_active: Nullable(Type.String({ format: 'date-time' })),
+  last_active: Type.String({ description: 'date-time of the latest activity; "" when there is none' }),
   url: Type.String(),
   twitter: Text,
   github: Text,
@@ -23,9 +26,9 @@ const LookupResult = Type.Object({
   activities_count: Type.Integer(),
   segments: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
   custom_fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), value: Type.Unknown() })),
-  location: Type.Object({ city: Text, region: Text, country: Text, countryCode: Text, worldRegion: Text }),
+  location: Type.Object({ city: LocationText, region: LocationText, country: LocationText, countryCode: LocationText, worldRegion: LocationText }),
   member_tags: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
-});
+}));
 
 export function contactLookupRoutes(app: HearthApp, services: Services) {
   app.get(
@@ -33,6 +36,7 @@ export function contactLookupRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'lookUpCoreContacts',
         tags: ['core'],
         summary: 'Look up contacts by email or handle',
         querystring: Type.Object(
@@ -55,6 +59,7 @@ export function contactLookupRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'getCoreContactIdsByEmail',
         tags: ['core'],
         summary: 'IDs of the contacts with an email address',
         params: Type.Object({ email: Type.String() }),

@@ -34,21 +34,22 @@ export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: st
       if (ids.length === 0) throw notFound('contact_not_found', 'no contact has these identities');
       const rows = await lookup.loadLookupRows(deps.db, communityId, ids);
       return rows.contacts.map((contact) => {
-        const handle = (type: string) => rows.identities.find((identity) => identity.contactId === contact.id && identity.type === type)?.display ?? null;
+        // The interface declares these fields strings, and clients concatenate them: no value is "" here, not null.
+        const handle = (type: string) => rows.identities.find((identity) => identity.contactId === contact.id && identity.type === type)?.display ?? '';
         return {
           fullName: contact.fullName ?? contact.name,
-          avatar: contact.avatar,
-          bio: contact.bio,
-          organization: contact.organizationName ?? contact.companyName,
-          title: contact.title,
+          avatar: contact.avatar ?? '',
+          bio: contact.bio ?? '',
+          organization: contact.organizationName ?? contact.companyName ?? '',
+          title: contact.title ?? '',
           first_seen: contact.firstSeen.toISOString(),
-          last_active: contact.lastActive?.toISOString() ?? null,
+          last_active: contact.lastActive?.toISOString() ?? '',
           url: contactUrl(contact.id),
           twitter: handle('twitter'),
           github: handle('github'),
           linkedin: handle('linkedin'),
           discord: handle('discord'),
-          youtube: null,
+          youtube: '',
           common_room_member_url: contactUrl(contact.id),
           activities_count: contact.activitiesCount,
           segments: rows.segments.filter((row) => row.contactId === contact.id).map((row) => ({ id: row.id, name: row.name })),

@@ -11,6 +11,7 @@ export function contactRoutes(app: HearthApp, services: Services) {
     {
       config,
       schema: {
+        operationId: 'listContacts',
         tags: ['v2'],
         summary: 'List contacts',
         description:
@@ -28,6 +29,7 @@ export function contactRoutes(app: HearthApp, services: Services) {
     {
       config,
       schema: {
+        operationId: 'getContact',
         tags: ['v2'],
         summary: 'Get a contact',
         description: 'The ID of a contact merged into another answers with the surviving contact.',

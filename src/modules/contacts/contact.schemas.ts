@@ -6,6 +6,7 @@ import { FullActivity } from '../activities/activity.schemas.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
+import { component } from '../../http/components.ts';
 
 /** decisions.md §7: every contact column but `id` and `name` is opt-in. */
 export const CONTACT_COLUMNS = [
@@ -53,7 +54,7 @@ const count = (description: string) => opt(Type.Integer({ description }));
  * A v2 contact, fields in the interface's order and `url` last (decisions.md §7). `recentActivities` holds
  * activities as `GET /api/v2/activities/{id}` shows them with every column.
  */
-export const Contact = Type.Object({
+export const Contact = component('Contact', Type.Object({
     id: Type.String({ description: 'c_N' }),
     name: Type.String({ description: 'Never null: the full name, else the username, else the email local part, else "Unknown".' }),
     fullName: opt(Nullable(Type.String())),
@@ -99,7 +100,7 @@ export const Contact = Type.Object({
     recentSparkSummaries: opt(Type.Array(Type.String())),
     tags: opt(Type.Array(Type.String({ description: 'l_N' }))),
     url: opt(Type.String({ description: "The contact's address in the web console." })),
-});
+}));
 
 export type ContactView = Static<typeof Contact>;
 

@@ -25,6 +25,7 @@ export function contactCustomFieldRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listCoreContactCustomFields',
         tags: ['core'],
         summary: 'List contact custom fields',
         querystring: ContactCustomFieldsQuery,

@@ -8,6 +8,7 @@ export function customFieldDefinitionRoutes(app: HearthApp, services: Services) 
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listCustomFields',
         tags: ['v2'],
         summary: 'List custom field definitions',
         description: 'Every live custom field in ID order (deleted ones are left out); `entityType` keeps those of one entity type. Not paged.',
@@ -23,6 +24,7 @@ export function customFieldDefinitionRoutes(app: HearthApp, services: Services) 
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'getCustomField',
         tags: ['v2'],
         summary: 'Get a custom field definition',
         description: 'A deleted custom field is a 404, as a missing one.',

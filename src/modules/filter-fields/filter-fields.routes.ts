@@ -18,6 +18,7 @@ export function filterFieldRoutes(app: HearthApp, services: Services) {
       // Field names are no secret of any one list: any read scope may ask.
       config: { auth: { any: ['contacts:read', 'organizations:read', 'activities:read', 'objects:read'] } },
       schema: {
+        operationId: 'listFilterFields',
         tags: ['v2'],
         summary: 'Filterable fields of a list',
         description:

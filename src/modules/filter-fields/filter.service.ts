@@ -6,6 +6,7 @@ import { describeFields, FILTER_ENTITIES, type DynamicFields, type FilterEntity 
 import { invalidParameters } from '../../http/errors.ts';
 import { filterableFields } from '../custom-fields/custom-field.repository.ts';
 import { definitionIds } from '../lead-scores/lead-score.repository.ts';
+import { hasTrigramIndex } from './filter.repository.ts';
 
 export interface CompiledFilter {
   /** A boolean SQL fragment about the list's base table row (ENTITY_TABLES aliases). */
@@ -23,6 +24,15 @@ const LEAD_SCORE_ENTITIES: Partial<Record<FilterEntity, 'contact' | 'organizatio
 
 /** lightFilter for every list: the community's custom fields and lead scores, compiled with the service clock. */
 export function createFilterService(deps: { db: Kysely<DB>; clock: Clock }) {
+  // Whether migration 0011 could make the trigram index (the engine had pg_trgm): read once, and again
+  // after a failed read.
+  let trigramIndexes: Promise<boolean> | null = null;
+  const hasTrigramIndexes = () =>
+    (trigramIndexes ??= hasTrigramIndex(deps.db).catch((error: unknown) => {
+      trigramIndexes = null;
+      throw error;
+    }));
+
   async function dynamicFields(communityId: number, entity: FilterEntity, needed: { customFields: boolean; leadScores: boolean }): Promise<DynamicFields> {
     const customEntity = CUSTOM_FIELD_ENTITIES[entity];
     const scoreEntity = LEAD_SCORE_ENTITIES[entity];
@@ -40,8 +50,11 @@ export function createFilterService(deps: { db: Kysely<DB>; clock: Clock }) {
      */
     async compile(communityId: number, entity: FilterEntity, raw: string | undefined, now = deps.clock.now()): Promise<CompiledFilter | null> {
       if (raw === undefined) return null;
-      const dynamic = await dynamicFields(communityId, entity, { customFields: raw.includes('cf_'), leadScores: raw.includes('ls_') });
-      const where = compileLightFilter(raw, { entity, communityId, now, ...dynamic });
+      const [dynamic, trigram] = await Promise.all([
+        dynamicFields(communityId, entity, { customFields: raw.includes('cf_'), leadScores: raw.includes('ls_') }),
+        raw.includes('like') ? hasTrigramIndexes() : false,
+      ]);
+      const where = compileLightFilter(raw, { entity, communityId, now, trigramIndexes: trigram, ...dynamic });
       // compileLightFilter has read the JSON, so this parse cannot fail.
       return { where, expression: JSON.parse(raw) as unknown };
     },

@@ -10,7 +10,7 @@ export function healthRoutes(app: HearthApp, services: Services) {
     '/healthz',
     {
       config: { auth: 'public', probe: true },
-      schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
+      schema: { operationId: 'getHealth', tags: ['health'], summary: 'The process is up', response: { 200: Health } },
     },
     async () => ({ status: 'ok' }),
   );
@@ -19,7 +19,7 @@ export function healthRoutes(app: HearthApp, services: Services) {
     '/readyz',
     {
       config: { auth: 'public', probe: true },
-      schema: { tags: ['health'], summary: 'The database answers', response: { 200: Health, 503: Health } },
+      schema: { operationId: 'getReadiness', tags: ['health'], summary: 'The database answers', response: { 200: Health, 503: Health } },
     },
     async (_request, reply) => {
       try {

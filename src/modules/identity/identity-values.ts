@@ -228,6 +228,11 @@ function platformHost(hostname: string, rule: HandleRule): string {
 /** Reduces a profile URL to the handle it names; a string is a reason when the URL is not a profile. */
 function handleFromUrl(text: string, rule: HandleRule): { handle: string } | { reason: string } {
   const notProfile = { reason: `${quote(text)} is not a ${rule.site} profile URL` };
+  // A path without a host (`in/jane-doe`, the form LinkedIn's own API documents) is a path on the platform.
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text) && !text.replace(/^\/+/, '').split('/')[0]!.includes('.')) {
+    const handle = rule.fromPath(text.split(/[?#]/)[0]!.split('/').filter(Boolean));
+    return handle === null ? notProfile : { handle };
+  }
   let url: URL;
   try {
     url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text.replace(/^\/+/, '')}`);
@@ -312,4 +317,16 @@ export function identityKey(identity: Pick<Identity, 'type' | 'value'>): string 
 /** SHA-256 hex of `${type}:${value}`: the one-way hash kept on the suppression list. */
 export function identityHash(identity: Pick<Identity, 'type' | 'value'>): string {
   return createHash('sha256').update(identityKey(identity), 'utf8').digest('hex');
+}
+
+/**
+ * What a sender's external ID becomes when its contact is erased: a one-way hash, so the ID no longer reads
+ * as the person, while a later push with the same ID still finds the erased profile.
+ */
+export function erasedExternalId(externalId: string): string {
+  return `erased:${createHash('sha256').update(externalId).digest('hex')}`;
+}
+
+export function isErasedExternalId(externalId: string): boolean {
+  return /^erased:[0-9a-f]{64}$/.test(externalId);
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Identity } from './identity-values.ts';
+import { erasedExternalId, type Identity } from './identity-values.ts';
 
 type Executor = Kysely<DB> | Transaction<DB>;
 
@@ -19,7 +19,10 @@ export async function findIdentityOwners(
   return result.rows;
 }
 
-/** The contact the sender's ID in this source leads to, and whether it was anonymized on request. */
+/**
+ * The contact the sender's ID in this source leads to, and whether it was anonymized on request. An erased
+ * profile keeps only the hash of its ID, which is looked up too.
+ */
 export async function findProfileOwner(trx: Executor, communityId: number, sourceId: number, externalId: string) {
   const row = await trx
     .selectFrom('source_profiles as p')
@@ -27,7 +30,7 @@ export async function findProfileOwner(trx: Executor, communityId: number, sourc
     .select(['p.contact_id as contactId', 'c.anonymized_at as anonymizedAt'])
     .where('p.community_id', '=', communityId)
     .where('p.source_id', '=', sourceId)
-    .where('p.external_id', '=', externalId)
+    .where('p.external_id', 'in', [externalId, erasedExternalId(externalId)])
     .executeTakeFirst();
   return row ? { contactId: row.contactId, anonymized: row.anonymizedAt !== null } : null;
 }
@@ -92,6 +95,7 @@ const CONTACT_REFERENCES: [table: string, column: string][] = [
   ['source_profiles', 'contact_id'],
   ['activities', 'contact_id'],
   ['website_visits', 'contact_id'],
+  ['app_users', 'contact_id'],
 ];
 
 /**

@@ -8,6 +8,7 @@ export function ingestionRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['sources:write'] } },
       schema: {
+        operationId: 'pushCoreUser',
         tags: ['core'],
         summary: 'Add or update a user in a destination source',
         description:
@@ -29,6 +30,7 @@ export function ingestionRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['sources:write'] } },
       schema: {
+        operationId: 'pushCoreActivity',
         tags: ['core'],
         summary: 'Add or update an activity in a destination source',
         description: '(source, activityType, id) identifies the activity: a repeat updates it in place. The user is matched as in a user push.',

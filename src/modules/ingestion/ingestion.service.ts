@@ -109,6 +109,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
         ...unknownFieldWarnings(body, ACTIVITY_FIELDS),
         ...unknownFieldWarnings(body.user, API_USER_FIELDS, 'user.'),
         ...person.warnings,
+        ...(time.warning ? [`timestamp ${time.warning}`] : []),
       ];
 
       const content = textContent(body.content);

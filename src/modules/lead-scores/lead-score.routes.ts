@@ -8,6 +8,7 @@ export function leadScoreRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listLeadScores',
         tags: ['v2'],
         summary: 'List lead score definitions',
         description: 'Every lead score definition in ID order, disabled ones included (`enabled: false`). Not paged.',
@@ -21,7 +22,7 @@ export function leadScoreRoutes(app: HearthApp, services: Services) {
     '/api/v2/lead-scores/:id',
     {
       config: { auth: { all: ['contacts:read'] } },
-      schema: { tags: ['v2'], summary: 'Get a lead score definition', params: LeadScoreParams, response: { 200: LeadScoreDefinitionItem } },
+      schema: { operationId: 'getLeadScore', tags: ['v2'], summary: 'Get a lead score definition', params: LeadScoreParams, response: { 200: LeadScoreDefinitionItem } },
     },
     async (request) => ({ success: true as const, data: await services.leadScores.get(contextOf(request).communityId, request.params.id) }),
   );

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { v2Definitions, v2Item } from '../../http/schemas.ts';
+import { component } from '../../http/components.ts';
 
 export const LeadScoreValues = Type.Array(
   Type.Object({ scoreId: Type.Integer(), score: Type.Number(), percentile: Type.Number() }),
@@ -14,14 +15,14 @@ export const LeadScoreKeyFactors = Type.Array(
 );
 
 /** The v2 lead score definition. */
-export const LeadScoreDefinition = Type.Object({
+export const LeadScoreDefinition = component('LeadScore', Type.Object({
   id: Type.String({ description: 'ls_N' }),
   name: Type.String(),
   enabled: Type.Boolean(),
   entityType: Type.String({ description: 'contact or organization' }),
   isPrimaryScore: Type.Boolean(),
   outputType: Type.String({ description: 'percentile or score' }),
-});
+}));
 
 export const LeadScoreParams = Type.Object({ id: Type.String({ description: 'ls_N' }) });
 

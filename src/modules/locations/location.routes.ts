@@ -8,6 +8,7 @@ export function locationRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listLocations',
         tags: ['v2'],
         summary: 'List locations of one type, aggregated from contacts',
         description: 'Sorted by member count descending, ties by ID; locations without members are left out.',
@@ -22,7 +23,7 @@ export function locationRoutes(app: HearthApp, services: Services) {
     '/api/v2/locations/:id',
     {
       config: { auth: { all: ['contacts:read'] } },
-      schema: { tags: ['v2'], summary: 'Get a location', params: LocationParams, response: { 200: LocationResponse } },
+      schema: { operationId: 'getLocation', tags: ['v2'], summary: 'Get a location', params: LocationParams, response: { 200: LocationResponse } },
     },
     async (request) => ({ success: true as const, data: await services.locations.get(contextOf(request).communityId, request.params.id) }),
   );

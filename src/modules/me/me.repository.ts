@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { linkAppUserContact } from '../communities/community.repository.ts';
 
 export async function findAppUser(db: Kysely<DB>, communityId: number, userId: number) {
   return db
@@ -17,7 +18,7 @@ export async function findAppUser(db: Kysely<DB>, communityId: number, userId: n
       'u.title',
       'u.role',
       'u.login_email as loginEmail',
-      'i.contact_id as contactId',
+      sql<number | null>`coalesce(i.contact_id, u.contact_id)`.as('contactId'),
       'c.company_name as companyName',
       'c.company_domains as companyDomains',
       'c.company_summary as companySummary',
@@ -25,6 +26,10 @@ export async function findAppUser(db: Kysely<DB>, communityId: number, userId: n
     .where('u.community_id', '=', communityId)
     .where('u.id', '=', userId)
     .executeTakeFirst();
+}
+
+export function linkContact(db: Kysely<DB>, user: { communityId: number; id: number; name: string; loginEmail: string }, now: Date) {
+  return db.transaction().execute((trx) => linkAppUserContact(trx, user, now));
 }
 
 export async function listContactProfiles(db: Kysely<DB>, communityId: number, contactId: number) {

@@ -2,11 +2,12 @@ import Type from 'typebox';
 import { Nullable, v2Item } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
+import { component } from '../../http/components.ts';
 
 const IdName = Type.Object({ id: Type.String(), name: Type.String() });
 
-const Me = Type.Object({
-  id: Nullable(Type.String({ description: 'The user\'s contact (c_N), found by login email; null until they appear in the data' })),
+const Me = component('Me', Type.Object({
+  id: Type.String({ description: 'The user\'s contact (c_N): the one holding their login email, else the one made with the user' }),
   communityId: Type.String({ description: 'com_N' }),
   name: Type.String(),
   title: Nullable(Type.String()),
@@ -16,14 +17,14 @@ const Me = Type.Object({
   segments: Type.Array(IdName, { description: 'Bookmarked segments' }),
   personas: Type.Array(IdName),
   company: Type.Object({ name: Type.String(), domains: Type.Array(Type.String()), summary: Type.String() }),
-});
+}));
 
 export function meRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/me',
     {
       config: { auth: { all: ['contacts:read'] } },
-      schema: { tags: ['v2'], summary: 'The authenticated user', response: { 200: v2Item(Me) } },
+      schema: { operationId: 'getMe', tags: ['v2'], summary: 'The authenticated user', response: { 200: v2Item(Me) } },
     },
     async (request) => ({ success: true as const, data: await services.me.get(contextOf(request)) }),
   );

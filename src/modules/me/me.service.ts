@@ -1,15 +1,16 @@
 import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
 import { formatId } from '../../http/ids.ts';
 import type { RequestContext } from '../tokens/token.service.ts';
 import * as me from './me.repository.ts';
 
-export function createMeService(deps: { db: Kysely<DB> }) {
+export function createMeService(deps: { db: Kysely<DB>; clock: Clock }) {
   return {
     /**
-     * The app user the token was made for. `id` is that person's contact, found by the user's login email
-     * among the community's identities; it is null until the person appears in the community's data.
+     * The app user the token was made for. `id` is that person's contact: the one holding the user's login
+     * email (it follows merges), else the contact made with the user.
      */
     async get(context: RequestContext) {
       const user = context.userId === null ? undefined : await me.findAppUser(deps.db, context.communityId, context.userId);
@@ -20,7 +21,8 @@ export function createMeService(deps: { db: Kysely<DB> }) {
         me.listPersonas(deps.db, context.communityId, user.id),
       ]);
       return {
-        id: user.contactId === null ? null : formatId('contact', user.contactId),
+        // A user whose contact was removed by hand gets a new one: the id is never null.
+        id: formatId('contact', user.contactId ?? (await me.linkContact(deps.db, { ...user, communityId: context.communityId }, deps.clock.now()))),
         communityId: formatId('community', context.communityId),
         name: user.name,
         title: user.title,

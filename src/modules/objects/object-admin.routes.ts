@@ -22,6 +22,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     {
       config: admin,
       schema: {
+        operationId: 'createObjectType',
         tags: ['admin'],
         summary: 'Create a custom object type',
         description:
@@ -41,6 +42,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     {
       config: admin,
       schema: {
+        operationId: 'addObjectTypeAssociation',
         tags: ['admin'],
         summary: 'Add an association to a custom object type',
         description: 'An `objectAssocType` the type already has is a 409. Answers the type with its associations.',
@@ -61,6 +63,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     {
       config: admin,
       schema: {
+        operationId: 'removeObjectTypeAssociation',
         tags: ['admin'],
         summary: 'Remove an association from a custom object type',
         description: "The objects' links through it are removed with it. Answers the type with the associations it keeps.",
@@ -80,6 +83,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
       config: admin,
       bodyLimit: UPSERT_BODY_LIMIT,
       schema: {
+        operationId: 'upsertObjects',
         tags: ['admin'],
         summary: 'Insert or update custom objects of one type',
         description:

@@ -11,6 +11,7 @@ export function objectWriteRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'updateObjectCustomFields',
         tags: ['v2'],
         summary: 'Set custom field values on a custom object',
         description:
@@ -33,6 +34,7 @@ export function objectWriteRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'addObjectToSegment',
         tags: ['v2'],
         summary: 'Add a custom object to a segment',
         description:

@@ -10,6 +10,7 @@ export function objectRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'listObjectTypes',
         tags: ['v2'],
         summary: 'List custom object types',
         description: 'Every object type in ID order, with its associations to contacts, organizations or other object types. Not paged.',
@@ -24,6 +25,7 @@ export function objectRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'listObjects',
         tags: ['v2'],
         summary: 'List custom objects of one type',
         description:
@@ -41,6 +43,7 @@ export function objectRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'getObject',
         tags: ['v2'],
         summary: 'Get a custom object',
         description: '`cols` takes `recordKey`.',

@@ -5,8 +5,9 @@ import { sortDescription } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 import { OBJECT_COLS, OBJECT_SORT_OPTIONS } from './object.service.ts';
+import { component } from '../../http/components.ts';
 
-export const ObjectType = Type.Object({
+export const ObjectType = component('ObjectType', Type.Object({
   id: Type.String({ description: 'cot_N' }),
   name: Type.String(),
   assocs: Type.Array(
@@ -16,15 +17,15 @@ export const ObjectType = Type.Object({
       targetObjectTypeId: Nullable(Type.String({ description: 'cot_N when the target is a custom object' })),
     }),
   ),
-});
+}));
 
 /** A custom object; `recordKey` appears only when `cols` names it. */
-export const CustomObject = Type.Object({
+export const CustomObject = component('CustomObject', Type.Object({
   id: Type.String({ description: 'co_N' }),
   name: Type.String(),
   recordKey: Type.Optional(Type.String({ description: "The object's key within its type (opt-in: `cols=recordKey`)." })),
   customFields: CustomFieldValues,
-});
+}));
 
 /** `objectTypeId` is checked by the service, so a missing one is a 400 `invalid_parameters` that says so. */
 export const ObjectsQuery = Type.Object(

@@ -10,6 +10,7 @@ export function organizationReadRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'listOrganizations',
         tags: ['v2'],
         summary: 'List organizations',
         description:
@@ -29,6 +30,7 @@ export function organizationReadRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'getOrganization',
         tags: ['v2'],
         summary: 'Get an organization',
         description: 'Always returned: `id`, `name`, `primaryDomain`; `cols` adds the others.',

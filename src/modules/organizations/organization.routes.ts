@@ -50,6 +50,7 @@ export function organizationRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['organizations:write'] } },
       schema: {
+        operationId: 'upsertCoreOrganization',
         tags: ['core'],
         summary: 'Add or update an organization',
         description:
@@ -76,6 +77,7 @@ export function organizationRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['organizations:write'] } },
       schema: {
+        operationId: 'upsertCoreSourceOrganization',
         tags: ['core'],
         summary: 'Add or update an organization in a source',
         description: 'Updates the organization with this domain, or creates it in the source.',

@@ -5,6 +5,7 @@ import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
+import { component } from '../../http/components.ts';
 
 /** Opt-in columns of an organization (decisions.md §7), in the order they appear in the object. */
 export const ORGANIZATION_COLS = [
@@ -72,7 +73,7 @@ const TopContact = Type.Object({ id: Type.String({ description: 'c_N' }), name: 
  * Property order is the wire order: the interface's, with `profiles` after `linkedInUrl` and `url` last,
  * the one field after `tags` (decisions.md §7).
  */
-export const Organization = Type.Object({
+export const Organization = component('Organization', Type.Object({
   id: Type.String({ description: 'o_N' }),
   name: Type.String(),
   primaryDomain: Type.String({ description: 'The registrable domain the organization is keyed by, lowercase.' }),
@@ -99,7 +100,7 @@ export const Organization = Type.Object({
   ),
   tags: Type.Optional(Type.Array(Type.String(), { description: 'Tag IDs (l_N); GET /api/v2/tags resolves them.' })),
   url: Type.Optional(Type.String({ description: "The organization's address in the web console." })),
-});
+}));
 
 export const OrganizationsQuery = Type.Object(
   {

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Identity, IdentityType } from '../identity/identity-values.ts';
+import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from '../identity/identity-values.ts';
 import { moveMembers, placesOf } from '../locations/location.repository.ts';
 import { refreshMemberCounts } from '../organizations/organization.repository.ts';
 import { unlinkContactActivities } from '../topics/topic.repository.ts';
@@ -190,25 +189,12 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
 }
 
 /**
- * What an external ID that carried personal content becomes: a hash, so the row (and the contact it
- * points to) stays, but the sender's ID no longer reads as the person. `erasedExternalId(id)` of the same
- * ID finds it again.
+ * Clears the fields each source last pushed about the contact, and replaces every external ID with its
+ * hash: a sender's own user ID (`u-4711`) identifies the person as much as an address does. The row stays,
+ * so a later push with the same ID still finds the anonymized contact (`findProfileOwner`) and stores
+ * nothing. Returns how many profiles were erased.
  */
-export function erasedExternalId(externalId: string): string {
-  return `erased:${createHash('sha256').update(externalId).digest('hex')}`;
-}
-
-/**
- * Clears the fields each source last pushed about the contact, and replaces external IDs that carry
- * personal content (an address, or one of the erased identities) with their hash. Returns the profiles.
- */
-export async function eraseSourceProfiles(
-  trx: Transaction<DB>,
-  communityId: number,
-  contactId: number,
-  erasedValues: string[],
-  now: Date,
-): Promise<number> {
+export async function eraseSourceProfiles(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
   const profiles = await trx
     .updateTable('source_profiles')
     .set({ fields: '{}', updated_at: now })
@@ -216,10 +202,8 @@ export async function eraseSourceProfiles(
     .where('contact_id', '=', contactId)
     .returning(['source_id as sourceId', 'external_id as externalId'])
     .execute();
-  const values = erasedValues.map((value) => value.toLowerCase()).filter((value) => value.length > 0);
   for (const profile of profiles) {
-    const id = profile.externalId.toLowerCase();
-    if (!id.includes('@') && !values.some((value) => id.includes(value))) continue;
+    if (isErasedExternalId(profile.externalId)) continue;
     await trx
       .updateTable('source_profiles')
       .set({ external_id: erasedExternalId(profile.externalId) })

@@ -22,6 +22,7 @@ export function privacyRoutes(app: HearthApp, services: Services) {
     {
       config,
       schema: {
+        operationId: 'requestCoreRemoval',
         tags: ['core'],
         summary: 'Request removal of personal information',
         description,
@@ -40,6 +41,7 @@ export function privacyRoutes(app: HearthApp, services: Services) {
     {
       config,
       schema: {
+        operationId: 'requestCoreRemovalByQuery',
         tags: ['core'],
         summary: 'Request removal of personal information (address in the query)',
         description: `${description} An unencoded \`+\` in the address reads as a space in a query string; a space inside the address is read back as \`+\`.`,

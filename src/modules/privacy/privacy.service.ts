@@ -37,11 +37,10 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       const now = clock.now();
       const identities = await privacy.identitiesOf(trx, communityId, contactId);
       await suppress(trx, communityId, [email, ...identities], request.id, now);
-      const erasedValues = [email.value, email.display, ...identities.flatMap((identity) => [identity.value, identity.display])];
       const next: ErasedCounts = {
         contacts: totals.contacts + 1,
         identities: totals.identities + (await privacy.deleteIdentities(trx, communityId, contactId)),
-        sourceProfiles: totals.sourceProfiles + (await privacy.eraseSourceProfiles(trx, communityId, contactId, erasedValues, now)),
+        sourceProfiles: totals.sourceProfiles + (await privacy.eraseSourceProfiles(trx, communityId, contactId, now)),
         customFieldValues: totals.customFieldValues + (await privacy.deleteCustomFieldValues(trx, communityId, contactId)),
         activities: totals.activities + (await privacy.eraseActivityContent(trx, communityId, contactId, now)),
         websiteVisits: totals.websiteVisits + (await privacy.eraseTraces(trx, communityId, contactId)),

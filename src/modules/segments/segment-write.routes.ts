@@ -11,6 +11,7 @@ export function segmentWriteRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'createSegment',
         tags: ['v2'],
         summary: 'Create a segment',
         description:
@@ -28,6 +29,7 @@ export function segmentWriteRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'renameSegment',
         tags: ['v2'],
         summary: 'Rename a segment',
         description:

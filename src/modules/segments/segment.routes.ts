@@ -1,6 +1,7 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import {
+  CoreIdName,
   CoreSegmentAddBody,
   CoreSegmentAddResult,
   CoreSegmentList,
@@ -18,16 +19,25 @@ export function segmentRoutes(app: HearthApp, services: Services) {
     '/community/v1/segments',
     {
       config: { auth: { all: ['segments:read'] } },
-      schema: { tags: ['core'], summary: 'List contact segments', response: { 200: CoreSegmentList } },
+      schema: { operationId: 'listCoreSegments', tags: ['core'], summary: 'List contact segments', response: { 200: CoreSegmentList } },
     },
     async (request) => services.segments.listCore(contextOf(request).communityId),
+  );
+
+  app.get(
+    '/community/v1/segments/:id',
+    {
+      config: { auth: { all: ['segments:read'] } },
+      schema: { operationId: 'getCoreSegment', tags: ['core'], summary: 'Get a contact segment', params: CoreSegmentParams, response: { 200: CoreIdName } },
+    },
+    async (request) => services.segments.getCore(contextOf(request).communityId, request.params.id),
   );
 
   app.get(
     '/community/v1/segments/:id/status',
     {
       config: { auth: { all: ['segments:read'] } },
-      schema: { tags: ['core'], summary: 'List the statuses of a contact segment', params: CoreSegmentParams, response: { 200: CoreStatusList } },
+      schema: { operationId: 'listCoreSegmentStatuses', tags: ['core'], summary: 'List the statuses of a contact segment', params: CoreSegmentParams, response: { 200: CoreStatusList } },
     },
     async (request) => services.segments.statusesCore(contextOf(request).communityId, request.params.id),
   );
@@ -37,6 +47,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['segments:write'] } },
       schema: {
+        operationId: 'addCoreContactsToSegment',
         tags: ['core'],
         summary: 'Add existing contacts to a segment',
         description:
@@ -55,6 +66,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['segments:read'] } },
       schema: {
+        operationId: 'listSegments',
         tags: ['v2'],
         summary: 'List segments',
         description:
@@ -72,6 +84,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['segments:read'] } },
       schema: {
+        operationId: 'getSegment',
         tags: ['v2'],
         summary: 'Get a segment',
         description: 'A segment of any entity type. `cols` takes `entityCount` and `url`.',

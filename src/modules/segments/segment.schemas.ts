@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { colsDescription } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Item, v2Page } from '../../http/schemas.ts';
 import { SEGMENT_COLS } from './segment.service.ts';
+import { component } from '../../http/components.ts';
 
 /** Core segment and status references: `{id: number, name}`. */
 export const CoreIdName = Type.Object({ id: Type.Integer(), name: Type.String() });
@@ -26,13 +27,13 @@ export const CoreSegmentAddResult = Type.Object({
 });
 
 /** The v2 Segment; `entityCount` and `url` appear only when `cols` names them. */
-export const V2Segment = Type.Object({
+export const V2Segment = component('Segment', Type.Object({
   id: Type.String({ description: 's_N' }),
   name: Type.String(),
   entityType: Type.Enum(['contact', 'organization', 'object']),
   entityCount: Type.Optional(Type.Integer({ description: 'Members of the segment (opt-in: `cols=entityCount`).' })),
   url: Type.Optional(Type.String({ description: 'The segment in the web console (opt-in: `cols=url`).' })),
-});
+}));
 
 export const V2SegmentsQuery = Type.Object(
   {

@@ -88,6 +88,12 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
       return segments.listContactSegments(db, communityId);
     },
 
+    /** GET /community/v1/segments/{id}: one contact segment, `{id, name}`. */
+    async getCore(communityId: number, rawId: string) {
+      const segment = contactSegment(await segments.findSegment(db, communityId, parseCoreId('segment', rawId)), rawId);
+      return { id: segment.id, name: segment.name };
+    },
+
     /** GET /community/v1/segments/{id}/status: the statuses of a contact segment, in their order. */
     async statusesCore(communityId: number, rawId: string) {
       const segment = contactSegment(await segments.findSegment(db, communityId, parseCoreId('segment', rawId)), rawId);

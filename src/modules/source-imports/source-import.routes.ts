@@ -8,6 +8,7 @@ export function sourceImportRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['sources:write'] }, errors: 'message' },
       schema: {
+        operationId: 'notifyDataAvailable',
         tags: ['v2'],
         summary: 'Notify new data available',
         description:

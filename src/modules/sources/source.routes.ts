@@ -16,6 +16,7 @@ export function sourceRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listProviders',
         tags: ['v2'],
         summary: 'List signal providers (the visible sources)',
         description: 'Keyset paging in ID order; `direction=desc` walks from the newest.',
@@ -30,7 +31,7 @@ export function sourceRoutes(app: HearthApp, services: Services) {
     '/api/v2/admin/sources',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { tags: ['admin'], summary: 'List every source', response: { 200: AdminSourcesResponse } },
+      schema: { operationId: 'listSources', tags: ['admin'], summary: 'List every source', response: { 200: AdminSourcesResponse } },
     },
     async (request) => ({ success: true as const, data: (await services.sources.list(contextOf(request).communityId)).map(adminSource) }),
   );
@@ -39,7 +40,7 @@ export function sourceRoutes(app: HearthApp, services: Services) {
     '/api/v2/admin/sources',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { tags: ['admin'], summary: 'Create a source', body: NewSourceBody, response: { 201: AdminSourceResponse } },
+      schema: { operationId: 'createSource', tags: ['admin'], summary: 'Create a source', body: NewSourceBody, response: { 201: AdminSourceResponse } },
     },
     async (request, reply) => {
       const source = await services.sources.create(contextOf(request), request.body);

@@ -1,11 +1,12 @@
 import Type from 'typebox';
 import { Cursor, CursorMeta, Direction, Limit, Nullable, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
+import { component } from '../../http/components.ts';
 
-export const Provider = Type.Object({
+export const Provider = component('Provider', Type.Object({
   id: Type.String({ description: 'sig_N' }),
   name: Type.String(),
   serviceName: Type.String(),
-});
+}));
 
 export const ProvidersQuery = Type.Object(
   { limit: Limit, cursor: Type.Optional(Cursor), direction: Direction },
@@ -14,7 +15,7 @@ export const ProvidersQuery = Type.Object(
 
 export const ProvidersResponse = v2Page(Provider, CursorMeta);
 
-export const AdminSource = Type.Object({
+export const AdminSource = component('Source', Type.Object({
   id: Type.String({ description: 'sig_N' }),
   sourceId: Type.Integer({ description: 'The numeric ID the core pushes take as destinationSourceId' }),
   name: Type.String(),
@@ -22,7 +23,7 @@ export const AdminSource = Type.Object({
   path: Nullable(Type.String()),
   visible: Type.Boolean(),
   createdAt: Type.String({ format: 'date-time' }),
-});
+}));
 
 export const NewSourceBody = Type.Object(
   {

@@ -21,6 +21,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'createCoreTag',
         tags: ['core'],
         summary: 'Create a tag',
         description:
@@ -37,7 +38,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     '/community/v1/tags',
     {
       config: read,
-      schema: { tags: ['core'], summary: 'List tags (deleted ones left out)', response: { 200: CoreTagList } },
+      schema: { operationId: 'listCoreTags', tags: ['core'], summary: 'List tags (deleted ones left out)', response: { 200: CoreTagList } },
     },
     async (request) => services.tags.listCore(contextOf(request).communityId),
   );
@@ -47,6 +48,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'getCoreTag',
         tags: ['core'],
         summary: 'Get a tag',
         description: 'A deleted tag stays readable, with `deletedAt`.',
@@ -62,6 +64,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'updateCoreTag',
         tags: ['core'],
         summary: 'Update a tag',
         description:
@@ -80,6 +83,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     {
       config: write,
       schema: {
+        operationId: 'deleteCoreTag',
         tags: ['core'],
         summary: 'Delete a tag',
         description: 'Soft delete: the tag is removed from every contact, organization and activity. Answers the deleted tag.',
@@ -95,6 +99,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'listTags',
         tags: ['v2'],
         summary: 'List tags',
         description: 'Keyset paging in ID order; deleted tags are left out.',
@@ -110,6 +115,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
     {
       config: read,
       schema: {
+        operationId: 'getTag',
         tags: ['v2'],
         summary: 'Get a tag',
         description: 'A deleted tag stays readable, with `deletedAt`.',

@@ -10,15 +10,15 @@ const TokenStatus = Type.Object({
 
 /** GET api-token-status on both prefixes: any valid token may ask who it is. */
 export function tokenStatusRoutes(app: HearthApp) {
-  for (const [prefix, tag] of [
-    ['/community/v1', 'core'],
-    ['/api/v2', 'v2'],
+  for (const [prefix, tag, operationId] of [
+    ['/community/v1', 'core', 'getCoreTokenStatus'],
+    ['/api/v2', 'v2', 'getTokenStatus'],
   ] as const) {
     app.get(
       `${prefix}/api-token-status`,
       {
         config: { auth: { all: [] } },
-        schema: { tags: [tag], summary: 'Token status check', response: { 200: TokenStatus } },
+        schema: { operationId, tags: [tag], summary: 'Token status check', response: { 200: TokenStatus } },
       },
       async (request) => {
         const context = contextOf(request);

@@ -1,24 +1,28 @@
 import Type from 'typebox';
 import { Nullable, v2Definitions, v2Item } from '../../http/schemas.ts';
 import { SCOPES } from '../../http/scopes.ts';
+import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS } from './token.service.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import type { TokenRow } from './token.repository.ts';
+import { component } from '../../http/components.ts';
 
-const TokenInfo = Type.Object({
+const TokenInfo = component('Token', Type.Object({
   jti: Type.String(),
   name: Type.String(),
   scopes: Type.Array(Type.String()),
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Nullable(Type.String({ format: 'date-time' })),
   revokedAt: Nullable(Type.String({ format: 'date-time' })),
-});
+}));
 
 const NewTokenBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     scopes: Type.Optional(Type.Array(Type.Enum([...SCOPES]), { description: 'Default: read write' })),
-    expiresInSeconds: Type.Optional(Type.Integer({ minimum: 60 })),
+    expiresInSeconds: Type.Optional(
+      Type.Integer({ minimum: MIN_TOKEN_LIFETIME_SECONDS, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: 'Lifetime; at most ten years. Default: no expiry' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,7 +35,7 @@ export function tokenRoutes(app: HearthApp, services: Services) {
     '/api/v2/admin/tokens',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { tags: ['admin'], summary: 'List API tokens', response: { 200: v2Definitions(TokenInfo) } },
+      schema: { operationId: 'listTokens', tags: ['admin'], summary: 'List API tokens', response: { 200: v2Definitions(TokenInfo) } },
     },
     async (request) => ({ success: true as const, data: (await services.tokens.list(contextOf(request).communityId)).map(tokenInfo) }),
   );
@@ -40,7 +44,7 @@ export function tokenRoutes(app: HearthApp, services: Services) {
     '/api/v2/admin/tokens',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { tags: ['admin'], summary: 'Create an API token', body: NewTokenBody, response: { 201: v2Item(Issued) } },
+      schema: { operationId: 'createToken', tags: ['admin'], summary: 'Create an API token', body: NewTokenBody, response: { 201: v2Item(Issued) } },
     },
     async (request, reply) => {
       const context = contextOf(request);
@@ -54,6 +58,7 @@ export function tokenRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['admin'] } },
       schema: {
+        operationId: 'revokeToken',
         tags: ['admin'],
         summary: 'Revoke an API token (refused at once by every process)',
         params: Type.Object({ jti: Type.String() }),

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Listen } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { HearthError } from '../../http/errors.ts';
+import { HearthError, invalidParameters } from '../../http/errors.ts';
 import { formatId, parseCoreId } from '../../http/ids.ts';
 import { DEFAULT_SCOPES, isScope, type Scope } from '../../http/scopes.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
@@ -35,6 +35,9 @@ const ALGORITHM = 'HS256';
 /** Notified by the database at every change of a token row (migration 0005). */
 const TOKEN_CHANGES = 'hearth_tokens_changed';
 const MAX_VERIFIED_TOKENS = 10_000;
+/** A token lives at least a minute and at most ten years; beyond that its expiry is not a date any more. */
+export const MIN_TOKEN_LIFETIME_SECONDS = 60;
+export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 
 export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock: Clock }) {
   // Imported once: given raw bytes, jose imports the key again on every verification (a measurable share of
@@ -66,7 +69,13 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       const scopes = normalizeScopes(input.scopes);
       const jti = randomUUID();
       const now = deps.clock.now();
-      const expiresAt = input.expiresInSeconds ? new Date(now.getTime() + input.expiresInSeconds * 1000) : null;
+      const lifetime = input.expiresInSeconds;
+      if (lifetime !== undefined && !(Number.isInteger(lifetime) && lifetime >= MIN_TOKEN_LIFETIME_SECONDS && lifetime <= MAX_TOKEN_LIFETIME_SECONDS)) {
+        throw invalidParameters(
+          `expiresInSeconds must be a whole number of seconds from ${MIN_TOKEN_LIFETIME_SECONDS} to ${MAX_TOKEN_LIFETIME_SECONDS} (ten years)`,
+        );
+      }
+      const expiresAt = lifetime ? new Date(now.getTime() + lifetime * 1000) : null;
       const name = input.name?.trim() || 'API token';
       await deps.db.transaction().execute(async (trx) => {
         await tokens.insertToken(trx, { communityId: writer.communityId, jti, name, scopes, appUserId: input.appUserId ?? null, expiresAt });
@@ -85,17 +94,20 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       return { token: await jwt.sign(await key), jti };
     },
 
-    /** Verifies the signature and claims, then the token's row: a revoked token is refused at once. */
     /** Keeps token rows in memory for as long as every change to them is heard (token-cache.ts). */
     async watchChanges(listen: Listen) {
       await listen(TOKEN_CHANGES, { ready: cache.listening, message: cache.changed, lost: cache.deaf });
     },
 
-    /** The request context of a bearer token, or why there is none. */
+    /**
+     * The request context of a bearer token, or why there is none: the signature and claims are verified,
+     * then the token's row, so a revoked token is refused at once.
+     */
     async authenticate(token: string): Promise<Authentication> {
       const now = deps.clock.now();
       let claims = verifiedTokens.get(token);
       if (!claims || !inForce(claims, now)) {
+        if (!isCanonicalJwt(token)) return { ok: false, reason: 'token is malformed' };
         try {
           claims = (await jwtVerify(token, await key, { algorithms: [ALGORITHM], issuer: ISSUER, currentDate: now })).payload;
         } catch (error) {
@@ -156,6 +168,15 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       throw tokenNotFound(jti);
     },
   };
+}
+
+/**
+ * Base64url decoders forgive padding and stray low bits, so `sig=` or a last character with other unused
+ * bits decodes to the same signature. A token is one exact string: only the form Hearth signs is accepted.
+ */
+function isCanonicalJwt(token: string): boolean {
+  const parts = token.split('.');
+  return parts.length === 3 && parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part);
 }
 
 const tokenNotFound = (jti: string) => new HearthError(404, 'token_not_found', `no token with jti "${jti}"`);

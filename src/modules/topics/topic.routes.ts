@@ -8,6 +8,7 @@ export function topicRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listTopics',
         tags: ['v2'],
         summary: 'List topics extracted from activities',
         description: 'Alphabetical by name (case-insensitive, ties by ID); `query` is a case-insensitive prefix.',
@@ -22,7 +23,7 @@ export function topicRoutes(app: HearthApp, services: Services) {
     '/api/v2/topics/:id',
     {
       config: { auth: { all: ['contacts:read'] } },
-      schema: { tags: ['v2'], summary: 'Get a topic', params: TopicParams, response: { 200: TopicResponse } },
+      schema: { operationId: 'getTopic', tags: ['v2'], summary: 'Get a topic', params: TopicParams, response: { 200: TopicResponse } },
     },
     async (request) => ({ success: true as const, data: await services.topics.get(contextOf(request).communityId, request.params.id) }),
   );

@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { Cursor, Limit, PageMeta, v2Item, v2Page } from '../../http/schemas.ts';
+import { component } from '../../http/components.ts';
 
-export const Topic = Type.Object({ id: Type.String({ description: 'tp_N' }), name: Type.String() });
+export const Topic = component('Topic', Type.Object({ id: Type.String({ description: 'tp_N' }), name: Type.String() }));
 
 export const TopicsQuery = Type.Object(
   {

@@ -8,6 +8,7 @@ export function websiteVisitRoutes(app: HearthApp, services: Services) {
     {
       config: { auth: { all: ['contacts:read'] } },
       schema: {
+        operationId: 'listWebsiteVisits',
         tags: ['v2'],
         summary: 'List website visits',
         description:

@@ -3,15 +3,16 @@ import { colsDescription } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Page } from '../../http/schemas.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
 import { WEBSITE_VISIT_COLS } from './website-visit.service.ts';
+import { component } from '../../http/components.ts';
 
 /** A website visit; `url`, `contactId` and `organizationId` appear only when `cols` names them. */
-export const WebsiteVisit = Type.Object({
+export const WebsiteVisit = component('WebsiteVisit', Type.Object({
   id: Type.String({ description: 'w_N' }),
   visitTime: Type.String({ format: 'date-time' }),
   url: Type.Optional(Type.String({ description: 'The page visited (opt-in: `cols=url`).' })),
   contactId: Type.Optional(Nullable(Type.String({ description: 'c_N; null for a visitor not known as a contact (opt-in).' }))),
   organizationId: Type.Optional(Nullable(Type.String({ description: 'o_N; null when unknown (opt-in).' }))),
-});
+}));
 
 export const WebsiteVisitsQuery = Type.Object(
   {

@@ -7,6 +7,7 @@ import {
   type FilterEntity,
 } from '../../../src/filters/field-registry.ts';
 import { CLAUSE_OPS, MAX_CLAUSES, type ClauseKind } from '../../../src/filters/light-filter.schema.ts';
+import { MAX_UNINDEXED_LIKES } from '../../../src/filters/validate.ts';
 
 /**
  * fast-check arbitraries for lightFilter expressions: valid ones (built from the field registry, so they
@@ -91,7 +92,14 @@ export function validExpression(entity: FilterEntity, dynamic: DynamicFields = {
     group: fc.record({ type: fc.constantFrom('and', 'or'), clauses: fc.array(tie('node'), { minLength: 1, maxLength: 4 }) }),
     node: fc.oneof({ maxDepth: maxDepth - 1, depthIdentifier: 'group' }, leaf, tie('group')),
   }));
-  return group.filter((expression) => countLeaves(expression) <= MAX_CLAUSES);
+  // Valid everywhere: within the clause limit, and the limit of like clauses on text without a trigram index.
+  return group.filter((expression) => countLeaves(expression) <= MAX_CLAUSES && countLikes(expression) <= MAX_UNINDEXED_LIKES);
+}
+
+function countLikes(node: Json): number {
+  const clauses = (node as { clauses?: Json[] }).clauses;
+  if (Array.isArray(clauses)) return clauses.reduce<number>((sum, clause) => sum + countLikes(clause), 0);
+  return (node as { params?: { op?: unknown } }).params?.op === 'like' ? 1 : 0;
 }
 
 function countLeaves(node: Json): number {
