@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { cliActor } from '../src/modules/audit/writer.ts';
+import { cliActor } from '../src/core/writer.ts';
 import { createServices } from '../src/services.ts';
 import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.ts';
 import { describeMachine } from './machine.ts';

@@ -12,7 +12,7 @@ import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
 import { met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
-import { cliActor } from '../src/modules/audit/writer.ts';
+import { cliActor } from '../src/core/writer.ts';
 
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline

@@ -6,13 +6,14 @@ import Fastify, { type FastifySchema, type FastifyServerOptions, type RouteOptio
 import Type from 'typebox';
 import { components } from './http/components.ts';
 import { createErrorHandler, errorFormatFor } from './http/error-handler.ts';
-import { HearthError } from './http/errors.ts';
+import { HearthError } from './core/errors.ts';
 import { runInRequestScope } from './db/request-scope.ts';
 import { createClientErrorHandler, jsonBodyParser, MAX_HEADER_BYTES } from './http/raw-input.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
-import { findInvalidText, validatorCompiler } from './http/validation.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { findInvalidText } from './core/validation.ts';
 import { activityRoutes } from './modules/activities/activity.routes.ts';
 import { activityTypeRoutes } from './modules/activity-types/activity-type.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
@@ -116,12 +117,12 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       ['body field', request.body, 'invalid-request-body'],
     ] as const) {
       const invalid = findInvalidText(value);
-      if (invalid) throw new HearthError(400, 'invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });
+      if (invalid) throw new HearthError('invalid', 'invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });
     }
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request) => {
-    throw new HearthError(404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+    throw new HearthError('not_found', 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });
 
   await app.register(swagger, {

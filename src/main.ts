@@ -5,7 +5,7 @@ import { databaseTarget, openDatabase, type Database } from './db/database.ts';
 import { serializeRequest } from './http/logging.ts';
 import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
-import { cliActor } from './modules/audit/writer.ts';
+import { cliActor } from './core/writer.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {

@@ -4,7 +4,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config/config.ts';
 import type { Listen } from './db/database.ts';
 import type { DB } from './db/schema.ts';
-import { CursorCodec } from './http/cursor.ts';
+import { CursorCodec } from './core/cursor.ts';
 import { createProbeCounter, createRateLimiter } from './http/rate-limit.ts';
 import { createJobQueue } from './jobs/job-queue.ts';
 import { createActivityService } from './modules/activities/activity.service.ts';

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
-import type { ErrorObject } from 'ajv';
-import type { Writer } from '../modules/audit/writer.ts';
-import { describeValidation, findInvalidText, validatorCompiler } from '../http/validation.ts';
+import type { Writer } from '../core/writer.ts';
+import { compileBodyValidator, describeValidation, findInvalidText } from '../core/validation.ts';
 import { ObjectRecord } from '../modules/objects/object-admin.schemas.ts';
 import { ObjectUpsertRejected, type ObjectRecordInput, type ObjectUpsertService } from '../modules/objects/object-upsert.service.ts';
 
@@ -33,9 +32,7 @@ export type ImportOutcome =
   | { ok: false; totals: ImportTotals; problems: string[] };
 
 // The same rules as the route's body: strict, never coerced (validation.ts).
-const checkRecord = validatorCompiler({ schema: ObjectRecord, httpPart: 'body', method: 'POST', url: '' }) as ((value: unknown) => boolean) & {
-  errors?: ErrorObject[] | null;
-};
+const checkRecord = compileBodyValidator(ObjectRecord as object);
 
 /** What is wrong with one line, or its record. */
 export function parseLine(text: string): { record: ObjectRecordInput } | { problem: string } {

@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
-import { invalidCursor, type CursorPosition } from '../http/cursor.ts';
+import { invalidCursor, type CursorPosition } from '../core/cursor.ts';
 
 /** One sort key of a list. The record's ID is always appended as the final tie-breaker. */
 export interface SortKey {

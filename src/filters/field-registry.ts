@@ -1,5 +1,5 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { ID_PREFIXES, parseKey, type IdEntity } from '../http/ids.ts';
+import { ID_PREFIXES, parseKey, type IdEntity } from '../core/ids.ts';
 import { subtractDuration, utcDate, type DateBound, type Duration } from './date-values.ts';
 import {
   CLAUSE_KINDS,

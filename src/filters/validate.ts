@@ -1,4 +1,4 @@
-import { HearthError } from '../http/errors.ts';
+import { HearthError } from '../core/errors.ts';
 import { parseDateBound, parseDuration } from './date-values.ts';
 import {
   likeUsesTrigrams,
@@ -62,7 +62,7 @@ export const ENTITY_NAMES: Record<FilterEntity, string> = {
 };
 
 export function invalidFilter(path: string, problem: string, invalidIds?: string[]): HearthError {
-  return new HearthError(400, 'invalid_filter', path ? `lightFilter ${path}: ${problem}` : `lightFilter: ${problem}`, invalidIds ? { invalidIds } : {});
+  return new HearthError('invalid', 'invalid_filter', path ? `lightFilter ${path}: ${problem}` : `lightFilter: ${problem}`, invalidIds ? { invalidIds } : {});
 }
 
 /** `raw` is the URL-decoded text of the parameter, or JSON already parsed. */

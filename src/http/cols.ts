@@ -1,5 +1,5 @@
-import { parseKey } from './ids.ts';
-import { invalidParameters } from './errors.ts';
+import { parseKey } from '../core/ids.ts';
+import { invalidParameters } from '../core/errors.ts';
 
 /** What `cols` asked for (decisions.md §7). */
 export interface Cols {

@@ -1,5 +1,5 @@
-import { HearthError } from './errors.ts';
-import { parseCoreId } from './ids.ts';
+import { HearthError } from '../core/errors.ts';
+import { parseCoreId } from '../core/ids.ts';
 
 /** The core pushes are lenient (decisions.md §10): unknown body fields are ignored and named in `warnings`. */
 export function unknownFieldWarnings(body: object, known: Iterable<string>, path = ''): string[] {
@@ -16,7 +16,7 @@ export function unknownFieldWarnings(body: object, known: Iterable<string>, path
 export function sourceIdFromPath(pathValue: string, bodyValue: unknown, bodyField: string): number {
   const sourceId = parseCoreId('provider', pathValue);
   if (bodyValue !== undefined && bodyValue !== null && parseCoreId('provider', bodyValue as string | number) !== sourceId) {
-    throw new HearthError(400, 'invalid_parameters', `${bodyField} ${String(bodyValue)} in the body does not match source ${sourceId} of the path`, {
+    throw new HearthError('invalid', 'invalid_parameters', `${bodyField} ${String(bodyValue)} in the body does not match source ${sourceId} of the path`, {
       coreReason: 'invalid-request-body',
     });
   }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { HearthError } from './errors.ts';
+import { HearthError, type ErrorExtra, type ErrorKind } from '../core/errors.ts';
 import type { ErrorFormat } from './types.ts';
-import { describeValidation } from './validation.ts';
+import { describeValidation } from '../core/validation.ts';
 
 export const CORE_PREFIX = '/community/v1';
 
@@ -9,13 +9,31 @@ export function errorFormatFor(url: string): ErrorFormat {
   return url === CORE_PREFIX || url.startsWith(`${CORE_PREFIX}/`) ? 'core' : 'v2';
 }
 
+/** The status of each kind of expected failure: the one place where the domain's errors meet HTTP. */
+const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  timeout: 503,
+};
+
+/** An error as it goes on the wire. */
+interface WireError {
+  status: number;
+  code: string;
+  message: string;
+  extra: ErrorExtra;
+}
+
 /**
- * The one error handler: turns whatever was thrown into a HearthError, logs it (expected errors at warn,
+ * The one error handler: turns whatever was thrown into a wire error, logs it (expected errors at warn,
  * bugs at error), and renders it in the route's wire format. 403 and 429 look the same in every family.
  */
 export function createErrorHandler(docsUrl: string) {
   return function handleError(thrown: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const error = toHearthError(thrown);
+    const error = toWireError(thrown);
     if (error.status >= 500) request.log.error({ err: thrown }, 'request failed');
     else request.log.warn({ code: error.code, status: error.status }, error.message);
 
@@ -64,28 +82,38 @@ const CLIENT_ERROR_CODES: Record<number, string> = {
 /** PostgreSQL's query_canceled: the statement timeout, or a cancel because the client left. */
 const QUERY_CANCELED = '57014';
 
-function toHearthError(thrown: unknown): HearthError {
-  if (thrown instanceof HearthError) return thrown;
+function toWireError(thrown: unknown): WireError {
+  if (thrown instanceof HearthError) {
+    return { status: STATUS_OF_KIND[thrown.kind], code: thrown.code, message: thrown.message, extra: thrown.extra };
+  }
   const error = thrown as Partial<FastifyError>;
   if (error.code === QUERY_CANCELED) {
-    return new HearthError(
-      503,
-      'query_timeout',
-      'the query ran longer than the statement timeout (HEARTH_STATEMENT_TIMEOUT); narrow the filter or ask for fewer records',
-    );
+    return {
+      status: STATUS_OF_KIND.timeout,
+      code: 'query_timeout',
+      message: 'the query ran longer than the statement timeout (HEARTH_STATEMENT_TIMEOUT); narrow the filter or ask for fewer records',
+      extra: {},
+    };
   }
   if (error.validation) {
     const context = error.validationContext ?? 'request';
-    return new HearthError(400, 'invalid_parameters', describeValidation(error.validation as never, context), {
-      coreReason: context === 'body' ? 'invalid-request-body' : 'invalid-request-parameters',
-    });
+    return {
+      status: 400,
+      code: 'invalid_parameters',
+      message: describeValidation(error.validation as never, context),
+      extra: { coreReason: context === 'body' ? 'invalid-request-body' : 'invalid-request-parameters' },
+    };
   }
+  // Fastify's own refusals (an unsupported media type, a body too large, ...) keep their status.
   const status = error.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const body = error.code?.startsWith('FST_ERR_CTP') ?? false;
-    return new HearthError(status, CLIENT_ERROR_CODES[status] ?? 'invalid_request', error.message ?? 'bad request', {
-      coreReason: body ? 'invalid-request-body' : undefined,
-    });
+    return {
+      status,
+      code: CLIENT_ERROR_CODES[status] ?? 'invalid_request',
+      message: error.message ?? 'bad request',
+      extra: { coreReason: body ? 'invalid-request-body' : undefined },
+    };
   }
-  return new HearthError(500, 'internal_server_error', 'internal server error');
+  return { status: 500, code: 'internal_server_error', message: 'internal server error', extra: {} };
 }

@@ -1,18 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { RateLimitConfig } from '../config/config.ts';
+import type { RateLimitState } from '../core/errors.ts';
 import type { DB } from '../db/schema.ts';
 import { deleteWindowsBefore, reserveHits } from './rate-limit.repository.ts';
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Epoch seconds at which the current window ends. */
-  resetAt: number;
-  /** Seconds until then. */
-  resetSeconds: number;
-  exceeded: boolean;
-}
 
 export type BucketKind = 'token' | 'address';
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorFormatFor } from './error-handler.ts';
-import { HearthError } from './errors.ts';
+import { HearthError } from '../core/errors.ts';
 
 /**
  * What reaches Hearth before a route does: JSON bodies as they arrive, and requests Node's HTTP parser
@@ -54,7 +54,7 @@ export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'
     if (body.trim() === '') return done(null, undefined);
     if (jsonDepthExceeds(body, MAX_BODY_DEPTH)) {
       return done(
-        new HearthError(400, 'invalid_parameters', `the JSON body is nested deeper than ${MAX_BODY_DEPTH} levels`, { coreReason: 'invalid-request-body' }),
+        new HearthError('invalid', 'invalid_parameters', `the JSON body is nested deeper than ${MAX_BODY_DEPTH} levels`, { coreReason: 'invalid-request-body' }),
         undefined,
       );
     }

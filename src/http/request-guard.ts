@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TokenService } from '../modules/tokens/token.service.ts';
-import { HearthError, rateLimited } from './errors.ts';
+import { HearthError, rateLimited } from '../core/errors.ts';
 import type { ProbeCounter, RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';
 
@@ -38,9 +38,9 @@ export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: Ra
     if (limit.exceeded) throw rateLimited(limit);
 
     if (auth === 'public') return;
-    if (!request.context) throw new HearthError(403, 'forbidden', failure ?? 'a bearer token is required');
+    if (!request.context) throw new HearthError('forbidden', 'forbidden', failure ?? 'a bearer token is required');
     if (!satisfies(request.context.scopes, auth)) {
-      throw new HearthError(403, 'forbidden', `token lacks the scope this operation needs (${describeAuth(auth)})`);
+      throw new HearthError('forbidden', 'forbidden', `token lacks the scope this operation needs (${describeAuth(auth)})`);
     }
   };
 }

@@ -1,5 +1,5 @@
-import { invalidParameters } from './errors.ts';
-import { parseKey } from './ids.ts';
+import { invalidParameters } from '../core/errors.ts';
+import { parseKey } from '../core/ids.ts';
 
 /** A list's sort as asked for: one of its fixed sorts, or a custom field's or a lead score's value. */
 export type SortChoice =

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
-import type { RequestContext } from '../modules/tokens/token.service.ts';
+import type { RequestContext } from '../core/writer.ts';
 import type { RouteAuth } from './scopes.ts';
 
 /** Wire format of a route's errors: v2 `{success:false, error}`, core `{reason, docs}`, or `{success:false, message}`. */

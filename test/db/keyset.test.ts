@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { keysetPage, type SortKey } from '../../src/db/keyset.ts';
-import type { CursorPosition } from '../../src/http/cursor.ts';
+import type { CursorPosition } from '../../src/core/cursor.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 /**
@@ -277,7 +277,7 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
     });
 
     it('a position of the wrong length is refused', async () => {
-      await expect(keysetPage(select(), { keys: [score], id: sql`id`, direction, limit: 5, after: ['1'] })).rejects.toMatchObject({ status: 400, code: 'invalid_cursor' });
+      await expect(keysetPage(select(), { keys: [score], id: sql`id`, direction, limit: 5, after: ['1'] })).rejects.toMatchObject({ kind: 'invalid', code: 'invalid_cursor' });
     });
   });
 

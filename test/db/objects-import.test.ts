@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countLines, importObjects, type ImportProgress } from '../../src/cli/objects-import.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliWriter } from '../../src/core/writer.ts';
 
 /**
  * What `hearth objects import` does, in process: streaming a JSONL file into the object upsert service in

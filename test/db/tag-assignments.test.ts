@@ -4,7 +4,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { assignTags, resolveTagRefs, unassignTags, type TagRef } from '../../src/modules/tags/tag.service.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
   let t: TestApp;

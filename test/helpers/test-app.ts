@@ -6,7 +6,7 @@ import type { Engine } from '../../src/db/database.ts';
 import type { HearthApp } from '../../src/http/types.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 export const TEST_PUBLIC_URL = 'http://hearth.test';
 

@@ -4,7 +4,7 @@ import { ACTIVITY_COLUMNS } from '../../src/modules/activities/activity.schemas.
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 interface Activity {
   id: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliWriter } from '../../src/core/writer.ts';
 
 const REQUIRED = [
   'other',
@@ -59,13 +59,13 @@ describe.each(ENGINES)('activity types (%s)', (engine) => {
     const ids = ((await t.get('/api/v2/activity-types')).json().data as { id: string }[]).map((type) => type.id);
     expect(ids).toContain('meetup_talk');
     await expect(t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_talk', displayName: 'Again' })).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
     });
     await expect(t.services.activityTypes.add(cliWriter(t.communityId), { id: 'tweet', displayName: 'Mine' })).rejects.toMatchObject({
-      status: 409,
+      kind: 'conflict',
     });
     await expect(t.services.activityTypes.add(cliWriter(t.communityId), { id: 'Bad Id', displayName: 'x' })).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
     });
   });
 });

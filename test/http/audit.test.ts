@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/jobs/worker.ts';
-import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliWriter } from '../../src/core/writer.ts';
 import { systemClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';

@@ -8,7 +8,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 /**
  * POST /api/v2/data-available (decisions.md §4, §12; issue #5 part 4): the call enqueues one durable

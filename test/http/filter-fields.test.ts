@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/modules/audit/writer.ts';
+import { cliActor } from '../../src/core/writer.ts';
 
 interface Field {
   field: string;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonDepthExceeds } from '../../src/http/raw-input.ts';
-import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliWriter } from '../../src/core/writer.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -32,7 +32,7 @@ describe.each(ENGINES)('hardening against odd input (%s)', (engine) => {
 
     it('refuses the same lifetimes in the service, which the CLI calls', async () => {
       await expect(t.services.tokens.issue(cliWriter(t.communityId), { expiresInSeconds: 9e15 })).rejects.toMatchObject({
-        status: 400,
+        kind: 'invalid',
         message: expect.stringMatching(/ten years/),
       });
     });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliWriter } from '../../src/core/writer.ts';
 
 describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
   let t: TestApp;

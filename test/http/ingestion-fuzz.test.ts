@@ -8,7 +8,7 @@ import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 /**
  * Property-based fuzzing of the core ingestion family (docs/ingestion.md), on every engine: random and

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   let t: TestApp;

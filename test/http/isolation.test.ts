@@ -2,7 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 interface Named {
   id: string;

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 interface Location {
   id: string;

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { ORGANIZATION_COLS } from '../../src/modules/organizations/organization.schemas.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 type Organization = Record<string, unknown> & { id: string; name: string; primaryDomain: string };
 type Page = { success: true; data: Organization[]; meta: { nextCursor: string | null; recordCount?: number } };

@@ -8,7 +8,7 @@ import { erasedExternalId } from '../../src/modules/identity/identity-values.ts'
 import { findSuppressed } from '../../src/modules/privacy/suppression.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor, cliWriter } from '../../src/modules/audit/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 /**
  * Removal requests (decisions.md §2, §11, §12): DELETE /community/v1/user/{email} and DELETE

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CursorCodec } from '../../src/http/cursor.ts';
+import { CursorCodec } from '../../src/core/cursor.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/modules/audit/writer.ts';
+import { cliActor } from '../../src/core/writer.ts';
 
 type Direction = 'asc' | 'desc';
 

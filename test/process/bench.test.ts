@@ -10,7 +10,7 @@ import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
 import { createServices } from '../../src/services.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/modules/audit/writer.ts';
+import { cliActor } from '../../src/core/writer.ts';
 
 /**
  * `npm run bench` at a tiny scale: the seed's SQL makes what it says (counts, and the counters ingestion

@@ -4,7 +4,7 @@ import { openDatabase, type DatabaseTarget, type Engine } from '../../src/db/dat
 import { createServices } from '../../src/services.ts';
 import { Processes, call, type Env } from '../helpers/process.ts';
 import { createPostgresDatabase, ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/modules/audit/writer.ts';
+import { cliActor } from '../../src/core/writer.ts';
 
 const CONTACTS = 100;
 /** More updates than a run sends before the kill: each has a tag of its own. */

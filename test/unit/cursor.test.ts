@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CursorCodec, type CursorBinding, type CursorPosition } from '../../src/http/cursor.ts';
-import { HearthError } from '../../src/http/errors.ts';
+import { CursorCodec, type CursorBinding, type CursorPosition } from '../../src/core/cursor.ts';
+import { HearthError } from '../../src/core/errors.ts';
 
 const SECRET = 'unit-test secret';
 const codec = new CursorCodec(SECRET);
@@ -28,7 +28,7 @@ function refusal(cursor: string, as: CursorBinding = binding, using: CursorCodec
 function expectRefused(cursor: string, as: CursorBinding = binding, using: CursorCodec = codec) {
   const error = refusal(cursor, as, using);
   expect(error, `cursor ${JSON.stringify(cursor)} was accepted`).not.toBeNull();
-  expect(error!.status).toBe(400);
+  expect(error!.kind).toBe('invalid');
   expect(error!.code).toBe('invalid_cursor');
   expect(error!.message).toEqual(expect.any(String));
 }

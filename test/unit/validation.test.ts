@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findInvalidText } from '../../src/http/validation.ts';
+import { findInvalidText } from '../../src/core/validation.ts';
 
 describe('findInvalidText', () => {
   it('names the first bad text in document order, keys included', () => {

@@ -1,9 +1,7 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { keysetPage, type SortKey } from '../../db/keyset.ts';
-import type { DB } from '../../db/schema.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
 
 export interface ActivityRow {
   id: number;

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { conflict, invalidParameters } from '../../http/errors.ts';
+import { conflict, invalidParameters } from '../../core/errors.ts';
 import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type.catalog.ts';
 import * as activityTypes from './activity-type.repository.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 
 const BUILTIN_IDS = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));
 const TYPE_ID = /^[a-z][a-z0-9_]{0,63}$/;

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { keysetPage } from '../../db/keyset.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-import type { Writer } from './writer.ts';
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Writer } from '../../core/writer.ts';
 
 export interface AuditRecord {
   /** What was done, `<entity>.<verb>`: `contact.push`, `segment.rename`, `contacts.bulk_update`, ... */

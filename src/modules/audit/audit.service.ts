@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { invalidParameters } from '../../http/errors.ts';
-import { formatId } from '../../http/ids.ts';
-import { pageWithCursor } from '../../http/paging.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { invalidParameters } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 import { parseDuration, subtractDuration } from '../../filters/date-values.ts';
 import { deleteEntriesBefore, pageAuditEntries, recordWrite, type AuditFilter } from './audit.repository.ts';
 

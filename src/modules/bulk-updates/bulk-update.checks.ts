@@ -1,5 +1,5 @@
-import { HearthError, invalidParameters } from '../../http/errors.ts';
-import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../http/ids.ts';
+import { HearthError, invalidParameters } from '../../core/errors.ts';
+import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.ts';
 import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
 import type { SegmentRef } from '../segments/segment.repository.ts';
 import type { FieldDefinition, TagState } from './bulk-update.repository.ts';
@@ -209,5 +209,5 @@ export function bulkUpdateError(target: BulkTarget, faults: Fault[]): HearthErro
   const kinds = new Set(faults.map((fault) => fault.kind));
   const code = kinds.size === 1 ? codes[faults[0]!.kind] : 'invalid_parameters';
   const detail = faults.map((fault) => `${fault.path} ${JSON.stringify(fault.given)}: ${fault.reason}`).join('; ');
-  return new HearthError(400, code, `nothing was updated: ${detail}`, { invalidIds: [...new Set(faults.map((fault) => fault.given))] });
+  return new HearthError('invalid', code, `nothing was updated: ${detail}`, { invalidIds: [...new Set(faults.map((fault) => fault.given))] });
 }

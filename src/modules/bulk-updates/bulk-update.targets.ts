@@ -1,4 +1,4 @@
-import type { IdEntity } from '../../http/ids.ts';
+import type { IdEntity } from '../../core/ids.ts';
 import type { TagEntityType } from '../tags/tag.repository.ts';
 
 /**

@@ -1,9 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { insertContact } from '../contacts/contact.repository.ts';
 import { normalizeEmail } from '../identity/identity-values.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../core/executor.ts';
 
 export async function insertCommunity(db: Executor, name: string): Promise<number> {
   const row = await db.insertInto('communities').values({ name }).returning('id').executeTakeFirstOrThrow();

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import { invalidParameters } from '../../http/errors.ts';
-import { formatId } from '../../http/ids.ts';
+import { invalidParameters } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
 import * as sources from '../sources/source.repository.ts';
 import type { TokenService } from '../tokens/token.service.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { HearthError, notFound } from '../../http/errors.ts';
-import { formatId } from '../../http/ids.ts';
+import { HearthError, notFound } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
 import { normalizeEmail, normalizeHandle, type Identity, type Normalized } from '../identity/identity-values.ts';
 import { findIdentityOwners } from '../identity/identity.repository.ts';
 import * as lookup from './contact-lookup.repository.ts';
@@ -13,7 +13,7 @@ export interface LookupQuery {
   linkedin?: string;
 }
 
-const invalid = (detail: string) => new HearthError(400, 'invalid_parameters', detail, { coreReason: 'invalid-request-parameters' });
+const invalid = (detail: string) => new HearthError('invalid', 'invalid_parameters', detail, { coreReason: 'invalid-request-parameters' });
 
 export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const contactUrl = (id: number) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`;

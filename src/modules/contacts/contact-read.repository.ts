@@ -1,9 +1,8 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { orderedPage, type ListOrder, type SortKey } from '../../db/keyset.ts';
-import type { DB } from '../../db/schema.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
+import { eachParent, groupByParent } from '../../core/query-fragments.ts';
 
 /** What narrows a contact list: the query filters and the compiled lightFilter (which names `c`). */
 export interface ContactFilters {
@@ -163,14 +162,12 @@ export async function latestActivityIdsOf(db: Executor, communityId: number, ids
   const byContact = new Map<number, number[]>();
   if (ids.length === 0) return byContact;
   const rows = await sql<{ contactId: number; id: number }>`
-    select ids.id as "contactId", l.id
-    from unnest(${[...ids]}::bigint[]) as ids(id)
-    cross join lateral (
+    select p.id as "contactId", l.id
+    ${eachParent(ids, sql`
       select a.id, a.activity_time from activities a
-      where a.community_id = ${communityId} and a.contact_id = ids.id
-      order by a.activity_time desc, a.id desc limit ${per}
-    ) l
-    order by ids.id, l.activity_time desc, l.id desc`.execute(db);
-  for (const { contactId, id } of rows.rows) byContact.set(contactId, [...(byContact.get(contactId) ?? []), id]);
+      where a.community_id = ${communityId} and a.contact_id = p.id
+      order by a.activity_time desc, a.id desc limit ${per}`, 'l')}
+    order by p.id, l.activity_time desc, l.id desc`.execute(db);
+  for (const [contactId, latest] of groupByParent(rows.rows, (row) => row.contactId)) byContact.set(contactId, latest.map((row) => row.id));
   return byContact;
 }

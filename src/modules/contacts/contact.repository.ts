@@ -1,7 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../core/executor.ts';
 
 /** The contact fields a push can set. Undefined leaves a field as it is; a value replaces it. */
 export interface ContactFields {

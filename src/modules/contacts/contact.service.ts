@@ -4,10 +4,10 @@ import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import { ACTIVITY_WINDOWS } from '../../filters/field-registry.ts';
 import { parseCols, type Cols } from '../../http/cols.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
-import { pageWithCursor } from '../../http/paging.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 import { parseSort, type SortChoice } from '../../http/sort.ts';
 import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
 import type { ActivityService } from '../activities/activity.service.ts';
@@ -77,7 +77,7 @@ export function createContactService(deps: {
       const segment = await findSegment(db, communityId, filters.segmentId);
       if (!segment) throw notFound('segment_not_found', `no segment ${query.segmentId}`);
       if (segment.entityType !== 'contact') {
-        throw new HearthError(400, 'invalid_segment_id', `segment ${query.segmentId} holds ${segment.entityType}s, not contacts`, {
+        throw new HearthError('invalid', 'invalid_segment_id', `segment ${query.segmentId} holds ${segment.entityType}s, not contacts`, {
           invalidIds: [query.segmentId],
         });
       }

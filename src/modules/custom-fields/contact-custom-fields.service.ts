@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { HearthError, notFound } from '../../http/errors.ts';
-import { ID_PREFIXES, parseKey } from '../../http/ids.ts';
+import { HearthError, notFound } from '../../core/errors.ts';
+import { ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import * as fields from './contact-custom-fields.repository.ts';
 
 /** `destinationSourceId` as the core takes it: the source's integer ID, or `sig_N`. */
@@ -9,7 +9,7 @@ function parseSourceId(raw: string): number {
   const text = raw.trim();
   const key = parseKey(text.startsWith(ID_PREFIXES.provider) ? text.slice(ID_PREFIXES.provider.length) : text);
   if (key === null) {
-    throw new HearthError(400, 'invalid_source_id', `destinationSourceId ${JSON.stringify(raw)} is not a valid source ID (expected an integer or sig_<number>)`);
+    throw new HearthError('invalid', 'invalid_source_id', `destinationSourceId ${JSON.stringify(raw)} is not a valid source ID (expected an integer or sig_<number>)`);
   }
   return key;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
+import { invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import * as fields from './custom-field.repository.ts';
 import type { CustomFieldDefinitionRow, CustomFieldEntity } from './custom-field.repository.ts';
 import { CUSTOM_FIELD_ENTITY_TYPES } from './custom-field.schemas.ts';

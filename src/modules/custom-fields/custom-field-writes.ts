@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { HearthError } from '../../http/errors.ts';
+import { HearthError } from '../../core/errors.ts';
 import { checkCustomFieldValue } from './custom-field-values.ts';
 import * as customFields from './custom-field.repository.ts';
 
@@ -47,6 +47,6 @@ export async function checkCustomFieldWrites(
     if (checked.ok) values.push({ fieldId: field.id, value: checked.value });
     else faults.push(`${write.path}: ${checked.reason}`);
   }
-  if (faults.length) throw new HearthError(400, 'invalid_custom_fields', faults.join('; '), { coreReason: 'invalid-request-body' });
+  if (faults.length) throw new HearthError('invalid', 'invalid_custom_fields', faults.join('; '), { coreReason: 'invalid-request-body' });
   return values;
 }

@@ -1,8 +1,7 @@
-import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type SqlBool, type Transaction } from 'kysely';
 import type { SideSort } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../core/executor.ts';
 
 export interface CustomFieldDefinition {
   id: number;

@@ -1,8 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { erasedExternalId, type Identity } from './identity-values.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../core/executor.ts';
 
 /** The contacts holding any of these identities (type and match key), one row per identity found. */
 export async function findIdentityOwners(

@@ -3,15 +3,15 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { HearthError, notFound } from '../../http/errors.ts';
+import { HearthError, notFound } from '../../core/errors.ts';
 import { unknownFieldWarnings, sourceIdFromPath } from '../../http/core-bodies.ts';
-import { formatId } from '../../http/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import * as activities from '../activities/activity.repository.ts';
 import { extractTopics, plainText, sentimentOf } from '../activities/activity-text.ts';
 import { parseActivityTimestamp } from '../activities/activity-time.ts';
 import type { ActivityTypeService } from '../activity-types/activity-type.service.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import * as contacts from '../contacts/contact.repository.ts';
 import * as customFields from '../custom-fields/custom-field.repository.ts';
 import { findSuppressed } from '../privacy/suppression.repository.ts';
@@ -72,7 +72,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
 
   function readPerson(user: ApiUser, path: string): PushedPerson {
     const person = readPushedPerson(user);
-    if (!person.externalId) throw new HearthError(400, 'invalid_parameters', `${path}id must not be empty`, { coreReason: 'invalid-request-body' });
+    if (!person.externalId) throw new HearthError('invalid', 'invalid_parameters', `${path}id must not be empty`, { coreReason: 'invalid-request-body' });
     person.warnings = person.warnings.map((warning) => `${path}${warning}`);
     return person;
   }
@@ -96,14 +96,14 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
     async pushActivity(writer: Writer, pathSourceId: string, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
       const push = await target(writer, pathSourceId, body.destinationSourceId);
       if (!(await deps.activityTypes.accepts(push.communityId, body.activityType))) {
-        throw new HearthError(400, 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
+        throw new HearthError('invalid', 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
           coreReason: 'invalid-request-body',
         });
       }
       const time = parseActivityTimestamp(body.timestamp, push.now);
-      if (!time.ok) throw new HearthError(400, 'invalid_parameters', `timestamp: ${time.reason}`, { coreReason: 'invalid-request-body' });
+      if (!time.ok) throw new HearthError('invalid', 'invalid_parameters', `timestamp: ${time.reason}`, { coreReason: 'invalid-request-body' });
       const externalId = String(body.id).trim();
-      if (!externalId) throw new HearthError(400, 'invalid_parameters', 'id must not be empty', { coreReason: 'invalid-request-body' });
+      if (!externalId) throw new HearthError('invalid', 'invalid_parameters', 'id must not be empty', { coreReason: 'invalid-request-body' });
       const person = readPerson(body.user as ApiUser, 'user.');
       const warnings = [
         ...unknownFieldWarnings(body, ACTIVITY_FIELDS),

@@ -1,8 +1,6 @@
-import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { SideSort } from '../../db/keyset.ts';
-import type { DB } from '../../db/schema.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../core/executor.ts';
 
 export type LeadScoreEntity = 'contact' | 'organization';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
+import { notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import * as scores from './lead-score.repository.ts';
 import type { LeadScoreDefinitionRow } from './lead-score.repository.ts';
 

@@ -1,8 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
 
 export const LOCATION_TYPES = ['city', 'country_region', 'country', 'world_region'] as const;
 export type LocationType = (typeof LOCATION_TYPES)[number];

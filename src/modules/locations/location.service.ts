@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { META_COLS, parseCols } from '../../http/cols.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import * as locations from './location.repository.ts';
 
 function present(row: locations.LocationRow) {

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import { notFound } from '../../http/errors.ts';
-import { formatId } from '../../http/ids.ts';
-import type { RequestContext } from '../tokens/token.service.ts';
+import { notFound } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
+import type { RequestContext } from '../../core/writer.ts';
 import * as me from './me.repository.ts';
 
 export function createMeService(deps: { db: Kysely<DB>; clock: Clock }) {

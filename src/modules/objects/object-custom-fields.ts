@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { HearthError } from '../../http/errors.ts';
-import { formatId, ID_PREFIXES, parseKey } from '../../http/ids.ts';
+import { HearthError } from '../../core/errors.ts';
+import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
 import { findDefinitions, type CustomFieldDefinition } from '../custom-fields/custom-field.repository.ts';
 
@@ -74,7 +74,7 @@ export async function checkObjectFieldWrites(
   });
   if (faults.length) {
     const code = faults.every((fault) => fault.aboutId) ? 'invalid_custom_field_id' : 'invalid_parameters';
-    throw new HearthError(400, code, faults.map((fault) => fault.message).join('; '), {
+    throw new HearthError('invalid', code, faults.map((fault) => fault.message).join('; '), {
       invalidIds: [...new Set(faults.map((fault) => fault.id))],
     });
   }

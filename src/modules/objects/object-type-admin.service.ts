@@ -3,10 +3,10 @@ import type { Clock } from '../../clock.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { conflict, HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, ID_PREFIXES, parseId, parseKey } from '../../http/ids.ts';
+import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, ID_PREFIXES, parseId, parseKey } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import * as admin from './object-type-admin.repository.ts';
 import { presentObjectType } from './object-type.presenter.ts';
 
@@ -40,7 +40,7 @@ interface Fault {
 function faultError(faults: Fault[]): HearthError {
   const ids = faults.flatMap((fault) => (fault.id === undefined ? [] : [fault.id]));
   const code = faults.every((fault) => fault.objectType) ? 'invalid_object_type_id' : 'invalid_parameters';
-  return new HearthError(400, code, faults.map((fault) => fault.message).join('; '), { invalidIds: ids.length ? [...new Set(ids)] : undefined });
+  return new HearthError('invalid', code, faults.map((fault) => fault.message).join('; '), { invalidIds: ids.length ? [...new Set(ids)] : undefined });
 }
 
 /**

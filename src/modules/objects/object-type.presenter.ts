@@ -1,4 +1,4 @@
-import { formatId } from '../../http/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import type { ObjectTypeAssocRow, ObjectTypeRow } from './object-type.repository.ts';
 
 /** An object type as v2 shows it (interface.md, "Custom object type"). */

@@ -2,10 +2,10 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
-import { HearthError } from '../../http/errors.ts';
-import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../http/ids.ts';
+import { HearthError } from '../../core/errors.ts';
+import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
 import * as admin from './object-type-admin.repository.ts';
 import * as upserts from './object-upsert.repository.ts';
@@ -56,7 +56,7 @@ export class ObjectUpsertRejected extends HearthError {
   constructor(readonly faults: UpsertFault[]) {
     const ids = [...new Set(faults.flatMap((fault) => (fault.id === undefined ? [] : [fault.id])))];
     const code = faults.every((fault) => fault.record === null && fault.path === 'objectTypeId') ? 'invalid_object_type_id' : 'invalid_parameters';
-    super(400, code, faults.map(describeFault).join('; '), { invalidIds: ids.length ? ids : undefined });
+    super('invalid', code, faults.map(describeFault).join('; '), { invalidIds: ids.length ? ids : undefined });
   }
 }
 

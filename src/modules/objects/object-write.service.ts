@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { HearthError, notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
+import { HearthError, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import { writeValues } from '../custom-fields/custom-field.repository.ts';
 import { lockSegment } from '../segments/segment.repository.ts';
 import { checkObjectFieldWrites, type ObjectFieldWrite } from './object-custom-fields.ts';
@@ -58,7 +58,7 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
           const what =
             segment.objectTypeId === null ? `${segment.entityType === 'organization' ? 'an' : 'a'} ${segment.entityType} segment` : `a segment of object type ${formatId('object_type', segment.objectTypeId)}`;
           throw new HearthError(
-            400,
+            'invalid',
             'invalid_segment_id',
             `segment ${input.segmentId} is ${what}; object ${rawId} can join only segments of its object type ${formatId('object_type', object.objectTypeId)}`,
             { invalidIds: [input.segmentId] },

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseCols, type Cols } from '../../http/cols.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
-import { pageWithCursor } from '../../http/paging.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 import { parseSort } from '../../http/sort.ts';
 import { customFieldValuesOf } from '../custom-fields/custom-field.repository.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
@@ -57,7 +57,7 @@ export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec
     if (!segment) throw notFound('segment_not_found', `segment ${raw} not found`);
     if (segment.entityType !== 'object' || segment.objectTypeId !== objectTypeId) {
       const what = segment.entityType === 'object' ? `a segment of object type ${formatId('object_type', segment.objectTypeId!)}` : `a ${segment.entityType} segment`;
-      throw new HearthError(400, 'invalid_segment_id', `segment ${raw} is ${what}, not a segment of object type ${formatId('object_type', objectTypeId)}`, {
+      throw new HearthError('invalid', 'invalid_segment_id', `segment ${raw} is ${what}, not a segment of object type ${formatId('object_type', objectTypeId)}`, {
         invalidIds: [raw],
       });
     }

@@ -1,9 +1,8 @@
-import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { orderedPage, type KeysetPage, type ListOrder, type SortKey } from '../../db/keyset.ts';
-import type { DB } from '../../db/schema.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
+import { eachParent, groupByParent } from '../../core/query-fragments.ts';
 
 /** What narrows the organizations list: its query filters and the compiled lightFilter (base alias `o`). */
 export interface OrganizationFilters {
@@ -118,15 +117,13 @@ export async function recentJobOpeningsOf(db: Executor, communityId: number, ids
   const { rows } = await sql<JobOpeningRow>`
     select p.id as "organizationId", j.job_title as "jobTitle", j.job_description as "jobDescription",
       j.first_seen_at as "firstSeenAt", j.is_closed as "isClosed", j.location, j.url
-    from unnest(${[...ids]}::bigint[]) as p(id)
-    cross join lateral (
+    ${eachParent(ids, sql`
       select * from job_openings f_j
       where f_j.community_id = ${communityId} and f_j.organization_id = p.id
       order by f_j.first_seen_at desc, f_j.id desc
-      limit ${limit}
-    ) j
+      limit ${limit}`, 'j')}
     order by p.id, j.first_seen_at desc, j.id desc`.execute(db);
-  return groupBy(rows);
+  return groupByParent(rows, (row) => row.organizationId);
 }
 
 export interface NewsRow {
@@ -143,15 +140,13 @@ export async function recentNewsOf(db: Executor, communityId: number, ids: reado
   const { rows } = await sql<NewsRow>`
     select p.id as "organizationId", n.title, n.published_at as "publishedAt", n.category,
       n.article_sentence as "articleSentence", n.url
-    from unnest(${[...ids]}::bigint[]) as p(id)
-    cross join lateral (
+    ${eachParent(ids, sql`
       select * from news_items f_n
       where f_n.community_id = ${communityId} and f_n.organization_id = p.id
       order by f_n.published_at desc, f_n.id desc
-      limit ${limit}
-    ) n
+      limit ${limit}`, 'n')}
     order by p.id, n.published_at desc, n.id desc`.execute(db);
-  return groupBy(rows);
+  return groupByParent(rows, (row) => row.organizationId);
 }
 
 export interface TopContactRow {
@@ -168,23 +163,11 @@ export async function topContactsOf(db: Executor, communityId: number, ids: read
   if (ids.length === 0) return new Map();
   const { rows } = await sql<TopContactRow>`
     select p.id as "organizationId", c.id, c.name
-    from unnest(${[...ids]}::bigint[]) as p(id)
-    cross join lateral (
+    ${eachParent(ids, sql`
       select f_c.id, f_c.name, f_c.activity_count_all from contacts f_c
       where f_c.community_id = ${communityId} and f_c.organization_id = p.id and f_c.anonymized_at is null
       order by f_c.activity_count_all desc, f_c.id
-      limit ${limit}
-    ) c
+      limit ${limit}`, 'c')}
     order by p.id, c.activity_count_all desc, c.id`.execute(db);
-  return groupBy(rows);
-}
-
-function groupBy<Row extends { organizationId: number }>(rows: Row[]): Map<number, Row[]> {
-  const byOrganization = new Map<number, Row[]>();
-  for (const row of rows) {
-    const list = byOrganization.get(row.organizationId);
-    if (list) list.push(row);
-    else byOrganization.set(row.organizationId, [row]);
-  }
-  return byOrganization;
+  return groupByParent(rows, (row) => row.organizationId);
 }

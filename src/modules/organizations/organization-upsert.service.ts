@@ -2,10 +2,10 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { HearthError, notFound } from '../../http/errors.ts';
-import { formatId, parseCoreId } from '../../http/ids.ts';
+import { HearthError, notFound } from '../../core/errors.ts';
+import { formatId, parseCoreId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import { checkCustomFieldWrites } from '../custom-fields/custom-field-writes.ts';
 import * as customFields from '../custom-fields/custom-field.repository.ts';
 import { findSource } from '../sources/source.repository.ts';
@@ -26,7 +26,7 @@ export interface OrganizationUpsert {
   tagIdsToRemove?: (string | number)[] | null;
 }
 
-const badBody = (detail: string) => new HearthError(400, 'invalid_parameters', detail, { coreReason: 'invalid-request-body' });
+const badBody = (detail: string) => new HearthError('invalid', 'invalid_parameters', detail, { coreReason: 'invalid-request-body' });
 
 export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: Clock }) {
   async function checkSource(communityId: number, sourceId: number | null | undefined) {

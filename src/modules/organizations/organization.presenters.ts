@@ -1,5 +1,5 @@
 import type { Cols } from '../../http/cols.ts';
-import { formatId } from '../../http/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/lead-score.presenters.ts';
 import type { StoredScore } from '../lead-scores/lead-score.repository.ts';
 import type { JobOpeningRow, NewsRow, OrganizationRow, TopContactRow } from './organization-read.repository.ts';

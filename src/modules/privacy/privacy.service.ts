@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import { invalidParameters } from '../../http/errors.ts';
+import { invalidParameters } from '../../core/errors.ts';
 import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
-import { formatId } from '../../http/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import { jobWriter, type Writer } from '../audit/writer.ts';
+import { jobWriter, type Writer } from '../../core/writer.ts';
 import { identityHash, normalizeEmail, type Identity } from '../identity/identity-values.ts';
 import * as privacy from './privacy.repository.ts';
 import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';

@@ -1,7 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import { sql } from 'kysely';
+import type { Executor } from '../../core/executor.ts';
 
 export type SegmentEntityType = 'contact' | 'organization' | 'object';
 

@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import { conflict, HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
+import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import * as segmentWrites from './segment-write.repository.ts';
 import type { SegmentEntityType } from './segment-write.repository.ts';
 import { findSegment } from './segment.repository.ts';
@@ -35,7 +35,7 @@ function segmentDescription(raw: string | null | undefined): string | null {
   return raw;
 }
 
-const invalidObjectType = (raw: string, why: string) => new HearthError(400, 'invalid_object_type_id', `objectTypeId ${raw} ${why}`, { invalidIds: [raw] });
+const invalidObjectType = (raw: string, why: string) => new HearthError('invalid', 'invalid_object_type_id', `objectTypeId ${raw} ${why}`, { invalidIds: [raw] });
 
 /** The object type an object segment needs, and that no other segment may name (decisions.md §12). */
 function objectTypeOf(entityType: SegmentEntityType, raw: string | null | undefined): number | null {

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseCols, type Cols } from '../../http/cols.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { HearthError, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseCoreId, parseId } from '../../http/ids.ts';
-import { pageWithCursor } from '../../http/paging.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseCoreId, parseId } from '../../core/ids.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/identity-values.ts';
 import { findIdentityOwners } from '../identity/identity.repository.ts';
 import * as segments from './segment.repository.ts';
@@ -116,14 +116,14 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
       }
       const statusId = input.statusId ?? null;
       if (statusId !== null && (!Number.isSafeInteger(statusId) || statusId < 0)) {
-        throw new HearthError(400, 'invalid_status_id', `statusId ${statusId} is not a valid status ID (expected an integer)`);
+        throw new HearthError('invalid', 'invalid_status_id', `statusId ${statusId} is not a valid status ID (expected an integer)`);
       }
       const identities = values.map((value) => identityOf(input.socialType, value));
 
       return db.transaction().execute(async (trx) => {
         const segment = contactSegment(await segments.lockSegment(trx, communityId, segmentId), rawId);
         if (statusId !== null && !(await segments.lockStatus(trx, communityId, segment.id, statusId))) {
-          throw new HearthError(400, 'invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
+          throw new HearthError('invalid', 'invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
         }
         const found = await findIdentityOwners(
           trx,

@@ -1,8 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Place } from '../locations/gazetteer.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { Executor } from '../../core/executor.ts';
 
 /**
  * The contacts a source touched since `since` (every one it ever touched when null): those with a source

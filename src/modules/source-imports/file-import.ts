@@ -7,8 +7,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { unknownFieldWarnings, sourceIdFromPath } from '../../http/core-bodies.ts';
-import { HearthError } from '../../http/errors.ts';
-import type { Writer } from '../audit/writer.ts';
+import { HearthError } from '../../core/errors.ts';
+import type { Writer } from '../../core/writer.ts';
 import type { IngestionService } from '../ingestion/ingestion.service.ts';
 import type { OrganizationUpsertService } from '../organizations/organization-upsert.service.ts';
 import { SourceUpsertBody } from '../organizations/organization.routes.ts';
@@ -235,7 +235,7 @@ async function pushLine(deps: FileImportDeps, writer: Writer, sourceId: number, 
       }
     }
   } catch (error) {
-    if (error instanceof HearthError && error.status < 500) return { reason: error.message };
+    if (error instanceof HearthError) return { reason: error.message };
     throw error;
   }
 }

@@ -1,7 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { Static, TSchema } from 'typebox';
-import { describeValidation, findInvalidText } from '../../http/validation.ts';
+import { compileBodyValidator, describeValidation, findInvalidText } from '../../core/validation.ts';
 import { ActivityPushBody, UserPushBody } from '../ingestion/ingestion.schemas.ts';
 import { SourceUpsertBody } from '../organizations/organization.routes.ts';
 
@@ -21,10 +20,6 @@ export const LINE_TYPES = ['user', 'activity', 'organization'] as const;
 /** The HTTP body limit (Fastify's default): a line may be as long as a push. */
 export const MAX_LINE_CHARS = 1_048_576;
 
-// The options of the routes' body validator (src/http/validation.ts): nothing removed, nothing coerced.
-const ajv = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: true, strict: false });
-addFormats.default(ajv);
-
 const validators: Record<(typeof LINE_TYPES)[number], ValidateFunction> = {
   user: compile(UserPushBody),
   activity: compile(ActivityPushBody),
@@ -32,7 +27,7 @@ const validators: Record<(typeof LINE_TYPES)[number], ValidateFunction> = {
 };
 
 function compile(schema: TSchema): ValidateFunction {
-  return ajv.compile(schema as object);
+  return compileBodyValidator(schema as object);
 }
 
 export function readImportLine(text: string): ImportLine {

@@ -1,4 +1,4 @@
-import { formatId } from '../../http/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import {

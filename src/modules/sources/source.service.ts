@@ -3,11 +3,11 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { conflict, invalidParameters } from '../../http/errors.ts';
-import { formatId } from '../../http/ids.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { conflict, invalidParameters } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import * as sources from './source.repository.ts';
 
 export interface NewSource {

@@ -1,8 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { ID_PREFIXES, parseKey } from '../../http/ids.ts';
+import { ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import * as tags from './tag.repository.ts';
 import type { TagEntityType } from './tag.repository.ts';
+import type { Executor } from '../../core/executor.ts';
 
 /**
  * The tag API that other modules (ingestion, bulk updates) call inside their own transactions. Nothing
@@ -13,8 +14,6 @@ import type { TagEntityType } from './tag.repository.ts';
 export type TagRef = { type: 'id'; id: string } | { type: 'name'; name: string };
 
 export type TaggedEntity = 'contact' | 'organization' | 'activity';
-
-type Executor = Kysely<DB> | Transaction<DB>;
 
 /** Longest tag name accepted (the tag routes apply the same limit). */
 export const MAX_TAG_NAME = 255;

@@ -1,9 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { keysetPage } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
 
 /** What a tag may be assigned to, in the order they are shown. */
 export const TAG_ENTITY_TYPES = ['member', 'activity', 'company'] as const;
@@ -109,22 +108,6 @@ export async function updateTag(
     .where('id', '=', id)
     .returning(columns)
     .executeTakeFirst();
-}
-
-/**
- * Locks the tag against concurrent assignment until the transaction ends. FOR UPDATE conflicts with the
- * FOR KEY SHARE lock that assignments take (tag.assignments.ts), so no assignment can slip in between
- * removing the tag's assignments and committing its deletion.
- */
-export async function lockTag(trx: Transaction<DB>, communityId: number, id: number): Promise<boolean> {
-  const row = await trx
-    .selectFrom('tags')
-    .select('id')
-    .where('community_id', '=', communityId)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** Marks the tag deleted; a tag already deleted keeps its first deletion time. */

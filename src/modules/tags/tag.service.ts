@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { conflict, invalidParameters, notFound } from '../../http/errors.ts';
-import { formatId, parseCoreId, parseId } from '../../http/ids.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { conflict, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseCoreId, parseId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import type { Writer } from '../audit/writer.ts';
+import type { Writer } from '../../core/writer.ts';
 import { MAX_TAG_NAME } from './tag.assignments.ts';
 import * as tags from './tag.repository.ts';
 import { TAG_ENTITY_TYPES, type TagEntityType, type TagRow } from './tag.repository.ts';
+import { lockRow } from '../../core/query-fragments.ts';
 
 // The service API that ingestion and the bulk updates call inside their own transactions.
 export { assignTags, resolveTagRefs, unassignTags, type TagRef } from './tag.assignments.ts';
@@ -149,7 +150,9 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
       const { communityId } = writer;
       const id = parseCoreId('tag', rawId);
       const row = await db.transaction().execute(async (trx) => {
-        if (!(await tags.lockTag(trx, communityId, id))) throw tagNotFound(rawId);
+        // FOR UPDATE conflicts with the FOR KEY SHARE lock that assignments take (tag.assignments.ts), so no
+        // assignment can slip in between removing the tag's assignments and committing its deletion.
+        if (!(await lockRow(trx, 'tags', communityId, id))) throw tagNotFound(rawId);
         const unassigned = await tags.deleteAssignmentsOfTag(trx, communityId, id);
         await recordWrite(trx, writer, { operation: 'tag.delete', entityIds: [formatId('tag', id)], detail: { unassigned } });
         return tags.markTagDeleted(trx, communityId, id);

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { formatId } from '../../http/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 
 const TokenStatus = Type.Object({

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { Nullable, v2Definitions, v2Item } from '../../http/schemas.ts';
-import { SCOPES } from '../../http/scopes.ts';
+import { SCOPES } from '../../core/scopes.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS } from './token.service.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';

@@ -4,24 +4,13 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Listen } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { HearthError, invalidParameters } from '../../http/errors.ts';
-import { formatId, parseCoreId } from '../../http/ids.ts';
-import { DEFAULT_SCOPES, isScope, type Scope } from '../../http/scopes.ts';
+import { HearthError, invalidParameters } from '../../core/errors.ts';
+import { formatId, parseCoreId } from '../../core/ids.ts';
+import { DEFAULT_SCOPES, isScope, type Scope } from '../../core/scopes.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
-import { tokenActor, type Writer } from '../audit/writer.ts';
+import { tokenActor, type RequestContext, type Writer } from '../../core/writer.ts';
 import { createTokenCache } from './token-cache.ts';
 import * as tokens from './token.repository.ts';
-
-/**
- * Who is calling: established once per request from the token, passed explicitly to every service. It is
- * the request's `Writer`: write services record its actor and token in the audit log.
- */
-export interface RequestContext extends Writer {
-  communityName: string;
-  tokenId: string;
-  scopes: string[];
-  userId: number | null;
-}
 
 export type Authentication = { ok: true; context: RequestContext } | { ok: false; reason: string };
 
@@ -179,7 +168,7 @@ function isCanonicalJwt(token: string): boolean {
   return parts.length === 3 && parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part);
 }
 
-const tokenNotFound = (jti: string) => new HearthError(404, 'token_not_found', `no token with jti "${jti}"`);
+const tokenNotFound = (jti: string) => new HearthError('not_found', 'token_not_found', `no token with jti "${jti}"`);
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
@@ -188,7 +177,7 @@ export function normalizeScopes(requested: string[] | undefined): Scope[] {
   if (scopes.length === 0) return [...DEFAULT_SCOPES];
   const unknown = scopes.filter((scope) => !isScope(scope));
   if (unknown.length) {
-    throw new HearthError(400, 'invalid_scopes', `unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+    throw new HearthError('invalid', 'invalid_scopes', `unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   }
   return [...new Set(scopes as Scope[])];
 }

@@ -1,9 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { keysetPage } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-import type { CursorPosition } from '../../http/cursor.ts';
-
-type Executor = Kysely<DB> | Transaction<DB>;
+import type { CursorPosition } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
 
 export interface TopicRow {
   id: number;

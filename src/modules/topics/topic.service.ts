@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
 import { META_COLS, parseCols } from '../../http/cols.ts';
-import { notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
+import { notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import * as topics from './topic.repository.ts';
 
 export function createTopicService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { parseCols } from '../../http/cols.ts';
-import type { CursorCodec } from '../../http/cursor.ts';
-import { notFound } from '../../http/errors.ts';
-import { formatId, parseId } from '../../http/ids.ts';
-import { pageWithCursor } from '../../http/paging.ts';
+import type { CursorCodec } from '../../core/cursor.ts';
+import { notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
 import { findOrganization } from '../organizations/organization.repository.ts';

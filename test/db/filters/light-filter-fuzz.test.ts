@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
 import { FILTER_ENTITIES, type FilterEntity } from '../../../src/filters/field-registry.ts';
-import { HearthError } from '../../../src/http/errors.ts';
+import { HearthError } from '../../../src/core/errors.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import { anyFilterText, mutatedExpression, validExpression } from '../../unit/filters/arbitraries.ts';
 import { DYNAMIC, matching, seed } from './fixture.ts';
@@ -36,7 +36,7 @@ describe.each(ENGINES)('lightFilter fuzz on %s', (engine) => {
       await matching(db, entity, raw);
       outcomes.ran += 1;
     } catch (error) {
-      if (error instanceof HearthError && error.status === 400 && error.code === 'invalid_filter') {
+      if (error instanceof HearthError && error.kind === 'invalid' && error.code === 'invalid_filter') {
         outcomes.refused += 1;
         return;
       }

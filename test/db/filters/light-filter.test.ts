@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
 import { parseDuration, subtractDuration } from '../../../src/filters/date-values.ts';
 import type { DynamicFields } from '../../../src/filters/field-registry.ts';
-import { HearthError } from '../../../src/http/errors.ts';
+import { HearthError } from '../../../src/core/errors.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import type { Json } from '../../unit/filters/arbitraries.ts';
 import { ALL_CONTACTS, B, NOW, ada, bAda, before, eve, grace, linus, matching, nobody, seed } from './fixture.ts';
@@ -282,7 +282,7 @@ describe.each(ENGINES)('lightFilter on %s', (engine) => {
 
   it('refuses a bad filter with the 400 before any SQL runs', async () => {
     await expect(matching(db, 'contact', '{"type":"and","clauses":[{"type":"numberFilter","field":"activityCount7d","params":{"op":"gtx","value":1}}]}')).rejects.toMatchObject({
-      status: 400,
+      kind: 'invalid',
       code: 'invalid_filter',
       message: expect.stringContaining('clauses[0].params.op'),
     });

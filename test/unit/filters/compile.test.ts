@@ -3,7 +3,7 @@ import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQue
 import { describe, expect, it } from 'vitest';
 import { compileLightFilter, type CompileOptions } from '../../../src/filters/compile.ts';
 import { describeFields, ENTITY_TABLES, FILTER_ENTITIES, type DynamicFields, type FilterEntity } from '../../../src/filters/field-registry.ts';
-import { HearthError } from '../../../src/http/errors.ts';
+import { HearthError } from '../../../src/core/errors.ts';
 import { anyFilterText, customFieldMap, validExpression, validLeaf, type Json } from './arbitraries.ts';
 
 // A Kysely that only compiles: no database.
@@ -151,7 +151,7 @@ describe('compileLightFilter', () => {
           const { sql, parameters } = compile(raw, entity);
           checkCommunityScope(sql, parameters);
         } catch (error) {
-          if (!(error instanceof HearthError) || error.status !== 400 || error.code !== 'invalid_filter') throw error;
+          if (!(error instanceof HearthError) || error.kind !== 'invalid' || error.code !== 'invalid_filter') throw error;
         }
       }),
       { numRuns: 500 },

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { DynamicFields, FilterEntity } from '../../../src/filters/field-registry.ts';
 import { LightFilterExpression, MAX_CLAUSES, MAX_DEPTH } from '../../../src/filters/light-filter.schema.ts';
 import { validateLightFilter, type CheckedClause, type CheckedGroup, type CheckedNode } from '../../../src/filters/validate.ts';
-import { HearthError } from '../../../src/http/errors.ts';
+import { HearthError } from '../../../src/core/errors.ts';
 import { anyFilterText, customFieldMap, mutatedExpression, validExpression, type Json } from './arbitraries.ts';
 
 const DYNAMIC: DynamicFields = {
@@ -30,7 +30,7 @@ function refusal(raw: unknown, entity: FilterEntity = 'contact', dynamic: Dynami
   } catch (error) {
     expect(error).toBeInstanceOf(HearthError);
     const refused = error as HearthError;
-    expect(refused.status).toBe(400);
+    expect(refused.kind).toBe('invalid');
     expect(refused.code).toBe('invalid_filter');
     return refused;
   }
@@ -239,7 +239,7 @@ describe('validateLightFilter: properties', () => {
           checked = check(raw, entity);
         } catch (error) {
           if (!(error instanceof HearthError)) throw error;
-          expect(error.status).toBe(400);
+          expect(error.kind).toBe('invalid');
           expect(error.code).toBe('invalid_filter');
           expect(error.message).toMatch(/^lightFilter(:| \S.*?:) \S/);
           return;

@@ -15,6 +15,17 @@ export interface Writer {
   tokenId: string | null;
 }
 
+/**
+ * Who is calling: established once per request from the token, passed explicitly to every service. It is
+ * the request's `Writer`: write services record its actor and token in the audit log.
+ */
+export interface RequestContext extends Writer {
+  communityName: string;
+  tokenId: string;
+  scopes: string[];
+  userId: number | null;
+}
+
 /** The actor of an API request, from its token's row. */
 export function tokenActor(token: { name: string; userEmail: string | null }): string {
   return token.userEmail ? `user:${token.userEmail}` : `token:${token.name}`;

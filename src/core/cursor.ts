@@ -17,7 +17,7 @@ export interface CursorBinding {
   filters: Record<string, unknown>;
 }
 
-export const invalidCursor = (message: string) => new HearthError(400, 'invalid_cursor', message);
+export const invalidCursor = (message: string) => new HearthError('invalid', 'invalid_cursor', message);
 
 const SIGNATURE_BYTES = 16;
 
