@@ -45,6 +45,7 @@ import { tokenRoutes } from './modules/tokens/token.routes.ts';
 import { websiteVisitRoutes } from './modules/website-visits/website-visit.routes.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
+import { createReadQueryHandler } from './http/read-query.ts';
 
 export interface AppOptions {
   services: Services;
@@ -88,6 +89,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
   app.decorateRequest('context', null);
+  app.decorateRequest('readQuery', null);
   app.addHook('onRoute', declareRoute);
   // Every statement of a request runs in its scope (db/request-scope.ts): under the statement timeout, and
   // cancelled when the client leaves before its answer is sent.
@@ -120,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       if (invalid) throw new HearthError('invalid', 'invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });
     }
   });
+  app.addHook('preHandler', createReadQueryHandler(services.cursors));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request) => {
     throw new HearthError('not_found', 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);

@@ -17,6 +17,12 @@ export interface CursorBinding {
   filters: Record<string, unknown>;
 }
 
+/** A cursor whose signature was checked: the hash of the binding it was issued for, and its position. */
+export interface PresentedCursor {
+  binding: string;
+  position: CursorPosition;
+}
+
 export const invalidCursor = (message: string) => new HearthError('invalid', 'invalid_cursor', message);
 
 const SIGNATURE_BYTES = 16;
@@ -38,8 +44,11 @@ export class CursorCodec {
     return `${body}.${this.sign(body).toString('base64url')}`;
   }
 
-  /** Returns the position, or throws a 400 for a cursor that is malformed, altered or bound elsewhere. */
-  decode(cursor: string, binding: CursorBinding): CursorPosition {
+  /**
+   * Checks a cursor a client presented: its form and its signature (a 400 for one that is malformed or
+   * altered). Which list it belongs to is checked by `bind`, once the list knows its binding.
+   */
+  open(cursor: string): PresentedCursor {
     const [body, signature, extra] = cursor.split('.');
     if (!body || !signature || extra !== undefined) throw invalidCursor('cursor is malformed');
     // Compare the signature as text: decoding it first would accept other spellings of the same bytes
@@ -55,10 +64,16 @@ export class CursorCodec {
     } catch {
       throw invalidCursor('cursor is malformed');
     }
-    if (payload.b !== bindingHash(binding) || !isPosition(payload.p)) {
+    if (typeof payload.b !== 'string' || !isPosition(payload.p)) throw invalidCursor('cursor is malformed');
+    return { binding: payload.b, position: payload.p };
+  }
+
+  /** The position of an opened cursor, when it was issued for this binding; a 400 otherwise. */
+  bind(cursor: PresentedCursor, binding: CursorBinding): CursorPosition {
+    if (cursor.binding !== bindingHash(binding)) {
       throw invalidCursor('cursor was issued for a different sort, direction or filter; start again without it');
     }
-    return payload.p;
+    return cursor.position;
   }
 
   private sign(body: string): Buffer {

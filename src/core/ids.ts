@@ -62,3 +62,8 @@ export function parseCoreId(entity: IdEntity, value: string | number): number {
   if (key === null) throw invalidId(entity, value, `an integer or ${prefix}<number>`);
   return key;
 }
+
+/** `parseId` for an optional parameter: undefined stays undefined. */
+export function parseOptionalId(entity: IdEntity, value: string | undefined): number | undefined {
+  return value === undefined ? undefined : parseId(entity, value);
+}

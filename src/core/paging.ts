@@ -1,5 +1,6 @@
 import type { KeysetPage } from '../db/keyset.ts';
 import type { CursorBinding, CursorCodec, CursorPosition } from './cursor.ts';
+import type { PageRequest } from './list-query.ts';
 
 export interface ListPage<Row> {
   rows: Row[];
@@ -15,10 +16,10 @@ export interface ListPage<Row> {
 export async function pageWithCursor<Row>(
   cursors: CursorCodec,
   binding: CursorBinding,
-  cursor: string | undefined,
-  fetch: (after: CursorPosition | null) => Promise<KeysetPage<Row>>,
+  page: PageRequest,
+  fetch: (after: CursorPosition | null) => Promise<Pick<KeysetPage<Row>, 'rows' | 'next'>>,
 ): Promise<ListPage<Row>> {
-  const after = cursor ? cursors.decode(cursor, binding) : null;
-  const page = await fetch(after);
-  return { rows: page.rows, nextCursor: page.next ? cursors.encode(binding, page.next) : null };
+  const after = page.cursor ? cursors.bind(page.cursor, binding) : null;
+  const fetched = await fetch(after);
+  return { rows: fetched.rows, nextCursor: fetched.next ? cursors.encode(binding, fetched.next) : null };
 }

@@ -1,15 +1,6 @@
+import type { Cols } from '../core/list-query.ts';
 import { parseKey } from '../core/ids.ts';
 import { invalidParameters } from '../core/errors.ts';
-
-/** What `cols` asked for (decisions.md §7). */
-export interface Cols {
-  /** Opt-in record columns named. */
-  names: ReadonlySet<string>;
-  /** `meta.recordCount` was asked for. */
-  recordCount: boolean;
-  /** Custom fields: `all` for `cf_*`, the IDs named by `cf_<id>`, or null when none was named. */
-  customFields: 'all' | number[] | null;
-}
 
 export interface ColsOptions {
   /** The opt-in record columns of the list or get. */

@@ -1,11 +1,6 @@
+import type { SortChoice } from '../core/list-query.ts';
 import { invalidParameters } from '../core/errors.ts';
 import { parseKey } from '../core/ids.ts';
-
-/** A list's sort as asked for: one of its fixed sorts, or a custom field's or a lead score's value. */
-export type SortChoice =
-  | { kind: 'fixed'; name: string }
-  | { kind: 'custom_field'; id: number; name: string }
-  | { kind: 'lead_score'; id: number; name: string };
 
 export interface SortOptions {
   fixed: readonly string[];

@@ -1,12 +1,14 @@
+import { parseOptionalId } from '../../core/ids.ts';
+import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { ActivitiesQuery, ActivitiesResponse, ActivityParams, ActivityQuery, ActivityResponse, SentimentsResponse } from './activity.schemas.ts';
+import { ACTIVITY_SORT, ActivitiesQuery, GET_COLS, LIST_COLS, ActivitiesResponse, ActivityParams, ActivityQuery, ActivityResponse, SentimentsResponse } from './activity.schemas.ts';
 
 export function activityRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/activities',
     {
-      config: { auth: { all: ['activities:read'] } },
+      config: { auth: { all: ['activities:read'] }, read: { paged: true, cols: LIST_COLS, sort: ACTIVITY_SORT } },
       schema: {
         operationId: 'listActivities',
         tags: ['v2'],
@@ -19,13 +21,24 @@ export function activityRoutes(app: HearthApp, services: Services) {
         response: { 200: ActivitiesResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.activities.list(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const { contactId, organizationId, startDate, endDate, lightFilter } = request.query;
+      const query = {
+        ...sortedListQueryOf(request),
+        contactId: parseOptionalId('contact', contactId),
+        organizationId: parseOptionalId('organization', organizationId),
+        startDate,
+        endDate,
+        lightFilter,
+      };
+      return { success: true as const, ...(await services.activities.list(contextOf(request).communityId, query)) };
+    },
   );
 
   app.get(
     '/api/v2/activities/:id',
     {
-      config: { auth: { all: ['activities:read'] } },
+      config: { auth: { all: ['activities:read'] }, read: { id: 'activity', cols: GET_COLS } },
       schema: {
         operationId: 'getActivity',
         tags: ['v2'],
@@ -38,7 +51,7 @@ export function activityRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.activities.get(contextOf(request).communityId, request.params.id, request.query),
+      data: await services.activities.get(contextOf(request).communityId, getQueryOf(request)),
     }),
   );
 

@@ -2,12 +2,11 @@ import type { Kysely } from 'kysely';
 import { parseDateBound } from '../../filters/date-values.ts';
 import { SENTIMENTS } from '../../filters/field-registry.ts';
 import type { DB } from '../../db/schema.ts';
-import { parseCols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { parseSort } from '../../http/sort.ts';
+import type { GetQuery, SortedListQuery } from '../../core/list-query.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
 import { findOrganization } from '../organizations/organization.repository.ts';
@@ -15,14 +14,19 @@ import * as reads from './activity-read.repository.ts';
 import type { ActivityFilters, ActivityRow, ActivitySort } from './activity-read.repository.ts';
 import {
   ACTIVITY_COLUMNS,
-  ACTIVITY_SORT,
-  GET_COLS,
-  LIST_COLS,
-  type ActivitiesQuery,
   type Activity,
   type ActivityColumn,
   type FullActivity,
 } from './activity.schemas.ts';
+
+export interface ActivityListQuery extends SortedListQuery {
+  contactId?: number;
+  organizationId?: number;
+  /** As given (`YYYY-MM-DD` or a timestamp); read as a bound of the activity's time. */
+  startDate?: string;
+  endDate?: string;
+  lightFilter?: string;
+}
 
 type Sentiment = (typeof SENTIMENTS)[number];
 
@@ -84,27 +88,23 @@ export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCod
   }
 
   /** The query's filters resolved to keys: a merged contact's ID to its survivor; unknown ones are 404s. */
-  async function resolveFilters(communityId: number, query: ActivitiesQuery): Promise<Omit<ActivityFilters, 'where'>> {
+  async function resolveFilters(communityId: number, query: ActivityListQuery): Promise<Omit<ActivityFilters, 'where'>> {
     let contactId: number | null = null;
     if (query.contactId !== undefined) {
-      contactId = await resolveContactId(db, communityId, parseId('contact', query.contactId));
-      if (contactId === null) throw notFound('contact_not_found', `contact ${query.contactId} not found`);
+      contactId = await resolveContactId(db, communityId, query.contactId);
+      if (contactId === null) throw notFound('contact_not_found', `contact ${formatId('contact', query.contactId)} not found`);
     }
-    let organizationId: number | null = null;
-    if (query.organizationId !== undefined) {
-      organizationId = parseId('organization', query.organizationId);
-      if (!(await findOrganization(db, communityId, organizationId))) {
-        throw notFound('org_not_found', `organization ${query.organizationId} not found`);
-      }
+    const organizationId = query.organizationId ?? null;
+    if (organizationId !== null && !(await findOrganization(db, communityId, organizationId))) {
+      throw notFound('org_not_found', `organization ${formatId('organization', organizationId)} not found`);
     }
     return { contactId, organizationId, startDate: dateBound('startDate', query.startDate), endDate: dateBound('endDate', query.endDate) };
   }
 
   return {
     /** GET /api/v2/activities: keyset pages by activityTime (default) or id, filtered. */
-    async list(communityId: number, query: ActivitiesQuery) {
-      const cols = parseCols(query.cols, LIST_COLS);
-      const sort = parseSort(query.sort, ACTIVITY_SORT);
+    async list(communityId: number, query: ActivityListQuery) {
+      const { cols, sort, page: pageRequest } = query;
       const resolved = await resolveFilters(communityId, query);
       const compiled = await deps.filters.compile(communityId, 'activity', query.lightFilter);
       const filters: ActivityFilters = { ...resolved, where: compiled?.where ?? null };
@@ -112,15 +112,15 @@ export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCod
         community: communityId,
         list: 'activities',
         sort: sort.name,
-        direction: query.direction,
+        direction: pageRequest.direction,
         filters: { ...resolved, lightFilter: compiled?.expression },
       };
       const [page, recordCount] = await Promise.all([
-        pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
+        pageWithCursor(deps.cursors, binding, pageRequest, (after) =>
           reads.pageActivities(db, communityId, filters, {
             sort: sort.name as ActivitySort,
-            direction: query.direction,
-            limit: query.limit,
+            direction: pageRequest.direction,
+            limit: pageRequest.limit,
             after,
             withContent: cols.names.has('content'),
           }),
@@ -134,11 +134,9 @@ export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCod
     },
 
     /** GET /api/v2/activities/{id}. */
-    async get(communityId: number, id: string, query: { cols?: string }): Promise<Activity> {
-      const key = parseId('activity', id);
-      const cols = parseCols(query.cols, GET_COLS);
-      const [row] = await reads.findActivities(db, communityId, [key], cols.names.has('content'));
-      if (!row) throw notFound('activity_not_found', `activity ${id} not found`);
+    async get(communityId: number, { id, cols }: GetQuery): Promise<Activity> {
+      const [row] = await reads.findActivities(db, communityId, [id], cols.names.has('content'));
+      if (!row) throw notFound('activity_not_found', `activity ${formatId('activity', id)} not found`);
       return (await present(communityId, [row], cols.names))[0]!;
     },
 

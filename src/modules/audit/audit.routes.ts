@@ -1,3 +1,4 @@
+import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { AuditLogPage, AuditLogQuery } from './audit.schemas.ts';
@@ -6,7 +7,7 @@ export function auditRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/admin/audit-log',
     {
-      config: { auth: { all: ['admin'] } },
+      config: { auth: { all: ['admin'] }, read: { paged: true } },
       schema: {
         operationId: 'listAuditLog',
         tags: ['admin'],
@@ -19,6 +20,9 @@ export function auditRoutes(app: HearthApp, services: Services) {
         response: { 200: AuditLogPage },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.audit.page(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const { limit: _limit, cursor: _cursor, ...filters } = request.query;
+      return { success: true as const, ...(await services.audit.page(contextOf(request).communityId, filters, listQueryOf(request).page)) };
+    },
   );
 }

@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { invalidParameters } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
+import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import { parseDuration, subtractDuration } from '../../filters/date-values.ts';
 import { deleteEntriesBefore, pageAuditEntries, recordWrite, type AuditFilter } from './audit.repository.ts';
@@ -46,12 +47,11 @@ export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors
 
   return {
     /** GET /api/v2/admin/audit-log: newest first, keyset paged behind a cursor bound to the filters. */
-    async page(communityId: number, query: AuditQuery & { limit: number; cursor?: string }) {
+    async page(communityId: number, query: AuditQuery, request: PageRequest) {
       const filter = filterOf(communityId, query);
       // The cursor binds the filters as given: a duration is re-read against the clock of each page.
-      const { limit: _limit, cursor: _cursor, ...given } = query;
-      const binding = { community: communityId, list: 'audit-log', sort: 'at', direction: 'desc' as const, filters: given };
-      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) => pageAuditEntries(deps.db, filter, { after, limit: query.limit }));
+      const binding = { community: communityId, list: 'audit-log', sort: 'at', direction: 'desc' as const, filters: { ...query } };
+      const page = await pageWithCursor(deps.cursors, binding, request, (after) => pageAuditEntries(deps.db, filter, { after, limit: request.limit }));
       return {
         data: page.rows.map(present),
         meta: { nextCursor: page.nextCursor },

@@ -1,15 +1,16 @@
+import { parseOptionalId } from '../../core/ids.ts';
+import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { ContactParams, ContactQuery, ContactResponse, ContactsQuery, ContactsResponse } from './contact.schemas.ts';
-
+import { CONTACT_GET_COLS, CONTACT_LIST_COLS, CONTACT_SORT, ContactParams, ContactQuery, ContactResponse, ContactsQuery, ContactsResponse } from './contact.schemas.ts';
 
 export function contactRoutes(app: HearthApp, services: Services) {
-  const config = { auth: { all: ['contacts:read' as const] } };
+  const auth = { all: ['contacts:read' as const] };
 
   app.get(
     '/api/v2/contacts',
     {
-      config,
+      config: { auth, read: { paged: true, cols: CONTACT_LIST_COLS, sort: CONTACT_SORT } },
       schema: {
         operationId: 'listContacts',
         tags: ['v2'],
@@ -21,13 +22,22 @@ export function contactRoutes(app: HearthApp, services: Services) {
         response: { 200: ContactsResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.contacts.list(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const { organizationId, segmentId, lightFilter } = request.query;
+      const query = {
+        ...sortedListQueryOf(request),
+        organizationId: parseOptionalId('organization', organizationId),
+        segmentId: parseOptionalId('segment', segmentId),
+        lightFilter,
+      };
+      return { success: true as const, ...(await services.contacts.list(contextOf(request).communityId, query)) };
+    },
   );
 
   app.get(
     '/api/v2/contacts/:id',
     {
-      config,
+      config: { auth, read: { id: 'contact', cols: CONTACT_GET_COLS } },
       schema: {
         operationId: 'getContact',
         tags: ['v2'],
@@ -40,7 +50,7 @@ export function contactRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.contacts.get(contextOf(request).communityId, request.params.id, request.query),
+      data: await services.contacts.get(contextOf(request).communityId, getQueryOf(request)),
     }),
   );
 }

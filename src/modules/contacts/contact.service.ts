@@ -3,12 +3,11 @@ import type { Clock } from '../../clock.ts';
 import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import { ACTIVITY_WINDOWS } from '../../filters/field-registry.ts';
-import { parseCols, type Cols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { parseSort, type SortChoice } from '../../http/sort.ts';
+import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/list-query.ts';
 import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
 import type { ActivityService } from '../activities/activity.service.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
@@ -19,16 +18,11 @@ import { findOrganization } from '../organizations/organization.repository.ts';
 import { findSegment, segmentsOf } from '../segments/segment.repository.ts';
 import { tagIdsOf } from '../tags/tag.repository.ts';
 import * as contacts from './contact-read.repository.ts';
-import { CONTACT_GET_COLS, CONTACT_LIST_COLS, CONTACT_SORT, type ContactView } from './contact.schemas.ts';
+import type { ContactView } from './contact.schemas.ts';
 
-export interface ContactListQuery {
-  limit: number;
-  cursor?: string;
-  sort?: string;
-  direction: 'asc' | 'desc';
-  cols?: string;
-  organizationId?: string;
-  segmentId?: string;
+export interface ContactListQuery extends SortedListQuery {
+  organizationId?: number;
+  segmentId?: number;
   lightFilter?: string;
 }
 
@@ -69,16 +63,19 @@ export function createContactService(deps: {
   async function filtersOf(communityId: number, query: ContactListQuery, now: Date) {
     const filters: contacts.ContactFilters = {};
     if (query.organizationId !== undefined) {
-      filters.organizationId = parseId('organization', query.organizationId);
-      if (!(await findOrganization(db, communityId, filters.organizationId))) throw notFound('org_not_found', `no organization ${query.organizationId}`);
+      filters.organizationId = query.organizationId;
+      if (!(await findOrganization(db, communityId, filters.organizationId))) {
+        throw notFound('org_not_found', `no organization ${formatId('organization', query.organizationId)}`);
+      }
     }
     if (query.segmentId !== undefined) {
-      filters.segmentId = parseId('segment', query.segmentId);
+      filters.segmentId = query.segmentId;
+      const segmentId = formatId('segment', query.segmentId);
       const segment = await findSegment(db, communityId, filters.segmentId);
-      if (!segment) throw notFound('segment_not_found', `no segment ${query.segmentId}`);
+      if (!segment) throw notFound('segment_not_found', `no segment ${segmentId}`);
       if (segment.entityType !== 'contact') {
-        throw new HearthError('invalid', 'invalid_segment_id', `segment ${query.segmentId} holds ${segment.entityType}s, not contacts`, {
-          invalidIds: [query.segmentId],
+        throw new HearthError('invalid', 'invalid_segment_id', `segment ${segmentId} holds ${segment.entityType}s, not contacts`, {
+          invalidIds: [segmentId],
         });
       }
     }
@@ -156,8 +153,7 @@ export function createContactService(deps: {
     /** GET /api/v2/contacts: keyset pages in the asked sort, narrowed by the query filters and the lightFilter. */
     async list(communityId: number, query: ContactListQuery) {
       const now = deps.clock.now();
-      const cols = parseCols(query.cols, CONTACT_LIST_COLS);
-      const sort = parseSort(query.sort, CONTACT_SORT);
+      const { cols, sort, page: pageRequest } = query;
       const [{ filters, expression }, order] = await Promise.all([
         filtersOf(communityId, query, now),
         sortOrder(communityId, sort),
@@ -167,11 +163,11 @@ export function createContactService(deps: {
         community: communityId,
         list: 'contacts',
         sort: sort.name,
-        direction: query.direction,
+        direction: pageRequest.direction,
         filters: { organizationId: filters.organizationId, segmentId: filters.segmentId, lightFilter: expression },
       };
-      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
-        contacts.pageContacts(db, communityId, filters, order, { direction: query.direction, limit: query.limit, after }),
+      const page = await pageWithCursor(deps.cursors, binding, pageRequest, (after) =>
+        contacts.pageContacts(db, communityId, filters, order, { direction: pageRequest.direction, limit: pageRequest.limit, after }),
       );
       const [data, recordCount] = await Promise.all([
         present(communityId, page.rows, cols, now),
@@ -181,12 +177,10 @@ export function createContactService(deps: {
     },
 
     /** GET /api/v2/contacts/{id}. A merged contact's ID answers with its survivor. */
-    async get(communityId: number, id: string, query: { cols?: string }) {
-      const cols = parseCols(query.cols, CONTACT_GET_COLS);
-      const key = parseId('contact', id);
-      const [live] = await Promise.all([resolveContactId(db, communityId, key), checkFieldCols(communityId, cols)]);
+    async get(communityId: number, { id, cols }: GetQuery) {
+      const [live] = await Promise.all([resolveContactId(db, communityId, id), checkFieldCols(communityId, cols)]);
       const row = live === null ? undefined : await contacts.findContact(db, communityId, live);
-      if (!row) throw notFound('contact_not_found', `no contact ${id}`);
+      if (!row) throw notFound('contact_not_found', `no contact ${formatId('contact', id)}`);
       const [contact] = await present(communityId, [row], cols, deps.clock.now());
       return contact!;
     },

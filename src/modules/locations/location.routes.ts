@@ -1,3 +1,6 @@
+import { parseId } from '../../core/ids.ts';
+import { META_COLS } from '../../http/cols.ts';
+import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { LocationParams, LocationResponse, LocationsQuery, LocationsResponse } from './location.schemas.ts';
@@ -6,7 +9,7 @@ export function locationRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/locations',
     {
-      config: { auth: { all: ['contacts:read'] } },
+      config: { auth: { all: ['contacts:read'] }, read: { paged: true, cols: META_COLS } },
       schema: {
         operationId: 'listLocations',
         tags: ['v2'],
@@ -16,7 +19,8 @@ export function locationRoutes(app: HearthApp, services: Services) {
         response: { 200: LocationsResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.locations.list(contextOf(request).communityId, request.query)) }),
+    async (request) => ({ success: true as const, ...(await services.locations.list(contextOf(request).communityId, { ...listQueryOf(request), locationType: request.query.locationType })),
+    }),
   );
 
   app.get(
@@ -25,6 +29,6 @@ export function locationRoutes(app: HearthApp, services: Services) {
       config: { auth: { all: ['contacts:read'] } },
       schema: { operationId: 'getLocation', tags: ['v2'], summary: 'Get a location', params: LocationParams, response: { 200: LocationResponse } },
     },
-    async (request) => ({ success: true as const, data: await services.locations.get(contextOf(request).communityId, request.params.id) }),
+    async (request) => ({ success: true as const, data: await services.locations.get(contextOf(request).communityId, parseId('location', request.params.id)) }),
   );
 }

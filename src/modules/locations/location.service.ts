@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { META_COLS, parseCols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
+import type { ListQuery } from '../../core/list-query.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 import * as locations from './location.repository.ts';
 
 function present(row: locations.LocationRow) {
@@ -13,7 +14,7 @@ function present(row: locations.LocationRow) {
 export function createLocationService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
   return {
     /** GET /api/v2/locations: one type's locations with members, by member count descending, ties by ID. */
-    async list(communityId: number, query: { locationType?: string; limit: number; cursor?: string; cols?: string }) {
+    async list(communityId: number, query: ListQuery & { locationType?: string }) {
       const type = query.locationType;
       if (!type || !(locations.LOCATION_TYPES as readonly string[]).includes(type)) {
         throw invalidParameters(
@@ -21,23 +22,23 @@ export function createLocationService(deps: { db: Kysely<DB>; cursors: CursorCod
         );
       }
       const locationType = type as locations.LocationType;
-      const cols = parseCols(query.cols, META_COLS);
+      const { cols } = query;
       const binding = { community: communityId, list: 'locations', sort: 'member_count', direction: 'desc' as const, filters: { locationType } };
-      const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : null;
-      const page = await locations.pageLocations(deps.db, communityId, locationType, { limit: query.limit, after });
+      const page = await pageWithCursor(deps.cursors, binding, query.page, (after) =>
+        locations.pageLocations(deps.db, communityId, locationType, { limit: query.page.limit, after }),
+      );
       return {
         data: page.rows.map(present),
         meta: {
-          nextCursor: page.next ? deps.cursors.encode(binding, page.next) : null,
+          nextCursor: page.nextCursor,
           ...(cols.recordCount ? { recordCount: await locations.countLocations(deps.db, communityId, locationType) } : {}),
         },
       };
     },
 
-    async get(communityId: number, id: string) {
-      const key = parseId('location', id);
-      const row = await locations.findLocation(deps.db, communityId, key);
-      if (!row) throw notFound('location_not_found', `no location ${id}`);
+    async get(communityId: number, id: number) {
+      const row = await locations.findLocation(deps.db, communityId, id);
+      if (!row) throw notFound('location_not_found', `no location ${formatId('location', id)}`);
       return present(row);
     },
   };

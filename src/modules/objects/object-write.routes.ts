@@ -1,3 +1,4 @@
+import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { AddObjectToSegmentBody, SetObjectFieldsBody } from './object-write.schemas.ts';
@@ -25,7 +26,7 @@ export function objectWriteRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectWrites.setCustomFields(contextOf(request), request.params.id, request.body),
+      data: await services.objectWrites.setCustomFields(contextOf(request), parseId('object', request.params.id), request.body),
     }),
   );
 
@@ -47,7 +48,11 @@ export function objectWriteRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectWrites.addToSegment(contextOf(request), request.params.id, request.body),
+      data: await services.objectWrites.addToSegment(
+        contextOf(request),
+        parseId('object', request.params.id),
+        parseId('segment', request.body.segmentId),
+      ),
     }),
   );
 }

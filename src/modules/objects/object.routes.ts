@@ -1,14 +1,16 @@
+import { parseOptionalId } from '../../core/ids.ts';
+import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { ObjectItem, ObjectPage, ObjectParams, ObjectQuery, ObjectsQuery, ObjectTypeList } from './object.schemas.ts';
+import { OBJECT_GET_COLS, OBJECT_LIST_COLS, OBJECT_SORT, ObjectItem, ObjectPage, ObjectParams, ObjectQuery, ObjectsQuery, ObjectTypeList } from './object.schemas.ts';
 
 export function objectRoutes(app: HearthApp, services: Services) {
-  const read = { auth: { all: ['objects:read' as const] } };
+  const auth = { all: ['objects:read' as const] };
 
   app.get(
     '/api/v2/object-types',
     {
-      config: read,
+      config: { auth },
       schema: {
         operationId: 'listObjectTypes',
         tags: ['v2'],
@@ -23,7 +25,7 @@ export function objectRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/objects',
     {
-      config: read,
+      config: { auth, read: { paged: true, cols: OBJECT_LIST_COLS, sort: OBJECT_SORT } },
       schema: {
         operationId: 'listObjects',
         tags: ['v2'],
@@ -35,13 +37,22 @@ export function objectRoutes(app: HearthApp, services: Services) {
         response: { 200: ObjectPage },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.objects.list(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const { objectTypeId, segmentId, lightFilter } = request.query;
+      const query = {
+        ...sortedListQueryOf(request),
+        objectTypeId: parseOptionalId('object_type', objectTypeId),
+        segmentId: parseOptionalId('segment', segmentId),
+        lightFilter,
+      };
+      return { success: true as const, ...(await services.objects.list(contextOf(request).communityId, query)) };
+    },
   );
 
   app.get(
     '/api/v2/objects/:id',
     {
-      config: read,
+      config: { auth, read: { id: 'object', cols: OBJECT_GET_COLS } },
       schema: {
         operationId: 'getObject',
         tags: ['v2'],
@@ -54,7 +65,7 @@ export function objectRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objects.get(contextOf(request).communityId, request.params.id, request.query),
+      data: await services.objects.get(contextOf(request).communityId, getQueryOf(request)),
     }),
   );
 }

@@ -1,11 +1,16 @@
 import Type from 'typebox';
-import { colsDescription } from '../../http/cols.ts';
+import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
-import { sortDescription } from '../../http/sort.ts';
+import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
-import { OBJECT_COLS, OBJECT_SORT_OPTIONS } from './object.service.ts';
+import { OBJECT_SORTS } from './object.repository.ts';
 import { component } from '../../http/components.ts';
+
+/** Opt-in columns of custom objects (decisions.md §7). */
+export const OBJECT_LIST_COLS: ColsOptions = { optIn: ['recordKey'], recordCount: true };
+export const OBJECT_GET_COLS: ColsOptions = { optIn: ['recordKey'] };
+export const OBJECT_SORT: SortOptions = { fixed: OBJECT_SORTS, default: 'id' };
 
 export const ObjectType = component('ObjectType', Type.Object({
   id: Type.String({ description: 'cot_N' }),
@@ -34,16 +39,16 @@ export const ObjectsQuery = Type.Object(
     segmentId: Type.Optional(Type.String({ description: 's_N: only the members of this segment (an object segment of that type).' })),
     limit: Limit,
     cursor: Type.Optional(Cursor),
-    sort: Type.Optional(Type.String({ description: `${sortDescription(OBJECT_SORT_OPTIONS)} \`name\` is case-insensitive, ties by ID.` })),
+    sort: Type.Optional(Type.String({ description: `${sortDescription(OBJECT_SORT)} \`name\` is case-insensitive, ties by ID.` })),
     direction: Direction,
-    cols: Type.Optional(Type.String({ description: colsDescription({ optIn: OBJECT_COLS, recordCount: true }) })),
+    cols: Type.Optional(Type.String({ description: colsDescription(OBJECT_LIST_COLS) })),
     lightFilter: lightFilterParam('object', { customFields: true }),
   },
   { additionalProperties: false },
 );
 
 export const ObjectQuery = Type.Object(
-  { cols: Type.Optional(Type.String({ description: colsDescription({ optIn: OBJECT_COLS }) })) },
+  { cols: Type.Optional(Type.String({ description: colsDescription(OBJECT_GET_COLS) })) },
   { additionalProperties: false },
 );
 

@@ -1,14 +1,15 @@
+import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { OrganizationParams, OrganizationQuery, OrganizationResponse, OrganizationsQuery, OrganizationsResponse, RECENT_LIMIT } from './organization.schemas.ts';
+import { GET_COLS, LIST_COLS, OrganizationParams, OrganizationQuery, OrganizationResponse, OrganizationsQuery, OrganizationsResponse, RECENT_LIMIT, SORTS } from './organization.schemas.ts';
 
 export function organizationReadRoutes(app: HearthApp, services: Services) {
-  const read = { auth: { all: ['organizations:read' as const] } };
+  const auth = { all: ['organizations:read' as const] };
 
   app.get(
     '/api/v2/organizations',
     {
-      config: read,
+      config: { auth, read: { paged: true, cols: LIST_COLS, sort: SORTS } },
       schema: {
         operationId: 'listOrganizations',
         tags: ['v2'],
@@ -22,13 +23,17 @@ export function organizationReadRoutes(app: HearthApp, services: Services) {
         response: { 200: OrganizationsResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.organizations.list(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const { name, primaryDomain, lightFilter } = request.query;
+      const query = { ...sortedListQueryOf(request), name, primaryDomain, lightFilter };
+      return { success: true as const, ...(await services.organizations.list(contextOf(request).communityId, query)) };
+    },
   );
 
   app.get(
     '/api/v2/organizations/:id',
     {
-      config: read,
+      config: { auth, read: { id: 'organization', cols: GET_COLS } },
       schema: {
         operationId: 'getOrganization',
         tags: ['v2'],
@@ -41,7 +46,7 @@ export function organizationReadRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.organizations.get(contextOf(request).communityId, request.params.id, request.query),
+      data: await services.organizations.get(contextOf(request).communityId, getQueryOf(request)),
     }),
   );
 }

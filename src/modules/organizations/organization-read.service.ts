@@ -2,26 +2,20 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-import { parseCols, type Cols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { invalidParameters, notFound } from '../../core/errors.ts';
-import { parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { parseSort, type SortChoice } from '../../http/sort.ts';
+import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/list-query.ts';
 import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/custom-field.repository.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
 import { findDefinition, leadScoreSort, scoresOf } from '../lead-scores/lead-score.repository.ts';
 import { tagIdsOf } from '../tags/tag.repository.ts';
 import * as organizations from './organization-read.repository.ts';
 import { presentOrganization, type PageValues } from './organization.presenters.ts';
-import { GET_COLS, LIST_COLS, RECENT_LIMIT, SORTS } from './organization.schemas.ts';
+import { RECENT_LIMIT } from './organization.schemas.ts';
 
-export interface OrganizationsQuery {
-  limit: number;
-  cursor?: string;
-  sort?: string;
-  direction: 'asc' | 'desc';
-  cols?: string;
+export interface OrganizationsQuery extends SortedListQuery {
   name?: string;
   primaryDomain?: string;
   lightFilter?: string;
@@ -83,8 +77,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   return {
     /** GET /api/v2/organizations: keyset pages by `sort` (default `id`), narrowed by name, primaryDomain and lightFilter. */
     async list(communityId: number, query: OrganizationsQuery) {
-      const cols = parseCols(query.cols, LIST_COLS);
-      const sort = parseSort(query.sort, SORTS);
+      const { cols, sort, page: pageRequest } = query;
       const [order, compiled] = await Promise.all([
         sortOrder(communityId, sort),
         deps.filters.compile(communityId, 'organization', query.lightFilter, deps.clock.now()),
@@ -100,11 +93,15 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
         community: communityId,
         list: 'organizations',
         sort: sort.name,
-        direction: query.direction,
+        direction: pageRequest.direction,
         filters: { name: filters.name, primaryDomain: filters.primaryDomain, lightFilter: compiled?.expression },
       };
-      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
-        organizations.pageOrganizations(db, communityId, filters, wideColumns(cols), order, { direction: query.direction, limit: query.limit, after }),
+      const page = await pageWithCursor(deps.cursors, binding, pageRequest, (after) =>
+        organizations.pageOrganizations(db, communityId, filters, wideColumns(cols), order, {
+          direction: pageRequest.direction,
+          limit: pageRequest.limit,
+          after,
+        }),
       );
       const [data, recordCount] = await Promise.all([
         present(communityId, page.rows, cols),
@@ -114,12 +111,10 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
     },
 
     /** GET /api/v2/organizations/{id}: another community's organization is not found, like a missing one. */
-    async get(communityId: number, id: string, query: { cols?: string }) {
-      const key = parseId('organization', id);
-      const cols = parseCols(query.cols, GET_COLS);
+    async get(communityId: number, { id, cols }: GetQuery) {
       await checkFieldCols(communityId, cols);
-      const row = await organizations.findOrganizationRow(db, communityId, key, wideColumns(cols));
-      if (!row) throw notFound('org_not_found', `no organization ${id}`);
+      const row = await organizations.findOrganizationRow(db, communityId, id, wideColumns(cols));
+      if (!row) throw notFound('org_not_found', `no organization ${formatId('organization', id)}`);
       const [organization] = await present(communityId, [row], cols);
       return organization!;
     },

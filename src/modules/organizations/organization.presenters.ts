@@ -1,4 +1,4 @@
-import type { Cols } from '../../http/cols.ts';
+import type { Cols } from '../../core/list-query.ts';
 import { formatId } from '../../core/ids.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/lead-score.presenters.ts';
 import type { StoredScore } from '../lead-scores/lead-score.repository.ts';

@@ -1,3 +1,5 @@
+import { parseCoreId } from '../../core/ids.ts';
+import { getQueryOf, listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import {
@@ -7,6 +9,8 @@ import {
   CoreSegmentList,
   CoreSegmentParams,
   CoreStatusList,
+  SEGMENT_GET_COLS,
+  SEGMENT_LIST_COLS,
   V2SegmentItem,
   V2SegmentPage,
   V2SegmentParams,
@@ -21,7 +25,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
       config: { auth: { all: ['segments:read'] } },
       schema: { operationId: 'listCoreSegments', tags: ['core'], summary: 'List contact segments', response: { 200: CoreSegmentList } },
     },
-    async (request) => services.segments.listCore(contextOf(request).communityId),
+    async (request) => services.segments.contactSegments(contextOf(request).communityId),
   );
 
   app.get(
@@ -30,7 +34,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
       config: { auth: { all: ['segments:read'] } },
       schema: { operationId: 'getCoreSegment', tags: ['core'], summary: 'Get a contact segment', params: CoreSegmentParams, response: { 200: CoreIdName } },
     },
-    async (request) => services.segments.getCore(contextOf(request).communityId, request.params.id),
+    async (request) => services.segments.contactSegment(contextOf(request).communityId, parseCoreId('segment', request.params.id)),
   );
 
   app.get(
@@ -39,7 +43,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
       config: { auth: { all: ['segments:read'] } },
       schema: { operationId: 'listCoreSegmentStatuses', tags: ['core'], summary: 'List the statuses of a contact segment', params: CoreSegmentParams, response: { 200: CoreStatusList } },
     },
-    async (request) => services.segments.statusesCore(contextOf(request).communityId, request.params.id),
+    async (request) => services.segments.statuses(contextOf(request).communityId, parseCoreId('segment', request.params.id)),
   );
 
   app.post(
@@ -58,13 +62,13 @@ export function segmentRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreSegmentAddResult },
       },
     },
-    async (request) => services.segments.addContactsCore(contextOf(request), request.params.id, request.body),
+    async (request) => services.segments.addContacts(contextOf(request), parseCoreId('segment', request.params.id), request.body),
   );
 
   app.get(
     '/api/v2/segments',
     {
-      config: { auth: { all: ['segments:read'] } },
+      config: { auth: { all: ['segments:read'] }, read: { paged: true, cols: SEGMENT_LIST_COLS } },
       schema: {
         operationId: 'listSegments',
         tags: ['v2'],
@@ -76,13 +80,14 @@ export function segmentRoutes(app: HearthApp, services: Services) {
         response: { 200: V2SegmentPage },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.segments.listV2(contextOf(request).communityId, request.query)) }),
+    async (request) => ({ success: true as const, ...(await services.segments.page(contextOf(request).communityId, { ...listQueryOf(request), query: request.query.query })),
+    }),
   );
 
   app.get(
     '/api/v2/segments/:id',
     {
-      config: { auth: { all: ['segments:read'] } },
+      config: { auth: { all: ['segments:read'] }, read: { id: 'segment', cols: SEGMENT_GET_COLS } },
       schema: {
         operationId: 'getSegment',
         tags: ['v2'],
@@ -95,7 +100,7 @@ export function segmentRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.segments.getV2(contextOf(request).communityId, request.params.id, request.query),
+      data: await services.segments.get(contextOf(request).communityId, getQueryOf(request)),
     }),
   );
 }

@@ -1,8 +1,11 @@
 import Type from 'typebox';
-import { colsDescription } from '../../http/cols.ts';
+import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Item, v2Page } from '../../http/schemas.ts';
-import { SEGMENT_COLS } from './segment.service.ts';
 import { component } from '../../http/components.ts';
+
+/** Opt-in columns of v2 segments (decisions.md §7); `url` is the trailing field. */
+export const SEGMENT_LIST_COLS: ColsOptions = { optIn: ['entityCount', 'url'], recordCount: true };
+export const SEGMENT_GET_COLS: ColsOptions = { optIn: ['entityCount', 'url'] };
 
 /** Core segment and status references: `{id: number, name}`. */
 export const CoreIdName = Type.Object({ id: Type.Integer(), name: Type.String() });
@@ -39,14 +42,14 @@ export const V2SegmentsQuery = Type.Object(
   {
     limit: Limit,
     cursor: Type.Optional(Cursor),
-    cols: Type.Optional(Type.String({ description: colsDescription({ optIn: SEGMENT_COLS, recordCount: true }) })),
+    cols: Type.Optional(Type.String({ description: colsDescription(SEGMENT_LIST_COLS) })),
     query: Type.Optional(Type.String({ maxLength: 500, description: 'Case-insensitive substring of the name.' })),
   },
   { additionalProperties: false },
 );
 
 export const V2SegmentQuery = Type.Object(
-  { cols: Type.Optional(Type.String({ description: colsDescription({ optIn: SEGMENT_COLS }) })) },
+  { cols: Type.Optional(Type.String({ description: colsDescription(SEGMENT_GET_COLS) })) },
   { additionalProperties: false },
 );
 

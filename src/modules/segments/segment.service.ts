@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { parseCols, type Cols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, parseCoreId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
+import type { Cols, GetQuery, ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
 import type { Writer } from '../../core/writer.ts';
@@ -27,22 +27,19 @@ function identityOf(socialType: SocialType, value: string): { type: string; valu
 }
 
 /** The core family addresses contact segments only; any other ID answers as if it did not exist. */
-function contactSegment(segment: SegmentRef | undefined, rawId: string): SegmentRef {
-  if (!segment) throw notFound('segment_not_found', `segment ${rawId} not found`);
+function contactSegment(segment: SegmentRef | undefined, id: number): SegmentRef {
+  if (!segment) throw notFound('segment_not_found', `segment ${id} not found`);
   if (segment.entityType !== 'contact') {
-    throw notFound('segment_not_found', `segment ${rawId} is an ${segment.entityType} segment; these routes take contact segments`);
+    throw notFound('segment_not_found', `segment ${id} is an ${segment.entityType} segment; these routes take contact segments`);
   }
   return segment;
 }
 
-/** Opt-in columns of v2 segments (decisions.md §7); `url` is the trailing field. */
-export const SEGMENT_COLS = ['entityCount', 'url'] as const;
-
 export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCodec; publicUrl: string }) {
   const { db } = deps;
 
-  /** v2 segments with the opt-in columns `cols` names, loaded for all of them at once. */
-  async function presentV2(communityId: number, rows: SegmentRef[], cols: Cols) {
+  /** Segments with the opt-in columns `cols` names, loaded for all of them at once. */
+  async function present(communityId: number, rows: SegmentRef[], cols: Cols) {
     const counts = cols.names.has('entityCount') ? await segments.memberCounts(db, communityId, rows.map((row) => row.id)) : null;
     return rows.map((row) => {
       const id = formatId('segment', row.id);
@@ -57,16 +54,16 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
   }
 
   return {
-    /** GET /api/v2/segments: every segment in ID order; `query` is a case-insensitive substring of the name. */
-    async listV2(communityId: number, query: { limit: number; cursor?: string; cols?: string; query?: string }) {
-      const cols = parseCols(query.cols, { optIn: SEGMENT_COLS, recordCount: true });
+    /** Every segment, of any entity type, in ID order; `query` is a case-insensitive substring of the name. */
+    async page(communityId: number, query: ListQuery & { query?: string }) {
+      const { cols } = query;
       const nameQuery = query.query || null;
       const binding = { community: communityId, list: 'segments', sort: 'id', direction: 'asc' as const, filters: { query: nameQuery } };
-      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
-        segments.pageSegments(db, communityId, nameQuery, { limit: query.limit, after }),
+      const page = await pageWithCursor(deps.cursors, binding, query.page, (after) =>
+        segments.pageSegments(db, communityId, nameQuery, { limit: query.page.limit, after }),
       );
       return {
-        data: await presentV2(communityId, page.rows, cols),
+        data: await present(communityId, page.rows, cols),
         meta: {
           nextCursor: page.nextCursor,
           ...(cols.recordCount ? { recordCount: await segments.countSegments(db, communityId, nameQuery) } : {}),
@@ -74,41 +71,39 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
       };
     },
 
-    /** GET /api/v2/segments/{id}: a segment of any entity type. */
-    async getV2(communityId: number, rawId: string, query: { cols?: string }) {
-      const cols = parseCols(query.cols, { optIn: SEGMENT_COLS });
-      const row = await segments.findSegment(db, communityId, parseId('segment', rawId));
-      if (!row) throw notFound('segment_not_found', `segment ${rawId} not found`);
-      const [segment] = await presentV2(communityId, [row], cols);
+    /** A segment of any entity type. */
+    async get(communityId: number, { id, cols }: GetQuery) {
+      const row = await segments.findSegment(db, communityId, id);
+      if (!row) throw notFound('segment_not_found', `segment ${formatId('segment', id)} not found`);
+      const [segment] = await present(communityId, [row], cols);
       return segment!;
     },
 
-    /** GET /community/v1/segments: the contact segments, `[{id, name}]` in ID order. */
-    listCore(communityId: number) {
+    /** The contact segments, `[{id, name}]` in ID order. */
+    contactSegments(communityId: number) {
       return segments.listContactSegments(db, communityId);
     },
 
-    /** GET /community/v1/segments/{id}: one contact segment, `{id, name}`. */
-    async getCore(communityId: number, rawId: string) {
-      const segment = contactSegment(await segments.findSegment(db, communityId, parseCoreId('segment', rawId)), rawId);
+    /** One contact segment, `{id, name}`. */
+    async contactSegment(communityId: number, id: number) {
+      const segment = contactSegment(await segments.findSegment(db, communityId, id), id);
       return { id: segment.id, name: segment.name };
     },
 
-    /** GET /community/v1/segments/{id}/status: the statuses of a contact segment, in their order. */
-    async statusesCore(communityId: number, rawId: string) {
-      const segment = contactSegment(await segments.findSegment(db, communityId, parseCoreId('segment', rawId)), rawId);
+    /** The statuses of a contact segment, in their order. */
+    async statuses(communityId: number, id: number) {
+      const segment = contactSegment(await segments.findSegment(db, communityId, id), id);
       return segments.listStatuses(db, communityId, segment.id);
     },
 
     /**
-     * POST /community/v1/segments/{id}: adds existing contacts, found by one kind of identity, to a contact
+     * Adds existing contacts, found by one kind of identity, to a contact
      * segment. `value` is a comma-separated list; each value is matched by its normalized match key, and a
      * junk or malformed value, or one that no contact holds, is listed in `notFound`. Idempotent: contacts
      * already in the segment are listed in `added` again (their status is set when `statusId` is given).
      */
-    async addContactsCore(writer: Writer, rawId: string, input: { socialType: SocialType; value: string; statusId?: number | null }) {
+    async addContacts(writer: Writer, segmentId: number, input: { socialType: SocialType; value: string; statusId?: number | null }) {
       const { communityId } = writer;
-      const segmentId = parseCoreId('segment', rawId);
       const values = [...new Set(input.value.split(',').map((value) => value.trim()).filter(Boolean))];
       if (values.length === 0) throw invalidParameters(`value names no ${input.socialType} values (expected a comma-separated list)`);
       if (values.length > MAX_SEGMENT_ADD_VALUES) {
@@ -121,7 +116,7 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
       const identities = values.map((value) => identityOf(input.socialType, value));
 
       return db.transaction().execute(async (trx) => {
-        const segment = contactSegment(await segments.lockSegment(trx, communityId, segmentId), rawId);
+        const segment = contactSegment(await segments.lockSegment(trx, communityId, segmentId), segmentId);
         if (statusId !== null && !(await segments.lockStatus(trx, communityId, segment.id, statusId))) {
           throw new HearthError('invalid', 'invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
         }

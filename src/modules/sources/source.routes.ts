@@ -1,4 +1,5 @@
 import { formatId } from '../../core/ids.ts';
+import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import {
@@ -14,7 +15,7 @@ export function sourceRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/providers',
     {
-      config: { auth: { all: ['contacts:read'] } },
+      config: { auth: { all: ['contacts:read'] }, read: { paged: true } },
       schema: {
         operationId: 'listProviders',
         tags: ['v2'],
@@ -24,7 +25,7 @@ export function sourceRoutes(app: HearthApp, services: Services) {
         response: { 200: ProvidersResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.sources.listProviders(contextOf(request).communityId, request.query)) }),
+    async (request) => ({ success: true as const, ...(await services.sources.pageProviders(contextOf(request).communityId, listQueryOf(request).page)) }),
   );
 
   app.get(

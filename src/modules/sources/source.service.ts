@@ -9,6 +9,8 @@ import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as sources from './source.repository.ts';
+import type { PageRequest } from '../../core/list-query.ts';
+import { pageWithCursor } from '../../core/paging.ts';
 
 export interface NewSource {
   name: string;
@@ -57,18 +59,15 @@ export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec
       return sources.listSources(deps.db, communityId);
     },
 
-    /** GET /api/v2/providers: the visible signal sources, in ID order. */
-    async listProviders(communityId: number, query: { limit: number; cursor?: string; direction: 'asc' | 'desc' }) {
-      const binding = { community: communityId, list: 'providers', sort: 'id', direction: query.direction, filters: {} };
-      const after = query.cursor ? deps.cursors.decode(query.cursor, binding) : null;
-      const page = await sources.pageVisibleSources(deps.db, communityId, {
-        direction: query.direction,
-        limit: query.limit,
-        after,
-      });
+    /** The visible signal sources (providers), in ID order. */
+    async pageProviders(communityId: number, request: PageRequest) {
+      const binding = { community: communityId, list: 'providers', sort: 'id', direction: request.direction, filters: {} };
+      const page = await pageWithCursor(deps.cursors, binding, request, (after) =>
+        sources.pageVisibleSources(deps.db, communityId, { direction: request.direction, limit: request.limit, after }),
+      );
       return {
         data: page.rows.map((row) => ({ id: formatId('provider', row.id), name: row.name, serviceName: row.serviceName })),
-        meta: { nextCursor: page.next ? deps.cursors.encode(binding, page.next) : null },
+        meta: { nextCursor: page.nextCursor },
       };
     },
   };

@@ -1,3 +1,5 @@
+import { parseCoreId, parseId } from '../../core/ids.ts';
+import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import {
@@ -11,10 +13,11 @@ import {
   V2TagParams,
   V2TagsQuery,
 } from './tag.schemas.ts';
+import { coreTag, v2Tag } from './tag.presenters.ts';
 
 export function tagRoutes(app: HearthApp, services: Services) {
   const write = { auth: { all: ['tags:write' as const] } };
-  const read = { auth: { all: ['contacts:read' as const] } };
+  const reader = { auth: { all: ['contacts:read' as const] } };
 
   app.post(
     '/community/v1/tags',
@@ -31,22 +34,22 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.create(contextOf(request), request.body),
+    async (request) => coreTag(await services.tags.create(contextOf(request), request.body)),
   );
 
   app.get(
     '/community/v1/tags',
     {
-      config: read,
+      config: reader,
       schema: { operationId: 'listCoreTags', tags: ['core'], summary: 'List tags (deleted ones left out)', response: { 200: CoreTagList } },
     },
-    async (request) => services.tags.listCore(contextOf(request).communityId),
+    async (request) => ({ labels: (await services.tags.all(contextOf(request).communityId)).map(coreTag) }),
   );
 
   app.get(
     '/community/v1/tags/:id',
     {
-      config: read,
+      config: reader,
       schema: {
         operationId: 'getCoreTag',
         tags: ['core'],
@@ -56,7 +59,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.getCore(contextOf(request).communityId, request.params.id),
+    async (request) => coreTag(await services.tags.get(contextOf(request).communityId, parseCoreId('tag', request.params.id))),
   );
 
   app.post(
@@ -75,7 +78,7 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.update(contextOf(request), request.params.id, request.body),
+    async (request) => coreTag(await services.tags.update(contextOf(request), parseCoreId('tag', request.params.id), request.body)),
   );
 
   app.delete(
@@ -91,13 +94,13 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: CoreTag },
       },
     },
-    async (request) => services.tags.remove(contextOf(request), request.params.id),
+    async (request) => coreTag(await services.tags.remove(contextOf(request), parseCoreId('tag', request.params.id))),
   );
 
   app.get(
     '/api/v2/tags',
     {
-      config: read,
+      config: { ...reader, read: { paged: true } },
       schema: {
         operationId: 'listTags',
         tags: ['v2'],
@@ -107,13 +110,16 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: V2TagPage },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.tags.listV2(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const page = await services.tags.page(contextOf(request).communityId, listQueryOf(request).page);
+      return { success: true as const, data: page.rows.map(v2Tag), meta: { nextCursor: page.nextCursor } };
+    },
   );
 
   app.get(
     '/api/v2/tags/:id',
     {
-      config: read,
+      config: reader,
       schema: {
         operationId: 'getTag',
         tags: ['v2'],
@@ -123,6 +129,6 @@ export function tagRoutes(app: HearthApp, services: Services) {
         response: { 200: V2TagItem },
       },
     },
-    async (request) => ({ success: true as const, data: await services.tags.getV2(contextOf(request).communityId, request.params.id) }),
+    async (request) => ({ success: true as const, data: v2Tag(await services.tags.get(contextOf(request).communityId, parseId('tag', request.params.id))) }),
   );
 }

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { Cursor, CursorMeta, Direction, Limit, Nullable, v2Item, v2Page } from '../../http/schemas.ts';
 import { TAG_ENTITY_TYPES } from './tag.repository.ts';
-import { V2_TAG_ENTITY_TYPES } from './tag.service.ts';
+import { V2_TAG_ENTITY_TYPES } from './tag.presenters.ts';
 import { component } from '../../http/components.ts';
 
 const tagFields = {

@@ -1,3 +1,6 @@
+import { parseId } from '../../core/ids.ts';
+import { META_COLS } from '../../http/cols.ts';
+import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { TopicParams, TopicResponse, TopicsQuery, TopicsResponse } from './topic.schemas.ts';
@@ -6,7 +9,7 @@ export function topicRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/topics',
     {
-      config: { auth: { all: ['contacts:read'] } },
+      config: { auth: { all: ['contacts:read'] }, read: { paged: true, cols: META_COLS } },
       schema: {
         operationId: 'listTopics',
         tags: ['v2'],
@@ -16,7 +19,8 @@ export function topicRoutes(app: HearthApp, services: Services) {
         response: { 200: TopicsResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.topics.list(contextOf(request).communityId, request.query)) }),
+    async (request) => ({ success: true as const, ...(await services.topics.list(contextOf(request).communityId, { ...listQueryOf(request), query: request.query.query })),
+    }),
   );
 
   app.get(
@@ -25,6 +29,6 @@ export function topicRoutes(app: HearthApp, services: Services) {
       config: { auth: { all: ['contacts:read'] } },
       schema: { operationId: 'getTopic', tags: ['v2'], summary: 'Get a topic', params: TopicParams, response: { 200: TopicResponse } },
     },
-    async (request) => ({ success: true as const, data: await services.topics.get(contextOf(request).communityId, request.params.id) }),
+    async (request) => ({ success: true as const, data: await services.topics.get(contextOf(request).communityId, parseId('topic', request.params.id)) }),
   );
 }

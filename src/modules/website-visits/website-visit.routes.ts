@@ -1,12 +1,14 @@
+import { parseOptionalId } from '../../core/ids.ts';
+import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
-import { WebsiteVisitPage, WebsiteVisitsQuery } from './website-visit.schemas.ts';
+import { WEBSITE_VISIT_LIST_COLS, WebsiteVisitPage, WebsiteVisitsQuery } from './website-visit.schemas.ts';
 
 export function websiteVisitRoutes(app: HearthApp, services: Services) {
   app.get(
     '/api/v2/website-visits',
     {
-      config: { auth: { all: ['contacts:read'] } },
+      config: { auth: { all: ['contacts:read'] }, read: { paged: true, cols: WEBSITE_VISIT_LIST_COLS } },
       schema: {
         operationId: 'listWebsiteVisits',
         tags: ['v2'],
@@ -18,6 +20,15 @@ export function websiteVisitRoutes(app: HearthApp, services: Services) {
         response: { 200: WebsiteVisitPage },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.websiteVisits.list(contextOf(request).communityId, request.query)) }),
+    async (request) => {
+      const { contactId, organizationId, lightFilter } = request.query;
+      const query = {
+        ...listQueryOf(request),
+        contactId: parseOptionalId('contact', contactId),
+        organizationId: parseOptionalId('organization', organizationId),
+        lightFilter,
+      };
+      return { success: true as const, ...(await services.websiteVisits.list(contextOf(request).communityId, query)) };
+    },
   );
 }

@@ -1,9 +1,11 @@
 import Type from 'typebox';
-import { colsDescription } from '../../http/cols.ts';
+import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Page } from '../../http/schemas.ts';
 import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
-import { WEBSITE_VISIT_COLS } from './website-visit.service.ts';
 import { component } from '../../http/components.ts';
+
+/** Opt-in columns of website visits (decisions.md §7). */
+export const WEBSITE_VISIT_LIST_COLS: ColsOptions = { optIn: ['url', 'contactId', 'organizationId'], recordCount: true };
 
 /** A website visit; `url`, `contactId` and `organizationId` appear only when `cols` names them. */
 export const WebsiteVisit = component('WebsiteVisit', Type.Object({
@@ -18,7 +20,7 @@ export const WebsiteVisitsQuery = Type.Object(
   {
     limit: Limit,
     cursor: Type.Optional(Cursor),
-    cols: Type.Optional(Type.String({ description: colsDescription({ optIn: WEBSITE_VISIT_COLS, recordCount: true }) })),
+    cols: Type.Optional(Type.String({ description: colsDescription(WEBSITE_VISIT_LIST_COLS) })),
     contactId: Type.Optional(Type.String({ description: "c_N: only this contact's visits (a merged contact's ID stands for its survivor)." })),
     organizationId: Type.Optional(Type.String({ description: "o_N: only this organization's visits." })),
     lightFilter: lightFilterParam('website_visit'),

@@ -1,24 +1,18 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { parseCols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { notFound } from '../../core/errors.ts';
-import { formatId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
+import type { ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { FilterService } from '../filter-fields/filter.service.ts';
 import { resolveContactId } from '../identity/identity.repository.ts';
 import { findOrganization } from '../organizations/organization.repository.ts';
 import * as visits from './website-visit.repository.ts';
 
-/** Opt-in columns of website visits (decisions.md §7). */
-export const WEBSITE_VISIT_COLS = ['url', 'contactId', 'organizationId'] as const;
-
-export interface WebsiteVisitListQuery {
-  limit: number;
-  cursor?: string;
-  cols?: string;
-  contactId?: string;
-  organizationId?: string;
+export interface WebsiteVisitListQuery extends ListQuery {
+  contactId?: number;
+  organizationId?: number;
   lightFilter?: string;
 }
 
@@ -26,24 +20,24 @@ export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: Curso
   const { db } = deps;
 
   /** A merged contact's ID stands for its survivor, whose visits the merge moved. */
-  async function contactOf(communityId: number, raw: string | undefined): Promise<number | null> {
-    if (raw === undefined) return null;
-    const id = await resolveContactId(db, communityId, parseId('contact', raw));
-    if (id === null) throw notFound('contact_not_found', `contact ${raw} not found`);
+  async function contactOf(communityId: number, given: number | undefined): Promise<number | null> {
+    if (given === undefined) return null;
+    const id = await resolveContactId(db, communityId, given);
+    if (id === null) throw notFound('contact_not_found', `contact ${formatId('contact', given)} not found`);
     return id;
   }
 
-  async function organizationOf(communityId: number, raw: string | undefined): Promise<number | null> {
-    if (raw === undefined) return null;
-    const organization = await findOrganization(db, communityId, parseId('organization', raw));
-    if (!organization) throw notFound('org_not_found', `organization ${raw} not found`);
+  async function organizationOf(communityId: number, given: number | undefined): Promise<number | null> {
+    if (given === undefined) return null;
+    const organization = await findOrganization(db, communityId, given);
+    if (!organization) throw notFound('org_not_found', `organization ${formatId('organization', given)} not found`);
     return organization.id;
   }
 
   return {
     /** GET /api/v2/website-visits: keyset paged in ID order. */
     async list(communityId: number, query: WebsiteVisitListQuery) {
-      const cols = parseCols(query.cols, { optIn: WEBSITE_VISIT_COLS, recordCount: true });
+      const { cols } = query;
       const contactId = await contactOf(communityId, query.contactId);
       const organizationId = await organizationOf(communityId, query.organizationId);
       const compiled = await deps.filters.compile(communityId, 'website_visit', query.lightFilter);
@@ -55,8 +49,8 @@ export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: Curso
         direction: 'asc' as const,
         filters: { contactId, organizationId, lightFilter: compiled?.expression },
       };
-      const page = await pageWithCursor(deps.cursors, binding, query.cursor, (after) =>
-        visits.pageWebsiteVisits(db, communityId, filter, { after, limit: query.limit }),
+      const page = await pageWithCursor(deps.cursors, binding, query.page, (after) =>
+        visits.pageWebsiteVisits(db, communityId, filter, { after, limit: query.page.limit }),
       );
       return {
         data: page.rows.map((row) => ({
