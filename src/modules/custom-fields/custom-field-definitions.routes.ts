@@ -1,3 +1,4 @@
+import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { CustomFieldDefinitionItem, CustomFieldDefinitionList, CustomFieldParams, CustomFieldsQuery } from './custom-field.schemas.ts';
@@ -32,6 +33,6 @@ export function customFieldDefinitionRoutes(app: HearthApp, services: Services) 
         response: { 200: CustomFieldDefinitionItem },
       },
     },
-    async (request) => ({ success: true as const, data: await services.customFields.get(contextOf(request).communityId, request.params.id) }),
+    async (request) => ({ success: true as const, data: await services.customFields.get(contextOf(request).communityId, parseId('custom_field', request.params.id)) }),
   );
 }

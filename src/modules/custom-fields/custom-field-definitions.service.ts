@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import * as fields from './custom-field.repository.ts';
 import type { CustomFieldDefinitionRow, CustomFieldEntity } from './custom-field.repository.ts';
 import { CUSTOM_FIELD_ENTITY_TYPES } from './custom-field.schemas.ts';
@@ -46,9 +46,9 @@ export function createCustomFieldDefinitionService(deps: { db: Kysely<DB> }) {
     },
 
     /** GET /api/v2/custom-fields/{id}: a deleted definition answers as a missing one. */
-    async get(communityId: number, rawId: string) {
-      const row = await fields.findLiveDefinition(deps.db, communityId, parseId('custom_field', rawId));
-      if (!row) throw notFound('custom_field_not_found', `custom field ${rawId} not found`);
+    async get(communityId: number, id: number) {
+      const row = await fields.findLiveDefinition(deps.db, communityId, id);
+      if (!row) throw notFound('custom_field_not_found', `custom field ${formatId('custom_field', id)} not found`);
       return present(row);
     },
   };

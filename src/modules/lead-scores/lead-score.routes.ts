@@ -1,3 +1,4 @@
+import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { LeadScoreDefinitionItem, LeadScoreDefinitionList, LeadScoreParams } from './lead-score.schemas.ts';
@@ -24,6 +25,6 @@ export function leadScoreRoutes(app: HearthApp, services: Services) {
       config: { auth: { all: ['contacts:read'] } },
       schema: { operationId: 'getLeadScore', tags: ['v2'], summary: 'Get a lead score definition', params: LeadScoreParams, response: { 200: LeadScoreDefinitionItem } },
     },
-    async (request) => ({ success: true as const, data: await services.leadScores.get(contextOf(request).communityId, request.params.id) }),
+    async (request) => ({ success: true as const, data: await services.leadScores.get(contextOf(request).communityId, parseId('lead_score', request.params.id)) }),
   );
 }

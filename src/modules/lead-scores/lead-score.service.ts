@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../core/errors.ts';
-import { formatId, parseId } from '../../core/ids.ts';
+import { formatId } from '../../core/ids.ts';
 import * as scores from './lead-score.repository.ts';
 import type { LeadScoreDefinitionRow } from './lead-score.repository.ts';
 
@@ -24,9 +24,9 @@ export function createLeadScoreService(deps: { db: Kysely<DB> }) {
     },
 
     /** GET /api/v2/lead-scores/{id}. */
-    async get(communityId: number, rawId: string) {
-      const row = await scores.findDefinition(deps.db, communityId, parseId('lead_score', rawId));
-      if (!row) throw notFound('lead_score_not_found', `lead score ${rawId} not found`);
+    async get(communityId: number, id: number) {
+      const row = await scores.findDefinition(deps.db, communityId, id);
+      if (!row) throw notFound('lead_score_not_found', `lead score ${formatId('lead_score', id)} not found`);
       return present(row);
     },
   };

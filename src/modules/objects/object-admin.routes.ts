@@ -1,3 +1,4 @@
+import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import {
@@ -54,7 +55,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     async (request, reply) =>
       reply.code(201).send({
         success: true as const,
-        data: await services.objectTypeAdmin.addAssoc(contextOf(request), request.params.id, request.body),
+        data: await services.objectTypeAdmin.addAssoc(contextOf(request), parseId('object_type', request.params.id), request.body),
       }),
   );
 
@@ -73,7 +74,7 @@ export function objectAdminRoutes(app: HearthApp, services: Services) {
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectTypeAdmin.removeAssoc(contextOf(request), request.params.id, request.params.objectAssocType),
+      data: await services.objectTypeAdmin.removeAssoc(contextOf(request), parseId('object_type', request.params.id), request.params.objectAssocType),
     }),
   );
 

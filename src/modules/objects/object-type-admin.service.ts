@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, ID_PREFIXES, parseId, parseKey } from '../../core/ids.ts';
+import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import { recordWrite } from '../audit/audit.repository.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as admin from './object-type-admin.repository.ts';
@@ -106,9 +106,9 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
   }
 
   /** The object type a path names, locked for the rest of the transaction: malformed 400, unknown or another community's 404. */
-  async function lockedType(trx: Transaction<DB>, communityId: number, rawId: string) {
-    const type = await admin.lockObjectType(trx, communityId, parseId('object_type', rawId));
-    if (!type) throw notFound('object_type_not_found', `object type ${rawId} not found`);
+  async function lockedType(trx: Transaction<DB>, communityId: number, id: number) {
+    const type = await admin.lockObjectType(trx, communityId, id);
+    if (!type) throw notFound('object_type_not_found', `object type ${formatId('object_type', id)} not found`);
     return type;
   }
 
@@ -142,12 +142,12 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
     },
 
     /** POST /api/v2/admin/object-types/{id}/assocs: one more association; an objectAssocType the type has is a 409. */
-    async addAssoc(writer: Writer, rawId: string, input: AssocInput) {
+    async addAssoc(writer: Writer, id: number, input: AssocInput) {
       const { communityId } = writer;
       return retryingTransaction(db, async (trx) => {
-        const type = await lockedType(trx, communityId, rawId);
+        const type = await lockedType(trx, communityId, id);
         const taken = new Set((await admin.assocsOf(trx, communityId, type.id)).map((assoc) => assoc.assocType));
-        if (taken.has(input.objectAssocType)) throw conflict(`object type ${rawId} already has an association "${input.objectAssocType}"`);
+        if (taken.has(input.objectAssocType)) throw conflict(`object type ${formatId('object_type', id)} already has an association "${input.objectAssocType}"`);
         const checked = await checkAssocs(trx, communityId, [input], () => 'body', taken);
         if (checked.faults.length) throw faultError(checked.faults);
         await admin.insertAssocs(trx, communityId, type.id, checked.assocs);
@@ -161,12 +161,12 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
     },
 
     /** DELETE /api/v2/admin/object-types/{id}/assocs/{objectAssocType}: the objects' links through it go too. */
-    async removeAssoc(writer: Writer, rawId: string, assocType: string) {
+    async removeAssoc(writer: Writer, id: number, assocType: string) {
       const { communityId } = writer;
       return retryingTransaction(db, async (trx) => {
-        const type = await lockedType(trx, communityId, rawId);
+        const type = await lockedType(trx, communityId, id);
         if (!(await admin.deleteAssoc(trx, communityId, type.id, assocType))) {
-          throw notFound('object_type_assoc_not_found', `object type ${rawId} has no association "${assocType}"`);
+          throw notFound('object_type_assoc_not_found', `object type ${formatId('object_type', id)} has no association "${assocType}"`);
         }
         await recordWrite(trx, writer, {
           operation: 'object_type.remove_assoc',
