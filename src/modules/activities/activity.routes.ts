@@ -4,7 +4,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { ACTIVITY_SORT, ActivitiesQuery, GET_COLS, LIST_COLS, ActivitiesResponse, ActivityParams, ActivityQuery, ActivityResponse, SentimentsResponse } from './activity.schemas.ts';
 
-export function activityRoutes(app: HearthApp, services: Services) {
+export function activityRoutes(app: HearthApp, services: Pick<Services, 'activities'>) {
   app.get(
     '/api/v2/activities',
     {

@@ -15,7 +15,7 @@ const ActivityCategory = component('ActivityCategory', Type.Object({
   value: Type.String({ description: 'The category as activity types name it (e.g. `social`)' }),
 }));
 
-export function activityTypeRoutes(app: HearthApp, services: Services) {
+export function activityTypeRoutes(app: HearthApp, services: Pick<Services, 'activityTypes'>) {
   app.get(
     '/community/v1/activityTypes',
     {

@@ -3,7 +3,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { AuditLogPage, AuditLogQuery } from './audit.schemas.ts';
 
-export function auditRoutes(app: HearthApp, services: Services) {
+export function auditRoutes(app: HearthApp, services: Pick<Services, 'audit'>) {
   app.get(
     '/api/v2/admin/audit-log',
     {

@@ -10,7 +10,7 @@ const RULES =
   '(records already in the segment, tags already assigned, values already set are skipped), so a request can be retried whole. ' +
   '`data.ids` lists every record ID of the request, skipped ones included. At least one change is required.';
 
-export function bulkUpdateRoutes(app: HearthApp, services: Services) {
+export function bulkUpdateRoutes(app: HearthApp, services: Pick<Services, 'bulkUpdates'>) {
   app.post(
     '/api/v2/contacts/bulk-update',
     {

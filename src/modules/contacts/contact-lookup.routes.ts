@@ -30,7 +30,7 @@ const LookupResult = component('CoreContactLookupResult', Type.Object({
   member_tags: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
 }));
 
-export function contactLookupRoutes(app: HearthApp, services: Services) {
+export function contactLookupRoutes(app: HearthApp, services: Pick<Services, 'contactLookup'>) {
   app.get(
     '/community/v1/members',
     {

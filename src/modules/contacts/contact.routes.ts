@@ -4,7 +4,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { CONTACT_GET_COLS, CONTACT_LIST_COLS, CONTACT_SORT, ContactParams, ContactQuery, ContactResponse, ContactsQuery, ContactsResponse } from './contact.schemas.ts';
 
-export function contactRoutes(app: HearthApp, services: Services) {
+export function contactRoutes(app: HearthApp, services: Pick<Services, 'contacts'>) {
   const auth = { all: ['contacts:read' as const] };
 
   app.get(

@@ -19,7 +19,7 @@ const ContactCustomFieldsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function contactCustomFieldRoutes(app: HearthApp, services: Services) {
+export function contactCustomFieldRoutes(app: HearthApp, services: Pick<Services, 'contactCustomFields'>) {
   app.get(
     '/community/v1/members/customFields',
     {

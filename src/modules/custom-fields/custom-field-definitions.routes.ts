@@ -3,7 +3,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { CustomFieldDefinitionItem, CustomFieldDefinitionList, CustomFieldParams, CustomFieldsQuery } from './custom-field.schemas.ts';
 
-export function customFieldDefinitionRoutes(app: HearthApp, services: Services) {
+export function customFieldDefinitionRoutes(app: HearthApp, services: Pick<Services, 'customFields'>) {
   app.get(
     '/api/v2/custom-fields',
     {

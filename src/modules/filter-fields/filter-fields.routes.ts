@@ -11,7 +11,7 @@ const FilterField = Type.Object({
   ops: Type.Array(Type.String(), { description: 'Operators (`params.op`) it takes, over all its kinds.' }),
 });
 
-export function filterFieldRoutes(app: HearthApp, services: Services) {
+export function filterFieldRoutes(app: HearthApp, services: Pick<Services, 'filters'>) {
   app.get(
     '/api/v2/filter-fields',
     {

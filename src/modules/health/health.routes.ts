@@ -5,7 +5,7 @@ import type { Services } from '../../services.ts';
 
 const Health = Type.Object({ status: Type.String() });
 
-export function healthRoutes(app: HearthApp, services: Services) {
+export function healthRoutes(app: HearthApp, services: Pick<Services, 'db'>) {
   app.get(
     '/healthz',
     {

@@ -2,7 +2,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { Accepted, ActivityPushBody, SourcePathParams, UserPushBody } from './ingestion.schemas.ts';
 
-export function ingestionRoutes(app: HearthApp, services: Services) {
+export function ingestionRoutes(app: HearthApp, services: Pick<Services, 'ingestion'>) {
   app.post(
     '/community/v1/source/:destinationSourceId/user',
     {

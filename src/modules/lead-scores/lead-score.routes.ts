@@ -3,7 +3,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { LeadScoreDefinitionItem, LeadScoreDefinitionList, LeadScoreParams } from './lead-score.schemas.ts';
 
-export function leadScoreRoutes(app: HearthApp, services: Services) {
+export function leadScoreRoutes(app: HearthApp, services: Pick<Services, 'leadScores'>) {
   app.get(
     '/api/v2/lead-scores',
     {

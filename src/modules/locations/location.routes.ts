@@ -5,7 +5,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { LocationParams, LocationResponse, LocationsQuery, LocationsResponse } from './location.schemas.ts';
 
-export function locationRoutes(app: HearthApp, services: Services) {
+export function locationRoutes(app: HearthApp, services: Pick<Services, 'locations'>) {
   app.get(
     '/api/v2/locations',
     {

@@ -19,7 +19,7 @@ const Me = component('Me', Type.Object({
   company: Type.Object({ name: Type.String(), domains: Type.Array(Type.String()), summary: Type.String() }),
 }));
 
-export function meRoutes(app: HearthApp, services: Services) {
+export function meRoutes(app: HearthApp, services: Pick<Services, 'me'>) {
   app.get(
     '/api/v2/me',
     {

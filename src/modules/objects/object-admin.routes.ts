@@ -15,7 +15,7 @@ import {
 const UPSERT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Object types and objects come from here (and from `hearth objects import`); GET /api/v2/object-types and /objects read them. */
-export function objectAdminRoutes(app: HearthApp, services: Services) {
+export function objectAdminRoutes(app: HearthApp, services: Pick<Services, 'objectTypeAdmin' | 'objectUpserts'>) {
   const admin = { auth: { all: ['admin' as const] } };
 
   app.post(

@@ -4,7 +4,7 @@ import type { Services } from '../../services.ts';
 import { AddObjectToSegmentBody, SetObjectFieldsBody } from './object-write.schemas.ts';
 import { ObjectItem, ObjectParams } from './object.schemas.ts';
 
-export function objectWriteRoutes(app: HearthApp, services: Services) {
+export function objectWriteRoutes(app: HearthApp, services: Pick<Services, 'objectWrites'>) {
   const write = { auth: { all: ['objects:write' as const] } };
 
   app.patch(

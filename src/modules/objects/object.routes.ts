@@ -4,7 +4,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { OBJECT_GET_COLS, OBJECT_LIST_COLS, OBJECT_SORT, ObjectItem, ObjectPage, ObjectParams, ObjectQuery, ObjectsQuery, ObjectTypeList } from './object.schemas.ts';
 
-export function objectRoutes(app: HearthApp, services: Services) {
+export function objectRoutes(app: HearthApp, services: Pick<Services, 'objectTypes' | 'objects'>) {
   const auth = { all: ['objects:read' as const] };
 
   app.get(

@@ -3,7 +3,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { GET_COLS, LIST_COLS, OrganizationParams, OrganizationQuery, OrganizationResponse, OrganizationsQuery, OrganizationsResponse, RECENT_LIMIT, SORTS } from './organization.schemas.ts';
 
-export function organizationReadRoutes(app: HearthApp, services: Services) {
+export function organizationReadRoutes(app: HearthApp, services: Pick<Services, 'organizations'>) {
   const auth = { all: ['organizations:read' as const] };
 
   app.get(

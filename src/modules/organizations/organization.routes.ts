@@ -44,7 +44,7 @@ const Upserted = Type.Object({
   warnings: Type.Array(Type.String(), { description: 'Unknown body fields that were ignored' }),
 });
 
-export function organizationRoutes(app: HearthApp, services: Services) {
+export function organizationRoutes(app: HearthApp, services: Pick<Services, 'organizationUpserts'>) {
   app.post(
     '/community/v1/organizations',
     {

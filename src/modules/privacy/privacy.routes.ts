@@ -14,7 +14,7 @@ const description =
   'the person back.';
 
 /** Removal of personal information (decisions.md §2, §11): DELETE /user/{email}, and DELETE /user?email=. */
-export function privacyRoutes(app: HearthApp, services: Services) {
+export function privacyRoutes(app: HearthApp, services: Pick<Services, 'privacy'>) {
   const config = { auth: { all: ['privacy:write' as const] } };
 
   app.delete(

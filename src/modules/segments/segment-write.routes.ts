@@ -3,7 +3,7 @@ import type { Services } from '../../services.ts';
 import { NewSegmentBody, RenameSegmentBody, SegmentIdName } from './segment-write.schemas.ts';
 import { V2SegmentParams } from './segment.schemas.ts';
 
-export function segmentWriteRoutes(app: HearthApp, services: Services) {
+export function segmentWriteRoutes(app: HearthApp, services: Pick<Services, 'segmentWrites'>) {
   const write = { auth: { all: ['segments:write' as const] } };
 
   app.post(

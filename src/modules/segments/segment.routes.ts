@@ -18,7 +18,7 @@ import {
   V2SegmentsQuery,
 } from './segment.schemas.ts';
 
-export function segmentRoutes(app: HearthApp, services: Services) {
+export function segmentRoutes(app: HearthApp, services: Pick<Services, 'segments'>) {
   app.get(
     '/community/v1/segments',
     {

@@ -2,7 +2,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { DataAvailableBody, DataAvailableResponse } from './source-import.schemas.ts';
 
-export function sourceImportRoutes(app: HearthApp, services: Services) {
+export function sourceImportRoutes(app: HearthApp, services: Pick<Services, 'sourceImports'>) {
   app.post(
     '/api/v2/data-available',
     {

@@ -11,7 +11,7 @@ import {
 } from './source.schemas.ts';
 import type { SourceRow } from './source.repository.ts';
 
-export function sourceRoutes(app: HearthApp, services: Services) {
+export function sourceRoutes(app: HearthApp, services: Pick<Services, 'sources'>) {
   app.get(
     '/api/v2/providers',
     {

@@ -15,7 +15,7 @@ import {
 } from './tag.schemas.ts';
 import { coreTag, v2Tag } from './tag.presenters.ts';
 
-export function tagRoutes(app: HearthApp, services: Services) {
+export function tagRoutes(app: HearthApp, services: Pick<Services, 'tags'>) {
   const write = { auth: { all: ['tags:write' as const] } };
   const reader = { auth: { all: ['contacts:read' as const] } };
 

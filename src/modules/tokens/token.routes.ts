@@ -30,7 +30,7 @@ const NewTokenBody = Type.Object(
 const Issued = Type.Object({ token: Type.String(), jti: Type.String() });
 
 /** Token administration for the community of the calling (admin) token. */
-export function tokenRoutes(app: HearthApp, services: Services) {
+export function tokenRoutes(app: HearthApp, services: Pick<Services, 'tokens'>) {
   app.get(
     '/api/v2/admin/tokens',
     {

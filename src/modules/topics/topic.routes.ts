@@ -5,7 +5,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { TopicParams, TopicResponse, TopicsQuery, TopicsResponse } from './topic.schemas.ts';
 
-export function topicRoutes(app: HearthApp, services: Services) {
+export function topicRoutes(app: HearthApp, services: Pick<Services, 'topics'>) {
   app.get(
     '/api/v2/topics',
     {

@@ -4,7 +4,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Services } from '../../services.ts';
 import { WEBSITE_VISIT_LIST_COLS, WebsiteVisitPage, WebsiteVisitsQuery } from './website-visit.schemas.ts';
 
-export function websiteVisitRoutes(app: HearthApp, services: Services) {
+export function websiteVisitRoutes(app: HearthApp, services: Pick<Services, 'websiteVisits'>) {
   app.get(
     '/api/v2/website-visits',
     {
