@@ -1,10 +1,10 @@
 import { parseOptionalId } from '../../core/ids.ts';
 import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { ACTIVITY_SORT, ActivitiesQuery, GET_COLS, LIST_COLS, ActivitiesResponse, ActivityParams, ActivityQuery, ActivityResponse, SentimentsResponse } from './activity.schemas.ts';
+import type { ActivityService } from './activity.service.ts';
 
-export function activityRoutes(app: HearthApp, services: Pick<Services, 'activities'>) {
+export function activityRoutes(app: HearthApp, services: { activities: ActivityService }) {
   app.get(
     '/api/v2/activities',
     {

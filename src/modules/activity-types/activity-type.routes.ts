@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { v2Definitions } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { component } from '../../http/components.ts';
+import type { ActivityTypeService } from './activity-type.service.ts';
 
 const ActivityType = component('ActivityType', Type.Object({
   id: Type.String({ description: 'The value pushed as activityType and shown as an activity\'s type' }),
@@ -15,7 +15,7 @@ const ActivityCategory = component('ActivityCategory', Type.Object({
   value: Type.String({ description: 'The category as activity types name it (e.g. `social`)' }),
 }));
 
-export function activityTypeRoutes(app: HearthApp, services: Pick<Services, 'activityTypes'>) {
+export function activityTypeRoutes(app: HearthApp, services: { activityTypes: ActivityTypeService }) {
   app.get(
     '/community/v1/activityTypes',
     {

@@ -1,9 +1,9 @@
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { AuditLogPage, AuditLogQuery } from './audit.schemas.ts';
+import type { AuditService } from './audit.service.ts';
 
-export function auditRoutes(app: HearthApp, services: Pick<Services, 'audit'>) {
+export function auditRoutes(app: HearthApp, services: { audit: AuditService }) {
   app.get(
     '/api/v2/admin/audit-log',
     {

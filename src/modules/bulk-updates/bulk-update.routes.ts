@@ -1,6 +1,6 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { BulkUpdateResult, ContactBulkUpdateBody, ObjectBulkUpdateBody, OrganizationBulkUpdateBody } from './bulk-update.schemas.ts';
+import type { BulkUpdateService } from './bulk-update.service.ts';
 
 const RULES =
   'Everything is checked before anything is written: every record ID (malformed, unknown, or of another community), the segment ' +
@@ -10,7 +10,7 @@ const RULES =
   '(records already in the segment, tags already assigned, values already set are skipped), so a request can be retried whole. ' +
   '`data.ids` lists every record ID of the request, skipped ones included. At least one change is required.';
 
-export function bulkUpdateRoutes(app: HearthApp, services: Pick<Services, 'bulkUpdates'>) {
+export function bulkUpdateRoutes(app: HearthApp, services: { bulkUpdates: BulkUpdateService }) {
   app.post(
     '/api/v2/contacts/bulk-update',
     {

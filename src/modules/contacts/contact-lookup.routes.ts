@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { Nullable } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { component } from '../../http/components.ts';
+import type { ContactLookupService } from './contact-lookup.service.ts';
 
 /** A string field of the lookup: `""` when there is no value (the v2 family answers null instead). */
 const Text = Type.String({ description: '"" when there is no value' });
@@ -30,7 +30,7 @@ const LookupResult = component('CoreContactLookupResult', Type.Object({
   member_tags: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
 }));
 
-export function contactLookupRoutes(app: HearthApp, services: Pick<Services, 'contactLookup'>) {
+export function contactLookupRoutes(app: HearthApp, services: { contactLookup: ContactLookupService }) {
   app.get(
     '/community/v1/members',
     {

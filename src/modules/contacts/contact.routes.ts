@@ -1,10 +1,10 @@
 import { parseOptionalId } from '../../core/ids.ts';
 import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { CONTACT_GET_COLS, CONTACT_LIST_COLS, CONTACT_SORT, ContactParams, ContactQuery, ContactResponse, ContactsQuery, ContactsResponse } from './contact.schemas.ts';
+import type { ContactService } from './contact.service.ts';
 
-export function contactRoutes(app: HearthApp, services: Pick<Services, 'contacts'>) {
+export function contactRoutes(app: HearthApp, services: { contacts: ContactService }) {
   const auth = { all: ['contacts:read' as const] };
 
   app.get(

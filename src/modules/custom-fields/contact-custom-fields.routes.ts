@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
+import type { ContactCustomFieldService } from './contact-custom-fields.service.ts';
 
 const ContactCustomField = Type.Object({
   id: Type.Integer(),
@@ -19,7 +19,7 @@ const ContactCustomFieldsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function contactCustomFieldRoutes(app: HearthApp, services: Pick<Services, 'contactCustomFields'>) {
+export function contactCustomFieldRoutes(app: HearthApp, services: { contactCustomFields: ContactCustomFieldService }) {
   app.get(
     '/community/v1/members/customFields',
     {

@@ -1,9 +1,9 @@
 import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { CustomFieldDefinitionItem, CustomFieldDefinitionList, CustomFieldParams, CustomFieldsQuery } from './custom-field.schemas.ts';
+import type { CustomFieldDefinitionService } from './custom-field-definitions.service.ts';
 
-export function customFieldDefinitionRoutes(app: HearthApp, services: Pick<Services, 'customFields'>) {
+export function customFieldDefinitionRoutes(app: HearthApp, services: { customFields: CustomFieldDefinitionService }) {
   app.get(
     '/api/v2/custom-fields',
     {

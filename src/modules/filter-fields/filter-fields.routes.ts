@@ -3,7 +3,7 @@ import { CLAUSE_KINDS } from '../../filters/light-filter.schema.ts';
 import { FILTER_ENTITIES } from '../../filters/field-registry.ts';
 import { v2Definitions } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
+import type { FilterService } from './filter.service.ts';
 
 const FilterField = Type.Object({
   field: Type.String({ description: 'The name a clause gives as `field`; `cf_<id>` a custom field, `ls_<id>` a lead score.' }),
@@ -11,7 +11,7 @@ const FilterField = Type.Object({
   ops: Type.Array(Type.String(), { description: 'Operators (`params.op`) it takes, over all its kinds.' }),
 });
 
-export function filterFieldRoutes(app: HearthApp, services: Pick<Services, 'filters'>) {
+export function filterFieldRoutes(app: HearthApp, services: { filters: FilterService }) {
   app.get(
     '/api/v2/filter-fields',
     {

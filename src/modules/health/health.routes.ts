@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import Type from 'typebox';
 import type { HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
 
 const Health = Type.Object({ status: Type.String() });
 
-export function healthRoutes(app: HearthApp, services: Pick<Services, 'db'>) {
+export function healthRoutes(app: HearthApp, services: { db: Kysely<DB> }) {
   app.get(
     '/healthz',
     {

@@ -1,8 +1,8 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { Accepted, ActivityPushBody, SourcePathParams, UserPushBody } from './ingestion.schemas.ts';
+import type { IngestionService } from './ingestion.service.ts';
 
-export function ingestionRoutes(app: HearthApp, services: Pick<Services, 'ingestion'>) {
+export function ingestionRoutes(app: HearthApp, services: { ingestion: IngestionService }) {
   app.post(
     '/community/v1/source/:destinationSourceId/user',
     {

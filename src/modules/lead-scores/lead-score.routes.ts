@@ -1,9 +1,9 @@
 import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { LeadScoreDefinitionItem, LeadScoreDefinitionList, LeadScoreParams } from './lead-score.schemas.ts';
+import type { LeadScoreService } from './lead-score.service.ts';
 
-export function leadScoreRoutes(app: HearthApp, services: Pick<Services, 'leadScores'>) {
+export function leadScoreRoutes(app: HearthApp, services: { leadScores: LeadScoreService }) {
   app.get(
     '/api/v2/lead-scores',
     {

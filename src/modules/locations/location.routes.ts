@@ -2,10 +2,10 @@ import { parseId } from '../../core/ids.ts';
 import { META_COLS } from '../../http/cols.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { LocationParams, LocationResponse, LocationsQuery, LocationsResponse } from './location.schemas.ts';
+import type { LocationService } from './location.service.ts';
 
-export function locationRoutes(app: HearthApp, services: Pick<Services, 'locations'>) {
+export function locationRoutes(app: HearthApp, services: { locations: LocationService }) {
   app.get(
     '/api/v2/locations',
     {

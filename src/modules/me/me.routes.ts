@@ -1,8 +1,8 @@
 import Type from 'typebox';
 import { Nullable, v2Item } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { component } from '../../http/components.ts';
+import type { MeService } from './me.service.ts';
 
 const IdName = Type.Object({ id: Type.String(), name: Type.String() });
 
@@ -19,7 +19,7 @@ const Me = component('Me', Type.Object({
   company: Type.Object({ name: Type.String(), domains: Type.Array(Type.String()), summary: Type.String() }),
 }));
 
-export function meRoutes(app: HearthApp, services: Pick<Services, 'me'>) {
+export function meRoutes(app: HearthApp, services: { me: MeService }) {
   app.get(
     '/api/v2/me',
     {

@@ -1,6 +1,5 @@
 import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import {
   NewAssocBody,
   NewObjectTypeBody,
@@ -10,12 +9,14 @@ import {
   ObjectUpsertBody,
   ObjectUpsertResponse,
 } from './object-admin.schemas.ts';
+import type { ObjectTypeAdminService } from './object-type-admin.service.ts';
+import type { ObjectUpsertService } from './object-upsert.service.ts';
 
 // 1,000 records with their custom fields and associations do not fit Fastify's default 1 MiB.
 const UPSERT_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** Object types and objects come from here (and from `hearth objects import`); GET /api/v2/object-types and /objects read them. */
-export function objectAdminRoutes(app: HearthApp, services: Pick<Services, 'objectTypeAdmin' | 'objectUpserts'>) {
+export function objectAdminRoutes(app: HearthApp, services: { objectTypeAdmin: ObjectTypeAdminService; objectUpserts: ObjectUpsertService }) {
   const admin = { auth: { all: ['admin' as const] } };
 
   app.post(

@@ -1,10 +1,10 @@
 import { parseId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { AddObjectToSegmentBody, SetObjectFieldsBody } from './object-write.schemas.ts';
 import { ObjectItem, ObjectParams } from './object.schemas.ts';
+import type { ObjectWriteService } from './object-write.service.ts';
 
-export function objectWriteRoutes(app: HearthApp, services: Pick<Services, 'objectWrites'>) {
+export function objectWriteRoutes(app: HearthApp, services: { objectWrites: ObjectWriteService }) {
   const write = { auth: { all: ['objects:write' as const] } };
 
   app.patch(

@@ -2,8 +2,8 @@ import Type from 'typebox';
 import { sourceIdFromPath, unknownFieldWarnings } from '../../http/core-bodies.ts';
 import { Nullable } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { coreKey } from './organization-upsert.service.ts';
+import type { OrganizationUpsertService } from './organization-upsert.service.ts';
 
 const Id = Type.Union([Type.Integer(), Type.String({ minLength: 1 })]);
 const CustomFields = Type.Optional(
@@ -44,7 +44,7 @@ const Upserted = Type.Object({
   warnings: Type.Array(Type.String(), { description: 'Unknown body fields that were ignored' }),
 });
 
-export function organizationRoutes(app: HearthApp, services: Pick<Services, 'organizationUpserts'>) {
+export function organizationRoutes(app: HearthApp, services: { organizationUpserts: OrganizationUpsertService }) {
   app.post(
     '/community/v1/organizations',
     {

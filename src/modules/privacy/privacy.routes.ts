@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
+import type { PrivacyService } from './privacy.service.ts';
 
 const Email = Type.String({ description: 'The address whose owner asks to be erased' });
 
@@ -14,7 +14,7 @@ const description =
   'the person back.';
 
 /** Removal of personal information (decisions.md §2, §11): DELETE /user/{email}, and DELETE /user?email=. */
-export function privacyRoutes(app: HearthApp, services: Pick<Services, 'privacy'>) {
+export function privacyRoutes(app: HearthApp, services: { privacy: PrivacyService }) {
   const config = { auth: { all: ['privacy:write' as const] } };
 
   app.delete(

@@ -1,9 +1,9 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { NewSegmentBody, RenameSegmentBody, SegmentIdName } from './segment-write.schemas.ts';
 import { V2SegmentParams } from './segment.schemas.ts';
+import type { SegmentWriteService } from './segment-write.service.ts';
 
-export function segmentWriteRoutes(app: HearthApp, services: Pick<Services, 'segmentWrites'>) {
+export function segmentWriteRoutes(app: HearthApp, services: { segmentWrites: SegmentWriteService }) {
   const write = { auth: { all: ['segments:write' as const] } };
 
   app.post(

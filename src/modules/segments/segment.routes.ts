@@ -1,7 +1,6 @@
 import { parseCoreId } from '../../core/ids.ts';
 import { getQueryOf, listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import {
   CoreIdName,
   CoreSegmentAddBody,
@@ -17,8 +16,9 @@ import {
   V2SegmentQuery,
   V2SegmentsQuery,
 } from './segment.schemas.ts';
+import type { SegmentService } from './segment.service.ts';
 
-export function segmentRoutes(app: HearthApp, services: Pick<Services, 'segments'>) {
+export function segmentRoutes(app: HearthApp, services: { segments: SegmentService }) {
   app.get(
     '/community/v1/segments',
     {

@@ -1,8 +1,8 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { DataAvailableBody, DataAvailableResponse } from './source-import.schemas.ts';
+import type { SourceImportService } from './source-import.service.ts';
 
-export function sourceImportRoutes(app: HearthApp, services: Pick<Services, 'sourceImports'>) {
+export function sourceImportRoutes(app: HearthApp, services: { sourceImports: SourceImportService }) {
   app.post(
     '/api/v2/data-available',
     {

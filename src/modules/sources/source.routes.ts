@@ -1,7 +1,6 @@
 import { formatId } from '../../core/ids.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import {
   AdminSourceResponse,
   AdminSourcesResponse,
@@ -10,8 +9,9 @@ import {
   ProvidersResponse,
 } from './source.schemas.ts';
 import type { SourceRow } from './source.repository.ts';
+import type { SourceService } from './source.service.ts';
 
-export function sourceRoutes(app: HearthApp, services: Pick<Services, 'sources'>) {
+export function sourceRoutes(app: HearthApp, services: { sources: SourceService }) {
   app.get(
     '/api/v2/providers',
     {

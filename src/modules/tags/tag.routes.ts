@@ -1,7 +1,6 @@
 import { parseCoreId, parseId } from '../../core/ids.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import {
   CoreTag,
   CoreTagList,
@@ -14,8 +13,9 @@ import {
   V2TagsQuery,
 } from './tag.schemas.ts';
 import { coreTag, v2Tag } from './tag.presenters.ts';
+import type { TagService } from './tag.service.ts';
 
-export function tagRoutes(app: HearthApp, services: Pick<Services, 'tags'>) {
+export function tagRoutes(app: HearthApp, services: { tags: TagService }) {
   const write = { auth: { all: ['tags:write' as const] } };
   const reader = { auth: { all: ['contacts:read' as const] } };
 

@@ -3,9 +3,9 @@ import { Nullable, v2Definitions, v2Item } from '../../http/schemas.ts';
 import { SCOPES } from '../../core/scopes.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS } from './token.service.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import type { TokenRow } from './token.repository.ts';
 import { component } from '../../http/components.ts';
+import type { TokenService } from './token.service.ts';
 
 const TokenInfo = component('Token', Type.Object({
   jti: Type.String(),
@@ -30,7 +30,7 @@ const NewTokenBody = Type.Object(
 const Issued = Type.Object({ token: Type.String(), jti: Type.String() });
 
 /** Token administration for the community of the calling (admin) token. */
-export function tokenRoutes(app: HearthApp, services: Pick<Services, 'tokens'>) {
+export function tokenRoutes(app: HearthApp, services: { tokens: TokenService }) {
   app.get(
     '/api/v2/admin/tokens',
     {

@@ -2,10 +2,10 @@ import { parseId } from '../../core/ids.ts';
 import { META_COLS } from '../../http/cols.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { TopicParams, TopicResponse, TopicsQuery, TopicsResponse } from './topic.schemas.ts';
+import type { TopicService } from './topic.service.ts';
 
-export function topicRoutes(app: HearthApp, services: Pick<Services, 'topics'>) {
+export function topicRoutes(app: HearthApp, services: { topics: TopicService }) {
   app.get(
     '/api/v2/topics',
     {

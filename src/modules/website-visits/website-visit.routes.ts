@@ -1,10 +1,10 @@
 import { parseOptionalId } from '../../core/ids.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import type { Services } from '../../services.ts';
 import { WEBSITE_VISIT_LIST_COLS, WebsiteVisitPage, WebsiteVisitsQuery } from './website-visit.schemas.ts';
+import type { WebsiteVisitService } from './website-visit.service.ts';
 
-export function websiteVisitRoutes(app: HearthApp, services: Pick<Services, 'websiteVisits'>) {
+export function websiteVisitRoutes(app: HearthApp, services: { websiteVisits: WebsiteVisitService }) {
   app.get(
     '/api/v2/website-visits',
     {
