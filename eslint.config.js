@@ -1,6 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers' boundaries (docs/architecture.md, "Who may call whom"). Tests and benches may reach inside.
+const throughFaces = {
+  regex: '(^|/)modules/[^/]+/(?!index\\.ts$)[^/]+',
+  message: "Use the module's face (src/modules/<module>/index.ts); its other files are private.",
+};
+const otherModuleInternals = {
+  regex: '^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.ts$)[^/]+$',
+  message: "Use the other module's face (../<module>/index.ts); its other files are private.",
+};
+const noHttp = { regex: '(^|/)http/', message: 'core, db and filters know nothing of HTTP.' };
+const noModules = { regex: '(^|/)modules/', message: 'core, db and filters sit below the modules and import none.' };
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/'] },
   js.configs.recommended,
@@ -12,5 +24,17 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    files: ['src/core/**/*.ts', 'src/db/**/*.ts', 'src/filters/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noHttp, noModules] }] },
+  },
+  {
+    files: ['src/modules/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [otherModuleInternals] }] },
+  },
+  {
+    files: ['src/*.ts', 'src/cli/**/*.ts', 'src/jobs/**/*.ts', 'src/http/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [throughFaces] }] },
   },
 );

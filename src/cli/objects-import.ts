@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Writer } from '../core/writer.ts';
 import { compileBodyValidator, describeValidation, findInvalidText } from '../core/validation.ts';
-import { ObjectRecord } from '../modules/objects/object-admin.schemas.ts';
-import { ObjectUpsertRejected, type ObjectRecordInput, type ObjectUpsertService } from '../modules/objects/object-upsert.service.ts';
+import { ObjectRecord } from '../modules/objects/index.ts';
+import { ObjectUpsertRejected, type ObjectRecordInput, type ObjectUpsertService } from '../modules/objects/index.ts';
 
 /** Records per upsert: one transaction each, well under the route's 1,000. */
 export const IMPORT_BATCH_SIZE = 500;

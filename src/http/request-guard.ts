@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { TokenService } from '../modules/tokens/token.service.ts';
+import type { TokenService } from '../modules/tokens/index.ts';
 import { HearthError, rateLimited } from '../core/errors.ts';
 import type { ProbeCounter, RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';

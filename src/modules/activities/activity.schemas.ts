@@ -3,7 +3,7 @@ import { SENTIMENTS } from '../../filters/field-registry.ts';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
-import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
+import { lightFilterParam } from '../filter-fields/index.ts';
 import { component } from '../../http/components.ts';
 
 /** The opt-in columns of an activity (decisions.md §7), in the order they are returned: `url` last. */

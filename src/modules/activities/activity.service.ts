@@ -7,9 +7,9 @@ import { invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { GetQuery, SortedListQuery } from '../../core/list-query.ts';
-import type { FilterService } from '../filter-fields/filter.service.ts';
-import { resolveContactId } from '../identity/identity.repository.ts';
-import { findOrganization } from '../organizations/organization.repository.ts';
+import type { FilterService } from '../filter-fields/index.ts';
+import { resolveContactId } from '../identity/index.ts';
+import { findOrganization } from '../organizations/index.ts';
 import * as reads from './activity-read.repository.ts';
 import type { ActivityFilters, ActivityRow, ActivitySort } from './activity-read.repository.ts';
 import {

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { conflict, invalidParameters } from '../../core/errors.ts';
 import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type.catalog.ts';
 import * as activityTypes from './activity-type.repository.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 
 const BUILTIN_IDS = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));

@@ -1,7 +1,7 @@
 import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.ts';
-import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
-import type { SegmentRef } from '../segments/segment.repository.ts';
+import { checkCustomFieldValue } from '../custom-fields/index.ts';
+import type { SegmentRef } from '../segments/index.ts';
 import type { FieldDefinition, TagState } from './bulk-update.repository.ts';
 import type { BulkTarget } from './bulk-update.targets.ts';
 

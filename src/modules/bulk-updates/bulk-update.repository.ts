@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { CustomFieldDefinition } from '../custom-fields/custom-field.repository.ts';
+import type { CustomFieldDefinition } from '../custom-fields/index.ts';
 
 /**
  * The SQL of bulk updates: the reads that validate a request (each taking the lock that keeps what it read

@@ -1,5 +1,5 @@
 import type { IdEntity } from '../../core/ids.ts';
-import type { TagEntityType } from '../tags/tag.repository.ts';
+import type { TagEntityType } from '../tags/index.ts';
 
 /**
  * What differs between the three bulk updates (contacts, organizations, custom objects): one description

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { insertContact } from '../contacts/contact.repository.ts';
-import { normalizeEmail } from '../identity/identity-values.ts';
+import { insertContact } from '../contacts/index.ts';
+import { normalizeEmail } from '../identity/index.ts';
 import type { Executor } from '../../core/executor.ts';
 
 export async function insertCommunity(db: Executor, name: string): Promise<number> {

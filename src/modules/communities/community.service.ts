@@ -3,9 +3,9 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
-import * as sources from '../sources/source.repository.ts';
-import type { TokenService } from '../tokens/token.service.ts';
+import { recordWrite } from '../audit/index.ts';
+import * as sources from '../sources/index.ts';
+import type { TokenService } from '../tokens/index.ts';
 import * as communities from './community.repository.ts';
 
 export const DEFAULT_COMMUNITY_NAME = 'Default';

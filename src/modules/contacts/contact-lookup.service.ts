@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
-import { normalizeEmail, normalizeHandle, type Identity, type Normalized } from '../identity/identity-values.ts';
-import { findIdentityOwners } from '../identity/identity.repository.ts';
+import { normalizeEmail, normalizeHandle, type Identity, type Normalized } from '../identity/index.ts';
+import { findIdentityOwners } from '../identity/index.ts';
 import * as lookup from './contact-lookup.repository.ts';
 
 export interface LookupQuery {

@@ -2,10 +2,10 @@ import Type, { type Static } from 'typebox';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
-import { FullActivity } from '../activities/activity.schemas.ts';
-import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
-import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
-import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
+import { FullActivity } from '../activities/index.ts';
+import { lightFilterParam } from '../filter-fields/index.ts';
+import { CustomFieldValues } from '../custom-fields/index.ts';
+import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/index.ts';
 import { component } from '../../http/components.ts';
 
 /** decisions.md §7: every contact column but `id` and `name` is opt-in. */

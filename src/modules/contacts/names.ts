@@ -3,7 +3,7 @@
  *
  * Pure function, no database.
  */
-import { isJunkValue, normalizeEmail } from '../identity/identity-values.ts';
+import { isJunkValue, normalizeEmail } from '../identity/index.ts';
 
 export interface ContactNames {
   /** The person's full name, or null when the push gives none. */

@@ -5,7 +5,7 @@
  * when the metadata says it can exist in its country.
  */
 import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
-import { isJunkValue } from '../identity/identity-values.ts';
+import { isJunkValue } from '../identity/index.ts';
 
 export interface NormalizedPhone {
   /** E.164, e.g. `+4915123456789` (an extension is dropped). */

@@ -4,8 +4,8 @@ import type { DB } from '../../db/schema.ts';
 import { compileLightFilter } from '../../filters/compile.ts';
 import { describeFields, FILTER_ENTITIES, type DynamicFields, type FilterEntity } from '../../filters/field-registry.ts';
 import { invalidParameters } from '../../core/errors.ts';
-import { filterableFields } from '../custom-fields/custom-field.repository.ts';
-import { definitionIds } from '../lead-scores/lead-score.repository.ts';
+import { filterableFields } from '../custom-fields/index.ts';
+import { definitionIds } from '../lead-scores/index.ts';
 import { hasTrigramIndex } from './filter.repository.ts';
 
 export interface CompiledFilter {

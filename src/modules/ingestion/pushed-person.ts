@@ -1,5 +1,5 @@
-import { contactNames } from '../contacts/names.ts';
-import { normalizePhone } from '../contacts/phones.ts';
+import { contactNames } from '../contacts/index.ts';
+import { normalizePhone } from '../contacts/index.ts';
 import {
   isJunkValue,
   normalizeDiscord,
@@ -7,8 +7,8 @@ import {
   normalizeHandle,
   type Identity,
   type Normalized,
-} from '../identity/identity-values.ts';
-import { registrableDomain } from '../organizations/domains.ts';
+} from '../identity/index.ts';
+import { registrableDomain } from '../organizations/index.ts';
 
 /** A user as the core pushes send it (interface.md, ApiUser), after schema validation. */
 export interface ApiUser {

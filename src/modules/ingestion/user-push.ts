@@ -1,15 +1,15 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
-import * as contacts from '../contacts/contact.repository.ts';
-import { checkCustomFieldWrites } from '../custom-fields/custom-field-writes.ts';
-import * as identities from '../identity/identity.repository.ts';
+import * as contacts from '../contacts/index.ts';
+import { checkCustomFieldWrites } from '../custom-fields/index.ts';
+import * as identities from '../identity/index.ts';
 
-import { interpretLocation } from '../locations/gazetteer.ts';
-import * as locations from '../locations/location.repository.ts';
-import { isPersonalMailDomain, registrableDomain } from '../organizations/domains.ts';
-import * as organizations from '../organizations/organization.repository.ts';
-import { assignTags, resolveTagRefs } from '../tags/tag.assignments.ts';
+import { interpretLocation } from '../locations/index.ts';
+import * as locations from '../locations/index.ts';
+import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
+import * as organizations from '../organizations/index.ts';
+import { assignTags, resolveTagRefs } from '../tags/index.ts';
 import type { ApiUser, PushedPerson } from './pushed-person.ts';
 
 export interface PushTarget {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { linkAppUserContact } from '../communities/community.repository.ts';
+import { linkAppUserContact } from '../communities/index.ts';
 
 export async function findAppUser(db: Kysely<DB>, communityId: number, userId: number) {
   return db

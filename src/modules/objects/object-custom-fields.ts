@@ -2,8 +2,8 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { HearthError } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
-import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
-import { findDefinitions, type CustomFieldDefinition } from '../custom-fields/custom-field.repository.ts';
+import { checkCustomFieldValue } from '../custom-fields/index.ts';
+import { findDefinitions, type CustomFieldDefinition } from '../custom-fields/index.ts';
 
 /** One entry of `customFields` in PATCH /api/v2/objects/{id}. */
 export interface ObjectFieldWrite {

@@ -5,7 +5,7 @@ import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as admin from './object-type-admin.repository.ts';
 import { presentObjectType } from './object-type.presenter.ts';

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { CustomFieldDefinition } from '../custom-fields/custom-field.repository.ts';
+import type { CustomFieldDefinition } from '../custom-fields/index.ts';
 
 /** A custom field as an object upsert checks it: its definition and the object type it is limited to, if any. */
 export interface ObjectFieldDefinition extends CustomFieldDefinition {

@@ -4,9 +4,9 @@ import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
 import { HearthError } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { checkCustomFieldValue } from '../custom-fields/custom-field-values.ts';
+import { checkCustomFieldValue } from '../custom-fields/index.ts';
 import * as admin from './object-type-admin.repository.ts';
 import * as upserts from './object-upsert.repository.ts';
 

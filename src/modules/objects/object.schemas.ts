@@ -2,8 +2,8 @@ import Type from 'typebox';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
-import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
-import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
+import { CustomFieldValues } from '../custom-fields/index.ts';
+import { lightFilterParam } from '../filter-fields/index.ts';
 import { OBJECT_SORTS } from './object.repository.ts';
 import { component } from '../../http/components.ts';
 

@@ -4,12 +4,12 @@ import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { checkCustomFieldWrites } from '../custom-fields/custom-field-writes.ts';
-import * as customFields from '../custom-fields/custom-field.repository.ts';
-import { findSource } from '../sources/source.repository.ts';
-import { assignTags, resolveTagRefs, unassignTags } from '../tags/tag.assignments.ts';
+import { checkCustomFieldWrites } from '../custom-fields/index.ts';
+import * as customFields from '../custom-fields/index.ts';
+import { findSource } from '../sources/index.ts';
+import { assignTags, resolveTagRefs, unassignTags } from '../tags/index.ts';
 import { registrableDomain } from './domains.ts';
 import * as organizations from './organization.repository.ts';
 

@@ -1,7 +1,7 @@
 import type { Cols } from '../../core/list-query.ts';
 import { formatId } from '../../core/ids.ts';
-import { presentKeyFactors, presentLeadScores } from '../lead-scores/lead-score.presenters.ts';
-import type { StoredScore } from '../lead-scores/lead-score.repository.ts';
+import { presentKeyFactors, presentLeadScores } from '../lead-scores/index.ts';
+import type { StoredScore } from '../lead-scores/index.ts';
 import type { JobOpeningRow, NewsRow, OrganizationRow, TopContactRow } from './organization-read.repository.ts';
 import type { OrganizationCol } from './organization.schemas.ts';
 

@@ -2,9 +2,9 @@ import Type from 'typebox';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
-import { CustomFieldValues } from '../custom-fields/custom-field.schemas.ts';
-import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
-import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/lead-score.schemas.ts';
+import { CustomFieldValues } from '../custom-fields/index.ts';
+import { lightFilterParam } from '../filter-fields/index.ts';
+import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/index.ts';
 import { component } from '../../http/components.ts';
 
 /** Opt-in columns of an organization (decisions.md §7), in the order they appear in the object. */

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from '../identity/identity-values.ts';
-import { moveMembers, placesOf } from '../locations/location.repository.ts';
-import { refreshMemberCounts } from '../organizations/organization.repository.ts';
-import { unlinkContactActivities } from '../topics/topic.repository.ts';
+import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from '../identity/index.ts';
+import { moveMembers, placesOf } from '../locations/index.ts';
+import { refreshMemberCounts } from '../organizations/index.ts';
+import { unlinkContactActivities } from '../topics/index.ts';
 
 export interface ErasedCounts {
   contacts: number;

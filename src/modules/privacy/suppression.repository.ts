@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { identityHash, identityKey, type Identity } from '../identity/identity-values.ts';
+import { identityHash, identityKey, type Identity } from '../identity/index.ts';
 
 type Key = Pick<Identity, 'type' | 'value'>;
 

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, parseId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as segmentWrites from './segment-write.repository.ts';
 import type { SegmentEntityType } from './segment-write.repository.ts';

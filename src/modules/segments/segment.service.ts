@@ -5,10 +5,10 @@ import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Cols, GetQuery, ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/identity-values.ts';
-import { findIdentityOwners } from '../identity/identity.repository.ts';
+import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/index.ts';
+import { findIdentityOwners } from '../identity/index.ts';
 import * as segments from './segment.repository.ts';
 import type { SegmentRef } from './segment.repository.ts';
 

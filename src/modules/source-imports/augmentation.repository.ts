@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { Place } from '../locations/gazetteer.ts';
+import type { Place } from '../locations/index.ts';
 import type { Executor } from '../../core/executor.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { ValidateFunction } from 'ajv';
 import type { Static, TSchema } from 'typebox';
 import { compileBodyValidator, describeValidation, findInvalidText } from '../../core/validation.ts';
-import { ActivityPushBody, UserPushBody } from '../ingestion/ingestion.schemas.ts';
-import { SourceUpsertBody } from '../organizations/organization.routes.ts';
+import { ActivityPushBody, UserPushBody } from '../ingestion/index.ts';
+import { SourceUpsertBody } from '../organizations/index.ts';
 
 /**
  * One line of a file source: `{"type": "user" | "activity" | "organization", ...}`, the rest being the body

@@ -6,7 +6,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { conflict, invalidParameters } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as sources from './source.repository.ts';
 import type { PageRequest } from '../../core/list-query.ts';

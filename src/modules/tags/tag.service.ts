@@ -6,7 +6,7 @@ import { conflict, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { MAX_TAG_NAME } from './tag.assignments.ts';
 import * as tags from './tag.repository.ts';

@@ -7,7 +7,7 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
 import { DEFAULT_SCOPES, isScope, type Scope } from '../../core/scopes.ts';
-import { recordWrite } from '../audit/audit.repository.ts';
+import { recordWrite } from '../audit/index.ts';
 import { tokenActor, type RequestContext, type Writer } from '../../core/writer.ts';
 import { createTokenCache } from './token-cache.ts';
 import * as tokens from './token.repository.ts';

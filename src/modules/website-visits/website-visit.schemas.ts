@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Page } from '../../http/schemas.ts';
-import { lightFilterParam } from '../filter-fields/light-filter.param.ts';
+import { lightFilterParam } from '../filter-fields/index.ts';
 import { component } from '../../http/components.ts';
 
 /** Opt-in columns of website visits (decisions.md §7). */

@@ -5,9 +5,9 @@ import { notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import type { FilterService } from '../filter-fields/filter.service.ts';
-import { resolveContactId } from '../identity/identity.repository.ts';
-import { findOrganization } from '../organizations/organization.repository.ts';
+import type { FilterService } from '../filter-fields/index.ts';
+import { resolveContactId } from '../identity/index.ts';
+import { findOrganization } from '../organizations/index.ts';
 import * as visits from './website-visit.repository.ts';
 
 export interface WebsiteVisitListQuery extends ListQuery {

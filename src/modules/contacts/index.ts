@@ -1,0 +1,8 @@
+// The face of the contacts module: what the rest of the code may use. Everything else here is private.
+export { contactLookupRoutes } from './contact-lookup.routes.ts';
+export { createContactLookupService } from './contact-lookup.service.ts';
+export { type ContactFields, findContactState, insertContact, refreshActivityStats, updateContact } from './contact.repository.ts';
+export { contactRoutes } from './contact.routes.ts';
+export { createContactService } from './contact.service.ts';
+export { contactNames } from './names.ts';
+export { normalizePhone } from './phones.ts';

@@ -1,0 +1,9 @@
+// The face of the custom-fields module: what the rest of the code may use. Everything else here is private.
+export { contactCustomFieldRoutes } from './contact-custom-fields.routes.ts';
+export { createContactCustomFieldService } from './contact-custom-fields.service.ts';
+export { customFieldDefinitionRoutes } from './custom-field-definitions.routes.ts';
+export { createCustomFieldDefinitionService } from './custom-field-definitions.service.ts';
+export { checkCustomFieldValue } from './custom-field-values.ts';
+export { checkCustomFieldWrites } from './custom-field-writes.ts';
+export { type CustomFieldDefinition, customFieldSort, customFieldValuesOf, existingFieldIds, filterableFields, findDefinitions, writeValues } from './custom-field.repository.ts';
+export { CustomFieldValues } from './custom-field.schemas.ts';

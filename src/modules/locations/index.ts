@@ -1,0 +1,5 @@
+// The face of the locations module: what the rest of the code may use. Everything else here is private.
+export { interpretLocation, type Place } from './gazetteer.ts';
+export { moveMembers, placesOf } from './location.repository.ts';
+export { locationRoutes } from './location.routes.ts';
+export { createLocationService } from './location.service.ts';

@@ -1,0 +1,10 @@
+// The face of the objects module: what the rest of the code may use. Everything else here is private.
+export { objectAdminRoutes } from './object-admin.routes.ts';
+export { ObjectRecord } from './object-admin.schemas.ts';
+export { type AssocInput, createObjectTypeAdminService } from './object-type-admin.service.ts';
+export { createObjectTypeService } from './object-type.service.ts';
+export { createObjectUpsertService, type ObjectRecordInput, ObjectUpsertRejected, type ObjectUpsertService } from './object-upsert.service.ts';
+export { objectWriteRoutes } from './object-write.routes.ts';
+export { createObjectWriteService } from './object-write.service.ts';
+export { objectRoutes } from './object.routes.ts';
+export { createObjectService } from './object.service.ts';

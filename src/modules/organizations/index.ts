@@ -1,0 +1,7 @@
+// The face of the organizations module: what the rest of the code may use. Everything else here is private.
+export { isPersonalMailDomain, registrableDomain } from './domains.ts';
+export { organizationReadRoutes } from './organization-read.routes.ts';
+export { createOrganizationReadService } from './organization-read.service.ts';
+export { createOrganizationUpsertService, type OrganizationUpsertService } from './organization-upsert.service.ts';
+export { findOnlyOrganizationNamed, findOrganization, findOrganizationByDomain, insertOrganization, refreshMemberCounts } from './organization.repository.ts';
+export { organizationRoutes, SourceUpsertBody } from './organization.routes.ts';

@@ -1,0 +1,6 @@
+// The face of the segments module: what the rest of the code may use. Everything else here is private.
+export { segmentWriteRoutes } from './segment-write.routes.ts';
+export { createSegmentWriteService } from './segment-write.service.ts';
+export { findSegment, lockSegment, type SegmentRef, segmentsOf } from './segment.repository.ts';
+export { segmentRoutes } from './segment.routes.ts';
+export { createSegmentService } from './segment.service.ts';

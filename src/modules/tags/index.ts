@@ -1,0 +1,5 @@
+// The face of the tags module: what the rest of the code may use. Everything else here is private.
+export { assignTags, resolveTagRefs, unassignTags } from './tag.assignments.ts';
+export { type TagEntityType, tagIdsOf } from './tag.repository.ts';
+export { tagRoutes } from './tag.routes.ts';
+export { createTagService } from './tag.service.ts';
