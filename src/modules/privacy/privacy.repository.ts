@@ -114,18 +114,6 @@ export async function findContactsOf(db: Kysely<DB>, communityId: number, identi
   return [...new Set(rows.map((row) => row.id))].sort((a, b) => a - b);
 }
 
-/** Locks the contact for its erasure (a concurrent push about it waits); false when it no longer exists. */
-export async function lockContact(trx: Transaction<DB>, communityId: number, contactId: number): Promise<boolean> {
-  const row = await trx
-    .selectFrom('contacts')
-    .select('id')
-    .where('community_id', '=', communityId)
-    .where('id', '=', contactId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export async function identitiesOf(trx: Transaction<DB>, communityId: number, contactId: number) {
   return trx
     .selectFrom('contact_identities')

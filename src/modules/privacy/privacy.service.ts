@@ -10,6 +10,7 @@ import { identityHash, normalizeEmail, type Identity } from '../identity/index.t
 import * as privacy from './privacy.repository.ts';
 import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';
 import { suppress } from './suppression.repository.ts';
+import { lockRow } from '../../core/query-fragments.ts';
 
 export const ERASURE_JOB = 'privacy.erase';
 /** Anonymization happens within 15 days of the request (interface.md, Limits). */
@@ -33,7 +34,8 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
   async function eraseContact(writer: Writer, request: { communityId: number; id: number }, contactId: number, email: Identity, totals: ErasedCounts) {
     return db.transaction().execute(async (trx) => {
       const { communityId } = request;
-      if (!(await privacy.lockContact(trx, communityId, contactId))) return totals;
+      // A concurrent push about the contact waits for its erasure.
+      if (!(await lockRow(trx, 'contacts', communityId, contactId))) return totals;
       const now = clock.now();
       const identities = await privacy.identitiesOf(trx, communityId, contactId);
       await suppress(trx, communityId, [email, ...identities], request.id, now);

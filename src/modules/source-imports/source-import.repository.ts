@@ -1,5 +1,4 @@
-import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import { sql } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
 
 /** What the lines of a file done so far did. */
@@ -37,18 +36,6 @@ export async function findImportSource(db: Executor, communityId: number, source
     .where('community_id', '=', communityId)
     .where('id', '=', sourceId)
     .executeTakeFirst();
-}
-
-/** Locks the source's row for the transaction: calls about one source then queue behind each other. */
-export async function lockSource(trx: Transaction<DB>, communityId: number, sourceId: number): Promise<boolean> {
-  const row = await trx
-    .selectFrom('sources')
-    .select('id')
-    .where('community_id', '=', communityId)
-    .where('id', '=', sourceId)
-    .forUpdate()
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 export async function setLastImportAt(db: Executor, communityId: number, sourceId: number, at: Date): Promise<void> {

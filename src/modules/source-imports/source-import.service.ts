@@ -11,7 +11,8 @@ import type { IngestionService } from '../ingestion/index.ts';
 import type { OrganizationUpsertService } from '../organizations/index.ts';
 import { augmentSource } from './augmentation.ts';
 import { importFolder, type FolderImport } from './file-import.ts';
-import { findImportSource, lockSource, setLastImportAt } from './source-import.repository.ts';
+import { findImportSource, setLastImportAt } from './source-import.repository.ts';
+import { lockRow } from '../../core/query-fragments.ts';
 
 export const SOURCE_IMPORT_JOB = 'source.import';
 
@@ -77,7 +78,8 @@ export function createSourceImportService(deps: SourceImportDeps) {
     async notify(writer: Writer, sourceId: number): Promise<{ jobId: number; created: boolean }> {
       const payload: SourceImportPayload = { sourceId };
       const job = await retryingTransaction(db, async (trx) => {
-        if (!(await lockSource(trx, writer.communityId, sourceId))) return null;
+        // Calls about one source queue behind each other.
+        if (!(await lockRow(trx, 'sources', writer.communityId, sourceId))) return null;
         const enqueued = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: SOURCE_IMPORT_JOB, payload: { ...payload } });
         await recordWrite(trx, writer, {
           operation: 'source.data_available',
