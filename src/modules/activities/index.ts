@@ -1,4 +1,4 @@
-// The face of the activities module: what the rest of the code may use. Everything else here is private.
+// The face of the activities module: what the rest of the code uses of it. Its other files are private.
 export { extractTopics, plainText, sentimentOf } from './activity-text.ts';
 export { parseActivityTimestamp } from './activity-time.ts';
 export { findOrCreateSubSource, upsertActivity } from './activity.repository.ts';

@@ -1,4 +1,4 @@
-// The face of the contacts module: what the rest of the code may use. Everything else here is private.
+// The face of the contacts module: what the rest of the code uses of it. Its other files are private.
 export { contactLookupRoutes } from './contact-lookup.routes.ts';
 export { createContactLookupService } from './contact-lookup.service.ts';
 export { type ContactFields, findContactState, insertContact, refreshActivityStats, updateContact } from './contact.repository.ts';

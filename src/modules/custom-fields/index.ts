@@ -1,4 +1,4 @@
-// The face of the custom-fields module: what the rest of the code may use. Everything else here is private.
+// The face of the custom-fields module: what the rest of the code uses of it. Its other files are private.
 export { contactCustomFieldRoutes } from './contact-custom-fields.routes.ts';
 export { createContactCustomFieldService } from './contact-custom-fields.service.ts';
 export { customFieldDefinitionRoutes } from './custom-field-definitions.routes.ts';

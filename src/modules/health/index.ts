@@ -1,2 +1,2 @@
-// The face of the health module: what the rest of the code may use. Everything else here is private.
+// The face of the health module: what the rest of the code uses of it. Its other files are private.
 export { healthRoutes } from './health.routes.ts';

@@ -1,3 +1,3 @@
-// The face of the identity module: what the rest of the code may use. Everything else here is private.
+// The face of the identity module: what the rest of the code uses of it. Its other files are private.
 export { erasedExternalId, type Identity, identityHash, identityKey, type IdentityType, isErasedExternalId, isJunkValue, type Normalized, normalizeDiscord, normalizeEmail, normalizeHandle } from './identity-values.ts';
 export { findIdentityOwners, findProfileOwner, insertIdentities, lockContacts, mergeContacts, resolveContactId, upsertSourceProfile } from './identity.repository.ts';

@@ -1,3 +1,4 @@
+import { parseCoreId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import { Accepted, ActivityPushBody, SourcePathParams, UserPushBody } from './ingestion.schemas.ts';
 import type { IngestionService } from './ingestion.service.ts';
@@ -20,7 +21,7 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
       },
     },
     async (request, reply) => {
-      const accepted = await services.ingestion.pushUser(contextOf(request), request.params.destinationSourceId, request.body);
+      const accepted = await services.ingestion.pushUser(contextOf(request), parseCoreId('provider', request.params.destinationSourceId), request.body);
       return reply.code(202).send(accepted);
     },
   );
@@ -40,7 +41,11 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
       },
     },
     async (request, reply) => {
-      const accepted = await services.ingestion.pushActivity(contextOf(request), request.params.destinationSourceId, request.body);
+      const accepted = await services.ingestion.pushActivity(
+        contextOf(request),
+        parseCoreId('provider', request.params.destinationSourceId),
+        request.body,
+      );
       return reply.code(202).send(accepted);
     },
   );

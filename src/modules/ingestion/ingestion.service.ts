@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
-import { unknownFieldWarnings, sourceIdFromPath } from '../../http/core-bodies.ts';
+import { checkRepeatedSource, unknownFieldWarnings } from '../../core/core-bodies.ts';
 import { formatId } from '../../core/ids.ts';
 import * as activities from '../activities/index.ts';
 import { extractTopics, plainText, sentimentOf } from '../activities/index.ts';
@@ -34,9 +34,9 @@ export interface Accepted {
 }
 
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
-  /** The destination source: from the path, agreeing with a repeat in the body, of the caller's community. */
-  async function target(writer: Writer, pathSourceId: string, bodySourceId: unknown): Promise<PushTarget> {
-    const sourceId = sourceIdFromPath(pathSourceId, bodySourceId, 'destinationSourceId');
+  /** The destination source: the route's, agreeing with a repeat in the body, of the caller's community. */
+  async function target(writer: Writer, sourceId: number, bodySourceId: unknown): Promise<PushTarget> {
+    checkRepeatedSource(sourceId, bodySourceId, 'destinationSourceId');
     if (!(await findSource(deps.db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
     return { communityId: writer.communityId, sourceId, now: deps.clock.now() };
   }
@@ -78,8 +78,8 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
   }
 
   return {
-    async pushUser(writer: Writer, pathSourceId: string, body: Static<typeof UserPushBody>): Promise<Accepted> {
-      const push = await target(writer, pathSourceId, body.destinationSourceId);
+    async pushUser(writer: Writer, sourceId: number, body: Static<typeof UserPushBody>): Promise<Accepted> {
+      const push = await target(writer, sourceId, body.destinationSourceId);
       const person = readPerson(body as ApiUser, '');
       const warnings = [...unknownFieldWarnings(body, [...API_USER_FIELDS, 'destinationSourceId']), ...person.warnings];
       const stored = await retryingTransaction(deps.db, async (trx) => {
@@ -93,8 +93,8 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       return { status: 'accepted', contactId: formatId('contact', stored.contactId), warnings: unique([...warnings, ...stored.warnings]) };
     },
 
-    async pushActivity(writer: Writer, pathSourceId: string, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
-      const push = await target(writer, pathSourceId, body.destinationSourceId);
+    async pushActivity(writer: Writer, sourceId: number, body: Static<typeof ActivityPushBody>): Promise<Accepted> {
+      const push = await target(writer, sourceId, body.destinationSourceId);
       if (!(await deps.activityTypes.accepts(push.communityId, body.activityType))) {
         throw new HearthError('invalid', 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
           coreReason: 'invalid-request-body',

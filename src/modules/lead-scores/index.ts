@@ -1,4 +1,4 @@
-// The face of the lead-scores module: what the rest of the code may use. Everything else here is private.
+// The face of the lead-scores module: what the rest of the code uses of it. Its other files are private.
 export { presentKeyFactors, presentLeadScores } from './lead-score.presenters.ts';
 export { definitionIds, findDefinition, leadScoreSort, scoresOf, type StoredScore } from './lead-score.repository.ts';
 export { leadScoreRoutes } from './lead-score.routes.ts';

@@ -1,4 +1,4 @@
-// The face of the locations module: what the rest of the code may use. Everything else here is private.
+// The face of the locations module: what the rest of the code uses of it. Its other files are private.
 export { interpretLocation, type Place } from './gazetteer.ts';
 export { moveMembers, placesOf } from './location.repository.ts';
 export { locationRoutes } from './location.routes.ts';

@@ -1,4 +1,4 @@
-// The face of the objects module: what the rest of the code may use. Everything else here is private.
+// The face of the objects module: what the rest of the code uses of it. Its other files are private.
 export { objectAdminRoutes } from './object-admin.routes.ts';
 export { ObjectRecord } from './object-admin.schemas.ts';
 export { type AssocInput, createObjectTypeAdminService } from './object-type-admin.service.ts';

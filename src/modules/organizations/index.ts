@@ -1,7 +1,8 @@
-// The face of the organizations module: what the rest of the code may use. Everything else here is private.
+// The face of the organizations module: what the rest of the code uses of it. Its other files are private.
 export { isPersonalMailDomain, registrableDomain } from './domains.ts';
 export { organizationReadRoutes } from './organization-read.routes.ts';
 export { createOrganizationReadService } from './organization-read.service.ts';
 export { createOrganizationUpsertService, type OrganizationUpsertService } from './organization-upsert.service.ts';
 export { findOnlyOrganizationNamed, findOrganization, findOrganizationByDomain, insertOrganization, refreshMemberCounts } from './organization.repository.ts';
-export { organizationRoutes, SourceUpsertBody } from './organization.routes.ts';
+export { organizationRoutes } from './organization.routes.ts';
+export { SourceUpsertBody } from './organization.schemas.ts';

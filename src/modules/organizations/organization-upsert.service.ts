@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { Static } from 'typebox';
+import { checkRepeatedSource, unknownFieldWarnings } from '../../core/core-bodies.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
@@ -12,6 +14,7 @@ import { findSource } from '../sources/index.ts';
 import { assignTags, resolveTagRefs, unassignTags } from '../tags/index.ts';
 import { registrableDomain } from './domains.ts';
 import * as organizations from './organization.repository.ts';
+import { SourceUpsertBody } from './organization.schemas.ts';
 
 /** What both core organization upserts say, after their own rules picked the organization. */
 export interface OrganizationUpsert {
@@ -57,59 +60,73 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
     return { organization: made, created: true };
   }
 
-  return {
-    async upsert(writer: Writer, input: OrganizationUpsert) {
-      const { communityId } = writer;
-      const sourceId = await checkSource(communityId, input.sourceId);
-      const company =
-        input.prospectorCompanyId === null || input.prospectorCompanyId === undefined
-          ? null
-          : await organizations.findProspectorCompany(deps.db, input.prospectorCompanyId);
-      if (input.prospectorCompanyId != null && !company) throw notFound('prospector_company_not_found', `no prospector company ${input.prospectorCompanyId}`);
-      let domain: string | null = null;
-      if (input.domain) {
-        domain = registrableDomain(input.domain);
-        if (!domain) throw badBody(`domain "${input.domain}" is not a domain`);
-      } else if (company?.primaryWebsite) {
-        domain = registrableDomain(company.primaryWebsite);
-      }
+  async function upsert(writer: Writer, input: OrganizationUpsert) {
+    const { communityId } = writer;
+    const sourceId = await checkSource(communityId, input.sourceId);
+    const company =
+      input.prospectorCompanyId === null || input.prospectorCompanyId === undefined
+        ? null
+        : await organizations.findProspectorCompany(deps.db, input.prospectorCompanyId);
+    if (input.prospectorCompanyId != null && !company) throw notFound('prospector_company_not_found', `no prospector company ${input.prospectorCompanyId}`);
+    let domain: string | null = null;
+    if (input.domain) {
+      domain = registrableDomain(input.domain);
+      if (!domain) throw badBody(`domain "${input.domain}" is not a domain`);
+    } else if (company?.primaryWebsite) {
+      domain = registrableDomain(company.primaryWebsite);
+    }
 
-      return retryingTransaction(deps.db, async (trx) => {
-        const now = deps.clock.now();
-        const { organization, created } = await target(trx, communityId, input, domain, sourceId, now);
-        const values = await checkCustomFieldWrites(
-          trx,
-          { communityId, entityType: 'organization', sourceId },
-          (input.customFields ?? []).map((entry, index) => ({ field: entry.customFieldId, value: entry.customFieldValue, path: `customFields[${index}]` })),
-        );
-        const tags = async (given: (string | number)[] | null | undefined, field: string) => {
-          if (!given?.length) return [];
-          const { tagIds, invalid } = await resolveTagRefs(trx, communityId, given.map((id) => ({ type: 'id' as const, id: String(id) })), 'company');
-          if (invalid.length) throw badBody(`${field}: no live organization tag ${invalid.join(', ')}`);
-          return tagIds;
-        };
-        const adding = await tags(input.tagIdsToAdd, 'tagIdsToAdd');
-        const removing = await tags(input.tagIdsToRemove, 'tagIdsToRemove');
-        if (company) await organizations.updateOrganizationFromProspector(trx, communityId, organization.id, company, now);
-        await customFields.writeValues(trx, { communityId, entityType: 'organization', entityId: organization.id, now }, values);
-        await assignTags(trx, communityId, 'organization', organization.id, adding);
-        await unassignTags(trx, communityId, 'organization', organization.id, removing);
-        await recordWrite(trx, writer, {
-          operation: 'organization.upsert',
-          entityIds: [formatId('organization', organization.id), ...[...adding, ...removing].map((id) => formatId('tag', id))],
-          detail: {
-            created,
-            sourceId,
-            customFields: values.map((value) => formatId('custom_field', value.fieldId)),
-            tagsAdded: adding.map((id) => formatId('tag', id)),
-            tagsRemoved: removing.map((id) => formatId('tag', id)),
-          },
-        });
-        return { status: 'success' as const, organizationId: formatId('organization', organization.id), created };
+    return retryingTransaction(deps.db, async (trx) => {
+      const now = deps.clock.now();
+      const { organization, created } = await target(trx, communityId, input, domain, sourceId, now);
+      const values = await checkCustomFieldWrites(
+        trx,
+        { communityId, entityType: 'organization', sourceId },
+        (input.customFields ?? []).map((entry, index) => ({ field: entry.customFieldId, value: entry.customFieldValue, path: `customFields[${index}]` })),
+      );
+      const tags = async (given: (string | number)[] | null | undefined, field: string) => {
+        if (!given?.length) return [];
+        const { tagIds, invalid } = await resolveTagRefs(trx, communityId, given.map((id) => ({ type: 'id' as const, id: String(id) })), 'company');
+        if (invalid.length) throw badBody(`${field}: no live organization tag ${invalid.join(', ')}`);
+        return tagIds;
+      };
+      const adding = await tags(input.tagIdsToAdd, 'tagIdsToAdd');
+      const removing = await tags(input.tagIdsToRemove, 'tagIdsToRemove');
+      if (company) await organizations.updateOrganizationFromProspector(trx, communityId, organization.id, company, now);
+      await customFields.writeValues(trx, { communityId, entityType: 'organization', entityId: organization.id, now }, values);
+      await assignTags(trx, communityId, 'organization', organization.id, adding);
+      await unassignTags(trx, communityId, 'organization', organization.id, removing);
+      await recordWrite(trx, writer, {
+        operation: 'organization.upsert',
+        entityIds: [formatId('organization', organization.id), ...[...adding, ...removing].map((id) => formatId('tag', id))],
+        detail: {
+          created,
+          sourceId,
+          customFields: values.map((value) => formatId('custom_field', value.fieldId)),
+          tagsAdded: adding.map((id) => formatId('tag', id)),
+          tagsRemoved: removing.map((id) => formatId('tag', id)),
+        },
       });
+      return { status: 'success' as const, organizationId: formatId('organization', organization.id), created };
+    });
+  }
+
+  return {
+    upsert,
+
+    /**
+     * An organization upserted into a source: POST /community/v1/source/{id}/organization, and an
+     * organization line of a file import. Unknown body fields are named in `warnings`.
+     */
+    async upsertInSource(writer: Writer, sourceId: number, body: Static<typeof SourceUpsertBody>) {
+      checkRepeatedSource(sourceId, body.sourceId, 'sourceId');
+      const result = await upsert(writer, { ...body, sourceId });
+      return { ...result, warnings: unknownFieldWarnings(body, SOURCE_UPSERT_FIELDS) };
     },
   };
 }
+
+const SOURCE_UPSERT_FIELDS = Object.keys(SourceUpsertBody.properties);
 
 export type OrganizationUpsertService = ReturnType<typeof createOrganizationUpsertService>;
 

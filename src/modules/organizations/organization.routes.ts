@@ -1,48 +1,10 @@
 import Type from 'typebox';
-import { sourceIdFromPath, unknownFieldWarnings } from '../../http/core-bodies.ts';
-import { Nullable } from '../../http/schemas.ts';
+import { unknownFieldWarnings } from '../../core/core-bodies.ts';
+import { parseCoreId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import { coreKey } from './organization-upsert.service.ts';
 import type { OrganizationUpsertService } from './organization-upsert.service.ts';
-
-const Id = Type.Union([Type.Integer(), Type.String({ minLength: 1 })]);
-const CustomFields = Type.Optional(
-  Nullable(
-    Type.Array(
-      Type.Object({
-        customFieldId: Id,
-        customFieldValue: Type.Optional(Nullable(Type.Object({ type: Type.Optional(Type.String()), value: Type.Optional(Type.Unknown()) }))),
-      }),
-      { description: 'Single values, or arrays for multi-select fields; a missing value clears the field' },
-    ),
-  ),
-);
-const TagIds = Type.Optional(Nullable(Type.Array(Id, { description: 'Tag IDs (l_N) that allow organizations (company)' })));
-
-const UpsertBody = Type.Object({
-  domain: Type.Optional(Nullable(Type.String())),
-  destinationSourceId: Type.Optional(Nullable(Id)),
-  groupAttributesId: Type.Optional(Nullable(Id)),
-  prospectorCompanyId: Type.Optional(Nullable(Id)),
-  customFields: CustomFields,
-  tagIdsToAdd: TagIds,
-  tagIdsToRemove: TagIds,
-});
-
-export const SourceUpsertBody = Type.Object({
-  sourceId: Type.Optional(Id),
-  domain: Type.String({ minLength: 1 }),
-  customFields: CustomFields,
-  tagIdsToAdd: TagIds,
-  tagIdsToRemove: TagIds,
-});
-
-const Upserted = Type.Object({
-  status: Type.Literal('success'),
-  organizationId: Type.String({ description: 'o_N' }),
-  created: Type.Boolean(),
-  warnings: Type.Array(Type.String(), { description: 'Unknown body fields that were ignored' }),
-});
+import { CoreUpsertBody, SourceUpsertBody, Upserted } from './organization.schemas.ts';
 
 export function organizationRoutes(app: HearthApp, services: { organizationUpserts: OrganizationUpsertService }) {
   app.post(
@@ -56,7 +18,7 @@ export function organizationRoutes(app: HearthApp, services: { organizationUpser
         description:
           'Updates the organization `groupAttributesId` names, else the one with this domain (its registrable domain), ' +
           'else creates it in `destinationSourceId`. `prospectorCompanyId` fills it from the prospector data.',
-        body: UpsertBody,
+        body: CoreUpsertBody,
         response: { 200: Upserted },
       },
     },
@@ -68,7 +30,7 @@ export function organizationRoutes(app: HearthApp, services: { organizationUpser
         organizationId: coreKey('organization', body.groupAttributesId),
         prospectorCompanyId: coreKey('prospector_company', body.prospectorCompanyId),
       });
-      return { ...result, warnings: unknownFieldWarnings(body, Object.keys(UpsertBody.properties)) };
+      return { ...result, warnings: unknownFieldWarnings(body, Object.keys(CoreUpsertBody.properties)) };
     },
   );
 
@@ -86,11 +48,6 @@ export function organizationRoutes(app: HearthApp, services: { organizationUpser
         response: { 200: Upserted },
       },
     },
-    async (request) => {
-      const body = request.body;
-      const sourceId = sourceIdFromPath(request.params.sourceId, body.sourceId, 'sourceId');
-      const result = await services.organizationUpserts.upsert(contextOf(request), { ...body, sourceId });
-      return { ...result, warnings: unknownFieldWarnings(body, Object.keys(SourceUpsertBody.properties)) };
-    },
+    async (request) => services.organizationUpserts.upsertInSource(contextOf(request), parseCoreId('provider', request.params.sourceId), request.body),
   );
 }

@@ -129,3 +129,43 @@ export const OrganizationParams = Type.Object({ id: Type.String({ description: '
 
 export const OrganizationResponse = v2Item(Organization);
 export const OrganizationsResponse = v2Page(Organization, PageMeta);
+
+// The core organization upserts (decisions.md §2, §10).
+const Id = Type.Union([Type.Integer(), Type.String({ minLength: 1 })]);
+const CustomFields = Type.Optional(
+  Nullable(
+    Type.Array(
+      Type.Object({
+        customFieldId: Id,
+        customFieldValue: Type.Optional(Nullable(Type.Object({ type: Type.Optional(Type.String()), value: Type.Optional(Type.Unknown()) }))),
+      }),
+      { description: 'Single values, or arrays for multi-select fields; a missing value clears the field' },
+    ),
+  ),
+);
+const TagIds = Type.Optional(Nullable(Type.Array(Id, { description: 'Tag IDs (l_N) that allow organizations (company)' })));
+
+export const CoreUpsertBody = Type.Object({
+  domain: Type.Optional(Nullable(Type.String())),
+  destinationSourceId: Type.Optional(Nullable(Id)),
+  groupAttributesId: Type.Optional(Nullable(Id)),
+  prospectorCompanyId: Type.Optional(Nullable(Id)),
+  customFields: CustomFields,
+  tagIdsToAdd: TagIds,
+  tagIdsToRemove: TagIds,
+});
+
+export const SourceUpsertBody = Type.Object({
+  sourceId: Type.Optional(Id),
+  domain: Type.String({ minLength: 1 }),
+  customFields: CustomFields,
+  tagIdsToAdd: TagIds,
+  tagIdsToRemove: TagIds,
+});
+
+export const Upserted = Type.Object({
+  status: Type.Literal('success'),
+  organizationId: Type.String({ description: 'o_N' }),
+  created: Type.Boolean(),
+  warnings: Type.Array(Type.String(), { description: 'Unknown body fields that were ignored' }),
+});

@@ -1,4 +1,4 @@
-// The face of the segments module: what the rest of the code may use. Everything else here is private.
+// The face of the segments module: what the rest of the code uses of it. Its other files are private.
 export { segmentWriteRoutes } from './segment-write.routes.ts';
 export { createSegmentWriteService } from './segment-write.service.ts';
 export { findSegment, lockSegment, type SegmentRef, segmentsOf } from './segment.repository.ts';

@@ -6,12 +6,10 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
-import { unknownFieldWarnings, sourceIdFromPath } from '../../http/core-bodies.ts';
 import { HearthError } from '../../core/errors.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { IngestionService } from '../ingestion/index.ts';
 import type { OrganizationUpsertService } from '../organizations/index.ts';
-import { SourceUpsertBody } from '../organizations/index.ts';
 import { readImportLine, type ImportLine } from './import-line.ts';
 import * as imports from './source-import.repository.ts';
 import { NO_COUNTS, type BadLine, type FileImport, type ImportCounts } from './source-import.repository.ts';
@@ -214,24 +212,22 @@ async function importFile(
 
 type LineOutcome = { counted: 'users' | 'activities' | 'organizations'; warnings: number } | { reason: string };
 
-/** One line through its core push's service function. What the push refuses (a 4xx) makes a bad line. */
+/** One line through its core push's service function. What the push refuses (an expected error) makes a bad line. */
 async function pushLine(deps: FileImportDeps, writer: Writer, sourceId: number, line: ImportLine): Promise<LineOutcome> {
   if (!line.ok) return { reason: line.reason };
   try {
     switch (line.type) {
       case 'user': {
-        const accepted = await deps.ingestion.pushUser(writer, String(sourceId), line.body);
+        const accepted = await deps.ingestion.pushUser(writer, sourceId, line.body);
         return { counted: 'users', warnings: accepted.warnings.length };
       }
       case 'activity': {
-        const accepted = await deps.ingestion.pushActivity(writer, String(sourceId), line.body);
+        const accepted = await deps.ingestion.pushActivity(writer, sourceId, line.body);
         return { counted: 'activities', warnings: accepted.warnings.length };
       }
       case 'organization': {
-        const body = line.body;
-        const target = sourceIdFromPath(String(sourceId), body.sourceId, 'sourceId');
-        await deps.organizationUpserts.upsert(writer, { ...body, sourceId: target });
-        return { counted: 'organizations', warnings: unknownFieldWarnings(body, ORGANIZATION_FIELDS).length };
+        const upserted = await deps.organizationUpserts.upsertInSource(writer, sourceId, line.body);
+        return { counted: 'organizations', warnings: upserted.warnings.length };
       }
     }
   } catch (error) {
@@ -239,5 +235,3 @@ async function pushLine(deps: FileImportDeps, writer: Writer, sourceId: number, 
     throw error;
   }
 }
-
-const ORGANIZATION_FIELDS = Object.keys(SourceUpsertBody.properties);

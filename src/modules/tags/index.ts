@@ -1,4 +1,4 @@
-// The face of the tags module: what the rest of the code may use. Everything else here is private.
+// The face of the tags module: what the rest of the code uses of it. Its other files are private.
 export { assignTags, resolveTagRefs, unassignTags } from './tag.assignments.ts';
 export { type TagEntityType, tagIdsOf } from './tag.repository.ts';
 export { tagRoutes } from './tag.routes.ts';

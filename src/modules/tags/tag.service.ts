@@ -13,9 +13,6 @@ import * as tags from './tag.repository.ts';
 import { TAG_ENTITY_TYPES, type TagEntityType, type TagRow } from './tag.repository.ts';
 import { lockRow } from '../../core/query-fragments.ts';
 
-// The service API that ingestion and the bulk updates call inside their own transactions.
-export { assignTags, resolveTagRefs, unassignTags, type TagRef } from './tag.assignments.ts';
-
 const MAX_DESCRIPTION = 5000;
 
 function tagName(raw: string): string {

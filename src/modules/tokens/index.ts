@@ -1,4 +1,4 @@
-// The face of the tokens module: what the rest of the code may use. Everything else here is private.
+// The face of the tokens module: what the rest of the code uses of it. Its other files are private.
 export { tokenStatusRoutes } from './token-status.routes.ts';
 export { loadOrCreateSigningSecret } from './token.repository.ts';
 export { tokenRoutes } from './token.routes.ts';

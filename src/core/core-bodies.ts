@@ -1,5 +1,5 @@
-import { HearthError } from '../core/errors.ts';
-import { parseCoreId } from '../core/ids.ts';
+import { HearthError } from './errors.ts';
+import { parseCoreId } from './ids.ts';
 
 /** The core pushes are lenient (decisions.md §10): unknown body fields are ignored and named in `warnings`. */
 export function unknownFieldWarnings(body: object, known: Iterable<string>, path = ''): string[] {
@@ -10,15 +10,14 @@ export function unknownFieldWarnings(body: object, known: Iterable<string>, path
 }
 
 /**
- * The source a core route names in its path. The body may repeat it (decisions.md §2); if it does, the two
- * must agree.
+ * A core body may repeat the source its route names (decisions.md §2); if it does, the two must agree.
+ * `sourceId` is the route's, already parsed.
  */
-export function sourceIdFromPath(pathValue: string, bodyValue: unknown, bodyField: string): number {
-  const sourceId = parseCoreId('provider', pathValue);
-  if (bodyValue !== undefined && bodyValue !== null && parseCoreId('provider', bodyValue as string | number) !== sourceId) {
+export function checkRepeatedSource(sourceId: number, bodyValue: unknown, bodyField: string): void {
+  if (bodyValue === undefined || bodyValue === null) return;
+  if (parseCoreId('provider', bodyValue as string | number) !== sourceId) {
     throw new HearthError('invalid', 'invalid_parameters', `${bodyField} ${String(bodyValue)} in the body does not match source ${sourceId} of the path`, {
       coreReason: 'invalid-request-body',
     });
   }
-  return sourceId;
 }
