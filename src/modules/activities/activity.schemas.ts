@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { SENTIMENTS } from '../../filters/field-registry.ts';
+import { SENTIMENTS } from './activity.filters.ts';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { parseDateBound } from '../../filters/date-values.ts';
-import { SENTIMENTS } from '../../filters/field-registry.ts';
+import { SENTIMENTS } from './activity.filters.ts';
 import type { DB } from '../../db/schema.ts';
 import { parseCols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';

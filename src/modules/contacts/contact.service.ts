@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-import { ACTIVITY_WINDOWS } from '../../filters/field-registry.ts';
+import { ACTIVITY_WINDOWS } from './contact.filters.ts';
 import { parseCols, type Cols } from '../../http/cols.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { describeFields, type FilterEntity } from '../../filters/field-registry.ts';
+import { describeFields, type FilterEntity } from './entity-filters.ts';
 
 /**
  * The `lightFilter` query parameter of a list, documented with the list's static filterable fields so the
