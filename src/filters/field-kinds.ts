@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { ID_PREFIXES, parseKey, type IdEntity } from '../core/ids.ts';
 import { subtractDuration, utcDate, type DateBound, type Duration } from './date-values.ts';
-import type { BooleanOp, ClauseKind, DateRangeOp, NumberOp, StringListOp, StringOp } from './light-filter.schema.ts';
+import type { BooleanOp, ClauseKind, DateRangeOp, NumberOp, OpOf, StringListOp, StringOp } from './light-filter.schema.ts';
 
 /**
  * The kinds of filterable field (a text column, a number, a time, a set of values, ...), how each reads
@@ -56,7 +56,7 @@ export interface FilterField {
 
 // Readers of values -------------------------------------------------------------------------------
 
-export const anyText: ItemReader = (value) => ({ value });
+const anyText: ItemReader = (value) => ({ value });
 
 export function prefixedId(entity: IdEntity, what: string): ItemReader {
   const prefix = ID_PREFIXES[entity];
@@ -130,7 +130,7 @@ function and(parts: RawBuilder<SqlBool>[]): RawBuilder<SqlBool> {
   return parts.length ? sql<SqlBool>`(${sql.join(parts, sql` and `)})` : sql<SqlBool>`true`;
 }
 
-export function unexpected(field: string, leaf: CheckedLeaf): never {
+function unexpected(field: string, leaf: CheckedLeaf): never {
   throw new Error(`field ${field} cannot compile ${leaf.kind} ${leaf.op}`);
 }
 
@@ -139,6 +139,8 @@ export function unexpected(field: string, leaf: CheckedLeaf): never {
 export const TEXT_OPS = { stringFilter: ['eq', 'like', 'startsWith'], stringListFilter: ['any', 'none'] } as const;
 const ID_OPS = { stringFilter: ['eq'], stringListFilter: ['any', 'none'] } as const;
 export const NUMBER_OPS = { numberFilter: ['eq', 'gt', 'gte', 'lt', 'lte'] } as const;
+export const TIME_OPS = { dateRangeFilter: ['in'] } as const;
+export const BOOLEAN_OPS = { booleanFilter: ['eq'] } as const;
 export const SET_OPS = { stringListFilter: ['any', 'all', 'none'] } as const;
 
 /** A text column with a trigram index: the list's base table, its alias, and the column. */
@@ -194,31 +196,34 @@ export function scalarField(
   return self;
 }
 
-export function numberField(field: string, expr: (ctx: FilterContext) => Sql): FilterField {
+/**
+ * A field of a single clause kind whose values need no reading (numbers, times, booleans): `compile` is
+ * given only leaves of that kind.
+ */
+export function singleKindField<K extends 'numberFilter' | 'dateRangeFilter' | 'booleanFilter'>(
+  field: string,
+  kind: K,
+  ops: { readonly [P in K]: readonly OpOf<P>[] },
+  compile: (leaf: Extract<CheckedLeaf, { kind: K }>, ctx: FilterContext) => RawBuilder<SqlBool>,
+): FilterField {
   return {
     field,
-    ops: NUMBER_OPS,
+    ops,
     item: anyText,
-    compile: (leaf, ctx) => (leaf.kind === 'numberFilter' ? numberCompare(expr(ctx), leaf.op, leaf.value) : unexpected(field, leaf)),
+    compile: (leaf, ctx) => (leaf.kind === kind ? compile(leaf as Extract<CheckedLeaf, { kind: K }>, ctx) : unexpected(field, leaf)),
   };
+}
+
+export function numberField(field: string, expr: (ctx: FilterContext) => Sql): FilterField {
+  return singleKindField(field, 'numberFilter', NUMBER_OPS, (leaf, ctx) => numberCompare(expr(ctx), leaf.op, leaf.value));
 }
 
 export function timeField(field: string, expr: Sql): FilterField {
-  return {
-    field,
-    ops: { dateRangeFilter: ['in'] },
-    item: anyText,
-    compile: (leaf, ctx) => (leaf.kind === 'dateRangeFilter' ? timeRange(expr, leaf.range, ctx) : unexpected(field, leaf)),
-  };
+  return singleKindField(field, 'dateRangeFilter', TIME_OPS, (leaf, ctx) => timeRange(expr, leaf.range, ctx));
 }
 
 export function booleanField(field: string, expr: Sql): FilterField {
-  return {
-    field,
-    ops: { booleanFilter: ['eq'] },
-    item: anyText,
-    compile: (leaf) => (leaf.kind === 'booleanFilter' ? sql<SqlBool>`${expr} = ${leaf.value}::boolean` : unexpected(field, leaf)),
-  };
+  return singleKindField(field, 'booleanFilter', BOOLEAN_OPS, (leaf) => sql<SqlBool>`${expr} = ${leaf.value}::boolean`);
 }
 
 /**

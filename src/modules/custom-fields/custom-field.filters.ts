@@ -1,15 +1,16 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { parseKey } from '../../core/ids.ts';
 import {
-  anyText,
+  BOOLEAN_OPS,
   col,
   NUMBER_OPS,
   numberCompare,
   SET_OPS,
   setField,
+  singleKindField,
   TEXT_OPS,
   textDateRange,
-  unexpected,
+  TIME_OPS,
   type FilterContext,
   type FilterField,
 } from '../../filters/field-kinds.ts';
@@ -38,9 +39,9 @@ export function customFieldOps(valueType: string): FilterField['ops'] | null {
     case 'number':
       return NUMBER_OPS;
     case 'date':
-      return { dateRangeFilter: ['in'] };
+      return TIME_OPS;
     case 'boolean':
-      return { booleanFilter: ['eq'] };
+      return BOOLEAN_OPS;
     default:
       return null;
   }
@@ -76,33 +77,15 @@ function customField(entityType: CustomFieldEntity, alias: string, id: number, d
   switch (definition.valueType) {
     case 'int':
     case 'number':
-      return {
-        field,
-        ops,
-        item: anyText,
-        compile: (leaf, ctx) =>
-          leaf.kind === 'numberFilter'
-            ? stored(ctx, numberCompare(sql`(case when jsonb_typeof(${value}) = 'number' then (${value} #>> '{}')::numeric end)`, leaf.op, leaf.value))
-            : unexpected(field, leaf),
-      };
+      return singleKindField(field, 'numberFilter', NUMBER_OPS, (leaf, ctx) =>
+        stored(ctx, numberCompare(sql`(case when jsonb_typeof(${value}) = 'number' then (${value} #>> '{}')::numeric end)`, leaf.op, leaf.value)),
+      );
     case 'date':
-      return {
-        field,
-        ops,
-        item: anyText,
-        compile: (leaf, ctx) =>
-          leaf.kind === 'dateRangeFilter'
-            ? stored(ctx, sql<SqlBool>`jsonb_typeof(${value}) = 'string' and ${textDateRange(sql`(${value} #>> '{}')`, leaf.range, ctx)}`)
-            : unexpected(field, leaf),
-      };
+      return singleKindField(field, 'dateRangeFilter', TIME_OPS, (leaf, ctx) =>
+        stored(ctx, sql<SqlBool>`jsonb_typeof(${value}) = 'string' and ${textDateRange(sql`(${value} #>> '{}')`, leaf.range, ctx)}`),
+      );
     case 'boolean':
-      return {
-        field,
-        ops,
-        item: anyText,
-        compile: (leaf, ctx) =>
-          leaf.kind === 'booleanFilter' ? stored(ctx, sql<SqlBool>`${value} = to_jsonb(${leaf.value}::boolean)`) : unexpected(field, leaf),
-      };
+      return singleKindField(field, 'booleanFilter', BOOLEAN_OPS, (leaf, ctx) => stored(ctx, sql<SqlBool>`${value} = to_jsonb(${leaf.value}::boolean)`));
     default:
       // Text: one value, or several (multi-select enums); each is a member.
       return setField(

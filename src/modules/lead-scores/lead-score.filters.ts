@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { parseKey } from '../../core/ids.ts';
-import { anyText, col, NUMBER_OPS, numberCompare, unexpected, type FilterField } from '../../filters/field-kinds.ts';
+import { col, NUMBER_OPS, numberCompare, singleKindField, type FilterField } from '../../filters/field-kinds.ts';
 import type { FieldFamily } from '../../filters/field-registry.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
 
@@ -29,17 +29,13 @@ export function leadScoreFamily(entityType: LeadScoreEntity, alias: string): Fie
 }
 
 function leadScoreField(entityType: LeadScoreEntity, alias: string, id: number, column: 'score' | 'percentile'): FilterField {
-  const field = column === 'score' ? `ls_${id}` : `ls_${id}.percentile`;
-  return {
-    field,
-    ops: NUMBER_OPS,
-    item: anyText,
-    // A record without a score of this definition matches no comparison.
-    compile: (leaf, ctx) =>
-      leaf.kind === 'numberFilter'
-        ? sql<SqlBool>`exists (select 1 from lead_scores f_ls where f_ls.community_id = ${ctx.communityId} and f_ls.score_id = ${id}::bigint
+  // A record without a score of this definition matches no comparison.
+  return singleKindField(
+    column === 'score' ? `ls_${id}` : `ls_${id}.percentile`,
+    'numberFilter',
+    NUMBER_OPS,
+    (leaf, ctx) => sql<SqlBool>`exists (select 1 from lead_scores f_ls where f_ls.community_id = ${ctx.communityId} and f_ls.score_id = ${id}::bigint
             and f_ls.entity_type = ${entityType}::text and f_ls.entity_id = ${col(alias, 'id')}
-            and ${numberCompare(sql.ref(`f_ls.${column}`), leaf.op, leaf.value)})`
-        : unexpected(field, leaf),
-  };
+            and ${numberCompare(sql.ref(`f_ls.${column}`), leaf.op, leaf.value)})`,
+  );
 }
