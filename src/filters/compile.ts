@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import type { FilterContext } from './field-registry.ts';
-import { validateLightFilter, type CheckedNode, type FilterOptions } from './validate.ts';
+import type { FilterContext } from './field-kinds.ts';
+import { validateExpression, type CheckedNode, type FilterOptions } from './validate.ts';
 
 export interface CompileOptions extends FilterOptions {
   communityId: number;
@@ -9,9 +9,8 @@ export interface CompileOptions extends FilterOptions {
 }
 
 /**
- * Compiles a lightFilter expression to one boolean SQL fragment about a row of the entity's base table,
- * which the list query must name by its alias (ENTITY_TABLES: contacts `c`, organizations `o`, activities
- * `a`, objects `ob`, website visits `w`):
+ * Compiles a lightFilter expression to one boolean SQL fragment about a row of the list's base table,
+ * which the list query must name by the alias its fields refer to (the list's `alias`, field-registry.ts):
  *
  *   select c.id from contacts c where c.community_id = $1 and (<fragment>)
  *
@@ -19,8 +18,8 @@ export interface CompileOptions extends FilterOptions {
  * parameter; every subquery names the community. A bad expression throws HearthError 400 `invalid_filter`
  * naming the JSON path of the fault (validate.ts); nothing else is thrown for any input.
  */
-export function compileLightFilter(raw: unknown, options: CompileOptions): RawBuilder<SqlBool> {
-  const checked = validateLightFilter(raw, options);
+export function compileExpression(raw: unknown, options: CompileOptions): RawBuilder<SqlBool> {
+  const checked = validateExpression(raw, options);
   return compileNode(checked, { communityId: options.communityId, now: options.now, trigramIndexes: options.trigramIndexes });
 }
 

@@ -1,16 +1,6 @@
 import { HearthError } from '../core/errors.ts';
 import { parseDateBound, parseDuration } from './date-values.ts';
-import {
-  likeUsesTrigrams,
-  MIN_TRIGRAM_LIKE,
-  quote,
-  resolveField,
-  type CheckedLeaf,
-  type DynamicFields,
-  type FilterEntity,
-  type FilterField,
-  type FilterItem,
-} from './field-registry.ts';
+import { likeUsesTrigrams, MIN_TRIGRAM_LIKE, quote, type CheckedLeaf, type FilterField, type FilterItem } from './field-kinds.ts';
 import {
   CLAUSE_OPS,
   GROUP_TYPES,
@@ -23,7 +13,7 @@ import {
 
 /**
  * Reads and checks a lightFilter expression, without a database: the JSON, its structure, its depth and
- * size, each field for the entity, each clause kind and operator for its field, and each value. The first
+ * size, each field for the list, each clause kind and operator for its field, and each value. The first
  * fault is a 400 `invalid_filter` whose message names its JSON path (`clauses[1].clauses[0].params.op`).
  */
 
@@ -41,8 +31,11 @@ export interface CheckedClause {
 
 export type CheckedNode = CheckedGroup | CheckedClause;
 
-export interface FilterOptions extends DynamicFields {
-  entity: FilterEntity;
+export interface FilterOptions {
+  /** What the list holds, for messages: `"x" is not a filterable field of contacts`. */
+  listName: string;
+  /** The list's field of that name, the community's own included; null when there is none. */
+  resolveField(name: string): FilterField | null;
   /** Whether the engine has the trigram indexes (pg_trgm): without them every `like` reads each row's text. */
   trigramIndexes?: boolean;
 }
@@ -53,20 +46,12 @@ export interface FilterOptions extends DynamicFields {
  */
 export const MAX_UNINDEXED_LIKES = 10;
 
-export const ENTITY_NAMES: Record<FilterEntity, string> = {
-  contact: 'contacts',
-  organization: 'organizations',
-  activity: 'activities',
-  object: 'objects',
-  website_visit: 'website visits',
-};
-
 export function invalidFilter(path: string, problem: string, invalidIds?: string[]): HearthError {
   return new HearthError('invalid', 'invalid_filter', path ? `lightFilter ${path}: ${problem}` : `lightFilter: ${problem}`, invalidIds ? { invalidIds } : {});
 }
 
 /** `raw` is the URL-decoded text of the parameter, or JSON already parsed. */
-export function validateLightFilter(raw: unknown, options: FilterOptions): CheckedGroup {
+export function validateExpression(raw: unknown, options: FilterOptions): CheckedGroup {
   let expression = raw;
   if (typeof raw === 'string') {
     try {
@@ -117,8 +102,8 @@ class Walker {
     unknownKeys(node, path, ['type', 'field', 'params'], 'a clause has only type, field and params');
     const name = node.field;
     if (typeof name !== 'string') throw invalidFilter(at(path, 'field'), name === undefined ? 'is required' : `must be a string, not ${show(name)}`);
-    const field = resolveField(this.options.entity, name, this.options);
-    if (!field) throw invalidFilter(at(path, 'field'), `${quote(name)} is not a filterable field of ${ENTITY_NAMES[this.options.entity]}`);
+    const field = this.options.resolveField(name);
+    if (!field) throw invalidFilter(at(path, 'field'), `${quote(name)} is not a filterable field of ${this.options.listName}`);
     const fieldOps = field.ops[kind];
     if (!fieldOps) {
       const kinds = Object.keys(field.ops).join(', ');

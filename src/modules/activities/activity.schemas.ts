@@ -1,9 +1,10 @@
 import Type, { type Static, type TSchema } from 'typebox';
-import { SENTIMENTS } from '../../filters/field-registry.ts';
+import { SENTIMENTS } from './activity.filters.ts';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
-import { lightFilterParam } from '../filter-fields/index.ts';
+import { lightFilterParam } from '../../filters/light-filter.param.ts';
+import { ACTIVITY_FILTERS } from './activity.filters.ts';
 import { component } from '../../http/components.ts';
 
 /** The opt-in columns of an activity (decisions.md §7), in the order they are returned: `url` last. */
@@ -71,7 +72,7 @@ export const ActivitiesQuery = Type.Object(
     organizationId: Type.Optional(Type.String({ description: "o_N: the activities of the organization's contacts." })),
     startDate: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound on `activityTime`.' })),
     endDate: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive upper bound on `activityTime`.' })),
-    lightFilter: lightFilterParam('activity'),
+    lightFilter: lightFilterParam(ACTIVITY_FILTERS, 'activity'),
   },
   { additionalProperties: false },
 );

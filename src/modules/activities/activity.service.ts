@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { parseDateBound } from '../../filters/date-values.ts';
-import { SENTIMENTS } from '../../filters/field-registry.ts';
+import { SENTIMENTS } from './activity.filters.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { GetQuery, SortedListQuery } from '../../core/list-query.ts';
-import type { FilterService } from '../filter-fields/index.ts';
+import type { LightFilters } from '../../filters/light-filter.param.ts';
 import { resolveContactId } from '../identity/index.ts';
 import { findOrganization } from '../organizations/index.ts';
 import * as reads from './activity-read.repository.ts';
@@ -52,7 +52,7 @@ function dateBound(name: 'startDate' | 'endDate', value: string | undefined): st
   return bound.timestamp;
 }
 
-export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService; publicUrl: string }) {
+export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: LightFilters; publicUrl: string }) {
   const { db } = deps;
 
   /** The page's rows with the columns `names` asks for; each opt-in column costs at most one query per page. */

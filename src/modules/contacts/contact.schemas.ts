@@ -3,7 +3,8 @@ import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { FullActivity } from '../activities/index.ts';
-import { lightFilterParam } from '../filter-fields/index.ts';
+import { lightFilterParam } from '../../filters/light-filter.param.ts';
+import { CONTACT_FILTERS } from './contact.filters.ts';
 import { CustomFieldValues } from '../custom-fields/index.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/index.ts';
 import { component } from '../../http/components.ts';
@@ -113,7 +114,7 @@ export const ContactsQuery = Type.Object(
     cols: Type.Optional(Type.String({ description: colsDescription(CONTACT_LIST_COLS) })),
     organizationId: Type.Optional(Type.String({ description: 'Only contacts of this organization (o_N).' })),
     segmentId: Type.Optional(Type.String({ description: 'Only members of this contact segment (s_N).' })),
-    lightFilter: lightFilterParam('contact', { customFields: true, leadScores: true }),
+    lightFilter: lightFilterParam(CONTACT_FILTERS, 'contact', { customFields: true, leadScores: true }),
   },
   { additionalProperties: false },
 );

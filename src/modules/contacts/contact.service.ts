@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { ListOrder } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
-import { ACTIVITY_WINDOWS } from '../../filters/field-registry.ts';
+import { ACTIVITY_WINDOWS } from './contact.filters.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
@@ -10,7 +10,7 @@ import { pageWithCursor } from '../../core/paging.ts';
 import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/list-query.ts';
 import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/index.ts';
 import type { ActivityService } from '../activities/index.ts';
-import type { FilterService } from '../filter-fields/index.ts';
+import type { LightFilters } from '../../filters/light-filter.param.ts';
 import { resolveContactId } from '../identity/index.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/index.ts';
 import { definitionIds, leadScoreSort, scoresOf, type StoredScore } from '../lead-scores/index.ts';
@@ -34,7 +34,7 @@ export function createContactService(deps: {
   db: Kysely<DB>;
   clock: Clock;
   cursors: CursorCodec;
-  filters: FilterService;
+  filters: LightFilters;
   activities: Pick<ActivityService, 'byIds'>;
   publicUrl: string;
 }) {

@@ -1,6 +1,7 @@
 // The face of the contacts module: what the rest of the code uses of it. Its other files are private.
 export { contactLookupRoutes } from './contact-lookup.routes.ts';
 export { createContactLookupService } from './contact-lookup.service.ts';
+export { CONTACT_FILTERS } from './contact.filters.ts';
 export { type ContactFields, findContactState, insertContact, refreshActivityStats, updateContact } from './contact.repository.ts';
 export { contactRoutes } from './contact.routes.ts';
 export { createContactService } from './contact.service.ts';

@@ -1,9 +1,9 @@
 import Type from 'typebox';
 import { CLAUSE_KINDS } from '../../filters/light-filter.schema.ts';
-import { FILTER_ENTITIES } from '../../filters/field-registry.ts';
 import { v2Definitions } from '../../http/schemas.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { FilterService } from './filter.service.ts';
+import { FILTER_ENTITIES } from './entity-filters.ts';
 
 const FilterField = Type.Object({
   field: Type.String({ description: 'The name a clause gives as `field`; `cf_<id>` a custom field, `ls_<id>` a lead score.' }),

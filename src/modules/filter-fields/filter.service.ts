@@ -1,26 +1,20 @@
-import type { Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import { compileLightFilter } from '../../filters/compile.ts';
-import { describeFields, FILTER_ENTITIES, type DynamicFields, type FilterEntity } from '../../filters/field-registry.ts';
 import { invalidParameters } from '../../core/errors.ts';
 import { filterableFields } from '../custom-fields/index.ts';
 import { definitionIds } from '../lead-scores/index.ts';
+import {
+  compileLightFilter,
+  CUSTOM_FIELD_ENTITIES,
+  describeFields,
+  FILTER_ENTITIES,
+  LEAD_SCORE_ENTITIES,
+  type DynamicFields,
+  type FilterEntity,
+} from './entity-filters.ts';
 import { hasTrigramIndex } from './filter.repository.ts';
-
-export interface CompiledFilter {
-  /** A boolean SQL fragment about the list's base table row (ENTITY_TABLES aliases). */
-  where: RawBuilder<SqlBool>;
-  /** The expression as parsed, for the cursor binding. */
-  expression: unknown;
-}
-
-const CUSTOM_FIELD_ENTITIES: Partial<Record<FilterEntity, 'contact' | 'organization' | 'object'>> = {
-  contact: 'contact',
-  organization: 'organization',
-  object: 'object',
-};
-const LEAD_SCORE_ENTITIES: Partial<Record<FilterEntity, 'contact' | 'organization'>> = { contact: 'contact', organization: 'organization' };
+import type { CompiledFilter } from '../../filters/light-filter.param.ts';
 
 /** lightFilter for every list: the community's custom fields and lead scores, compiled with the service clock. */
 export function createFilterService(deps: { db: Kysely<DB>; clock: Clock }) {

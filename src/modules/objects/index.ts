@@ -6,5 +6,6 @@ export { createObjectTypeService } from './object-type.service.ts';
 export { createObjectUpsertService, type ObjectRecordInput, ObjectUpsertRejected, type ObjectUpsertService } from './object-upsert.service.ts';
 export { objectWriteRoutes } from './object-write.routes.ts';
 export { createObjectWriteService } from './object-write.service.ts';
+export { OBJECT_FILTERS } from './object.filters.ts';
 export { objectRoutes } from './object.routes.ts';
 export { createObjectService } from './object.service.ts';

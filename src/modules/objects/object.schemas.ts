@@ -3,7 +3,8 @@ import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, v2Definitions, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/index.ts';
-import { lightFilterParam } from '../filter-fields/index.ts';
+import { lightFilterParam } from '../../filters/light-filter.param.ts';
+import { OBJECT_FILTERS } from './object.filters.ts';
 import { OBJECT_SORTS } from './object.repository.ts';
 import { component } from '../../http/components.ts';
 
@@ -42,7 +43,7 @@ export const ObjectsQuery = Type.Object(
     sort: Type.Optional(Type.String({ description: `${sortDescription(OBJECT_SORT)} \`name\` is case-insensitive, ties by ID.` })),
     direction: Direction,
     cols: Type.Optional(Type.String({ description: colsDescription(OBJECT_LIST_COLS) })),
-    lightFilter: lightFilterParam('object', { customFields: true }),
+    lightFilter: lightFilterParam(OBJECT_FILTERS, 'object', { customFields: true }),
   },
   { additionalProperties: false },
 );

@@ -6,7 +6,7 @@ import { formatId } from '../../core/ids.ts';
 import type { Cols, GetQuery, SortedListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import { customFieldValuesOf } from '../custom-fields/index.ts';
-import type { FilterService } from '../filter-fields/index.ts';
+import type { LightFilters } from '../../filters/light-filter.param.ts';
 import { findSegment } from '../segments/index.ts';
 import { objectTypeExists } from './object-type.repository.ts';
 import * as objects from './object.repository.ts';
@@ -19,7 +19,7 @@ export interface ObjectListQuery extends SortedListQuery {
   lightFilter?: string;
 }
 
-export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService }) {
+export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: LightFilters }) {
   const { db } = deps;
 
   /** The objects as v2 shows them; their custom fields are loaded for the whole page in one query. */

@@ -3,6 +3,7 @@ export { isPersonalMailDomain, registrableDomain } from './domains.ts';
 export { organizationReadRoutes } from './organization-read.routes.ts';
 export { createOrganizationReadService } from './organization-read.service.ts';
 export { createOrganizationUpsertService, type OrganizationUpsertService } from './organization-upsert.service.ts';
+export { ORGANIZATION_FILTERS } from './organization.filters.ts';
 export { findOnlyOrganizationNamed, findOrganization, findOrganizationByDomain, insertOrganization, refreshMemberCounts } from './organization.repository.ts';
 export { organizationRoutes } from './organization.routes.ts';
 export { SourceUpsertBody } from './organization.schemas.ts';

@@ -8,7 +8,7 @@ import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/list-query.ts';
 import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/index.ts';
-import type { FilterService } from '../filter-fields/index.ts';
+import type { LightFilters } from '../../filters/light-filter.param.ts';
 import { findDefinition, leadScoreSort, scoresOf } from '../lead-scores/index.ts';
 import { tagIdsOf } from '../tags/index.ts';
 import * as organizations from './organization-read.repository.ts';
@@ -21,7 +21,7 @@ export interface OrganizationsQuery extends SortedListQuery {
   lightFilter?: string;
 }
 
-export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService; clock: Clock; publicUrl: string }) {
+export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: LightFilters; clock: Clock; publicUrl: string }) {
   const { db } = deps;
 
   /** The sort's order; a lead score or custom field that is not one of the community's for organizations is a 400. */

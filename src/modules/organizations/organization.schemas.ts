@@ -3,7 +3,8 @@ import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Direction, Limit, Nullable, PageMeta, Place, v2Item, v2Page } from '../../http/schemas.ts';
 import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/index.ts';
-import { lightFilterParam } from '../filter-fields/index.ts';
+import { lightFilterParam } from '../../filters/light-filter.param.ts';
+import { ORGANIZATION_FILTERS } from './organization.filters.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/index.ts';
 import { component } from '../../http/components.ts';
 
@@ -115,7 +116,7 @@ export const OrganizationsQuery = Type.Object(
     cols: Type.Optional(Type.String({ description: colsDescription(LIST_COLS) })),
     name: Type.Optional(Type.String({ description: 'Exact (case-sensitive) name.' })),
     primaryDomain: Type.Optional(Type.String({ description: 'Exact primary domain, compared lowercased (`Acme.com` finds `acme.com`).' })),
-    lightFilter: lightFilterParam('organization', { customFields: true, leadScores: true }),
+    lightFilter: lightFilterParam(ORGANIZATION_FILTERS, 'organization', { customFields: true, leadScores: true }),
   },
   { additionalProperties: false },
 );

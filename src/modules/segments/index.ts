@@ -1,6 +1,7 @@
 // The face of the segments module: what the rest of the code uses of it. Its other files are private.
 export { segmentWriteRoutes } from './segment-write.routes.ts';
 export { createSegmentWriteService } from './segment-write.service.ts';
+export { segmentsField } from './segment.filters.ts';
 export { findSegment, lockSegment, type SegmentRef, segmentsOf } from './segment.repository.ts';
 export { segmentRoutes } from './segment.routes.ts';
 export { createSegmentService } from './segment.service.ts';

@@ -1,3 +1,4 @@
 // The face of the website-visits module: what the rest of the code uses of it. Its other files are private.
+export { WEBSITE_VISIT_FILTERS } from './website-visit.filters.ts';
 export { websiteVisitRoutes } from './website-visit.routes.ts';
 export { createWebsiteVisitService } from './website-visit.service.ts';

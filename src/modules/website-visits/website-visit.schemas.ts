@@ -1,7 +1,8 @@
 import Type from 'typebox';
 import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Page } from '../../http/schemas.ts';
-import { lightFilterParam } from '../filter-fields/index.ts';
+import { lightFilterParam } from '../../filters/light-filter.param.ts';
+import { WEBSITE_VISIT_FILTERS } from './website-visit.filters.ts';
 import { component } from '../../http/components.ts';
 
 /** Opt-in columns of website visits (decisions.md §7). */
@@ -23,7 +24,7 @@ export const WebsiteVisitsQuery = Type.Object(
     cols: Type.Optional(Type.String({ description: colsDescription(WEBSITE_VISIT_LIST_COLS) })),
     contactId: Type.Optional(Type.String({ description: "c_N: only this contact's visits (a merged contact's ID stands for its survivor)." })),
     organizationId: Type.Optional(Type.String({ description: "o_N: only this organization's visits." })),
-    lightFilter: lightFilterParam('website_visit'),
+    lightFilter: lightFilterParam(WEBSITE_VISIT_FILTERS, 'website_visit'),
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,7 @@ import { notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import type { FilterService } from '../filter-fields/index.ts';
+import type { LightFilters } from '../../filters/light-filter.param.ts';
 import { resolveContactId } from '../identity/index.ts';
 import { findOrganization } from '../organizations/index.ts';
 import * as visits from './website-visit.repository.ts';
@@ -16,7 +16,7 @@ export interface WebsiteVisitListQuery extends ListQuery {
   lightFilter?: string;
 }
 
-export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: FilterService }) {
+export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: LightFilters }) {
   const { db } = deps;
 
   /** A merged contact's ID stands for its survivor, whose visits the merge moved. */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../../src/db/schema.ts';
-import { compileLightFilter } from '../../../src/filters/compile.ts';
-import { ENTITY_TABLES, type CustomFieldFilterDefinition, type DynamicFields, type FilterEntity } from '../../../src/filters/field-registry.ts';
+import type { CustomFieldFilterDefinition } from '../../../src/modules/custom-fields/custom-field.filters.ts';
+import { compileLightFilter, ENTITY_TABLES, type DynamicFields, type FilterEntity } from '../../../src/modules/filter-fields/entity-filters.ts';
 
 /**
  * The rows that the lightFilter database tests run against, on either engine. Community A (the one

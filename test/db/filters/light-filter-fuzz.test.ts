@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
-import { FILTER_ENTITIES, type FilterEntity } from '../../../src/filters/field-registry.ts';
+import { FILTER_ENTITIES, type FilterEntity } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { HearthError } from '../../../src/core/errors.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import { anyFilterText, mutatedExpression, validExpression } from '../../unit/filters/arbitraries.ts';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
-import { compileLightFilter } from '../../../src/filters/compile.ts';
+import { compileLightFilter } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import type { Json } from '../../unit/filters/arbitraries.ts';
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
 import { parseDuration, subtractDuration } from '../../../src/filters/date-values.ts';
-import type { DynamicFields } from '../../../src/filters/field-registry.ts';
+import type { DynamicFields } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { HearthError } from '../../../src/core/errors.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import type { Json } from '../../unit/filters/arbitraries.ts';

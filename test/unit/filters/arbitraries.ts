@@ -1,13 +1,8 @@
 import fc from 'fast-check';
-import {
-  describeFields,
-  resolveField,
-  type CustomFieldFilterDefinition,
-  type DynamicFields,
-  type FilterEntity,
-} from '../../../src/filters/field-registry.ts';
 import { CLAUSE_OPS, MAX_CLAUSES, type ClauseKind } from '../../../src/filters/light-filter.schema.ts';
 import { MAX_UNINDEXED_LIKES } from '../../../src/filters/validate.ts';
+import type { CustomFieldFilterDefinition } from '../../../src/modules/custom-fields/custom-field.filters.ts';
+import { describeFields, resolveField, type DynamicFields, type FilterEntity } from '../../../src/modules/filter-fields/entity-filters.ts';
 
 /**
  * fast-check arbitraries for lightFilter expressions: valid ones (built from the field registry, so they

@@ -1,9 +1,16 @@
 import fc from 'fast-check';
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type RawBuilder, type SqlBool } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { compileLightFilter, type CompileOptions } from '../../../src/filters/compile.ts';
-import { describeFields, ENTITY_TABLES, FILTER_ENTITIES, type DynamicFields, type FilterEntity } from '../../../src/filters/field-registry.ts';
 import { HearthError } from '../../../src/core/errors.ts';
+import {
+  compileLightFilter,
+  describeFields,
+  ENTITY_TABLES,
+  FILTER_ENTITIES,
+  type CompileOptions,
+  type DynamicFields,
+  type FilterEntity,
+} from '../../../src/modules/filter-fields/entity-filters.ts';
 import { anyFilterText, customFieldMap, validExpression, validLeaf, type Json } from './arbitraries.ts';
 
 // A Kysely that only compiles: no database.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { customFieldOps, describeFields, FILTER_ENTITIES, resolveField, type FieldDescription } from '../../../src/filters/field-registry.ts';
+import type { FieldDescription } from '../../../src/filters/field-registry.ts';
+import { customFieldOps } from '../../../src/modules/custom-fields/custom-field.filters.ts';
+import { describeFields, FILTER_ENTITIES, resolveField } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { CLAUSE_OPS } from '../../../src/filters/light-filter.schema.ts';
 import { customFieldMap } from './arbitraries.ts';
 

@@ -2,9 +2,9 @@ import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
-import type { DynamicFields, FilterEntity } from '../../../src/filters/field-registry.ts';
 import { LightFilterExpression, MAX_CLAUSES, MAX_DEPTH } from '../../../src/filters/light-filter.schema.ts';
-import { validateLightFilter, type CheckedClause, type CheckedGroup, type CheckedNode } from '../../../src/filters/validate.ts';
+import type { CheckedClause, CheckedGroup, CheckedNode } from '../../../src/filters/validate.ts';
+import { validateLightFilter, type DynamicFields, type FilterEntity } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { HearthError } from '../../../src/core/errors.ts';
 import { anyFilterText, customFieldMap, mutatedExpression, validExpression, type Json } from './arbitraries.ts';
 
