@@ -1,6 +1,6 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { erasedExternalId, type Identity } from './identity-values.ts';
+import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from './identity-values.ts';
 import type { Executor } from '../../core/executor.ts';
 
 /** The contacts holding any of these identities (type and match key), one row per identity found. */
@@ -88,14 +88,33 @@ export async function lockContacts(trx: Transaction<DB>, communityId: number, co
   return rows.rows;
 }
 
-/** Tables whose rows point at a contact, with the column that does: a merge moves them to the survivor. */
-const CONTACT_REFERENCES: [table: string, column: string][] = [
-  ['contact_identities', 'contact_id'],
-  ['source_profiles', 'contact_id'],
-  ['activities', 'contact_id'],
-  ['website_visits', 'contact_id'],
-  ['app_users', 'contact_id'],
-];
+/**
+ * Every table whose rows point at a contact, by how a merge moves them to the survivor. Nothing else may
+ * name a contact: test/db/contact-references.test.ts checks the schema against this list, so a new table
+ * that points at contacts is moved by merges (and considered by erasure) or the test says so.
+ */
+export const CONTACT_REFERENCES = {
+  /** A column naming the contact: every row moves to the survivor. */
+  moved: [
+    ['contact_identities', 'contact_id'],
+    ['source_profiles', 'contact_id'],
+    ['activities', 'contact_id'],
+    ['website_visits', 'contact_id'],
+    ['app_users', 'contact_id'],
+  ],
+  /** About an entity (`entity_type`, `entity_id`): the merged contact's row moves unless the survivor has its own of that key. */
+  keyed: [
+    ['tag_assignments', 'tag_id'],
+    ['custom_field_values', 'custom_field_id'],
+    ['lead_scores', 'score_id'],
+  ],
+  /** Members of a contact segment (`entity_id`), kept once per segment. */
+  memberships: 'segment_memberships',
+  /** Objects linked through a contact association (`target_id`), kept once per object and association. */
+  associations: 'object_associations',
+  /** Earlier merges into the merged contact (`survivor_id`) now resolve to the survivor. */
+  merges: 'contact_merges',
+} as const;
 
 /**
  * Merges `mergedId` into `survivorId`: everything that pointed at the merged contact moves to the survivor
@@ -108,7 +127,7 @@ export async function mergeContacts(
   merge: { communityId: number; survivorId: number; mergedId: number; reason: string; identity: Identity | null; sourceId: number; now: Date },
 ) {
   const { communityId: c, survivorId: s, mergedId: m } = merge;
-  for (const [table, column] of CONTACT_REFERENCES) {
+  for (const [table, column] of CONTACT_REFERENCES.moved) {
     await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${s} where community_id = ${c} and ${sql.ref(column)} = ${m}`.execute(trx);
   }
   await sql`
@@ -121,14 +140,14 @@ export async function mergeContacts(
     delete from segment_memberships sm using segments g
     where sm.community_id = ${c} and sm.entity_id = ${m}
       and g.community_id = sm.community_id and g.id = sm.segment_id and g.entity_type = 'contact'`.execute(trx);
-  for (const table of ['tag_assignments', 'custom_field_values', 'lead_scores']) {
+  for (const [table, key] of CONTACT_REFERENCES.keyed) {
     await sql`
       update ${sql.table(table)} t set entity_id = ${s}
       where t.community_id = ${c} and t.entity_type = 'contact' and t.entity_id = ${m}
         and not exists (
           select 1 from ${sql.table(table)} o
           where o.community_id = t.community_id and o.entity_type = 'contact' and o.entity_id = ${s}
-            and ${sql.raw(table === 'tag_assignments' ? 'o.tag_id = t.tag_id' : table === 'custom_field_values' ? 'o.custom_field_id = t.custom_field_id' : 'o.score_id = t.score_id')}
+            and ${sql.ref(`o.${key}`)} = ${sql.ref(`t.${key}`)}
         )`.execute(trx);
     await sql`delete from ${sql.table(table)} where community_id = ${c} and entity_type = 'contact' and entity_id = ${m}`.execute(trx);
   }
@@ -189,4 +208,70 @@ export async function resolveContactId(db: Executor, communityId: number, contac
     select survivor_id from contact_merges where community_id = ${communityId} and merged_id = ${contactId}
     limit 1`.execute(db);
   return row.rows[0]?.id ?? null;
+}
+
+/** The contacts holding the identity, or showing the address as their primary email. */
+export async function findContactsOf(db: Kysely<DB>, communityId: number, identity: Identity): Promise<number[]> {
+  const byIdentity = db
+    .selectFrom('contact_identities')
+    .select('contact_id as id')
+    .where('community_id', '=', communityId)
+    .where('type', '=', identity.type)
+    .where('value', '=', identity.value);
+  const addresses = identity.type === 'email' ? [identity.value, identity.display.toLowerCase()] : [];
+  const rows =
+    addresses.length === 0
+      ? await byIdentity.execute()
+      : await byIdentity
+          .union(
+            db
+              .selectFrom('contacts')
+              .select('id')
+              .where('community_id', '=', communityId)
+              .where(sql<string>`lower(btrim(primary_email))`, 'in', addresses),
+          )
+          .execute();
+  return [...new Set(rows.map((row) => row.id))].sort((a, b) => a - b);
+}
+
+export async function identitiesOf(trx: Transaction<DB>, communityId: number, contactId: number) {
+  return trx
+    .selectFrom('contact_identities')
+    .select(['type', 'value', 'display_value as display'])
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', contactId)
+    .$narrowType<{ type: IdentityType }>()
+    .execute();
+}
+
+export async function deleteIdentities(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
+  const result = await trx.deleteFrom('contact_identities').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Clears the fields each source last pushed about the contact, and replaces every external ID with its
+ * hash: a sender's own user ID (`u-4711`) identifies the person as much as an address does. The row stays,
+ * so a later push with the same ID still finds the anonymized contact (`findProfileOwner`) and stores
+ * nothing. Returns how many profiles were erased.
+ */
+export async function eraseSourceProfiles(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
+  const profiles = await trx
+    .updateTable('source_profiles')
+    .set({ fields: '{}', updated_at: now })
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', contactId)
+    .returning(['source_id as sourceId', 'external_id as externalId'])
+    .execute();
+  for (const profile of profiles) {
+    if (isErasedExternalId(profile.externalId)) continue;
+    await trx
+      .updateTable('source_profiles')
+      .set({ external_id: erasedExternalId(profile.externalId) })
+      .where('community_id', '=', communityId)
+      .where('source_id', '=', profile.sourceId)
+      .where('external_id', '=', profile.externalId)
+      .execute();
+  }
+  return profiles.length;
 }

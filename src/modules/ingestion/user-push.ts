@@ -1,10 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { RetryTransaction } from '../../db/transaction.ts';
 import * as contacts from '../contacts/index.ts';
 import { checkCustomFieldWrites } from '../custom-fields/index.ts';
-import * as identities from '../identity/index.ts';
-
+import { recordPerson, resolvePerson, type PushOrigin } from '../identity/index.ts';
 import { interpretLocation } from '../locations/index.ts';
 import * as locations from '../locations/index.ts';
 import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
@@ -12,11 +10,7 @@ import * as organizations from '../organizations/index.ts';
 import { assignTags, resolveTagRefs } from '../tags/index.ts';
 import type { ApiUser, PushedPerson } from './pushed-person.ts';
 
-export interface PushTarget {
-  communityId: number;
-  sourceId: number;
-  now: Date;
-}
+export type PushTarget = PushOrigin;
 
 export interface ResolvedContact {
   contactId: number;
@@ -25,44 +19,20 @@ export interface ResolvedContact {
 }
 
 /**
- * Finds the person's contact, in the order of decisions.md §10: the same sender ID in the same source,
- * then any strong identity. When the push names identities of several contacts, they merge into the
- * oldest. A contact that vanished under us (merged by a concurrent push) makes the whole push start over.
- * Null when the sender's ID leads to a contact anonymized on request: nothing of it may be stored again.
+ * The person's contact: found (and merged) by the identity module, or made. Null when the sender's ID
+ * leads to a contact anonymized on request: nothing of it may be stored again.
  */
 export async function resolveContact(trx: Transaction<DB>, target: PushTarget, person: PushedPerson): Promise<ResolvedContact | null> {
-  const { communityId, sourceId, now } = target;
-  const profile = await identities.findProfileOwner(trx, communityId, sourceId, person.externalId);
-  if (profile?.anonymized) return null;
-  const profileOwner = profile?.contactId ?? null;
-  const owners = await identities.findIdentityOwners(trx, communityId, person.identities);
-  const candidates = [...new Set([...(profileOwner === null ? [] : [profileOwner]), ...owners.map((owner) => owner.contactId)])];
-
-  if (candidates.length === 0) {
-    const contactId = await contacts.insertContact(trx, communityId, { name: person.names.name }, now);
-    return { contactId, created: true, merged: [] };
-  }
-
-  const locked = await identities.lockContacts(trx, communityId, candidates);
-  if (locked.length !== candidates.length) throw new RetryTransaction();
-  const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
-  // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
-  const placesBefore = others.length ? await locations.placesOf(trx, communityId, candidates) : [];
-  for (const other of others) {
-    const link = owners.find((owner) => owner.contactId === other.id);
-    const identity = link ? person.identities.find((known) => known.type === link.type && known.value === link.value) ?? null : null;
-    const reason = identity
-      ? `a push from source ${sourceId} named ${identity.type} "${identity.display}", held by this contact, together with identities of the surviving contact`
-      : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, together with identities of the surviving contact`;
-    await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
-  }
-  if (others.length) await locations.moveMembers(trx, communityId, placesBefore, await locations.placesOf(trx, communityId, [survivor!.id]));
-  return { contactId: survivor!.id, created: false, merged: others.map((other) => other.id) };
+  const resolution = await resolvePerson(trx, target, person);
+  if (resolution.kind === 'erased') return null;
+  if (resolution.kind === 'known') return { contactId: resolution.contactId, created: false, merged: resolution.merged };
+  const contactId = await contacts.insertContact(trx, target.communityId, { name: person.names.name }, target.now);
+  return { contactId, created: true, merged: [] };
 }
 
 /** Writes what the push says onto the contact: fields, organization, location, identities, profile. */
 export async function applyPerson(trx: Transaction<DB>, target: PushTarget, contact: ResolvedContact, person: PushedPerson) {
-  const { communityId, sourceId, now } = target;
+  const { communityId, now } = target;
   const current = await contacts.findContactState(trx, communityId, contact.contactId);
   const fields: contacts.ContactFields = {};
   if (person.names.explicit) {
@@ -100,15 +70,7 @@ export async function applyPerson(trx: Transaction<DB>, target: PushTarget, cont
   const [placeBefore] = place ? await locations.placesOf(trx, communityId, [contact.contactId]) : [];
   await contacts.updateContact(trx, communityId, contact.contactId, fields, now);
   if (place && placeBefore) await locations.moveMembers(trx, communityId, [placeBefore], [place]);
-  await identities.insertIdentities(trx, communityId, contact.contactId, sourceId, person.identities);
-  await identities.upsertSourceProfile(trx, {
-    communityId,
-    sourceId,
-    externalId: person.externalId,
-    contactId: contact.contactId,
-    fields: person.profile,
-    now,
-  });
+  await recordPerson(trx, target, contact.contactId, person);
   if (contact.merged.length) await contacts.refreshActivityStats(trx, communityId, [contact.contactId]);
   // contactsCount of the organizations the contact left and joined.
   const previous = current?.organizationId ?? null;

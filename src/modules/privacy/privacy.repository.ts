@@ -1,6 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from '../identity/index.ts';
 import { moveMembers, placesOf } from '../locations/index.ts';
 import { refreshMemberCounts } from '../organizations/index.ts';
 import { unlinkContactActivities } from '../topics/index.ts';
@@ -90,45 +89,6 @@ export async function updateRemovalRequest(
     .execute();
 }
 
-/** The contacts holding the identity, or showing the address as their primary email. */
-export async function findContactsOf(db: Kysely<DB>, communityId: number, identity: Identity): Promise<number[]> {
-  const byIdentity = db
-    .selectFrom('contact_identities')
-    .select('contact_id as id')
-    .where('community_id', '=', communityId)
-    .where('type', '=', identity.type)
-    .where('value', '=', identity.value);
-  const addresses = identity.type === 'email' ? [identity.value, identity.display.toLowerCase()] : [];
-  const rows =
-    addresses.length === 0
-      ? await byIdentity.execute()
-      : await byIdentity
-          .union(
-            db
-              .selectFrom('contacts')
-              .select('id')
-              .where('community_id', '=', communityId)
-              .where(sql<string>`lower(btrim(primary_email))`, 'in', addresses),
-          )
-          .execute();
-  return [...new Set(rows.map((row) => row.id))].sort((a, b) => a - b);
-}
-
-export async function identitiesOf(trx: Transaction<DB>, communityId: number, contactId: number) {
-  return trx
-    .selectFrom('contact_identities')
-    .select(['type', 'value', 'display_value as display'])
-    .where('community_id', '=', communityId)
-    .where('contact_id', '=', contactId)
-    .$narrowType<{ type: IdentityType }>()
-    .execute();
-}
-
-export async function deleteIdentities(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
-  const result = await trx.deleteFrom('contact_identities').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
 export const ANONYMIZED_NAME = 'Anonymized contact';
 
 /** Empties every personal field of the contact; its ID, counts and activity times stay. */
@@ -174,33 +134,6 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
     .where('id', '=', contactId)
     .execute();
   if (organizationId !== null) await refreshMemberCounts(trx, communityId, [organizationId]);
-}
-
-/**
- * Clears the fields each source last pushed about the contact, and replaces every external ID with its
- * hash: a sender's own user ID (`u-4711`) identifies the person as much as an address does. The row stays,
- * so a later push with the same ID still finds the anonymized contact (`findProfileOwner`) and stores
- * nothing. Returns how many profiles were erased.
- */
-export async function eraseSourceProfiles(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
-  const profiles = await trx
-    .updateTable('source_profiles')
-    .set({ fields: '{}', updated_at: now })
-    .where('community_id', '=', communityId)
-    .where('contact_id', '=', contactId)
-    .returning(['source_id as sourceId', 'external_id as externalId'])
-    .execute();
-  for (const profile of profiles) {
-    if (isErasedExternalId(profile.externalId)) continue;
-    await trx
-      .updateTable('source_profiles')
-      .set({ external_id: erasedExternalId(profile.externalId) })
-      .where('community_id', '=', communityId)
-      .where('source_id', '=', profile.sourceId)
-      .where('external_id', '=', profile.externalId)
-      .execute();
-  }
-  return profiles.length;
 }
 
 export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {

@@ -6,7 +6,7 @@ import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/index.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
-import { identityHash, normalizeEmail, type Identity } from '../identity/index.ts';
+import { deleteIdentities, eraseSourceProfiles, findContactsOf, identitiesOf, identityHash, normalizeEmail, type Identity } from '../identity/index.ts';
 import * as privacy from './privacy.repository.ts';
 import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';
 import { suppress } from './suppression.repository.ts';
@@ -37,12 +37,12 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       // A concurrent push about the contact waits for its erasure.
       if (!(await lockRow(trx, 'contacts', communityId, contactId))) return totals;
       const now = clock.now();
-      const identities = await privacy.identitiesOf(trx, communityId, contactId);
+      const identities = await identitiesOf(trx, communityId, contactId);
       await suppress(trx, communityId, [email, ...identities], request.id, now);
       const next: ErasedCounts = {
         contacts: totals.contacts + 1,
-        identities: totals.identities + (await privacy.deleteIdentities(trx, communityId, contactId)),
-        sourceProfiles: totals.sourceProfiles + (await privacy.eraseSourceProfiles(trx, communityId, contactId, now)),
+        identities: totals.identities + (await deleteIdentities(trx, communityId, contactId)),
+        sourceProfiles: totals.sourceProfiles + (await eraseSourceProfiles(trx, communityId, contactId, now)),
         customFieldValues: totals.customFieldValues + (await privacy.deleteCustomFieldValues(trx, communityId, contactId)),
         activities: totals.activities + (await privacy.eraseActivityContent(trx, communityId, contactId, now)),
         websiteVisits: totals.websiteVisits + (await privacy.eraseTraces(trx, communityId, contactId)),
@@ -71,7 +71,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       // A retried job continues from the counts its earlier attempts saved.
       let totals: ErasedCounts = { ...NO_ERASURE, ...request.erased };
       for (let pass = 1; pass <= MAX_PASSES; pass++) {
-        const contacts = await privacy.findContactsOf(db, job.communityId, normalized.identity);
+        const contacts = await findContactsOf(db, job.communityId, normalized.identity);
         if (contacts.length === 0) break;
         for (const contactId of contacts) {
           totals = await eraseContact(jobWriter(job), request, contactId, normalized.identity, totals);

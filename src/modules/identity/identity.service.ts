@@ -1,0 +1,74 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { RetryTransaction } from '../../db/transaction.ts';
+import { moveMembers, placesOf } from '../locations/index.ts';
+import type { Identity } from './identity-values.ts';
+import * as identities from './identity.repository.ts';
+
+/** Where what a push says of a person comes from. */
+export interface PushOrigin {
+  communityId: number;
+  sourceId: number;
+  now: Date;
+}
+
+/** Who a push says a person is: the sender's ID in its source, and the strong identities it names. */
+export interface PersonIdentity {
+  externalId: string;
+  identities: Identity[];
+}
+
+export type Resolution =
+  /** The sender's ID leads to a contact anonymized on request: nothing of the push may be stored. */
+  | { kind: 'erased' }
+  /** Nobody known: the caller makes the contact. */
+  | { kind: 'unknown' }
+  /** The person's contact, after merging into it (oldest first) every other contact the push showed to be them. */
+  | { kind: 'known'; contactId: number; merged: number[] };
+
+/**
+ * Finds the person's contact, in the order of decisions.md §10: the same sender ID in the same source,
+ * then any strong identity. When the push names identities of several contacts, they merge into the
+ * oldest, each merge recorded with the identity that showed it. A contact that vanished under us (merged
+ * by a concurrent push) makes the whole transaction start over.
+ */
+export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, person: PersonIdentity): Promise<Resolution> {
+  const { communityId, sourceId, now } = origin;
+  const profile = await identities.findProfileOwner(trx, communityId, sourceId, person.externalId);
+  if (profile?.anonymized) return { kind: 'erased' };
+  const profileOwner = profile?.contactId ?? null;
+  const owners = await identities.findIdentityOwners(trx, communityId, person.identities);
+  const candidates = [...new Set([...(profileOwner === null ? [] : [profileOwner]), ...owners.map((owner) => owner.contactId)])];
+  if (candidates.length === 0) return { kind: 'unknown' };
+
+  const locked = await identities.lockContacts(trx, communityId, candidates);
+  if (locked.length !== candidates.length) throw new RetryTransaction();
+  const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+  // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
+  const placesBefore = others.length ? await placesOf(trx, communityId, candidates) : [];
+  for (const other of others) {
+    const link = owners.find((owner) => owner.contactId === other.id);
+    const identity = link ? (person.identities.find((known) => known.type === link.type && known.value === link.value) ?? null) : null;
+    const reason = identity
+      ? `a push from source ${sourceId} named ${identity.type} "${identity.display}", held by this contact, together with identities of the surviving contact`
+      : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, together with identities of the surviving contact`;
+    await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
+  }
+  if (others.length) await moveMembers(trx, communityId, placesBefore, await placesOf(trx, communityId, [survivor!.id]));
+  return { kind: 'known', contactId: survivor!.id, merged: others.map((other) => other.id) };
+}
+
+/**
+ * Records what the push said of who the person is on their contact: the identities it does not hold yet,
+ * and the source's profile (the sender's ID, with the fields the source last pushed).
+ */
+export async function recordPerson(
+  trx: Transaction<DB>,
+  origin: PushOrigin,
+  contactId: number,
+  person: PersonIdentity & { profile: Record<string, unknown> },
+): Promise<void> {
+  const { communityId, sourceId, now } = origin;
+  await identities.insertIdentities(trx, communityId, contactId, sourceId, person.identities);
+  await identities.upsertSourceProfile(trx, { communityId, sourceId, externalId: person.externalId, contactId, fields: person.profile, now });
+}
