@@ -21,6 +21,8 @@ export interface TestApp {
   /** A new token for the community (default: the bootstrapped one), with the given scopes. */
   issueToken(scopes?: string[], communityId?: number): Promise<string>;
   get(url: string, token?: string | null): Promise<LightMyRequestResponse>;
+  /** A request with a JSON body (as given, never coerced), with the default token unless another or none is given. */
+  send(method: 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: string, payload: unknown, token?: string | null): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,14 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       },
       get(url, token = setup.token) {
         return app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+      },
+      send(method, url, payload, token = setup.token) {
+        return app.inject({
+          method,
+          url,
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          payload: JSON.stringify(payload),
+        });
       },
       async close() {
         await app.close();

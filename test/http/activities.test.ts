@@ -5,6 +5,7 @@ import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { walkPages } from '../helpers/paging.ts';
 
 interface Activity {
   id: string;
@@ -65,19 +66,8 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
   const list = (params: Params = {}, token: string | null = t.token) => t.get(url('/api/v2/activities', params), token);
   const getOne = (id: string, params: Params = {}, token: string | null = t.token) => t.get(url(`/api/v2/activities/${id}`, params), token);
 
-  async function walk(params: Params, limit: number, token = t.token): Promise<Activity[]> {
-    const seen: Activity[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 1000; page++) {
-      const response = await list({ ...params, limit, cursor }, token);
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as Page;
-      seen.push(...body.data);
-      cursor = body.meta.nextCursor;
-      if (cursor === null) return seen;
-      expect(body.data.length).toBe(limit);
-    }
-    throw new Error('walk did not end');
+  function walk(params: Params, limit: number, token = t.token): Promise<Activity[]> {
+    return walkPages((cursor) => list({ ...params, limit, cursor }, token), limit);
   }
 
   async function expectError(response: Awaited<ReturnType<TestApp['get']>>, status: number, code: string, mentions?: string) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
 
 // WALK_CONTACTS makes a quick local run smaller; CI walks the 5,000 of the acceptance.
 const CONTACTS = Number(process.env.WALK_CONTACTS ?? 5_000);
@@ -45,20 +46,8 @@ export function walkSuite(engine: Engine) {
     beforeAll(async () => {
       t = await createTestApp(engine, { clock });
       const db = t.services.db;
-      field = (
-        await db
-          .insertInto('custom_fields')
-          .values({ community_id: t.communityId, name: 'Stars', entity_types: ['contact'], value_type: 'int' })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
-      score = (
-        await db
-          .insertInto('lead_score_definitions')
-          .values({ community_id: t.communityId, name: 'Fit', entity_type: 'contact' })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
+      field = await seedCustomField(t, { name: 'Stars', entity_types: ['contact'], value_type: 'int' });
+      score = await seedLeadScore(t, { name: 'Fit', entity_type: 'contact' });
       sorts = ['id', 'name', 'latest_activity', `ls_${score}`, `cf_${field}`];
 
       const ids: number[] = [];

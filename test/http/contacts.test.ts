@@ -3,6 +3,8 @@ import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
+import { pushUser } from '../helpers/ingest.ts';
 
 type Contact = Record<string, unknown> & { id: string; name: string };
 type Page = { success: true; data: Contact[]; meta: { nextCursor: string | null; recordCount?: number } };
@@ -24,16 +26,7 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
   let orgSegment: number;
   let other: { communityId: number; token: string; contactId: string };
 
-  async function push(body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${sourceId}/user`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: body,
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    return (response.json() as { contactId: string }).contactId;
-  }
+  const push = (body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) => pushUser(t, body, { sourceId, token });
 
   async function activity(user: string, id: string, timestamp: string) {
     const response = await t.app.inject({
@@ -54,13 +47,7 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
     await t.services.db.deleteFrom('contacts').where('community_id', '=', t.communityId).execute();
     const db = t.services.db;
     const field = async (name: string, valueType: string, extra: Record<string, unknown> = {}) =>
-      (
-        await db
-          .insertInto('custom_fields')
-          .values({ community_id: t.communityId, name, entity_types: ['contact'], value_type: valueType, ...extra })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
+      await seedCustomField(t, { name, entity_types: ['contact'], value_type: valueType, ...extra });
     plan = await field('Plan', 'enum', { enum_values: ['free', 'pro', 'enterprise'] });
     seats = await field('Seats', 'int');
 
@@ -106,13 +93,7 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
     await activity('bob', 'b-3d', ago(3));
     await activity('carol', 'c-300d', ago(300));
 
-    score = (
-      await db
-        .insertInto('lead_score_definitions')
-        .values({ community_id: t.communityId, name: 'Fit', entity_type: 'contact' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+    score = await seedLeadScore(t, { name: 'Fit', entity_type: 'contact' });
     await db
       .insertInto('lead_scores')
       .values([
@@ -411,13 +392,7 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
   });
 
   it('stores and sorts custom field text longer than an index entry may be, by its first 200 characters', async () => {
-    const notes = (
-      await t.services.db
-        .insertInto('custom_fields')
-        .values({ community_id: t.communityId, name: 'Notes', entity_types: ['contact'], value_type: 'string' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const notes = await seedCustomField(t, { name: 'Notes', entity_types: ['contact'], value_type: 'string' });
     const long = (letter: string) => letter + '𐀀'.repeat(3_000);
     const first = await push({ id: 'long-b', fullName: 'Long B', customFields: [{ id: notes, value: { type: 'string', value: long('b') } }] });
     const second = await push({ id: 'long-a', fullName: 'Long A', customFields: [{ id: notes, value: { type: 'string', value: long('a') } }] });

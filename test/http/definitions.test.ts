@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';
+import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
 
 /**
  * Definition lists: GET /api/v2/custom-fields[/{id}], /lead-scores[/{id}] and /object-types (decisions.md §2,
@@ -23,11 +24,11 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
   }
 
   async function customField(communityId: number, values: { name: string; entity_types: string[]; value_type: string } & Record<string, unknown>) {
-    return (await db().insertInto('custom_fields').values({ community_id: communityId, ...values }).returning('id').executeTakeFirstOrThrow()).id;
+    return seedCustomField(t, values, communityId);
   }
 
   async function leadScore(communityId: number, values: { name: string; entity_type: string } & Record<string, unknown>) {
-    return (await db().insertInto('lead_score_definitions').values({ community_id: communityId, ...values }).returning('id').executeTakeFirstOrThrow()).id;
+    return seedLeadScore(t, values, communityId);
   }
 
   beforeAll(async () => {

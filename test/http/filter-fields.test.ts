@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';
+import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
 
 interface Field {
   field: string;
@@ -19,20 +20,8 @@ describe.each(ENGINES)('filter fields (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine);
     const db = t.services.db;
-    fieldId = (
-      await db
-        .insertInto('custom_fields')
-        .values({ community_id: t.communityId, name: 'Plan', entity_types: ['contact'], value_type: 'enum', enum_values: ['free', 'pro'] })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
-    scoreId = (
-      await db
-        .insertInto('lead_score_definitions')
-        .values({ community_id: t.communityId, name: 'Fit', entity_type: 'contact' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+    fieldId = await seedCustomField(t, { name: 'Plan', entity_types: ['contact'], value_type: 'enum', enum_values: ['free', 'pro'] });
+    scoreId = await seedLeadScore(t, { name: 'Fit', entity_type: 'contact' });
     otherCommunity = (await t.services.communities.create('Other', cliActor())).communityId;
     await db
       .insertInto('custom_fields')

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliWriter } from '../../src/core/writer.ts';
+import { push as pushCore } from '../helpers/ingest.ts';
 
 describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
   let t: TestApp;
@@ -15,14 +16,7 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
   });
   afterAll(() => t.close());
 
-  async function push(body: Record<string, unknown>, sourceId = t.sourceId) {
-    return t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${sourceId}/activity`,
-      headers: { authorization: `Bearer ${t.token}` },
-      payload: body,
-    });
-  }
+  const push = (body: Record<string, unknown>, sourceId = t.sourceId) => pushCore(t, 'activity', body, { sourceId });
   async function accepted(body: Record<string, unknown>) {
     const response = await push(body);
     expect(response.statusCode, response.body).toBe(202);

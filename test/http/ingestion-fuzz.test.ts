@@ -9,6 +9,7 @@ import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { seedCustomField } from '../helpers/seed.ts';
 
 /**
  * Property-based fuzzing of the core ingestion family (docs/ingestion.md), on every engine: random and
@@ -614,13 +615,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     fixtures.tagId = await tag('Speaker', ['member']);
     fixtures.activityTagId = await tag('Highlight', ['activity']);
     const make = async (name: string, valueType: string, extra: Record<string, unknown> = {}) =>
-      (
-        await db
-          .insertInto('custom_fields')
-          .values({ community_id: communityId, name, entity_types: ['contact'], value_type: valueType, ...extra })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
+      await seedCustomField(t, { name, entity_types: ['contact'], value_type: valueType, ...extra }, communityId);
     fixtures.fields = {
       string: await make('Plan', 'string'),
       url: await make('Homepage', 'url'),
@@ -632,13 +627,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       multi: await make('Languages', 'enum', { enum_values: ['go', 'rust', 'ts'], multivalue: true }),
       restricted: await make('Secret', 'string'),
       deleted: await make('Gone', 'string', { deleted_at: new Date() }),
-      organization: (
-        await db
-          .insertInto('custom_fields')
-          .values({ community_id: communityId, name: 'Industry', entity_types: ['organization'], value_type: 'string' })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id,
+      organization: await seedCustomField(t, { name: 'Industry', entity_types: ['organization'], value_type: 'string' }, communityId),
     };
     await db.insertInto('custom_field_writers').values({ community_id: communityId, custom_field_id: fixtures.fields.restricted, source_id: fixtures.otherSourceId }).execute();
     await t.services.activityTypes.add(cliWriter(communityId), { id: 'fuzz_custom_type', displayName: 'Fuzz custom type' });

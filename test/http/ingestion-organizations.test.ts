@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { seedCustomField } from '../helpers/seed.ts';
 
 describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   let t: TestApp;
@@ -17,13 +18,7 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
       ['Seats', 'int', {}],
     ];
     for (const [name, valueType, extra] of definitions) {
-      fields[name] = (
-        await db
-          .insertInto('custom_fields')
-          .values({ community_id: t.communityId, name, entity_types: ['organization'], value_type: valueType, ...extra })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
+      fields[name] = await seedCustomField(t, { name, entity_types: ['organization'], value_type: valueType, ...extra });
     }
     for (const [name, types] of [
       ['Customer', ['company']],

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { push as pushCore } from '../helpers/ingest.ts';
 
 describe.each(ENGINES)('core user pushes (%s)', (engine) => {
   let t: TestApp;
@@ -16,14 +17,7 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
   });
   afterAll(() => t.close());
 
-  async function push(body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) {
-    return t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${sourceId}/user`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: body,
-    });
-  }
+  const push = (body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) => pushCore(t, 'user', body, { sourceId, token });
   async function accepted(body: Record<string, unknown>, sourceId = t.sourceId) {
     const response = await push(body, sourceId);
     expect(response.statusCode, response.body).toBe(202);

@@ -5,6 +5,8 @@ import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { walkPages } from '../helpers/paging.ts';
+import { pushUser } from '../helpers/ingest.ts';
 
 interface Location {
   id: string;
@@ -37,16 +39,7 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
   });
   afterAll(() => t?.close());
 
-  async function push(body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${sourceId}/user`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: body,
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    return (response.json() as { contactId: string }).contactId;
-  }
+  const push = (body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) => pushUser(t, body, { sourceId, token });
 
   async function list(params: Record<string, string | number | null>, token = t.token) {
     const search = new URLSearchParams();
@@ -55,20 +48,8 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
   }
 
   /** Every location of the type, walking pages of `limit`; checks the cursor is null exactly on the last page. */
-  async function walk(locationType: string, limit: number, token = t.token): Promise<Location[]> {
-    const seen: Location[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 1000; page++) {
-      const response = await list({ locationType, limit, cursor }, token);
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as Page;
-      expect(Object.keys(body.meta)).toEqual(['nextCursor']);
-      seen.push(...body.data);
-      cursor = body.meta.nextCursor;
-      if (cursor === null) return seen;
-      expect(body.data.length).toBe(limit);
-    }
-    throw new Error('walk did not end');
+  function walk(locationType: string, limit: number, token = t.token): Promise<Location[]> {
+    return walkPages((cursor) => list({ locationType, limit, cursor }, token), limit, (body) => expect(Object.keys(body.meta)).toEqual(['nextCursor']));
   }
 
   /** The member counts as stored, by "type|name". */

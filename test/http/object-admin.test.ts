@@ -5,6 +5,7 @@ import { lockContacts, mergeContacts } from '../../src/modules/identity/identity
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { pushUser } from '../helpers/ingest.ts';
 
 interface ObjectType {
   id: string;
@@ -69,16 +70,6 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       .orderBy('t.assoc_type')
       .orderBy('a.target_id')
       .execute();
-  }
-  async function pushUser(body: Record<string, unknown>, sourceId = t.sourceId, token = t.token): Promise<string> {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${sourceId}/user`,
-      headers: { authorization: `Bearer ${token}` },
-      payload: body,
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    return (response.json() as { contactId: string }).contactId;
   }
   async function objectField(name: string, valueType: string, options: { objectTypeId?: string | null; entityTypes?: string[]; deleted?: boolean; enumValues?: string[] } = {}) {
     const row = await db()
@@ -226,7 +217,7 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
           { objectAssocType: 'keeper', targetEntity: 'contact' },
         ],
       });
-      const contactId = await pushUser({ id: unique('holder'), fullName: 'Holder' });
+      const contactId = await pushUser(t, { id: unique('holder'), fullName: 'Holder' });
       const { ids } = await upsert({
         objectTypeId: type.id,
         records: [
@@ -368,8 +359,8 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
     });
 
     it('links contacts, organizations and objects; given associations replace, absent ones stay', async () => {
-      const ada = await pushUser({ id: unique('ada'), fullName: 'Ada', email: `ada${counter}@example.com` });
-      const bob = await pushUser({ id: unique('bob'), fullName: 'Bob' });
+      const ada = await pushUser(t, { id: unique('ada'), fullName: 'Ada', email: `ada${counter}@example.com` });
+      const bob = await pushUser(t, { id: unique('bob'), fullName: 'Bob' });
       const org = await db().insertInto('organizations').values({ community_id: t.communityId, name: 'Acme', primary_domain: `acme${counter}.example` }).returning('id').executeTakeFirstOrThrow();
       const { ids: companies } = await upsert({ objectTypeId: company.id, records: [{ recordKey: 'acme', name: 'Acme Inc.' }] });
       const { ids } = await upsert({
@@ -410,9 +401,9 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
 
     it("stores a merged contact's ID as its survivor", async () => {
       const n = ++counter;
-      const older = await pushUser({ id: `m-a-${n}`, email: `merge${n}@example.com` });
-      const younger = await pushUser({ id: `m-b-${n}`, github: { type: 'handle', value: `merger${n}` } });
-      const merged = await pushUser({ id: `m-c-${n}`, email: `merge${n}@example.com`, github: { type: 'handle', value: `merger${n}` } });
+      const older = await pushUser(t, { id: `m-a-${n}`, email: `merge${n}@example.com` });
+      const younger = await pushUser(t, { id: `m-b-${n}`, github: { type: 'handle', value: `merger${n}` } });
+      const merged = await pushUser(t, { id: `m-c-${n}`, email: `merge${n}@example.com`, github: { type: 'handle', value: `merger${n}` } });
       expect(merged).toBe(older);
       const { ids } = await upsert({
         objectTypeId: deal.id,
@@ -423,22 +414,22 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
 
     it('lets two contacts linked to one object merge: the object keeps one link, to the survivor', async () => {
       const n = ++counter;
-      const older = await pushUser({ id: `l-a-${n}`, email: `linked${n}@example.com` });
-      const younger = await pushUser({ id: `l-b-${n}`, github: { type: 'handle', value: `linked${n}` } });
+      const older = await pushUser(t, { id: `l-a-${n}`, email: `linked${n}@example.com` });
+      const younger = await pushUser(t, { id: `l-b-${n}`, github: { type: 'handle', value: `linked${n}` } });
       const { ids } = await upsert({
         objectTypeId: deal.id,
         records: [{ recordKey: `both-${n}`, name: 'Both owners', associations: [{ objectAssocType: 'owner', targetId: older }, { objectAssocType: 'owner', targetId: younger }] }],
       });
       expect(await linksOf(ids[0]!)).toHaveLength(2);
-      expect(await pushUser({ id: `l-c-${n}`, email: `linked${n}@example.com`, github: { type: 'handle', value: `linked${n}` } })).toBe(older);
+      expect(await pushUser(t, { id: `l-c-${n}`, email: `linked${n}@example.com`, github: { type: 'handle', value: `linked${n}` } })).toBe(older);
       expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
     });
 
     // Two connections at once: PostgreSQL only (the embedded database is one session).
     it.skipIf(engine !== 'postgres')('links to the survivor when the target contact is merged while the upsert waits for it', async () => {
       const n = ++counter;
-      const older = await pushUser({ id: `w-a-${n}`, fullName: 'Older' });
-      const younger = await pushUser({ id: `w-b-${n}`, fullName: 'Younger' });
+      const older = await pushUser(t, { id: `w-a-${n}`, fullName: 'Older' });
+      const younger = await pushUser(t, { id: `w-b-${n}`, fullName: 'Younger' });
       let pending: Promise<Upserted> | undefined;
       await db()
         .transaction()
@@ -459,7 +450,7 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
     });
 
     it('names every fault of every record in one 400 and writes nothing', async () => {
-      const theirContact = await pushUser({ id: unique('theirs'), fullName: 'Theirs' }, other.sourceId, other.admin);
+      const theirContact = await pushUser(t, { id: unique('theirs'), fullName: 'Theirs' }, { sourceId: other.sourceId, token: other.admin });
       const { ids: companies } = await upsert({ objectTypeId: company.id, records: [{ recordKey: 'fault-company', name: 'Company' }] });
       const { ids: deals } = await upsert({ objectTypeId: deal.id, records: [{ recordKey: 'fault-deal', name: 'Existing', customFields: [{ customFieldId: field.stage, customFieldValue: { value: 'kept' } }] }] });
       const before = await objectCount();
@@ -580,7 +571,7 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       expect(ours.map((object) => object.id)).not.toContain(their.ids[0]);
       expect(ours.find((object) => object.recordKey === 'd-1')?.name).toBe('Alpha deal');
       expect((await listObjects(theirs.id, other.admin)).map((object) => object.id)).toEqual(their.ids);
-      const ourContact = await pushUser({ id: unique('ours'), fullName: 'Ours' });
+      const ourContact = await pushUser(t, { id: unique('ours'), fullName: 'Ours' });
       const crossing = await post(
         '/api/v2/admin/objects',
         { objectTypeId: theirs.id, records: [{ recordKey: 'x', name: 'x', associations: [{ objectAssocType: 'owner', targetId: ourContact }] }] },

@@ -29,14 +29,7 @@ describe.each(ENGINES)('custom object writes (%s)', (engine) => {
   const cf = (key: keyof typeof field) => `cf_${field[key]}`;
   const seg = (key: keyof typeof segment) => `s_${segment[key]}`;
 
-  function send(method: 'POST' | 'PATCH', url: string, payload: unknown, token: string | null = t.token) {
-    return t.app.inject({
-      method,
-      url,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      payload: JSON.stringify(payload),
-    });
-  }
+  const send = (method: 'POST' | 'PATCH', url: string, payload: unknown, token: string | null = t.token) => t.send(method, url, payload, token);
   const patch = (id: string, customFields: unknown, token?: string | null) => send('PATCH', `/api/v2/objects/${id}`, { customFields }, token);
   const addTo = (id: string, segmentId: unknown, token?: string | null) => send('POST', `/api/v2/objects/${id}/segments`, { segmentId }, token);
   const value = (type: string, value: unknown) => ({ type, value });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';
+import { walkPages } from '../helpers/paging.ts';
 
 interface CustomObject {
   id: string;
@@ -60,19 +61,8 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
     return t.get(`/api/v2/objects?${search}`, token);
   }
 
-  async function walk(limit: number, params: Params = {}, token = t.token): Promise<CustomObject[]> {
-    const seen: CustomObject[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 100; page++) {
-      const response = await list({ objectTypeId: cot('deal'), ...params, limit, cursor }, token);
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as Page;
-      seen.push(...body.data);
-      cursor = body.meta.nextCursor;
-      if (cursor === null) return seen;
-      expect(body.data.length).toBe(limit);
-    }
-    throw new Error('walk did not end');
+  function walk(limit: number, params: Params = {}, token = t.token): Promise<CustomObject[]> {
+    return walkPages((cursor) => list({ objectTypeId: cot('deal'), ...params, limit, cursor }, token), limit);
   }
   const namesOf = (objects: CustomObject[]) => objects.map((object) => object.name);
 

@@ -4,6 +4,8 @@ import { ORGANIZATION_COLS } from '../../src/modules/organizations/organization.
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
+import { pushUser } from '../helpers/ingest.ts';
 
 type Organization = Record<string, unknown> & { id: string; name: string; primaryDomain: string };
 type Page = { success: true; data: Organization[]; meta: { nextCursor: string | null; recordCount?: number } };
@@ -42,11 +44,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
   const key = (id: string) => Number(id.replace(/^[a-z]+_/, ''));
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
-  async function pushUser(body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) {
-    const response = await t.app.inject({ method: 'POST', url: `/community/v1/source/${sourceId}/user`, headers: auth(token), payload: body });
-    expect(response.statusCode, response.body).toBe(202);
-    return (response.json() as { contactId: string }).contactId;
-  }
+  const pushContact = (body: Record<string, unknown>, sourceId = t.sourceId, token = t.token) => pushUser(t, body, { sourceId, token });
 
   async function pushActivity(user: string, n: number) {
     const response = await t.app.inject({
@@ -121,13 +119,13 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
 
     // Definitions with no write path.
     const field = async (name: string, valueType: string, entityTypes: string[], extra: { enum_values?: string[]; deleted_at?: Date } = {}) =>
-      (await db.insertInto('custom_fields').values({ community_id: t.communityId, name, entity_types: entityTypes, value_type: valueType, ...extra }).returning('id').executeTakeFirstOrThrow()).id;
+      await seedCustomField(t, { name, entity_types: entityTypes, value_type: valueType, ...extra });
     fields.plan = await field('Plan', 'enum', ['organization'], { enum_values: ['free', 'pro'] });
     fields.seats = await field('Seats', 'int', ['organization']);
     fields.shoe = await field('Shoe size', 'string', ['contact']);
     fields.gone = await field('Gone', 'string', ['organization']);
     const score = async (name: string, entityType: string, enabled = true) =>
-      (await db.insertInto('lead_score_definitions').values({ community_id: t.communityId, name, entity_type: entityType, enabled }).returning('id').executeTakeFirstOrThrow()).id;
+      await seedLeadScore(t, { name, entity_type: entityType, enabled });
     scores.fit = await score('Fit', 'organization');
     scores.old = await score('Old fit', 'organization', false);
     scores.engagement = await score('Engagement', 'contact');
@@ -139,16 +137,16 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
 
     // Organizations made by ingestion: work emails, a companyDomain, a companyName, and the core upserts.
     for (const [user, name] of [['ann', 'Ann'], ['ben', 'Ben'], ['cy', 'Cy'], ['dee', 'Dee'], ['eve', 'Eve'], ['flo', 'Flo']]) {
-      contact[user!] = await pushUser({ id: user, fullName: name, email: `${user}@acme.com` });
+      contact[user!] = await pushContact({ id: user, fullName: name, email: `${user}@acme.com` });
     }
-    contact.gus = await pushUser({ id: 'gus', fullName: 'Gus', email: 'gus@globex.com' });
-    contact.hal = await pushUser({ id: 'hal', fullName: 'Hal', email: 'hal@globex.com' });
-    contact.ian = await pushUser({ id: 'ian', fullName: 'Ian', email: 'ian@gmail.com', companyDomain: 'https://www.initech.com/' });
-    contact.jo = await pushUser({ id: 'jo', fullName: 'Jo', email: 'jo@acme.org', companyName: 'ACME' });
+    contact.gus = await pushContact({ id: 'gus', fullName: 'Gus', email: 'gus@globex.com' });
+    contact.hal = await pushContact({ id: 'hal', fullName: 'Hal', email: 'hal@globex.com' });
+    contact.ian = await pushContact({ id: 'ian', fullName: 'Ian', email: 'ian@gmail.com', companyDomain: 'https://www.initech.com/' });
+    contact.jo = await pushContact({ id: 'jo', fullName: 'Jo', email: 'jo@acme.org', companyName: 'ACME' });
     await upsert({ domain: 'umbrella.com', destinationSourceId: t.sourceId });
     await upsert({ domain: 'hooli.com', destinationSourceId: t.sourceId });
     for (const domain of ['acme.com', 'globex.com', 'initech.com', 'acme.org', 'umbrella.com', 'hooli.com']) org[domain] = await domainId(domain);
-    await pushUser({ id: 'zed', fullName: 'Zed', email: 'zed@acme.com' }, other.sourceId, other.token);
+    await pushContact({ id: 'zed', fullName: 'Zed', email: 'zed@acme.com' }, other.sourceId, other.token);
     foreignOrg = await domainId('acme.com', other.communityId);
 
     // Activities rank Acme's contacts: Ann 3, Cy 2, Dee 2, Ben 1, Flo 1, Eve 0.
@@ -432,13 +430,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
       await expectError(await getOne(org['acme.com']!, `cf_${id}`), 400, 'invalid_parameters', new RegExp(`"cf_${id}"`));
     }
     // A field of another community is no field of this one.
-    const theirs = (
-      await t.services.db
-        .insertInto('custom_fields')
-        .values({ community_id: other.communityId, name: 'Theirs', entity_types: ['organization'], value_type: 'string' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const theirs = await seedCustomField(t, { name: 'Theirs', entity_types: ['organization'], value_type: 'string' }, other.communityId);
     await expectError(await getOne(org['acme.com']!, `cf_${theirs}`), 400, 'invalid_parameters', new RegExp(`"cf_${theirs}"`));
   });
 
@@ -479,13 +471,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
   });
 
   it('a sort that is no lead score or custom field of organizations here is a 400 naming it', async () => {
-    const theirs = (
-      await t.services.db
-        .insertInto('lead_score_definitions')
-        .values({ community_id: other.communityId, name: 'Theirs', entity_type: 'organization' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+    const theirs = await seedLeadScore(t, { name: 'Theirs', entity_type: 'organization' }, other.communityId);
     for (const sort of [`ls_${scores.engagement}`, `ls_${theirs}`, 'ls_999999', `cf_${fields.shoe}`, `cf_${fields.gone}`, 'cf_999999']) {
       await expectError(await list({ sort }), 400, 'invalid_parameters', new RegExp(`"${sort}"`));
     }
@@ -632,7 +618,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
 
   it('follows ingestion: a new member moves contactsCount and the member_count order', async () => {
     clock.advance(DAY);
-    const ian2 = await pushUser({ id: 'ivy', fullName: 'Ivy', email: 'ivy@initech.com' });
+    const ian2 = await pushContact({ id: 'ivy', fullName: 'Ivy', email: 'ivy@initech.com' });
     const data = ((await getOne(org['initech.com']!, 'contactsCount,topContacts')).json() as { data: Organization }).data;
     expect(data.contactsCount).toBe(2);
     expect(data.topContacts).toEqual([

@@ -17,14 +17,7 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
   const db = () => t.services.db;
   const keyOf = (id: string) => Number(id.replace(/^s_/, ''));
 
-  function send(method: 'POST' | 'PATCH', url: string, payload: unknown, token: string | null = t.token) {
-    return t.app.inject({
-      method,
-      url,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      payload: JSON.stringify(payload),
-    });
-  }
+  const send = (method: 'POST' | 'PATCH', url: string, payload: unknown, token: string | null = t.token) => t.send(method, url, payload, token);
   const create = (body: unknown, token?: string | null) => send('POST', '/api/v2/segments', body, token);
   const rename = (id: string, body: unknown, token?: string | null) => send('PATCH', `/api/v2/segments/${id}`, body, token);
 

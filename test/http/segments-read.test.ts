@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';
+import { walkPages } from '../helpers/paging.ts';
+import { accepted } from '../helpers/ingest.ts';
 
 interface Segment {
   id: string;
@@ -32,16 +34,7 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
     return row.id;
   }
 
-  async function pushUser(id: string, email: string, companyDomain?: string) {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${t.sourceId}/user`,
-      headers: { authorization: `Bearer ${t.token}` },
-      payload: { id, email, ...(companyDomain ? { companyDomain } : {}) },
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    return response.json() as { contactId: string };
-  }
+  const pushPerson = (id: string, email: string, companyDomain?: string) => accepted(t, 'user', { id, email, ...(companyDomain ? { companyDomain } : {}) });
 
   async function addBySegmentRoute(segmentId: number, emails: string[]) {
     const response = await t.app.inject({
@@ -59,19 +52,8 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
     return t.get(`/api/v2/segments?${search}`, token);
   }
 
-  async function walk(limit: number, params: Record<string, string | null> = {}, token = t.token): Promise<Segment[]> {
-    const seen: Segment[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 100; page++) {
-      const response = await list({ ...params, limit, cursor }, token);
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as Page;
-      seen.push(...body.data);
-      cursor = body.meta.nextCursor;
-      if (cursor === null) return seen;
-      expect(body.data.length).toBe(limit);
-    }
-    throw new Error('walk did not end');
+  function walk(limit: number, params: Record<string, string | null> = {}, token = t.token): Promise<Segment[]> {
+    return walkPages((cursor) => list({ ...params, limit, cursor }, token), limit);
   }
 
   beforeAll(async () => {
@@ -92,9 +74,9 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
     ids['Champion orgs'] = await seedSegment(t.communityId, 'Champion orgs', 'organization');
     theirs = await seedSegment(communityId, 'Champions elsewhere', 'contact');
 
-    await pushUser('ann', 'ann@acme.io', 'acme.io');
-    await pushUser('bob', 'bob@acme.io', 'acme.io');
-    await pushUser('cy', 'cy@example.org');
+    await pushPerson('ann', 'ann@acme.io', 'acme.io');
+    await pushPerson('bob', 'bob@acme.io', 'acme.io');
+    await pushPerson('cy', 'cy@example.org');
     await addBySegmentRoute(ids.Champions!, ['ann@acme.io', 'bob@acme.io', 'cy@example.org']);
     await addBySegmentRoute(ids['Beta testers']!, ['cy@example.org']);
     const organization = await db()

@@ -5,6 +5,7 @@ import { extractTopics } from '../../src/modules/activities/activity-text.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { walkPages } from '../helpers/paging.ts';
 
 interface Topic {
   id: string;
@@ -62,20 +63,8 @@ describe.each(ENGINES)('topics (%s)', (engine) => {
     return t.get(`/api/v2/topics?${search}`, token);
   }
 
-  async function walk(limit: number, query: string | null = null, token = t.token): Promise<Topic[]> {
-    const seen: Topic[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 1000; page++) {
-      const response = await list({ limit, cursor, query }, token);
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as Page;
-      expect(Object.keys(body.meta)).toEqual(['nextCursor']);
-      seen.push(...body.data);
-      cursor = body.meta.nextCursor;
-      if (cursor === null) return seen;
-      expect(body.data.length).toBe(limit);
-    }
-    throw new Error('walk did not end');
+  function walk(limit: number, query: string | null = null, token = t.token): Promise<Topic[]> {
+    return walkPages((cursor) => list({ limit, cursor, query }, token), limit, (body) => expect(Object.keys(body.meta)).toEqual(['nextCursor']));
   }
 
   /** The activity's linked topic names, as stored. */

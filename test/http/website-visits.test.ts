@@ -3,6 +3,8 @@ import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';
+import { walkPages } from '../helpers/paging.ts';
+import { pushUser } from '../helpers/ingest.ts';
 
 interface Visit {
   id: string;
@@ -30,16 +32,7 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
   const w = (label: string) => `w_${visits.find((visit) => visit.label === label)!.id}`;
   const filter = (clauses: unknown[], groupType = 'and') => JSON.stringify({ type: groupType, clauses });
 
-  async function push(body: Record<string, unknown>) {
-    const response = await t.app.inject({
-      method: 'POST',
-      url: `/community/v1/source/${t.sourceId}/user`,
-      headers: { authorization: `Bearer ${t.token}` },
-      payload: body,
-    });
-    expect(response.statusCode, response.body).toBe(202);
-    return Number((response.json() as { contactId: string }).contactId.slice(2));
-  }
+  const push = async (body: Record<string, unknown>) => Number((await pushUser(t, body)).slice(2));
 
   async function visit(label: string, user: string | null, organizationId: number | null, url: string, at: string) {
     const row = await db()
@@ -56,19 +49,8 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     return t.get(`/api/v2/website-visits?${search}`, token);
   }
 
-  async function walk(limit: number, params: Params = {}, token = t.token): Promise<Visit[]> {
-    const seen: Visit[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 100; page++) {
-      const response = await list({ ...params, limit, cursor }, token);
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json() as Page;
-      seen.push(...body.data);
-      cursor = body.meta.nextCursor;
-      if (cursor === null) return seen;
-      expect(body.data.length).toBe(limit);
-    }
-    throw new Error('walk did not end');
+  function walk(limit: number, params: Params = {}, token = t.token): Promise<Visit[]> {
+    return walkPages((cursor) => list({ ...params, limit, cursor }, token), limit);
   }
   const labelsOf = (found: Visit[]) => found.map((item) => visits.find((visit) => `w_${visit.id}` === item.id)?.label ?? item.id);
 

@@ -1,4 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
+import type { Engine } from '../../../src/db/database.ts';
+import { createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
 import type { DB } from '../../../src/db/schema.ts';
 import type { CustomFieldFilterDefinition } from '../../../src/modules/custom-fields/custom-field.filters.ts';
 import { compileLightFilter, ENTITY_TABLES, type DynamicFields, type FilterEntity } from '../../../src/modules/filter-fields/entity-filters.ts';
@@ -153,7 +156,7 @@ export const DYNAMIC: Record<FilterEntity, DynamicFields> = {
   website_visit: {},
 };
 
-export async function seed(db: Kysely<DB>): Promise<void> {
+async function seed(db: Kysely<DB>): Promise<void> {
   for (const statement of SEED) await sql.raw(statement).execute(db);
 }
 
@@ -177,3 +180,15 @@ export async function matching(
   return result.rows.map((row) => row.id);
 }
 
+/** A fresh database of the engine with the fixture, for the enclosing describe; `ready` gets its handle. */
+export function useSeededDatabase(engine: Engine, ready: (db: Kysely<DB>) => void): void {
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    await seed(database.database.db);
+    ready(database.database.db);
+  });
+  afterAll(async () => {
+    await database?.drop();
+  });
+}

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
 import { FILTER_ENTITIES, type FilterEntity } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { HearthError } from '../../../src/core/errors.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
+import { ENGINES } from '../../helpers/test-database.ts';
 import { anyFilterText, mutatedExpression, validExpression } from '../../unit/filters/arbitraries.ts';
-import { DYNAMIC, matching, seed } from './fixture.ts';
+import { DYNAMIC, matching, useSeededDatabase } from './fixture.ts';
 
 /**
  * Random and mutated expressions against a real database, on both engines: each either compiles and runs
@@ -17,18 +17,11 @@ import { DYNAMIC, matching, seed } from './fixture.ts';
 const RUNS = 300;
 
 describe.each(ENGINES)('lightFilter fuzz on %s', (engine) => {
-  let t: TestDatabase;
   let db: Kysely<DB>;
   const outcomes = { ran: 0, refused: 0 };
 
-  beforeAll(async () => {
-    t = await createTestDatabase(engine);
-    db = t.database.db;
-    await seed(db);
-  });
-
-  afterAll(async () => {
-    await t?.drop();
+  useSeededDatabase(engine, (ready) => {
+    db = ready;
   });
 
   async function runOrRefuse(entity: FilterEntity, raw: unknown): Promise<void> {

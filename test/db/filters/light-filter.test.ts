@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.ts';
 import { parseDuration, subtractDuration } from '../../../src/filters/date-values.ts';
 import type { DynamicFields } from '../../../src/modules/filter-fields/entity-filters.ts';
 import { HearthError } from '../../../src/core/errors.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../../helpers/test-database.ts';
+import { ENGINES } from '../../helpers/test-database.ts';
 import type { Json } from '../../unit/filters/arbitraries.ts';
-import { ALL_CONTACTS, B, NOW, ada, bAda, before, eve, grace, linus, matching, nobody, seed } from './fixture.ts';
+import { ALL_CONTACTS, B, NOW, ada, bAda, before, eve, grace, linus, matching, nobody, useSeededDatabase } from './fixture.ts';
 
 /**
  * Every field and operator against the seeded rows of fixture.ts, on both engines: the exact IDs that
@@ -150,17 +150,10 @@ const CONTACT_CASES: Case[] = [
 ];
 
 describe.each(ENGINES)('lightFilter on %s', (engine) => {
-  let t: TestDatabase;
   let db: Kysely<DB>;
 
-  beforeAll(async () => {
-    t = await createTestDatabase(engine);
-    db = t.database.db;
-    await seed(db);
-  });
-
-  afterAll(async () => {
-    await t?.drop();
+  useSeededDatabase(engine, (ready) => {
+    db = ready;
   });
 
   const top = (clause: Json) => (typeof clause === 'object' && clause && 'clauses' in clause ? clause : and(clause));
