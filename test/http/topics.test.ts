@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
-import { extractTopics } from '../../src/modules/activities/activity-text.ts';
+import { extractTopics } from '../../src/modules/activities/topics.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';

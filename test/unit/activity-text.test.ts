@@ -1,13 +1,9 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type ActivityContent,
-  extractTopics,
-  plainText,
-  sentimentOf,
-  type Sentiment,
-} from '../../src/modules/activities/activity-text.ts';
+import { plainText, type ActivityContent } from '../../src/modules/activities/markdown-text.ts';
+import { sentimentOf, type Sentiment } from '../../src/modules/activities/sentiment.ts';
+import { extractTopics } from '../../src/modules/activities/topics.ts';
 
 const markdown = (value: string): ActivityContent => ({ type: 'markdown', value });
 const md = (value: string) => plainText(markdown(value));
