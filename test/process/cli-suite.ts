@@ -59,6 +59,18 @@ export function describeCli(engine: Engine) {
       await dropDatabase?.();
     });
 
+    it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
+      const all = await hearth('--help');
+      expect(all.code).toBe(0);
+      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  objects import ', '  audit prune ']) expect(all.stdout).toContain(line);
+      const token = await hearth('token', '--help');
+      expect(token.code).toBe(0);
+      expect(token.stdout).toContain('  token revoke JTI');
+      expect(token.stdout).not.toContain('  source create');
+      expectUsageError(await hearth('tokens', 'list'), 'unknown command "tokens"');
+      expectUsageError(await hearth('token', 'delete'), 'unknown command "token delete"');
+    });
+
     it('community create --json prints {"communityId":"com_N"}', () => {
       expect(json(created)).toEqual({ communityId: expect.stringMatching(/^com_\d+$/) });
     });

@@ -1,0 +1,24 @@
+import { cliWriter } from '../../core/writer.ts';
+import { community, required, table, type Command } from '../command.ts';
+
+export const activityTypeCommand: Command = {
+  name: 'activity-type',
+  usage: `  activity-type add --id ID --name "Display name" [--category C] [--community com_N] [--json]
+  activity-type list [--community com_N] [--json]`,
+  run: {
+    async add({ services, values, emit }) {
+      const entry = await services.activityTypes.add(cliWriter(await community(services, values.community)), {
+        id: required(values.id, '--id'),
+        displayName: required(values.name, '--name'),
+        category: values.category,
+      });
+      emit(entry, `Added activity type ${entry.id} ("${entry.displayName}").`);
+      return 0;
+    },
+    async list({ services, values, emit }) {
+      const list = await services.activityTypes.list(await community(services, values.community));
+      emit(list, table(list.map((t) => [t.id, t.displayName, t.category])));
+      return 0;
+    },
+  },
+};
