@@ -1,8 +1,8 @@
 /**
- * Is a maintained Markdown parser affordable on the push path? Times Hearth's converter (markdown-text.ts)
- * and a parse with mdast-util-from-markdown + GFM (the remark parser, without even walking its tree) on a
- * GitHub-issue-like body, against one activity push carrying that body, on PostgreSQL, in one run.
- * `npm run bench:markdown`.
+ * Is a maintained Markdown parser affordable on the push path (issue #11: not if it costs more than 10 % of
+ * a push)? Times Hearth's converter (markdown-text.ts), a parse with mdast-util-from-markdown + GFM (remark's
+ * parser), and that parse followed by the least walk to text, on a GitHub-issue-like body, against activity
+ * pushes carrying that body on PostgreSQL, in one run. `npm run bench:markdown`.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -52,8 +52,23 @@ function median(work: () => unknown, runs = RUNS): number {
   return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
 }
 
+/** remark's tree for a body. */
+const parse = () => fromMarkdown(BODY, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+
+/**
+ * The least a converter built on that tree must do besides parsing: visit every node and join its leaves'
+ * text (a real one also handles HTML, entities, definitions and spacing, so costs more).
+ */
+function leafText(node: { type: string; value?: string; children?: unknown[] }): string {
+  if (node.type === 'text' || node.type === 'inlineCode' || node.type === 'code') return node.value ?? '';
+  if (!node.children) return '';
+  const parts = (node.children as (typeof node)[]).map(leafText);
+  return parts.join(['root', 'list', 'blockquote', 'table'].includes(node.type) ? '\n' : node.type === 'tableRow' ? ' | ' : '');
+}
+
 const hand = median(() => plainText({ type: 'markdown', value: BODY }));
-const remark = median(() => fromMarkdown(BODY, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
+const remark = median(parse);
+const remarkToText = median(() => leafText(parse()));
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
 const database = await createBenchDatabase(serverUrl);
@@ -89,6 +104,7 @@ try {
   console.log(`Body of ${BODY.length} characters; medians of ${RUNS} conversions and ${PUSHES} pushes (PostgreSQL, one connection).`);
   console.log(row('Hearth converter (markdown-text.ts)', hand));
   console.log(row('remark parse only (mdast + GFM)', remark));
+  console.log(row('remark parse and a minimal walk to text', remarkToText));
   console.log(`one activity push with that body: ${pushMs.toFixed(3)} ms median, ${pushCpuMs.toFixed(3)} ms of Hearth's CPU on average`);
   const machine = await describeMachine(connection.db);
   console.log(`Machine: ${machine.cpuModel}, ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load ${machine.loadAverage}`);
