@@ -2,7 +2,8 @@
  * Is a maintained Markdown parser affordable on the push path (issue #11: not if it costs more than 10 % of
  * a push)? Times Hearth's converter (markdown-text.ts), a parse with mdast-util-from-markdown + GFM (remark's
  * parser), and that parse followed by the least walk to text, on a GitHub-issue-like body, against activity
- * pushes carrying that body on PostgreSQL, in one run. `npm run bench:markdown`.
+ * pushes carrying that body on PostgreSQL, in one run; and both on a body built to make parsers backtrack
+ * (pushes are untrusted input). `npm run bench:markdown`.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -66,9 +67,21 @@ function leafText(node: { type: string; value?: string; children?: unknown[] }):
   return parts.join(['root', 'list', 'blockquote', 'table'].includes(node.type) ? '\n' : node.type === 'tableRow' ? ' | ' : '');
 }
 
+/** A body built to make parsers backtrack: runs of unmatched delimiters, as the converter's own test uses. */
+const HOSTILE = '**'.repeat(20_000) + '`'.repeat(5_000) + '[x]('.repeat(5_000) + '<!--'.repeat(5_000) + '_a'.repeat(20_000);
+
+/** Milliseconds of one call. */
+function once(work: () => unknown): number {
+  const started = performance.now();
+  work();
+  return performance.now() - started;
+}
+
 const hand = median(() => plainText({ type: 'markdown', value: BODY }));
 const remark = median(parse);
 const remarkToText = median(() => leafText(parse()));
+const handHostile = once(() => plainText({ type: 'markdown', value: HOSTILE }));
+const remarkHostile = once(() => fromMarkdown(HOSTILE, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] }));
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? DEFAULT_SERVER_URL;
 const database = await createBenchDatabase(serverUrl);
@@ -106,6 +119,7 @@ try {
   console.log(row('remark parse only (mdast + GFM)', remark));
   console.log(row('remark parse and a minimal walk to text', remarkToText));
   console.log(`one activity push with that body: ${pushMs.toFixed(3)} ms median, ${pushCpuMs.toFixed(3)} ms of Hearth's CPU on average`);
+  console.log(`A hostile body of ${HOSTILE.length.toLocaleString('en')} characters, once: Hearth's converter ${handHostile.toFixed(0)} ms, remark's parse ${remarkHostile.toFixed(0)} ms.`);
   const machine = await describeMachine(connection.db);
   console.log(`Machine: ${machine.cpuModel}, ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load ${machine.loadAverage}`);
 } finally {
