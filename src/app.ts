@@ -113,10 +113,11 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     if (closing) reply.header('Connection', 'close');
   });
   app.addHook('preValidation', async (request) => {
+    const body = request.routeOptions.config.itemsCheckedAlone ? undefined : request.body;
     for (const [part, value, coreReason] of [
       ['query parameter', request.query, 'invalid-request-parameters'],
       ['path parameter', request.params, 'invalid-request-parameters'],
-      ['body field', request.body, 'invalid-request-body'],
+      ['body field', body, 'invalid-request-body'],
     ] as const) {
       const invalid = findInvalidText(value);
       if (invalid) throw new HearthError('invalid', 'invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });

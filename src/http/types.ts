@@ -14,6 +14,8 @@ declare module 'fastify' {
     errors?: ErrorFormat;
     /** Health probes: no rate limit, no logging noise. */
     probe?: boolean;
+    /** A batch whose items the service checks one by one (text included), so one bad item refuses only itself. */
+    itemsCheckedAlone?: boolean;
   }
   interface FastifyRequest {
     /** Set for every request with a valid token. */

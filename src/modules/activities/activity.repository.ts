@@ -118,3 +118,120 @@ export async function findOrCreateSubSource(trx: Transaction<DB>, communityId: n
     .executeTakeFirstOrThrow();
   return row.id;
 }
+
+/**
+ * upsertActivity for many activities in one statement, parents left to linkThreads. Each key (source,
+ * type, id) is given once. Returns, in the order given, each row's ID and the contact it belonged to before.
+ */
+export async function upsertActivities(
+  trx: Transaction<DB>,
+  communityId: number,
+  activities: Omit<ActivityWrite, 'communityId' | 'now'>[],
+  now: Date,
+): Promise<{ id: number; previousContactId: number | null }[]> {
+  if (activities.length === 0) return [];
+  const column = <T>(pick: (activity: Omit<ActivityWrite, 'communityId' | 'now'>) => T) => activities.map(pick);
+  const result = await sql<{ n: string; id: number; previousContactId: number | null }>`
+    with input as (
+      select * from unnest(
+        ${column((a) => a.sourceId)}::bigint[], ${column((a) => a.activityType)}::text[], ${column((a) => a.externalId)}::text[],
+        ${column((a) => a.contactId)}::bigint[], ${column((a) => a.activityTime)}::timestamptz[], ${column((a) => a.title)}::text[],
+        ${column((a) => a.content)}::text[], ${column((a) => a.contentType)}::text[], ${column((a) => a.url)}::text[],
+        ${column((a) => a.sentiment)}::text[], ${column((a) => a.parent?.activityType ?? null)}::text[],
+        ${column((a) => a.parent?.externalId ?? null)}::text[], ${column((a) => a.subSourceId)}::bigint[]
+      ) with ordinality as t(source_id, activity_type, external_id, contact_id, activity_time, title, content, content_type, url,
+        sentiment, parent_activity_type, parent_external_id, sub_source_id, n)
+    ),
+    previous as (
+      select i.n, a.contact_id from input i
+      join activities a on a.community_id = ${communityId} and a.source_id = i.source_id
+        and a.activity_type = i.activity_type and a.external_id = i.external_id
+    ),
+    upserted as (
+      insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
+        content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, created_at, updated_at)
+      select ${communityId}, source_id, activity_type, external_id, contact_id, activity_time, title, content, content_type, url,
+        sentiment, parent_activity_type, parent_external_id, null, sub_source_id, ${now}, ${now}
+      from input order by n
+      on conflict (community_id, source_id, activity_type, external_id) do update set
+        contact_id = excluded.contact_id, activity_time = excluded.activity_time, title = excluded.title,
+        content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
+        parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
+        parent_id = null, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
+      returning id, source_id, activity_type, external_id
+    )
+    select i.n, u.id, p.contact_id as "previousContactId"
+    from input i
+    join upserted u on u.source_id = i.source_id and u.activity_type = i.activity_type and u.external_id = i.external_id
+    left join previous p on p.n = i.n`.execute(trx);
+  const byOrdinal = new Map(result.rows.map((row) => [Number(row.n), row]));
+  return activities.map((_, index) => {
+    const row = byOrdinal.get(index + 1)!;
+    return { id: Number(row.id), previousContactId: row.previousContactId === null ? null : Number(row.previousContactId) };
+  });
+}
+
+/**
+ * Links threads around these activities as upsertActivity does one by one: each to the parent it names
+ * (the first activity with that ID in its source), and replies that were waiting for one of them. Returns
+ * whether a new link closed a loop; the caller then starts over one activity at a time, where each loop is
+ * refused and reported.
+ */
+export async function linkThreads(trx: Transaction<DB>, communityId: number, activityIds: number[]): Promise<{ loops: boolean }> {
+  if (activityIds.length === 0) return { loops: false };
+  const linked = await sql<{ id: number }>`
+    with batch as (
+      select a.id, a.source_id, a.activity_type, a.external_id, a.parent_activity_type, a.parent_external_id
+      from activities a where a.community_id = ${communityId} and a.id = any(${activityIds}::bigint[])
+    ),
+    links as (
+      -- Each activity of the batch to the parent it names,
+      select b.id, (
+        select p.id from activities p
+        where p.community_id = ${communityId} and p.source_id = b.source_id and p.external_id = b.parent_external_id
+          and (b.parent_activity_type is null or p.activity_type = b.parent_activity_type)
+        order by p.id limit 1
+      ) as parent_id
+      from batch b where b.parent_external_id is not null
+      union all
+      -- and each reply that was waiting for an activity of the batch to it.
+      select r.id, b.id from batch b
+      join activities r on r.community_id = ${communityId} and r.source_id = b.source_id and r.parent_external_id = b.external_id
+        and (r.parent_activity_type = b.activity_type or r.parent_activity_type is null)
+        and r.parent_id is null and r.id <> b.id and r.id <> all(${activityIds}::bigint[])
+    ),
+    chosen as (select distinct on (id) id, parent_id from links where parent_id is not null order by id, parent_id)
+    update activities a set parent_id = c.parent_id from chosen c
+    where a.community_id = ${communityId} and a.id = c.id
+    returning a.id`.execute(trx);
+  if (linked.rows.length === 0) return { loops: false };
+  const loops = await sql<{ id: number }>`
+    with recursive up (start, id) as (
+      select a.id, a.parent_id from activities a
+      where a.community_id = ${communityId} and a.id = any(${linked.rows.map((row) => row.id)}::bigint[]) and a.parent_id is not null
+      union
+      select up.start, a.parent_id from activities a join up on a.community_id = ${communityId} and a.id = up.id
+      where a.parent_id is not null and up.id <> up.start
+    )
+    select start as id from up where id = start limit 1`.execute(trx);
+  return { loops: loops.rows.length > 0 };
+}
+
+/** findOrCreateSubSource for many names of one community: IDs by `source\0name`. */
+export async function findOrCreateSubSources(trx: Transaction<DB>, communityId: number, wanted: { sourceId: number; name: string }[]) {
+  const ids = new Map<string, number>();
+  if (wanted.length === 0) return ids;
+  const sourceIds = wanted.map((w) => w.sourceId);
+  const names = wanted.map((w) => w.name);
+  await sql`
+    insert into sub_sources (community_id, source_id, name)
+    select ${communityId}, t.source_id, t.name from unnest(${sourceIds}::bigint[], ${names}::text[]) as t(source_id, name)
+    order by t.source_id, t.name
+    on conflict (community_id, source_id, name) do nothing`.execute(trx);
+  const rows = await sql<{ id: number; sourceId: number; name: string }>`
+    select s.id, s.source_id as "sourceId", s.name from sub_sources s
+    join unnest(${sourceIds}::bigint[], ${names}::text[]) as t(source_id, name) on s.source_id = t.source_id and s.name = t.name
+    where s.community_id = ${communityId}`.execute(trx);
+  for (const row of rows.rows) ids.set(`${row.sourceId}\u0000${row.name}`, Number(row.id));
+  return ids;
+}

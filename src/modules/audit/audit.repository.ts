@@ -75,3 +75,21 @@ export async function deleteEntriesBefore(trx: Kysely<DB>, communityId: number |
   for (const row of rows) counts.set(row.communityId, (counts.get(row.communityId) ?? 0) + 1);
   return counts;
 }
+
+/** recordWrite for many entries in one statement, in the order given. */
+export async function recordWrites(trx: Kysely<DB>, entries: { writer: Writer; record: AuditRecord }[]): Promise<void> {
+  if (entries.length === 0) return;
+  await trx
+    .insertInto('audit_log')
+    .values(
+      entries.map(({ writer, record }) => ({
+        community_id: writer.communityId,
+        actor: writer.actor,
+        token_jti: writer.tokenId,
+        operation: record.operation,
+        entity_ids: [...new Set(record.entityIds)],
+        detail: JSON.stringify(record.detail ?? {}),
+      })),
+    )
+    .execute();
+}

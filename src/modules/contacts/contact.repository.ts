@@ -66,3 +66,49 @@ export async function refreshActivityStats(trx: Transaction<DB>, communityId: nu
     ) s
     where c.community_id = ${communityId} and c.id = s.id`.execute(trx);
 }
+
+/** New contacts, one per name, in one statement: their IDs in the order of `names`. */
+export async function insertContacts(trx: Transaction<DB>, communityId: number, names: string[], now: Date): Promise<number[]> {
+  if (names.length === 0) return [];
+  // Rows are inserted in ordinal order, so the sequence hands out ascending IDs in that order.
+  const result = await sql<{ id: number }>`
+    insert into contacts (community_id, name, created_at, updated_at)
+    select ${communityId}, t.name, ${now}, ${now} from unnest(${names}::text[]) with ordinality as t(name, n) order by t.n
+    returning id`.execute(trx);
+  return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+}
+
+/** findContactState for many contacts, with where each lives. */
+export async function findContactStates(db: Executor, communityId: number, contactIds: number[]) {
+  const rows = contactIds.length === 0 ? [] : await db
+    .selectFrom('contacts')
+    .select(['id', 'name', 'full_name as fullName', 'organization_id as organizationId', 'anonymized_at as anonymizedAt'])
+    .select(['city', 'region', 'country', 'world_region as worldRegion'])
+    .where('community_id', '=', communityId)
+    .where('id', 'in', contactIds)
+    .execute();
+  return new Map(rows.map((row) => [Number(row.id), row]));
+}
+
+const FIELD_TYPES: Record<keyof ContactFields, string> = {
+  name: 'text', full_name: 'text', username: 'text', avatar_url: 'text', bio: 'text', primary_email: 'text', title: 'text',
+  role: 'text', company_name: 'text', company_website: 'text', organization_id: 'bigint', city: 'text', region: 'text',
+  country: 'text', country_code: 'text', world_region: 'text', raw_location: 'text', phone_numbers: 'jsonb',
+};
+
+/**
+ * updateContact for many contacts in one statement: each row sets the fields it names and leaves the
+ * others as they are (a field given as null is set to null).
+ */
+export async function updateContacts(trx: Transaction<DB>, communityId: number, rows: { id: number; fields: ContactFields }[], now: Date) {
+  if (rows.length === 0) return;
+  const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => rows.some((row) => column in row.fields));
+  const assignments = columns.map((column) => {
+    const value = column === 'phone_numbers' ? sql`(u.f ->> ${column})::jsonb` : sql`(u.f ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
+    return sql`${sql.ref(column)} = case when u.f ? ${column} then ${value} else c.${sql.ref(column)} end`;
+  });
+  await sql`
+    update contacts c set ${sql.join([...assignments, sql`updated_at = ${now}`])}
+    from jsonb_to_recordset(${JSON.stringify(rows.map((row) => ({ id: row.id, f: row.fields })))}::jsonb) as u(id bigint, f jsonb)
+    where c.community_id = ${communityId} and c.id = u.id`.execute(trx);
+}

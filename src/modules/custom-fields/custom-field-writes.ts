@@ -1,5 +1,4 @@
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { Executor } from '../../core/executor.ts';
 import { HearthError } from '../../core/errors.ts';
 import { checkCustomFieldValue } from './custom-field-values.ts';
 import * as customFields from './custom-field.repository.ts';
@@ -18,7 +17,7 @@ export interface CustomFieldWrite {
  * 400; otherwise the values to store (null clears).
  */
 export async function checkCustomFieldWrites(
-  trx: Transaction<DB>,
+  trx: Executor,
   target: { communityId: number; entityType: 'contact' | 'organization' | 'object'; sourceId: number | null },
   writes: CustomFieldWrite[],
 ): Promise<{ fieldId: number; value: unknown }[]> {

@@ -275,3 +275,65 @@ export async function eraseSourceProfiles(trx: Transaction<DB>, communityId: num
   }
   return profiles.length;
 }
+
+/** Who a sender's ID (in its source) leads to, for many at once: see findProfileOwner. Keyed `source\0id`. */
+export async function findProfileOwners(
+  db: Executor,
+  communityId: number,
+  keys: { sourceId: number; externalId: string }[],
+): Promise<Map<string, { contactId: number; anonymized: boolean }>> {
+  const owners = new Map<string, { contactId: number; anonymized: boolean }>();
+  if (keys.length === 0) return owners;
+  const rows = await sql<{ n: string; contactId: number; anonymized: boolean }>`
+    select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized
+    from unnest(${keys.map((key) => key.sourceId)}::bigint[], ${keys.map((key) => key.externalId)}::text[],
+      ${keys.map((key) => erasedExternalId(key.externalId))}::text[]) with ordinality as u(source_id, external_id, erased_id, n)
+    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id in (u.external_id, u.erased_id)
+    join contacts c on c.community_id = p.community_id and c.id = p.contact_id`.execute(db);
+  for (const row of rows.rows) {
+    const key = keys[Number(row.n) - 1]!;
+    owners.set(profileKey(key.sourceId, key.externalId), { contactId: row.contactId, anonymized: row.anonymized });
+  }
+  return owners;
+}
+
+export function profileKey(sourceId: number, externalId: string): string {
+  return `${sourceId}\u0000${externalId}`;
+}
+
+/**
+ * insertIdentities for many contacts in one statement. Each identity is given once; one held by another
+ * contact fails with a unique violation, as there.
+ */
+export async function insertIdentitiesOf(trx: Transaction<DB>, communityId: number, rows: { contactId: number; sourceId: number; identity: Identity }[]) {
+  if (rows.length === 0) return;
+  await sql`
+    insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
+    select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id
+    from unnest(${rows.map((row) => row.identity.type)}::text[], ${rows.map((row) => row.identity.value)}::text[],
+      ${rows.map((row) => row.identity.display)}::text[], ${rows.map((row) => row.contactId)}::bigint[], ${rows.map((row) => row.sourceId)}::bigint[])
+      as t(type, value, display, contact_id, source_id)
+    where not exists (
+      select 1 from contact_identities c
+      where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = t.contact_id
+    )
+  `.execute(trx);
+}
+
+/** upsertSourceProfile for many profiles in one statement; each (source, sender's ID) is given once. */
+export async function upsertSourceProfiles(
+  trx: Transaction<DB>,
+  communityId: number,
+  rows: { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }[],
+  now: Date,
+) {
+  if (rows.length === 0) return;
+  await sql`
+    insert into source_profiles (community_id, source_id, external_id, contact_id, fields, updated_at)
+    select ${communityId}, t.source_id, t.external_id, t.contact_id, t.fields::jsonb, ${now}
+    from unnest(${rows.map((row) => row.sourceId)}::bigint[], ${rows.map((row) => row.externalId)}::text[],
+      ${rows.map((row) => row.contactId)}::bigint[], ${rows.map((row) => JSON.stringify(row.fields))}::text[]) as t(source_id, external_id, contact_id, fields)
+    on conflict (community_id, source_id, external_id) do update set
+      contact_id = excluded.contact_id, fields = source_profiles.fields || excluded.fields, updated_at = excluded.updated_at
+  `.execute(trx);
+}

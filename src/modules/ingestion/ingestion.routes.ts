@@ -1,7 +1,16 @@
 import { parseCoreId } from '../../core/ids.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import { Accepted, ActivityPushBody, SourcePathParams, UserPushBody } from './ingestion.schemas.ts';
-import type { IngestionService } from './ingestion.service.ts';
+import {
+  Accepted,
+  ActivityBatchBody,
+  ActivityPushBody,
+  BatchAccepted,
+  IngestionBacklog,
+  SourcePathParams,
+  UserBatchBody,
+  UserPushBody,
+} from './ingestion.schemas.ts';
+import type { BatchItemAnswer, IngestionService } from './ingestion.service.ts';
 
 export function ingestionRoutes(app: HearthApp, services: { ingestion: IngestionService }) {
   app.post(
@@ -49,4 +58,75 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
       return reply.code(202).send(accepted);
     },
   );
+
+  app.post(
+    '/community/v1/source/:destinationSourceId/users',
+    {
+      config: { auth: { all: ['sources:write'] }, itemsCheckedAlone: true },
+      schema: {
+        operationId: 'pushCoreUsers',
+        tags: ['core'],
+        summary: 'Add or update many users in a destination source (Hearth)',
+        description:
+          'The user push for up to 1,000 users in one request, stored together in order, as if pushed one after another. ' +
+          'Answered once every accepted item is stored.',
+        params: SourcePathParams,
+        body: UserBatchBody,
+        response: { 202: BatchAccepted },
+      },
+    },
+    async (request, reply) => {
+      const results = await services.ingestion.pushUsers(contextOf(request), parseCoreId('provider', request.params.destinationSourceId), request.body);
+      return reply.code(202).send(batchAnswer(results));
+    },
+  );
+
+  app.post(
+    '/community/v1/source/:destinationSourceId/activities',
+    {
+      config: { auth: { all: ['sources:write'] }, itemsCheckedAlone: true },
+      schema: {
+        operationId: 'pushCoreActivities',
+        tags: ['core'],
+        summary: 'Add or update many activities in a destination source (Hearth)',
+        description:
+          'The activity push for up to 1,000 activities in one request, stored together in order, as if pushed one after ' +
+          'another (a reply may come before its parent). Answered once every accepted item is stored.',
+        params: SourcePathParams,
+        body: ActivityBatchBody,
+        response: { 202: BatchAccepted },
+      },
+    },
+    async (request, reply) => {
+      const results = await services.ingestion.pushActivities(
+        contextOf(request),
+        parseCoreId('provider', request.params.destinationSourceId),
+        request.body,
+      );
+      return reply.code(202).send(batchAnswer(results));
+    },
+  );
+
+  app.get(
+    '/api/v2/admin/ingestion',
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: {
+        operationId: 'getIngestionBacklog',
+        tags: ['admin'],
+        summary: 'The ingestion backlog of this process',
+        description:
+          'Pushes of the caller\'s community that this server process has taken in and not answered yet, how long the ' +
+          'oldest has waited, and what it stored in the last minute. A push is answered once stored, so the backlog is ' +
+          'the pushes waiting for the transaction before theirs. Each process reports its own.',
+        response: { 200: IngestionBacklog },
+      },
+    },
+    async (request) => ({ success: true as const, data: services.ingestion.backlog(contextOf(request).communityId) }),
+  );
+}
+
+function batchAnswer(results: BatchItemAnswer[]) {
+  const rejected = results.filter((result) => result.status === 'rejected').length;
+  return { status: 'accepted' as const, accepted: results.length - rejected, rejected, results };
 }

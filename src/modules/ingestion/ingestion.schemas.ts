@@ -110,3 +110,48 @@ export const Accepted = Type.Object({
   activityId: Type.Optional(Nullable(Type.String({ description: 'a_N' }))),
   warnings: Type.Array(Type.String(), { description: 'What was dropped or ignored, and why' }),
 });
+
+const MAX_BATCH_ITEMS = 1000;
+
+const batchBody = (what: string) =>
+  Type.Array(Type.Unknown(), {
+    minItems: 1,
+    maxItems: MAX_BATCH_ITEMS,
+    description:
+      `Up to ${MAX_BATCH_ITEMS} ${what}, each exactly the body of the single push (destinationSourceId may be left out). ` +
+      'Each item is checked by itself: a bad one is answered in `results` with its errors and the others are stored, in order.',
+  });
+
+export const UserBatchBody = batchBody('users');
+export const ActivityBatchBody = batchBody('activities');
+
+const ItemAccepted = Type.Object({
+  index: Type.Integer({ description: 'Position of the item in the request, from 0' }),
+  status: Type.Literal('accepted'),
+  contactId: Nullable(Type.String({ description: 'c_N; null when nothing was stored (a suppressed person)' })),
+  activityId: Type.Optional(Nullable(Type.String({ description: 'a_N' }))),
+  warnings: Type.Array(Type.String()),
+});
+
+const ItemRejected = Type.Object({
+  index: Type.Integer({ description: 'Position of the item in the request, from 0' }),
+  status: Type.Literal('rejected'),
+  errors: Type.Array(Type.String(), { description: 'What is wrong with the item; nothing of it was stored' }),
+});
+
+export const BatchAccepted = Type.Object({
+  status: Type.Literal('accepted'),
+  accepted: Type.Integer({ description: 'Items stored' }),
+  rejected: Type.Integer({ description: 'Items refused, each with its errors in `results`' }),
+  results: Type.Array(Type.Union([ItemAccepted, ItemRejected]), { description: 'One per item, in the order of the request' }),
+});
+
+export const IngestionBacklog = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    queuedPushes: Type.Integer({ description: 'Pushes of the community this process has taken in and not answered yet' }),
+    oldestQueuedMs: Nullable(Type.Integer({ description: 'How long the oldest of them has waited, in milliseconds' })),
+    storedLastMinute: Type.Integer({ description: 'Pushes this process stored in the last 60 seconds' }),
+    batchesLastMinute: Type.Integer({ description: 'Transactions they were stored in' }),
+  }),
+});

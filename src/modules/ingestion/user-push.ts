@@ -1,7 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import * as contacts from '../contacts/index.ts';
-import { checkCustomFieldWrites } from '../custom-fields/index.ts';
 import { recordPerson, resolvePerson, type PushOrigin } from '../identity/index.ts';
 import { interpretLocation } from '../locations/index.ts';
 import * as locations from '../locations/index.ts';
@@ -110,15 +109,6 @@ async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget
 export function organizationNameOf(domain: string): string {
   const label = domain.split('.')[0] ?? domain;
   return label.charAt(0).toUpperCase() + label.slice(1);
-}
-
-/** The pushed custom fields, checked against their definitions (one 400 naming every fault). */
-export function checkCustomFields(trx: Transaction<DB>, target: PushTarget, given: ApiUser['customFields'], path = '') {
-  return checkCustomFieldWrites(
-    trx,
-    { communityId: target.communityId, entityType: 'contact', sourceId: target.sourceId },
-    (given ?? []).map((entry, index) => ({ field: entry.id, value: entry.value, path: `${path}customFields[${index}]` })),
-  );
 }
 
 /** Tags of a push: by ID (must exist and be live) or by name (made when missing). Unknown IDs are warnings. */

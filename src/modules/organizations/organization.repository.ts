@@ -121,3 +121,55 @@ export async function updateOrganizationFromProspector(
     .where('id', '=', organizationId)
     .execute();
 }
+
+/** findOrganizationByDomain for many domains: the organizations found, by domain. */
+export async function findOrganizationsByDomains(db: Executor, communityId: number, domains: string[]) {
+  const found = new Map<string, { id: number; name: string; primaryDomain: string }>();
+  if (domains.length === 0) return found;
+  const rows = await db
+    .selectFrom('organization_domains as d')
+    .innerJoin('organizations as o', (join) => join.onRef('o.community_id', '=', 'd.community_id').onRef('o.id', '=', 'd.organization_id'))
+    .select(['d.domain', 'o.id', 'o.name', 'o.primary_domain as primaryDomain'])
+    .where('d.community_id', '=', communityId)
+    .where('d.domain', 'in', domains)
+    .execute();
+  for (const { domain, ...organization } of rows) found.set(domain, organization);
+  return found;
+}
+
+/** findOnlyOrganizationNamed for many names: by lowercased name, the organization when exactly one has it. */
+export async function findOnlyOrganizationsNamed(db: Executor, communityId: number, names: string[]) {
+  const found = new Map<string, { id: number; name: string; primaryDomain: string }>();
+  const keys = [...new Set(names.map((name) => name.trim().toLowerCase()))];
+  if (keys.length === 0) return found;
+  const rows = await sql<{ key: string; id: number; name: string; primaryDomain: string; count: number }>`
+    select k.key, o.id, o.name, o.primary_domain as "primaryDomain", count(*) over (partition by k.key)::int as count
+    from unnest(${keys}::text[]) as k(key)
+    join organizations o on o.community_id = ${communityId} and lower(o.name) = k.key`.execute(db);
+  for (const { key, count, ...organization } of rows.rows) if (count === 1) found.set(key, organization);
+  return found;
+}
+
+/** insertOrganization for many domains in two statements: the organizations made, by domain. */
+export async function insertOrganizations(
+  trx: Transaction<DB>,
+  communityId: number,
+  organizations: { name: string; domain: string; sourceId: number | null }[],
+  now: Date,
+) {
+  const made = new Map<string, { id: number; name: string; primaryDomain: string }>();
+  if (organizations.length === 0) return made;
+  const rows = await sql<{ id: number; name: string; primaryDomain: string }>`
+    insert into organizations (community_id, name, primary_domain, source_id, created_at, updated_at)
+    select ${communityId}, t.name, t.domain, t.source_id, ${now}, ${now}
+    from unnest(${organizations.map((o) => o.name)}::text[], ${organizations.map((o) => o.domain)}::text[],
+      ${organizations.map((o) => o.sourceId)}::bigint[]) with ordinality as t(name, domain, source_id, n)
+    order by t.n
+    returning id, name, primary_domain as "primaryDomain"`.execute(trx);
+  await sql`
+    insert into organization_domains (community_id, domain, organization_id)
+    select ${communityId}, t.domain, t.id from unnest(${rows.rows.map((row) => row.primaryDomain)}::text[], ${rows.rows.map((row) => row.id)}::bigint[]) as t(domain, id)
+  `.execute(trx);
+  for (const row of rows.rows) made.set(row.primaryDomain, row);
+  return made;
+}

@@ -89,3 +89,38 @@ export async function countTopics(db: Executor, communityId: number, prefix: str
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** replaceActivityTopics for many activities in three statements; each activity is given once. */
+export async function replaceTopicsOf(trx: Transaction<DB>, communityId: number, activities: { activityId: number; names: string[] }[]): Promise<void> {
+  if (activities.length === 0) return;
+  await trx.deleteFrom('activity_topics').where('community_id', '=', communityId).where('activity_id', 'in', activities.map((a) => a.activityId)).execute();
+  const links: { activityId: number; key: string }[] = [];
+  const byKey = new Map<string, string>();
+  for (const { activityId, names } of activities) {
+    const keys = new Set<string>();
+    for (const name of names) {
+      const trimmed = name.trim();
+      const key = trimmed.toLowerCase();
+      if (!trimmed || keys.has(key)) continue;
+      keys.add(key);
+      if (!byKey.has(key)) byKey.set(key, trimmed);
+      links.push({ activityId, key });
+    }
+  }
+  if (links.length === 0) return;
+  // As in replaceActivityTopics: sorted, and the database's lower() decides which names are one topic.
+  const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
+  await sql`
+    insert into topics (community_id, name)
+    select ${communityId}::bigint, t.name from unnest(${given}::text[]) with ordinality as t(name, n)
+    order by t.n
+    on conflict (community_id, lower(name)) do nothing
+  `.execute(trx);
+  await sql`
+    insert into activity_topics (community_id, activity_id, topic_id)
+    select distinct ${communityId}::bigint, l.activity_id, t.id
+    from unnest(${links.map((link) => link.activityId)}::bigint[], ${links.map((link) => byKey.get(link.key)!)}::text[]) as l(activity_id, name)
+    join topics t on t.community_id = ${communityId} and lower(t.name) = lower(l.name)
+    on conflict do nothing
+  `.execute(trx);
+}

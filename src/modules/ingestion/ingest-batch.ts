@@ -1,0 +1,347 @@
+import { sql, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { RetryTransaction } from '../../db/transaction.ts';
+import * as activities from '../activities/index.ts';
+import { recordWrites, type AuditRecord } from '../audit/index.ts';
+import * as contacts from '../contacts/index.ts';
+import * as customFields from '../custom-fields/index.ts';
+import type { Writer } from '../../core/writer.ts';
+import * as identity from '../identity/index.ts';
+import { moveMembers, type Place } from '../locations/index.ts';
+import * as organizations from '../organizations/index.ts';
+import { findSuppressed } from '../privacy/index.ts';
+import { replaceTopicsOf } from '../topics/index.ts';
+import { activityRecord, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
+import type { PushItem } from './push-item.ts';
+import { applyTags, organizationNameOf } from './user-push.ts';
+
+/**
+ * Stores a batch of pushes of one community with a fixed number of set-based statements, whatever its
+ * size: the same rules as storing them one after another (decisions.md §10), in their order.
+ *
+ * Pushes are resolved in memory against what the database holds, in order: a person named by an earlier
+ * push of the batch is found by the later ones. A push that would merge contacts ends the run of pushes
+ * stored together; it is stored by itself (ingestOne, which merges), and the batch goes on after it. A
+ * batch whose thread links would close a loop throws ThreadLoop: the caller stores it again one push at a
+ * time, where each loop is refused and reported.
+ *
+ * The caller holds the community's ingestion lock (lockIngestion) for the transaction.
+ */
+export async function ingestBatch(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<PushOutcome[]> {
+  const outcomes: PushOutcome[] = [];
+  let start = 0;
+  while (start < items.length) {
+    const rest = items.slice(start);
+    const run = await resolveRun(trx, communityId, rest);
+    outcomes.push(...(await storeRun(trx, communityId, run)));
+    start += run.length;
+    // The run ended before the batch did: the next push merges contacts.
+    if (run.length < rest.length) outcomes.push(await ingestOne(trx, items[start++]!));
+  }
+  return outcomes;
+}
+
+/** Stores pushes one at a time, each by itself (ingestOne), in order. */
+export async function ingestOneByOne(trx: Transaction<DB>, items: PushItem[]): Promise<PushOutcome[]> {
+  const outcomes: PushOutcome[] = [];
+  for (const item of items) outcomes.push(await ingestOne(trx, item));
+  return outcomes;
+}
+
+/** Serializes the storing of pushes of one community, across processes, for the transaction. */
+export async function lockIngestion(trx: Transaction<DB>, communityId: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${INGESTION_LOCK}::int, ${communityId}::int)`.execute(trx);
+}
+const INGESTION_LOCK = 7_164_002;
+
+/** A batch stored one push at a time would make a thread loop. */
+export class ThreadLoop extends Error {}
+
+/** A contact of the run: one that exists (ID known) or one the run makes (ID given when made). */
+interface ContactRef {
+  id: number | null;
+  /** The run's first push naming a new person, which made it; -1 for a contact that existed. */
+  madeBy: number;
+  name: string;
+}
+
+interface ResolvedPush {
+  item: PushItem;
+  /** Null: the person was erased on request; nothing of the push is stored. */
+  contact: ContactRef | null;
+}
+
+/** The pushes from the start of `items` that need no merge, each with its contact (found or to make). */
+async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<ResolvedPush[]> {
+  const allIdentities = items.flatMap((item) => item.person.identities);
+  const [suppressed, profiles, owners] = await Promise.all([
+    findSuppressed(trx, communityId, allIdentities),
+    identity.findProfileOwners(
+      trx,
+      communityId,
+      items.map((item) => ({ sourceId: item.origin.sourceId, externalId: item.person.externalId })),
+    ),
+    identity.findIdentityOwners(trx, communityId, allIdentities),
+  ]);
+  const existing = new Map<number, ContactRef>();
+  const existingRef = (contactId: number) => {
+    let ref = existing.get(contactId);
+    if (!ref) existing.set(contactId, (ref = { id: contactId, madeBy: -1, name: '' }));
+    return ref;
+  };
+  const byProfile = new Map<string, ContactRef>();
+  for (const [key, owner] of profiles) if (!owner.anonymized) byProfile.set(key, existingRef(owner.contactId));
+  const byIdentity = new Map<string, ContactRef>();
+  for (const owner of owners) byIdentity.set(identity.identityKey(owner as Pick<identity.Identity, 'type' | 'value'>), existingRef(owner.contactId));
+
+  const run: ResolvedPush[] = [];
+  for (const [index, item] of items.entries()) {
+    const { person } = item;
+    const profile = identity.profileKey(item.origin.sourceId, person.externalId);
+    const keys = person.identities.map((known) => identity.identityKey(known));
+    if (keys.some((key) => suppressed.has(key)) || profiles.get(profile)?.anonymized) {
+      run.push({ item, contact: null });
+      continue;
+    }
+    const candidates = new Set<ContactRef>();
+    const owner = byProfile.get(profile);
+    if (owner) candidates.add(owner);
+    for (const key of keys) {
+      const held = byIdentity.get(key);
+      if (held) candidates.add(held);
+    }
+    if (candidates.size > 1) break;
+    const contact = candidates.size === 1 ? [...candidates][0]! : { id: null, madeBy: index, name: person.names.name };
+    byProfile.set(profile, contact);
+    for (const key of keys) byIdentity.set(key, contact);
+    run.push({ item, contact });
+  }
+  return run;
+}
+
+interface ContactState {
+  fullName: string | null;
+  organizationId: number | null;
+  place: Place | { city: string | null; region: string | null; country: string | null; worldRegion: string | null } | null;
+}
+
+/** Writes a resolved run: contacts, organizations, places, identities, profiles, values, tags, activities, audit. */
+async function storeRun(trx: Transaction<DB>, communityId: number, run: ResolvedPush[]): Promise<PushOutcome[]> {
+  if (run.length === 0) return [];
+  const now = run[0]!.item.origin.now;
+  const stored = run.filter((push): push is ResolvedPush & { contact: ContactRef } => push.contact !== null);
+
+  // Contacts: the existing ones locked (in ID order, as merges lock them), the new ones made.
+  const refs = [...new Set(stored.map((push) => push.contact))];
+  const existingIds = refs.filter((ref) => ref.id !== null).map((ref) => ref.id!);
+  if (existingIds.length) {
+    const locked = await sql<{ id: number }>`
+      select id from contacts where community_id = ${communityId} and id = any(${existingIds}::bigint[]) order by id for update`.execute(trx);
+    // A contact gone since it was read (erased, or merged by a push that did not hold the lock): start over.
+    if (locked.rows.length !== existingIds.length) throw new RetryTransaction();
+  }
+  const states = new Map<ContactRef, ContactState>();
+  const found = await contacts.findContactStates(trx, communityId, existingIds);
+  for (const ref of refs) {
+    if (ref.id === null) {
+      states.set(ref, { fullName: null, organizationId: null, place: null });
+      continue;
+    }
+    const row = found.get(ref.id)!;
+    states.set(ref, { fullName: row.fullName, organizationId: row.organizationId, place: row });
+  }
+  const made = refs.filter((ref) => ref.id === null);
+  const madeIds = await contacts.insertContacts(trx, communityId, made.map((ref) => ref.name), now);
+  made.forEach((ref, index) => (ref.id = madeIds[index]!));
+
+  // Organizations, from domains (found or made) and from names alone (found only).
+  const domains = new Map<string, PushItem>();
+  for (const { item } of stored) if (item.domain && !domains.has(item.domain)) domains.set(item.domain, item);
+  const byDomain = await organizations.findOrganizationsByDomains(trx, communityId, [...domains.keys()]);
+  const missing = [...domains].filter(([domain]) => !byDomain.has(domain));
+  const madeOrganizations = await organizations.insertOrganizations(
+    trx,
+    communityId,
+    missing.map(([domain, item]) => ({ domain, name: item.person.companyName ?? organizationNameOf(domain), sourceId: item.origin.sourceId })),
+    now,
+  );
+  for (const [domain, organization] of madeOrganizations) byDomain.set(domain, organization);
+  const names = stored.filter(({ item }) => !item.domain && item.person.companyName).map(({ item }) => item.person.companyName!);
+  const byName = await organizations.findOnlyOrganizationsNamed(trx, communityId, names);
+
+  // What each push says, folded per contact in push order: the latest non-empty value wins.
+  const fieldsOf = new Map<ContactRef, contacts.ContactFields>();
+  const placeBefore = new Map<ContactRef, ContactState['place']>();
+  const membersChanged = new Set<number>();
+  for (const { item, contact } of stored) {
+    const state = states.get(contact)!;
+    const fields = personFields(item, state, contact.madeBy !== -1);
+    const organization = item.domain ? byDomain.get(item.domain) : item.person.companyName ? byName.get(item.person.companyName.trim().toLowerCase()) : undefined;
+    if (organization) {
+      fields.organization_id = organization.id;
+      fields.company_website = `https://${organization.primaryDomain}`;
+      fields.company_name = item.person.companyName ?? organization.name;
+      if (organization.id !== state.organizationId) {
+        membersChanged.add(organization.id);
+        if (state.organizationId !== null) membersChanged.add(state.organizationId);
+        state.organizationId = organization.id;
+      }
+    }
+    if (item.place) {
+      if (!placeBefore.has(contact)) placeBefore.set(contact, state.place);
+      state.place = item.place;
+    }
+    if (fields.full_name !== undefined) state.fullName = fields.full_name;
+    fieldsOf.set(contact, Object.assign(fieldsOf.get(contact) ?? {}, fields));
+  }
+  await contacts.updateContacts(trx, communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {} })), now);
+  const moved = [...placeBefore.keys()];
+  await moveMembers(
+    trx,
+    communityId,
+    moved.map((ref) => placeBefore.get(ref)).filter((place) => place != null),
+    moved.map((ref) => states.get(ref)!.place!),
+  );
+
+  // Who the person is: identities not held yet, and each source's profile (its fields, latest first).
+  const identities = new Map<string, { contactId: number; sourceId: number; identity: (typeof stored)[number]['item']['person']['identities'][number] }>();
+  const profiles = new Map<string, { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }>();
+  for (const { item, contact } of stored) {
+    for (const known of item.person.identities) {
+      const key = identity.identityKey(known);
+      if (!identities.has(key)) identities.set(key, { contactId: contact.id!, sourceId: item.origin.sourceId, identity: known });
+    }
+    const key = identity.profileKey(item.origin.sourceId, item.person.externalId);
+    const profile = profiles.get(key) ?? { sourceId: item.origin.sourceId, externalId: item.person.externalId, contactId: contact.id!, fields: {} };
+    Object.assign(profile.fields, item.person.profile);
+    profiles.set(key, profile);
+  }
+  await identity.insertIdentitiesOf(trx, communityId, [...identities.values()]);
+  await identity.upsertSourceProfiles(trx, communityId, [...profiles.values()], now);
+  await organizations.refreshMemberCounts(trx, communityId, [...membersChanged]);
+
+  // Custom field values and tags, where pushes have them.
+  const outcomes = new Map<ResolvedPush, PushOutcome>();
+  for (const [index, push] of run.entries()) {
+    if (!push.contact) continue;
+    const { item, contact } = push;
+    const outcome: PushOutcome = { contactId: contact.id!, created: contact.madeBy === index, merged: [], activityId: null, warnings: [] };
+    outcomes.set(push, outcome);
+    if (item.customFields.length) {
+      await customFields.writeValues(trx, { communityId, entityType: 'contact', entityId: contact.id!, now }, item.customFields);
+    }
+    await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
+  }
+
+  await storeActivities(trx, communityId, stored, outcomes, now);
+
+  const entries: { writer: Writer; record: AuditRecord }[] = [];
+  for (const push of stored) {
+    const outcome = outcomes.get(push)!;
+    const record = push.item.activity ? activityRecord(outcome, push.item) : { operation: 'contact.push', ...personRecord(outcome, push.item.origin.sourceId) };
+    entries.push({ writer: push.item.writer, record });
+  }
+  await recordWrites(trx, entries);
+  return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
+}
+
+/** The contact fields one push sets, as applyPerson decides them for one push. */
+function personFields(item: PushItem, state: ContactState, made: boolean): contacts.ContactFields {
+  const { person, place } = item;
+  const fields: contacts.ContactFields = {};
+  if (person.names.explicit) {
+    fields.full_name = person.names.fullName ?? undefined;
+    fields.name = person.names.name;
+  } else if (!state.fullName && (person.names.name !== 'Unknown' || made)) {
+    fields.name = person.names.name;
+  }
+  const set = (key: 'username' | 'avatar_url' | 'bio' | 'primary_email' | 'title' | 'role' | 'company_name', value: string | null) => {
+    if (value !== null) fields[key] = value;
+  };
+  set('username', person.username);
+  set('avatar_url', person.avatarUrl);
+  set('bio', person.bio);
+  set('primary_email', person.email);
+  set('title', person.title);
+  set('role', person.role);
+  set('company_name', person.companyName);
+  if (person.phones.length) fields.phone_numbers = JSON.stringify(person.phones);
+  if (person.location.rawLocation) fields.raw_location = person.location.rawLocation;
+  if (place) {
+    fields.city = place.city;
+    fields.region = place.region;
+    fields.country = place.country;
+    fields.country_code = place.countryCode;
+    fields.world_region = place.worldRegion;
+  }
+  return fields;
+}
+
+/** The activities of the run: upserted together, threaded, their topics and their contacts' counts. */
+async function storeActivities(
+  trx: Transaction<DB>,
+  communityId: number,
+  stored: (ResolvedPush & { contact: ContactRef })[],
+  outcomes: Map<ResolvedPush, PushOutcome>,
+  now: Date,
+) {
+  const pushes = stored.filter((push) => push.item.activity !== null);
+  if (pushes.length === 0) return;
+  const subSourceKey = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.subSource}`;
+  const wanted = new Map<string, { sourceId: number; name: string }>();
+  for (const { item } of pushes) {
+    if (item.activity!.subSource) wanted.set(subSourceKey(item), { sourceId: item.origin.sourceId, name: item.activity!.subSource });
+  }
+  const subSources = await activities.findOrCreateSubSources(trx, communityId, [...wanted.values()]);
+
+  // One row per activity: a repeat in the batch updates it in place, so the last push of it wins.
+  const rows = new Map<string, ResolvedPush & { contact: ContactRef }>();
+  const keyOf = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.activityType}\u0000${item.activity!.externalId}`;
+  for (const push of pushes) {
+    const key = keyOf(push.item);
+    rows.delete(key);
+    rows.set(key, push);
+  }
+  const last = [...rows.values()];
+  // Rows in the order of each activity's first push, so IDs are handed out as pushes came.
+  const firstAt = new Map<string, number>();
+  pushes.forEach((push, index) => firstAt.has(keyOf(push.item)) || firstAt.set(keyOf(push.item), index));
+  last.sort((a, b) => firstAt.get(keyOf(a.item))! - firstAt.get(keyOf(b.item))!);
+  const upserted = await activities.upsertActivities(
+    trx,
+    communityId,
+    last.map(({ item, contact }) => {
+      const pushed = item.activity!;
+      return {
+        sourceId: item.origin.sourceId,
+        activityType: pushed.activityType,
+        externalId: pushed.externalId,
+        contactId: contact.id!,
+        activityTime: pushed.time,
+        title: pushed.title,
+        content: pushed.content,
+        contentType: pushed.contentType,
+        url: pushed.url,
+        sentiment: pushed.sentiment,
+        parent: pushed.parent,
+        subSourceId: pushed.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null,
+      };
+    }),
+    now,
+  );
+  const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));
+  const { loops } = await activities.linkThreads(trx, communityId, upserted.map((row) => row.id));
+  if (loops) throw new ThreadLoop();
+  await replaceTopicsOf(trx, communityId, last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics })));
+
+  const affected = new Set<number>();
+  for (const { contact } of pushes) affected.add(contact.id!);
+  for (const row of upserted) if (row.previousContactId !== null) affected.add(row.previousContactId);
+  await contacts.refreshActivityStats(trx, communityId, [...affected]);
+
+  for (const push of pushes) {
+    const outcome = outcomes.get(push)!;
+    outcome.activityId = idOf.get(keyOf(push.item))!;
+    await applyTags(trx, push.item.origin, { type: 'activity', id: outcome.activityId }, push.item.activity!.tags, outcome.warnings);
+  }
+}
