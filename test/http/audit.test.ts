@@ -86,6 +86,18 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       { id: 'a-1', activityType: 'made_post_topic', user: { id: 'u-1' } },
       { status: 202, operation: 'activity.push', ids: (b) => [b.activityId as string, contactId] },
     );
+    // The batch pushes record one entry per item, like the single pushes; the newest is the last item's.
+    await write('POST /community/v1/source/{destinationSourceId}/users', `/community/v1/source/${t.sourceId}/users`, [{ id: 'u-2' }, { id: 'u-1' }], {
+      status: 202,
+      operation: 'contact.push',
+      ids: () => [contactId],
+    });
+    await write(
+      'POST /community/v1/source/{destinationSourceId}/activities',
+      `/community/v1/source/${t.sourceId}/activities`,
+      [{ id: 'a-2', activityType: 'made_post_topic', user: { id: 'u-1' } }],
+      { status: 202, operation: 'activity.push', ids: (b) => [(b.results as { activityId: string }[])[0]!.activityId, contactId] },
+    );
     const org = await write('POST /community/v1/organizations', '/community/v1/organizations', { domain: 'acme.com', destinationSourceId: t.sourceId }, {
       status: 200,
       operation: 'organization.upsert',

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliWriter } from '../../src/core/writer.ts';
 import { identityHash } from '../../src/modules/identity/identity-values.ts';
 import { ingestOneByOne, lockIngestion } from '../../src/modules/ingestion/ingest-batch.ts';
@@ -89,18 +89,18 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
   let one: TestApp;
   let batched: TestApp;
 
-  beforeAll(async () => {
+  beforeEach(async () => {
     [one, batched] = await Promise.all([createTestApp(engine), createTestApp(engine)]);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await Promise.all([one?.close(), batched?.close()]);
   });
 
   /** Three sources, made the same way in both apps, and one suppressed email. */
   async function sourcesOf(t: TestApp): Promise<number[]> {
     const writer = cliWriter(t.communityId);
-    const other = (await t.services.sources.create(writer, { name: `Second ${Math.random()}` })).id;
-    const third = (await t.services.sources.create(writer, { name: `Third ${Math.random()}` })).id;
+    const other = (await t.services.sources.create(writer, { name: 'Second' })).id;
+    const third = (await t.services.sources.create(writer, { name: 'Third' })).id;
     await t.services.db
       .insertInto('suppressions')
       .values({ community_id: t.communityId, identity_type: 'email', value_hash: identityHash({ type: 'email', value: 'p7@gmail.com' }) })
@@ -191,8 +191,11 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
     };
   }
 
-  it('leaves the same data as storing the pushes one at a time, for batches of every size', async () => {
-    const pushes = workload(20261125, 80, 700);
+  it.each([
+    { what: 'few people, many merges', persons: 80, count: 700 },
+    { what: 'many new people', persons: 500, count: 800 },
+  ])('leaves the same data as storing the pushes one at a time, for batches of every size: $what', async ({ persons, count }) => {
+    const pushes = workload(20261125 + persons, persons, count);
     const [oneSources, batchedSources] = await Promise.all([sourcesOf(one), sourcesOf(batched)]);
 
     const reference = await itemsOf(one, oneSources, pushes);

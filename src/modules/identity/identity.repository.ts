@@ -284,14 +284,19 @@ export async function findProfileOwners(
 ): Promise<Map<string, { contactId: number; anonymized: boolean }>> {
   const owners = new Map<string, { contactId: number; anonymized: boolean }>();
   if (keys.length === 0) return owners;
-  const rows = await sql<{ n: string; contactId: number; anonymized: boolean }>`
+  // Each key twice, as sent and as erasure leaves it, so that every lookup is one equality on the key.
+  const variants = keys.flatMap((key, index) => [
+    { n: index, sourceId: key.sourceId, externalId: key.externalId },
+    { n: index, sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) },
+  ]);
+  const rows = await sql<{ n: number; contactId: number; anonymized: boolean }>`
     select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized
-    from unnest(${keys.map((key) => key.sourceId)}::bigint[], ${keys.map((key) => key.externalId)}::text[],
-      ${keys.map((key) => erasedExternalId(key.externalId))}::text[]) with ordinality as u(source_id, external_id, erased_id, n)
-    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id in (u.external_id, u.erased_id)
+    from unnest(${variants.map((v) => v.n)}::int[], ${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[])
+      as u(n, source_id, external_id)
+    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
     join contacts c on c.community_id = p.community_id and c.id = p.contact_id`.execute(db);
   for (const row of rows.rows) {
-    const key = keys[Number(row.n) - 1]!;
+    const key = keys[row.n]!;
     owners.set(profileKey(key.sourceId, key.externalId), { contactId: row.contactId, anonymized: row.anonymized });
   }
   return owners;

@@ -154,29 +154,41 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   const madeIds = await contacts.insertContacts(trx, communityId, made.map((ref) => ref.name), now);
   made.forEach((ref, index) => (ref.id = madeIds[index]!));
 
-  // Organizations, from domains (found or made) and from names alone (found only).
-  const domains = new Map<string, PushItem>();
-  for (const { item } of stored) if (item.domain && !domains.has(item.domain)) domains.set(item.domain, item);
+  // Organizations, from domains (found or made) and from names alone (found only, among those that exist
+  // when the push comes: before the run, or made by an earlier push of it).
+  const names = stored.filter(({ item }) => !item.domain && item.person.companyName).map(({ item }) => item.person.companyName!);
+  const named = await organizations.findOrganizationsNamed(trx, communityId, names);
+  const domains = new Map<string, number>();
+  stored.forEach(({ item }, position) => item.domain && !domains.has(item.domain) && domains.set(item.domain, position));
   const byDomain = await organizations.findOrganizationsByDomains(trx, communityId, [...domains.keys()]);
   const missing = [...domains].filter(([domain]) => !byDomain.has(domain));
   const madeOrganizations = await organizations.insertOrganizations(
     trx,
     communityId,
-    missing.map(([domain, item]) => ({ domain, name: item.person.companyName ?? organizationNameOf(domain), sourceId: item.origin.sourceId })),
+    missing.map(([domain, position]) => {
+      const { item } = stored[position]!;
+      return { domain, name: item.person.companyName ?? organizationNameOf(domain), sourceId: item.origin.sourceId };
+    }),
     now,
   );
   for (const [domain, organization] of madeOrganizations) byDomain.set(domain, organization);
-  const names = stored.filter(({ item }) => !item.domain && item.person.companyName).map(({ item }) => item.person.companyName!);
-  const byName = await organizations.findOnlyOrganizationsNamed(trx, communityId, names);
+  const madeAt = new Map([...madeOrganizations.keys()].map((domain) => [domain, domains.get(domain)!]));
+  const onlyNamed = (name: string, position: number) => {
+    const key = name.trim().toLowerCase();
+    const before = named.get(key) ?? { count: 0, organization: null };
+    const madeBefore = [...madeOrganizations].filter(([domain, o]) => madeAt.get(domain)! < position && o.name.trim().toLowerCase() === key);
+    if (before.count + madeBefore.length !== 1) return undefined;
+    return before.organization ?? madeBefore[0]![1];
+  };
 
   // What each push says, folded per contact in push order: the latest non-empty value wins.
   const fieldsOf = new Map<ContactRef, contacts.ContactFields>();
   const placeBefore = new Map<ContactRef, ContactState['place']>();
   const membersChanged = new Set<number>();
-  for (const { item, contact } of stored) {
+  for (const [position, { item, contact }] of stored.entries()) {
     const state = states.get(contact)!;
     const fields = personFields(item, state, contact.madeBy !== -1);
-    const organization = item.domain ? byDomain.get(item.domain) : item.person.companyName ? byName.get(item.person.companyName.trim().toLowerCase()) : undefined;
+    const organization = item.domain ? byDomain.get(item.domain) : item.person.companyName ? onlyNamed(item.person.companyName, position) : undefined;
     if (organization) {
       fields.organization_id = organization.id;
       fields.company_website = `https://${organization.primaryDomain}`;

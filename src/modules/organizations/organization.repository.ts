@@ -137,16 +137,24 @@ export async function findOrganizationsByDomains(db: Executor, communityId: numb
   return found;
 }
 
-/** findOnlyOrganizationNamed for many names: by lowercased name, the organization when exactly one has it. */
-export async function findOnlyOrganizationsNamed(db: Executor, communityId: number, names: string[]) {
-  const found = new Map<string, { id: number; name: string; primaryDomain: string }>();
+/**
+ * For findOnlyOrganizationNamed over many names: by lowercased name, how many organizations have it (up
+ * to 2: more is as ambiguous) and the organization when exactly one does.
+ */
+export async function findOrganizationsNamed(db: Executor, communityId: number, names: string[]) {
+  const found = new Map<string, { count: number; organization: { id: number; name: string; primaryDomain: string } | null }>();
   const keys = [...new Set(names.map((name) => name.trim().toLowerCase()))];
   if (keys.length === 0) return found;
-  const rows = await sql<{ key: string; id: number; name: string; primaryDomain: string; count: number }>`
-    select k.key, o.id, o.name, o.primary_domain as "primaryDomain", count(*) over (partition by k.key)::int as count
+  const rows = await sql<{ key: string; id: number; name: string; primaryDomain: string }>`
+    select k.key, o.id, o.name, o.primary_domain as "primaryDomain"
     from unnest(${keys}::text[]) as k(key)
-    join organizations o on o.community_id = ${communityId} and lower(o.name) = k.key`.execute(db);
-  for (const { key, count, ...organization } of rows.rows) if (count === 1) found.set(key, organization);
+    cross join lateral (
+      select id, name, primary_domain from organizations where community_id = ${communityId} and lower(name) = k.key order by id limit 2
+    ) o`.execute(db);
+  for (const { key, ...organization } of rows.rows) {
+    const entry = found.get(key);
+    found.set(key, entry ? { count: entry.count + 1, organization: null } : { count: 1, organization });
+  }
   return found;
 }
 
