@@ -14,6 +14,8 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  * - BENCH_BARE_BULK (`{statements, ids}`): `POST /bare-bulk` takes a bulk update body and runs the statements
  *   of Hearth's bulk update transaction (begin … commit) on one connection, with the body's contact IDs in
  *   place of the captured request's `ids`, and answers `{success, data: {ids}}`.
+ * - BENCH_BARE_PUSH (`{communityId, sourceId}`): `POST /bare-push` takes an activity push body and does the
+ *   least a push must: in one transaction, find the contact by email or make it, and upsert the activity.
  */
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -23,6 +25,7 @@ const query = raw ? (JSON.parse(raw) as CapturedQuery) : null;
 // Every statement Hearth ran for the request (authentication, rate-limit counter, the page), when given.
 const all = JSON.parse(process.env.BENCH_BARE_ALL ?? '[]') as CapturedQuery[];
 const bulk = process.env.BENCH_BARE_BULK ? (JSON.parse(process.env.BENCH_BARE_BULK) as { statements: CapturedQuery[]; ids: number[] }) : null;
+const push = process.env.BENCH_BARE_PUSH ? (JSON.parse(process.env.BENCH_BARE_PUSH) as { communityId: number; sourceId: number }) : null;
 const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 10);
 
 const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
@@ -54,6 +57,50 @@ if (bulk) {
       client.release();
     }
     return { success: true, data: { ids: given } };
+  });
+}
+if (push) {
+  // The least a push must do, with none of Hearth's rules: one transaction that finds the contact by email
+  // (or makes it with that identity) and upserts the activity by its dedup key.
+  app.post('/bare-push', async (request, reply) => {
+    const body = request.body as { id: string; activityType: string; timestamp?: string; content?: { value?: string }; user: { email: string; fullName?: string } };
+    const email = body.user.email.toLowerCase();
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const found = await client.query<{ contact_id: string }>(
+        `select contact_id from contact_identities where community_id = $1 and type = 'email' and value = $2`,
+        [push.communityId, email],
+      );
+      let contactId = found.rows[0]?.contact_id;
+      if (!contactId) {
+        const made = await client.query<{ id: string }>(
+          `insert into contacts (community_id, name, primary_email) values ($1, $2, $3) returning id`,
+          [push.communityId, body.user.fullName ?? email, email],
+        );
+        contactId = made.rows[0]!.id;
+        await client.query(
+          `insert into contact_identities (community_id, type, value, display_value, contact_id, source_id) values ($1, 'email', $2, $2, $3, $4)
+           on conflict (community_id, type, value) do nothing`,
+          [push.communityId, email, contactId, push.sourceId],
+        );
+      }
+      const activity = await client.query<{ id: string }>(
+        `insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, content)
+         values ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()), $7)
+         on conflict (community_id, source_id, activity_type, external_id) do update set contact_id = excluded.contact_id,
+           activity_time = excluded.activity_time, content = excluded.content, updated_at = now()
+         returning id`,
+        [push.communityId, push.sourceId, body.activityType, body.id, contactId, body.timestamp ?? null, body.content?.value ?? null],
+      );
+      await client.query('commit');
+      return reply.code(202).send({ status: 'accepted', contactId: `c_${contactId}`, activityId: `a_${activity.rows[0]!.id}`, warnings: [] });
+    } catch (error) {
+      await client.query('rollback');
+      throw error;
+    } finally {
+      client.release();
+    }
   });
 }
 await app.listen({ port: 0, host: '127.0.0.1' });

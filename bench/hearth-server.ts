@@ -12,11 +12,14 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  * asks for it (`capture`), so that the bare baseline can run exactly what Hearth ran.
  *
  * The database is opened as `hearth serve` opens it (openDatabase: same pool size, type parsers and
- * listening connection); the parent has migrated and seeded it.
+ * listening connection); the parent has migrated and seeded it. With BENCH_DATA_DIR it is the embedded
+ * database of that directory (no statement capture there).
  */
 
 const url = process.env.BENCH_DATABASE_URL;
-if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+// BENCH_DATA_DIR: the embedded database of that directory instead (the push figure's embedded run).
+const dataDir = process.env.BENCH_DATA_DIR;
+if (!url && !dataDir) throw new Error('BENCH_DATABASE_URL or BENCH_DATA_DIR must be set');
 const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10);
 
 let capturing: CapturedQuery[] | null = null;
@@ -24,7 +27,9 @@ const log = (event: LogEvent) => {
   if (capturing && event.level === 'query') capturing.push({ sql: event.query.sql, parameters: [...event.query.parameters] });
 };
 
-const database = await openDatabase({ engine: 'postgres', url, poolSize: POOL_SIZE, log });
+const database = dataDir
+  ? await openDatabase({ engine: 'pglite', dataDir, command: 'bench' })
+  : await openDatabase({ engine: 'postgres', url: url!, poolSize: POOL_SIZE, log });
 // A limit no bench run reaches: the bench measures the requests, not the 429s.
 const HIGH = 10_000_000;
 const services = await createServices({

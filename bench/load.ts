@@ -117,19 +117,27 @@ export interface Throughput {
  */
 export async function measureThroughput(
   url: string,
-  options: { token?: string; tokens?: string[]; concurrency: number; seconds: number },
+  options: {
+    token?: string;
+    tokens?: string[];
+    concurrency: number;
+    seconds: number;
+    /** POST the n-th body of the run instead of a GET, expecting `status` (a push: 202). */
+    post?: { body: (n: number) => unknown; status: number };
+  },
 ): Promise<Throughput> {
   const client = createClient({ token: options.token, connections: options.concurrency });
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
+  let sent = 0;
   const worker = async (_: unknown, index: number) => {
     const token = options.tokens?.length ? options.tokens[index % options.tokens.length] : options.token;
     while (performance.now() < deadline) {
       try {
-        const response = await client.get(url, token);
-        if (response.status === 200) latencies.push(response.ms);
+        const response = options.post ? await client.post(url, options.post.body(sent++), token) : await client.get(url, token);
+        if (response.status === (options.post?.status ?? 200)) latencies.push(response.ms);
         else errors++;
       } catch {
         errors++;

@@ -8,7 +8,7 @@ export interface Figure {
   value: number | null;
   baselineName: string;
   baseline: number | null;
-  unit: 'ms' | 'req/s';
+  unit: 'ms' | 'req/s' | 'items/s';
   ratio: number | null;
   goal: { op: '<=' | '>='; value: number };
   /** Why there is no value (the list takes no lightFilter, ...). */

@@ -10,6 +10,7 @@ import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, type Summary, type Throughput } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions } from './options.ts';
+import { measurePush } from './push.ts';
 import { met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -17,7 +18,7 @@ import { cliActor } from '../src/core/writer.ts';
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
- * of a list, one of a bulk update (`--only list|bulk` for one part).
+ * of a list, one of a bulk update, six of pushes (`--only list|bulk|push` for one part).
  */
 
 const options = (() => {
@@ -36,7 +37,7 @@ if (options === 'help') {
 const log = (line: string) => console.log(line);
 const children: ServerChild[] = [];
 // Set by run() as it makes them, for the cleanup below.
-const made: { database: BenchDatabase | null; connection: Database | null } = { database: null, connection: null };
+const made: { database: BenchDatabase | null; connection: Database | null; others: BenchDatabase[] } = { database: null, connection: null, others: [] };
 let failed = false;
 
 try {
@@ -47,6 +48,7 @@ try {
 } finally {
   for (const child of children) await child.stop().catch(() => {});
   await made.connection?.close();
+  for (const other of made.others) await other.drop().catch(() => {});
   if (made.database) {
     const { url } = made.database;
     if (options.keep || failed) log(`Bench database kept: ${url}\n  rerun without seeding: npm run bench -- --reuse ${url}`);
@@ -96,10 +98,26 @@ async function run(options: BenchOptions) {
   const machine = await describeMachine(db);
 
   const figures: Figure[] = [];
-  const list = options.only === 'bulk' ? null : await measureList(options, { db, services, setup, hearth, env, counts });
+  const wanted = (part: 'list' | 'bulk' | 'push') => options.only === null || options.only === part;
+  const list = wanted('list') ? await measureList(options, { db, services, setup, hearth, env, counts }) : null;
   if (list) figures.push(...list.figures);
-  const bulk = options.only === 'list' ? null : await measureBulk(options, { db, setup, hearth, env });
+  const bulk = wanted('bulk') ? await measureBulk(options, { db, setup, hearth, env }) : null;
   if (bulk) figures.push(bulk.figure);
+  const push = wanted('push')
+    ? await measurePush({
+        url,
+        serverUrl: options.serverUrl,
+        setup,
+        hearth,
+        env,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        log,
+        track: (child) => children.push(child),
+        trackDatabase: (database) => made.others.push(database),
+      })
+    : null;
+  if (push) figures.push(...push.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -119,6 +137,7 @@ async function run(options: BenchOptions) {
     seed,
     ...(list ? list.results : {}),
     bulk: bulk?.results ?? null,
+    push: push?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

@@ -362,7 +362,7 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
 
     it('a worker stopping mid-file saves its place and gives the job back; the next run continues there, pushing no line twice', { timeout: 120_000 }, async () => {
       const source = await fileSource();
-      const total = 300;
+      const total = 3000;
       const users = Array.from({ length: total }, (_, n) => ({ type: 'user', id: `s-${n + 1}`, email: `user${n + 1}@stop.example.org` }));
       fs.writeFileSync(path.join(source.dir, 'big.jsonl'), jsonl(...users));
       const { jobId } = await notified(source.id);

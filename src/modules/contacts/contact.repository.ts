@@ -78,14 +78,19 @@ export async function insertContacts(trx: Transaction<DB>, communityId: number, 
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 
-/** findContactState for many contacts, with where each lives. */
-export async function findContactStates(db: Executor, communityId: number, contactIds: number[]) {
-  const rows = contactIds.length === 0 ? [] : await db
+/**
+ * findContactState for many contacts, with where each lives, locking them in ID order (as merges lock
+ * them, so the two cannot deadlock). A contact missing from the answer is gone (erased, or merged).
+ */
+export async function lockContactStates(trx: Transaction<DB>, communityId: number, contactIds: number[]) {
+  const rows = contactIds.length === 0 ? [] : await trx
     .selectFrom('contacts')
     .select(['id', 'name', 'full_name as fullName', 'organization_id as organizationId', 'anonymized_at as anonymizedAt'])
     .select(['city', 'region', 'country', 'world_region as worldRegion'])
     .where('community_id', '=', communityId)
     .where('id', 'in', contactIds)
+    .orderBy('id')
+    .forUpdate()
     .execute();
   return new Map(rows.map((row) => [Number(row.id), row]));
 }

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
 import { moveMembers, placesOf } from '../locations/index.ts';
-import type { Identity } from './identity-values.ts';
+import { identityKey, type Identity } from './identity-values.ts';
 import * as identities from './identity.repository.ts';
 
 /** Where what a push says of a person comes from. */
@@ -71,4 +71,66 @@ export async function recordPerson(
   const { communityId, sourceId, now } = origin;
   await identities.insertIdentities(trx, communityId, contactId, sourceId, person.identities);
   await identities.upsertSourceProfile(trx, { communityId, sourceId, externalId: person.externalId, contactId, fields: person.profile, now });
+}
+
+/** A contact that resolvePeople found (ID known) or that the caller makes (ID set by the caller). */
+export interface PersonRef {
+  id: number | null;
+  /** The position of the first person that needs the contact made; -1 for a contact that exists. */
+  madeBy: number;
+  /** The name to make it with. */
+  name: string;
+}
+
+/**
+ * resolvePerson for many people in order, with three reads, without writing: each person's contact, found
+ * by the same rules against what the database holds and what the people before them showed (a person
+ * named twice gets one contact), or a new one to make. Null for a person the caller must not store: one
+ * with an identity in `suppressed` (keys), or whose sender's ID leads to an erased contact. Stops before
+ * the first person whose identities point at two contacts (a merge, for resolvePerson): the result is
+ * shorter than `people` then.
+ */
+export async function resolvePeople(
+  trx: Transaction<DB>,
+  communityId: number,
+  people: (PersonIdentity & { sourceId: number; names: { name: string } })[],
+  suppressed: Set<string>,
+): Promise<(PersonRef | null)[]> {
+  const [profiles, owners] = await Promise.all([
+    identities.findProfileOwners(trx, communityId, people),
+    identities.findIdentityOwners(trx, communityId, people.flatMap((person) => person.identities)),
+  ]);
+  const existing = new Map<number, PersonRef>();
+  const existingRef = (contactId: number) => {
+    let ref = existing.get(contactId);
+    if (!ref) existing.set(contactId, (ref = { id: contactId, madeBy: -1, name: '' }));
+    return ref;
+  };
+  const byProfile = new Map<string, PersonRef>();
+  for (const [key, owner] of profiles) if (!owner.anonymized) byProfile.set(key, existingRef(owner.contactId));
+  const byIdentity = new Map<string, PersonRef>();
+  for (const owner of owners) byIdentity.set(identityKey(owner as Pick<Identity, 'type' | 'value'>), existingRef(owner.contactId));
+
+  const resolved: (PersonRef | null)[] = [];
+  for (const [index, person] of people.entries()) {
+    const profile = identities.profileKey(person.sourceId, person.externalId);
+    const keys = person.identities.map((known) => identityKey(known));
+    if (keys.some((key) => suppressed.has(key)) || profiles.get(profile)?.anonymized) {
+      resolved.push(null);
+      continue;
+    }
+    const candidates = new Set<PersonRef>();
+    const owner = byProfile.get(profile);
+    if (owner) candidates.add(owner);
+    for (const key of keys) {
+      const held = byIdentity.get(key);
+      if (held) candidates.add(held);
+    }
+    if (candidates.size > 1) break;
+    const contact = candidates.size === 1 ? [...candidates][0]! : { id: null, madeBy: index, name: person.names.name };
+    byProfile.set(profile, contact);
+    for (const key of keys) byIdentity.set(key, contact);
+    resolved.push(contact);
+  }
+  return resolved;
 }

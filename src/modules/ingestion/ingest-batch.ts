@@ -57,13 +57,7 @@ const INGESTION_LOCK = 7_164_002;
 /** A batch stored one push at a time would make a thread loop. */
 export class ThreadLoop extends Error {}
 
-/** A contact of the run: one that exists (ID known) or one the run makes (ID given when made). */
-interface ContactRef {
-  id: number | null;
-  /** The run's first push naming a new person, which made it; -1 for a contact that existed. */
-  madeBy: number;
-  name: string;
-}
+type ContactRef = identity.PersonRef;
 
 interface ResolvedPush {
   item: PushItem;
@@ -73,50 +67,10 @@ interface ResolvedPush {
 
 /** The pushes from the start of `items` that need no merge, each with its contact (found or to make). */
 async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<ResolvedPush[]> {
-  const allIdentities = items.flatMap((item) => item.person.identities);
-  const [suppressed, profiles, owners] = await Promise.all([
-    findSuppressed(trx, communityId, allIdentities),
-    identity.findProfileOwners(
-      trx,
-      communityId,
-      items.map((item) => ({ sourceId: item.origin.sourceId, externalId: item.person.externalId })),
-    ),
-    identity.findIdentityOwners(trx, communityId, allIdentities),
-  ]);
-  const existing = new Map<number, ContactRef>();
-  const existingRef = (contactId: number) => {
-    let ref = existing.get(contactId);
-    if (!ref) existing.set(contactId, (ref = { id: contactId, madeBy: -1, name: '' }));
-    return ref;
-  };
-  const byProfile = new Map<string, ContactRef>();
-  for (const [key, owner] of profiles) if (!owner.anonymized) byProfile.set(key, existingRef(owner.contactId));
-  const byIdentity = new Map<string, ContactRef>();
-  for (const owner of owners) byIdentity.set(identity.identityKey(owner as Pick<identity.Identity, 'type' | 'value'>), existingRef(owner.contactId));
-
-  const run: ResolvedPush[] = [];
-  for (const [index, item] of items.entries()) {
-    const { person } = item;
-    const profile = identity.profileKey(item.origin.sourceId, person.externalId);
-    const keys = person.identities.map((known) => identity.identityKey(known));
-    if (keys.some((key) => suppressed.has(key)) || profiles.get(profile)?.anonymized) {
-      run.push({ item, contact: null });
-      continue;
-    }
-    const candidates = new Set<ContactRef>();
-    const owner = byProfile.get(profile);
-    if (owner) candidates.add(owner);
-    for (const key of keys) {
-      const held = byIdentity.get(key);
-      if (held) candidates.add(held);
-    }
-    if (candidates.size > 1) break;
-    const contact = candidates.size === 1 ? [...candidates][0]! : { id: null, madeBy: index, name: person.names.name };
-    byProfile.set(profile, contact);
-    for (const key of keys) byIdentity.set(key, contact);
-    run.push({ item, contact });
-  }
-  return run;
+  const people = items.map((item) => ({ sourceId: item.origin.sourceId, ...item.person }));
+  const suppressed = await findSuppressed(trx, communityId, people.flatMap((person) => person.identities));
+  const contacts = await identity.resolvePeople(trx, communityId, people, suppressed);
+  return contacts.map((contact, index) => ({ item: items[index]!, contact }));
 }
 
 interface ContactState {
@@ -134,14 +88,10 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   // Contacts: the existing ones locked (in ID order, as merges lock them), the new ones made.
   const refs = [...new Set(stored.map((push) => push.contact))];
   const existingIds = refs.filter((ref) => ref.id !== null).map((ref) => ref.id!);
-  if (existingIds.length) {
-    const locked = await sql<{ id: number }>`
-      select id from contacts where community_id = ${communityId} and id = any(${existingIds}::bigint[]) order by id for update`.execute(trx);
-    // A contact gone since it was read (erased, or merged by a push that did not hold the lock): start over.
-    if (locked.rows.length !== existingIds.length) throw new RetryTransaction();
-  }
+  const found = await contacts.lockContactStates(trx, communityId, existingIds);
+  // A contact gone since it was read (erased, or merged by a push that did not hold the lock): start over.
+  if (found.size !== existingIds.length) throw new RetryTransaction();
   const states = new Map<ContactRef, ContactState>();
-  const found = await contacts.findContactStates(trx, communityId, existingIds);
   for (const ref of refs) {
     if (ref.id === null) {
       states.set(ref, { fullName: null, organizationId: null, place: null });
@@ -344,7 +294,11 @@ async function storeActivities(
   const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));
   const { loops } = await activities.linkThreads(trx, communityId, upserted.map((row) => row.id));
   if (loops) throw new ThreadLoop();
-  await replaceTopicsOf(trx, communityId, last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics })));
+  await replaceTopicsOf(
+    trx,
+    communityId,
+    last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics, existed: upserted[index]!.previousContactId !== null })),
+  );
 
   const affected = new Set<number>();
   for (const { contact } of pushes) affected.add(contact.id!);

@@ -167,6 +167,25 @@ async function importFile(
     });
   };
 
+  // Consecutive user or activity lines are pushed together (the batch push), up to the next checkpoint.
+  let pending: { type: 'user' | 'activity'; lines: { lineNumber: number; body: unknown }[] } | null = null;
+  const count = (lineNumber: number, outcome: LineOutcome) => {
+    if ('reason' in outcome) {
+      state.counts.badLines += 1;
+      if (state.badLines.length < MAX_LISTED_BAD_LINES) state.badLines.push({ line: lineNumber, reason: outcome.reason });
+    } else {
+      state.counts[outcome.counted] += 1;
+      state.counts.warnings += outcome.warnings;
+    }
+  };
+  const flush = async () => {
+    if (!pending) return;
+    const { type, lines: chunk } = pending;
+    pending = null;
+    const outcomes = await pushLines(deps, run.writer, run.sourceId, type, chunk.map((line) => line.body));
+    chunk.forEach((line, index) => count(line.lineNumber, outcomes[index]!));
+  };
+
   const stream = fs.createReadStream(file.path, { encoding: 'utf8' });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let lineNumber = 0;
@@ -176,24 +195,28 @@ async function importFile(
       if (lineNumber <= resumeAfter) continue;
       const text = (lineNumber === 1 ? raw.replace(/^\uFEFF/, '') : raw).trim();
       if (text) {
-        const outcome = await pushLine(deps, run.writer, run.sourceId, readImportLine(text));
-        if ('reason' in outcome) {
-          state.counts.badLines += 1;
-          if (state.badLines.length < MAX_LISTED_BAD_LINES) state.badLines.push({ line: lineNumber, reason: outcome.reason });
+        const line = readImportLine(text);
+        if (line.ok && line.type !== 'organization') {
+          if (pending && pending.type !== line.type) await flush();
+          pending ??= { type: line.type, lines: [] };
+          pending.lines.push({ lineNumber, body: line.body });
         } else {
-          state.counts[outcome.counted] += 1;
-          state.counts.warnings += outcome.warnings;
+          await flush();
+          count(lineNumber, await pushLine(deps, run.writer, run.sourceId, line));
         }
       }
-      state.linesDone = lineNumber;
-      // The embedded database answers without I/O, so a run of pushes would otherwise hold the event loop
-      // (HTTP requests, timers) until the whole file is done.
-      await yieldToEventLoop();
       if (lineNumber % CHECKPOINT_LINES === 0) {
+        await flush();
+        state.linesDone = lineNumber;
         await save(false);
         if (run.signal.aborted) throw new ImportStopped();
       }
+      // The embedded database answers without I/O, so a run of pushes would otherwise hold the event loop
+      // (HTTP requests, timers) until the whole file is done.
+      if (!pending) await yieldToEventLoop();
     }
+    await flush();
+    state.linesDone = lineNumber;
   } finally {
     lines.close();
     stream.destroy();
@@ -212,26 +235,30 @@ async function importFile(
 
 type LineOutcome = { counted: 'users' | 'activities' | 'organizations'; warnings: number } | { reason: string };
 
-/** One line through its core push's service function. What the push refuses (an expected error) makes a bad line. */
+/** An organization line, or a line that could not be read, through its core push's service function. */
 async function pushLine(deps: FileImportDeps, writer: Writer, sourceId: number, line: ImportLine): Promise<LineOutcome> {
   if (!line.ok) return { reason: line.reason };
+  if (line.type !== 'organization') return (await pushLines(deps, writer, sourceId, line.type, [line.body]))[0]!;
   try {
-    switch (line.type) {
-      case 'user': {
-        const accepted = await deps.ingestion.pushUser(writer, sourceId, line.body);
-        return { counted: 'users', warnings: accepted.warnings.length };
-      }
-      case 'activity': {
-        const accepted = await deps.ingestion.pushActivity(writer, sourceId, line.body);
-        return { counted: 'activities', warnings: accepted.warnings.length };
-      }
-      case 'organization': {
-        const upserted = await deps.organizationUpserts.upsertInSource(writer, sourceId, line.body);
-        return { counted: 'organizations', warnings: upserted.warnings.length };
-      }
-    }
+    const upserted = await deps.organizationUpserts.upsertInSource(writer, sourceId, line.body);
+    return { counted: 'organizations', warnings: upserted.warnings.length };
   } catch (error) {
     if (error instanceof HearthError) return { reason: error.message };
+    throw error;
+  }
+}
+
+/** User or activity lines through the batch push, in order. What the push refuses makes a bad line. */
+async function pushLines(deps: FileImportDeps, writer: Writer, sourceId: number, type: 'user' | 'activity', bodies: unknown[]): Promise<LineOutcome[]> {
+  try {
+    const answers = type === 'user' ? await deps.ingestion.pushUsers(writer, sourceId, bodies) : await deps.ingestion.pushActivities(writer, sourceId, bodies);
+    return answers.map((answer) =>
+      answer.status === 'rejected'
+        ? { reason: answer.errors.join('; ') }
+        : { counted: type === 'user' ? ('users' as const) : ('activities' as const), warnings: answer.warnings.length },
+    );
+  } catch (error) {
+    if (error instanceof HearthError) return bodies.map(() => ({ reason: error.message }));
     throw error;
   }
 }

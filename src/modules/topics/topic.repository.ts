@@ -90,10 +90,17 @@ export async function countTopics(db: Executor, communityId: number, prefix: str
   return Number(row.n);
 }
 
-/** replaceActivityTopics for many activities in three statements; each activity is given once. */
-export async function replaceTopicsOf(trx: Transaction<DB>, communityId: number, activities: { activityId: number; names: string[] }[]): Promise<void> {
-  if (activities.length === 0) return;
-  await trx.deleteFrom('activity_topics').where('community_id', '=', communityId).where('activity_id', 'in', activities.map((a) => a.activityId)).execute();
+/**
+ * replaceActivityTopics for many activities in up to three statements; each activity is given once, and
+ * says whether it existed before (a new one has no topics to remove).
+ */
+export async function replaceTopicsOf(
+  trx: Transaction<DB>,
+  communityId: number,
+  activities: { activityId: number; names: string[]; existed: boolean }[],
+): Promise<void> {
+  const existed = activities.filter((a) => a.existed).map((a) => a.activityId);
+  if (existed.length) await trx.deleteFrom('activity_topics').where('community_id', '=', communityId).where('activity_id', 'in', existed).execute();
   const links: { activityId: number; key: string }[] = [];
   const byKey = new Map<string, string>();
   for (const { activityId, names } of activities) {
