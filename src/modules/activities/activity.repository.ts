@@ -133,7 +133,13 @@ export async function upsertActivities(
   const column = <T>(pick: (activity: Omit<ActivityWrite, 'communityId' | 'now'>) => T) => activities.map(pick);
   const result = await sql<{ n: string; id: number; previousContactId: number | null }>`
     with input as (
-      select * from unnest(
+      -- With the contact each activity had before (all of the statement sees the table as it was), by one
+      -- index probe per row.
+      select t.*, (
+        select a.contact_id from activities a
+        where a.community_id = ${communityId} and a.source_id = t.source_id and a.activity_type = t.activity_type and a.external_id = t.external_id
+      ) as previous_contact_id
+      from unnest(
         ${column((a) => a.sourceId)}::bigint[], ${column((a) => a.activityType)}::text[], ${column((a) => a.externalId)}::text[],
         ${column((a) => a.contactId)}::bigint[], ${column((a) => a.activityTime)}::timestamptz[], ${column((a) => a.title)}::text[],
         ${column((a) => a.content)}::text[], ${column((a) => a.contentType)}::text[], ${column((a) => a.url)}::text[],
@@ -141,11 +147,6 @@ export async function upsertActivities(
         ${column((a) => a.parent?.externalId ?? null)}::text[], ${column((a) => a.subSourceId)}::bigint[]
       ) with ordinality as t(source_id, activity_type, external_id, contact_id, activity_time, title, content, content_type, url,
         sentiment, parent_activity_type, parent_external_id, sub_source_id, n)
-    ),
-    previous as (
-      select i.n, a.contact_id from input i
-      join activities a on a.community_id = ${communityId} and a.source_id = i.source_id
-        and a.activity_type = i.activity_type and a.external_id = i.external_id
     ),
     upserted as (
       insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
@@ -160,10 +161,9 @@ export async function upsertActivities(
         parent_id = null, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
       returning id, source_id, activity_type, external_id
     )
-    select i.n, u.id, p.contact_id as "previousContactId"
+    select i.n, u.id, i.previous_contact_id as "previousContactId"
     from input i
-    join upserted u on u.source_id = i.source_id and u.activity_type = i.activity_type and u.external_id = i.external_id
-    left join previous p on p.n = i.n`.execute(trx);
+    join upserted u on u.source_id = i.source_id and u.activity_type = i.activity_type and u.external_id = i.external_id`.execute(trx);
   const byOrdinal = new Map(result.rows.map((row) => [Number(row.n), row]));
   return activities.map((_, index) => {
     const row = byOrdinal.get(index + 1)!;
@@ -177,12 +177,21 @@ export async function upsertActivities(
  * whether a new link closed a loop; the caller then starts over one activity at a time, where each loop is
  * refused and reported.
  */
-export async function linkThreads(trx: Transaction<DB>, communityId: number, activityIds: number[]): Promise<{ loops: boolean }> {
-  if (activityIds.length === 0) return { loops: false };
+export async function linkThreads(
+  trx: Transaction<DB>,
+  communityId: number,
+  activities: { id: number; sourceId: number; activityType: string; externalId: string; parent: { activityType: string | null; externalId: string } | null }[],
+): Promise<{ loops: boolean }> {
+  if (activities.length === 0) return { loops: false };
+  const activityIds = activities.map((a) => a.id);
   const linked = await sql<{ id: number }>`
     with batch as (
-      select a.id, a.source_id, a.activity_type, a.external_id, a.parent_activity_type, a.parent_external_id
-      from activities a where a.community_id = ${communityId} and a.id = any(${activityIds}::bigint[])
+      -- The batch's activities as the caller has them (reading them back from the table costs more).
+      select * from unnest(
+        ${activityIds}::bigint[], ${activities.map((a) => a.sourceId)}::bigint[], ${activities.map((a) => a.activityType)}::text[],
+        ${activities.map((a) => a.externalId)}::text[], ${activities.map((a) => a.parent?.activityType ?? null)}::text[],
+        ${activities.map((a) => a.parent?.externalId ?? null)}::text[]
+      ) as b(id, source_id, activity_type, external_id, parent_activity_type, parent_external_id)
     ),
     links as (
       -- Each activity of the batch to the parent it names,
@@ -196,9 +205,12 @@ export async function linkThreads(trx: Transaction<DB>, communityId: number, act
       union all
       -- and each reply that was waiting for an activity of the batch to it.
       select r.id, b.id from batch b
-      join activities r on r.community_id = ${communityId} and r.source_id = b.source_id and r.parent_external_id = b.external_id
-        and (r.parent_activity_type = b.activity_type or r.parent_activity_type is null)
-        and r.parent_id is null and r.id <> b.id and r.id <> all(${activityIds}::bigint[])
+      cross join lateral (
+        select r.id from activities r
+        where r.community_id = ${communityId} and r.source_id = b.source_id and r.parent_external_id = b.external_id
+          and (r.parent_activity_type = b.activity_type or r.parent_activity_type is null)
+          and r.parent_id is null and r.id <> b.id and r.id <> all(${activityIds}::bigint[])
+      ) r
     ),
     chosen as (select distinct on (id) id, parent_id from links where parent_id is not null order by id, parent_id)
     update activities a set parent_id = c.parent_id from chosen c
