@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliWriter } from '../../src/core/writer.ts';
 import { identityHash } from '../../src/modules/identity/identity-values.ts';
-import { ingestOneByOne, lockIngestion } from '../../src/modules/ingestion/ingest-batch.ts';
+import { ingestOneByOne, prepareIngestion } from '../../src/modules/ingestion/ingest-batch.ts';
 import { createIngestionQueue } from '../../src/modules/ingestion/ingestion-queue.ts';
 import { readActivityPush, readUserPush, type PushItem } from '../../src/modules/ingestion/push-item.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -204,7 +204,7 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
       const chunk = reference.slice(at, at + 100);
       expected.push(
         ...(await one.services.db.transaction().execute(async (trx) => {
-          await lockIngestion(trx, one.communityId);
+          await prepareIngestion(trx);
           return ingestOneByOne(trx, chunk);
         })),
       );

@@ -49,14 +49,13 @@ export async function ingestOneByOne(trx: Transaction<DB>, items: PushItem[]): P
 }
 
 /**
- * Serializes the storing of pushes of one community, across processes, for the transaction. And turns JIT
- * compilation off for it: the planner's estimates for arrays of a batch are large enough to make
- * PostgreSQL compile statements that then run in a millisecond, at a cost of about 300 ms each.
+ * Turns JIT compilation off for an ingestion transaction: the planner's estimates for the arrays of a batch
+ * are large enough to make PostgreSQL compile statements that then run in a millisecond, at a cost of
+ * about 300 ms each.
  */
-export async function lockIngestion(trx: Transaction<DB>, communityId: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${INGESTION_LOCK}::int, ${communityId}::int), set_config('jit', 'off', true)`.execute(trx);
+export async function prepareIngestion(trx: Transaction<DB>): Promise<void> {
+  await sql`select set_config('jit', 'off', true)`.execute(trx);
 }
-const INGESTION_LOCK = 7_164_002;
 
 /** A batch stored one push at a time would make a thread loop. */
 export class ThreadLoop extends Error {}

@@ -1,12 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { ingestBatch, ingestOneByOne, lockIngestion, ThreadLoop } from './ingest-batch.ts';
+import { ingestBatch, ingestOneByOne, prepareIngestion, ThreadLoop } from './ingest-batch.ts';
 import type { PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
 
 /** The most pushes stored in one transaction: a batch route's whole request, or many single pushes. */
 export const MAX_BATCH = 1_000;
+
+/** Transactions of one community's pushes that one process runs at once. */
+export const DEFAULT_LANES = 2;
 
 /** What a community's pushes are waiting for, in this process, and what was stored lately. */
 export interface IngestionBacklog {
@@ -31,17 +34,17 @@ interface Submission {
  * process dies before that is not acknowledged, and nothing of it is stored. Communities are stored in
  * parallel; the community's ingestion lock orders the transactions of several processes.
  */
-export function createIngestionQueue(deps: { db: Kysely<DB>; now?: () => number }) {
+export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now?: () => number }) {
   const now = deps.now ?? Date.now;
-  const queues = new Map<number, Submission[]>();
+  const lanes = deps.lanes ?? DEFAULT_LANES;
+  const communities = new Map<number, { queue: Submission[]; storing: Set<Submission[]>; lanes: number }>();
   const recent = new Map<number, { at: number; pushes: number }[]>();
-  const storing = new Map<number, Submission[]>();
 
-  async function store(communityId: number, items: PushItem[]): Promise<PushOutcome[]> {
+  async function store(items: PushItem[]): Promise<PushOutcome[]> {
     const attempt = (oneByOne: boolean) =>
       retryingTransaction(deps.db, async (trx) => {
-        await lockIngestion(trx, communityId);
-        return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, communityId, items);
+        await prepareIngestion(trx);
+        return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items);
       });
     try {
       return await attempt(false);
@@ -54,7 +57,7 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; now?: () => number 
 
   async function run(communityId: number, taken: Submission[]): Promise<void> {
     try {
-      const outcomes = await store(communityId, taken.flatMap((submission) => submission.items));
+      const outcomes = await store(taken.flatMap((submission) => submission.items));
       let at = 0;
       for (const submission of taken) {
         submission.resolve(outcomes.slice(at, at + submission.items.length));
@@ -70,20 +73,32 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; now?: () => number 
     }
   }
 
-  async function drain(communityId: number, queue: Submission[]): Promise<void> {
-    while (queue.length > 0) {
+  /** One lane: takes what waits (up to MAX_BATCH pushes) and stores it, until nothing waits. */
+  async function drain(communityId: number): Promise<void> {
+    const state = communities.get(communityId)!;
+    while (state.queue.length > 0) {
       const taken: Submission[] = [];
       let count = 0;
-      while (queue.length > 0 && (taken.length === 0 || count + queue[0]!.items.length <= MAX_BATCH)) {
-        const submission = queue.shift()!;
+      while (state.queue.length > 0 && (taken.length === 0 || count + state.queue[0]!.items.length <= MAX_BATCH)) {
+        const submission = state.queue.shift()!;
         taken.push(submission);
         count += submission.items.length;
       }
-      storing.set(communityId, taken);
+      state.storing.add(taken);
       await run(communityId, taken);
-      storing.delete(communityId);
+      state.storing.delete(taken);
     }
-    queues.delete(communityId);
+  }
+
+  async function lane(communityId: number): Promise<void> {
+    const state = communities.get(communityId)!;
+    state.lanes += 1;
+    try {
+      await drain(communityId);
+    } finally {
+      state.lanes -= 1;
+      if (state.lanes === 0 && state.queue.length === 0) communities.delete(communityId);
+    }
   }
 
   return {
@@ -91,21 +106,17 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; now?: () => number 
     submit(communityId: number, items: PushItem[]): Promise<PushOutcome[]> {
       if (items.length === 0) return Promise.resolve([]);
       return new Promise((resolve, reject) => {
-        const queue = queues.get(communityId);
-        const submission = { items, at: now(), resolve, reject };
-        if (queue) {
-          queue.push(submission);
-          return;
-        }
-        const started = [submission];
-        queues.set(communityId, started);
-        void drain(communityId, started);
+        let state = communities.get(communityId);
+        if (!state) communities.set(communityId, (state = { queue: [], storing: new Set(), lanes: 0 }));
+        state.queue.push({ items, at: now(), resolve, reject });
+        if (state.lanes < lanes) void lane(communityId);
       });
     },
 
     backlog(communityId: number): IngestionBacklog {
       // Pushes not answered yet: those being stored, and those waiting for them.
-      const queue = [...(storing.get(communityId) ?? []), ...(queues.get(communityId) ?? [])];
+      const state = communities.get(communityId);
+      const queue = state ? [...[...state.storing].flat(), ...state.queue] : [];
       const cutoff = now() - 60_000;
       const log = (recent.get(communityId) ?? []).filter((entry) => entry.at >= cutoff);
       recent.set(communityId, log);
