@@ -57,7 +57,8 @@ function workload(seed: number, persons: number, pushes: number): Push[] {
     if (source !== 1 || r.chance(0.1)) user.email = company && r.chance(0.7) ? `p${person}@${company}` : `p${person}@gmail.com`;
     if (source !== 0 || r.chance(0.1)) user.github = `gh-p${person}`;
     if (r.chance(0.05)) user.email = 'n/a';
-    if (r.chance(0.5)) user.fullName = r.chance(0.8) ? `Person ${person}` : `P. ${person} ${r.int(3)}`;
+    if (r.chance(0.3)) user.fullName = r.chance(0.8) ? `Person ${person}` : `P. ${person} ${r.int(3)}`;
+    if (r.chance(0.2)) user.username = `user-${person}`;
     if (r.chance(0.3)) user.titleAtCompany = r.pick(['Engineer', 'CTO', 'Student']);
     if (r.chance(0.3)) user.rawLocation = r.pick(PLACES);
     if (r.chance(0.1)) user.companyName = r.pick(['Acme', 'Globex', 'Nobody Inc']);

@@ -25,7 +25,8 @@ import { applyTags, organizationNameOf } from './user-push.ts';
  * batch whose thread links would close a loop throws ThreadLoop: the caller stores it again one push at a
  * time, where each loop is refused and reported.
  *
- * The caller holds the community's ingestion lock (lockIngestion) for the transaction.
+ * Run it in a transaction begun with prepareIngestion. Another transaction storing the same person at the
+ * same time makes one of them fail on a unique key (an identity, a profile), to be run again.
  */
 export async function ingestBatch(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<PushOutcome[]> {
   const outcomes: PushOutcome[] = [];
@@ -57,13 +58,15 @@ export async function prepareIngestion(trx: Transaction<DB>): Promise<void> {
   await sql`select set_config('jit', 'off', true)`.execute(trx);
 }
 
-/** A batch stored one push at a time would make a thread loop. */
+/** Threads of the batch would loop: store it again one push at a time (ingestOneByOne). */
 export class ThreadLoop extends Error {}
 
 type ContactRef = identity.PersonRef;
 
 interface ResolvedPush {
   item: PushItem;
+  /** Its place in the run (PersonRef.madeBy counts in it). */
+  index: number;
   /** Null: the person was erased on request; nothing of the push is stored. */
   contact: ContactRef | null;
 }
@@ -73,7 +76,7 @@ async function resolveRun(trx: Transaction<DB>, communityId: number, items: Push
   const people = items.map((item) => ({ sourceId: item.origin.sourceId, ...item.person }));
   const suppressed = await findSuppressed(trx, communityId, people.flatMap((person) => person.identities));
   const contacts = await identity.resolvePeople(trx, communityId, people, suppressed);
-  return contacts.map((contact, index) => ({ item: items[index]!, contact }));
+  return contacts.map((contact, index) => ({ item: items[index]!, index, contact }));
 }
 
 interface ContactState {
@@ -138,9 +141,10 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   const fieldsOf = new Map<ContactRef, contacts.ContactFields>();
   const placeBefore = new Map<ContactRef, ContactState['place']>();
   const membersChanged = new Set<number>();
-  for (const [position, { item, contact }] of stored.entries()) {
+  for (const [position, { item, index, contact }] of stored.entries()) {
     const state = states.get(contact)!;
-    const fields = personFields(item, state, contact.madeBy !== -1);
+    // As for pushes one at a time: only the push that made the contact may name it "Unknown".
+    const fields = personFields(item, state, contact.madeBy === index);
     const organization = item.domain ? byDomain.get(item.domain) : item.person.companyName ? onlyNamed(item.person.companyName, position) : undefined;
     if (organization) {
       fields.organization_id = organization.id;
@@ -187,9 +191,9 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
 
   // Custom field values and tags, where pushes have them.
   const outcomes = new Map<ResolvedPush, PushOutcome>();
-  for (const [index, push] of run.entries()) {
+  for (const push of run) {
     if (!push.contact) continue;
-    const { item, contact } = push;
+    const { item, index, contact } = push;
     const outcome: PushOutcome = { contactId: contact.id!, created: contact.madeBy === index, merged: [], activityId: null, warnings: [] };
     outcomes.set(push, outcome);
     if (item.customFields.length) {

@@ -27,12 +27,13 @@ interface Submission {
 }
 
 /**
- * Group commit of pushes. Each community has a queue in this process; while one transaction of the
- * community's pushes runs, the pushes that arrive wait, and the next transaction stores all of them
- * together (ingestBatch: a fixed number of statements per batch). A push is answered once the transaction
- * that stored it has committed, so an acknowledged push is durable and readable at once; a push whose
- * process dies before that is not acknowledged, and nothing of it is stored. Communities are stored in
- * parallel; the community's ingestion lock orders the transactions of several processes.
+ * Group commit of pushes. Each community has a queue in this process; while a transaction stores the
+ * community's pushes, the pushes that arrive wait, and the next transaction stores all of them together
+ * (ingestBatch: a fixed number of statements per batch). Up to `lanes` such transactions of a community run
+ * at once; communities run in parallel. A push is answered once the transaction that stored it has
+ * committed, so an answered push is durable and readable at once; a push whose process dies before that is
+ * not answered, and nothing of it is stored. Transactions about the same person, in this process or
+ * another, are ordered by the unique keys of identities and profiles: the loser runs again.
  */
 export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now?: () => number }) {
   const now = deps.now ?? Date.now;

@@ -33,9 +33,18 @@ const checkActivityItem = compileBodyValidator(ActivityPushBody);
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
   const queue = createIngestionQueue({ db: deps.db });
 
+  // Sources are never deleted, so one found once is known from then on: a push needs no statement to
+  // check its source (on the embedded database, every statement waits for the one connection).
+  const knownSources = new Set<string>();
+
   /** Where pushes of this route go: the caller's community's source, which must exist. */
   async function originOf(writer: Writer, sourceId: number): Promise<PushOrigin> {
-    if (!(await findSource(deps.db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+    const key = `${writer.communityId}:${sourceId}`;
+    if (!knownSources.has(key)) {
+      if (!(await findSource(deps.db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+      if (knownSources.size >= 10_000) knownSources.clear();
+      knownSources.add(key);
+    }
     return { communityId: writer.communityId, sourceId, now: deps.clock.now() };
   }
 
