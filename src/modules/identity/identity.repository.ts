@@ -276,30 +276,44 @@ export async function eraseSourceProfiles(trx: Transaction<DB>, communityId: num
   return profiles.length;
 }
 
-/** Who a sender's ID (in its source) leads to, for many at once: see findProfileOwner. Keyed `source\0id`. */
-export async function findProfileOwners(
+/**
+ * What resolvePeople reads, in one statement: whom each sender's ID (in its source) leads to, as
+ * findProfileOwner (keyed `source\0id`, with whether the contact was erased), and which contact holds each
+ * identity, as findIdentityOwners.
+ */
+export async function findOwnersOf(
   db: Executor,
   communityId: number,
   keys: { sourceId: number; externalId: string }[],
-): Promise<Map<string, { contactId: number; anonymized: boolean }>> {
-  const owners = new Map<string, { contactId: number; anonymized: boolean }>();
-  if (keys.length === 0) return owners;
+  identities: { type: string; value: string }[],
+) {
+  const profiles = new Map<string, { contactId: number; anonymized: boolean }>();
+  const held: { type: string; value: string; contactId: number }[] = [];
+  if (keys.length === 0 && identities.length === 0) return { profiles, identities: held };
   // Each key twice, as sent and as erasure leaves it, so that every lookup is one equality on the key.
   const variants = keys.flatMap((key, index) => [
     { n: index, sourceId: key.sourceId, externalId: key.externalId },
     { n: index, sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) },
   ]);
-  const rows = await sql<{ n: number; contactId: number; anonymized: boolean }>`
-    select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized
+  const rows = await sql<{ n: number | null; contactId: number; anonymized: boolean; type: string | null; value: string | null }>`
+    select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized, null::text as type, null::text as value
     from unnest(${variants.map((v) => v.n)}::int[], ${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[])
       as u(n, source_id, external_id)
     join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
-    join contacts c on c.community_id = p.community_id and c.id = p.contact_id`.execute(db);
+    join contacts c on c.community_id = p.community_id and c.id = p.contact_id
+    union all
+    select null, i.contact_id, false, i.type, i.value
+    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
+    join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value`.execute(db);
   for (const row of rows.rows) {
+    if (row.n === null) {
+      held.push({ type: row.type!, value: row.value!, contactId: row.contactId });
+      continue;
+    }
     const key = keys[row.n]!;
-    owners.set(profileKey(key.sourceId, key.externalId), { contactId: row.contactId, anonymized: row.anonymized });
+    profiles.set(profileKey(key.sourceId, key.externalId), { contactId: row.contactId, anonymized: row.anonymized });
   }
-  return owners;
+  return { profiles, identities: held };
 }
 
 export function profileKey(sourceId: number, externalId: string): string {
@@ -307,37 +321,37 @@ export function profileKey(sourceId: number, externalId: string): string {
 }
 
 /**
- * insertIdentities for many contacts in one statement. Each identity is given once; one held by another
- * contact fails with a unique violation, as there.
+ * What recordPerson writes, for many people in one statement: the identities their contacts do not hold
+ * yet (each identity given once; one held by another contact fails with a unique violation, as there), and
+ * each source's profile (each (source, sender's ID) given once; the fields it sends replace those it sent).
  */
-export async function insertIdentitiesOf(trx: Transaction<DB>, communityId: number, rows: { contactId: number; sourceId: number; identity: Identity }[]) {
-  if (rows.length === 0) return;
-  await sql`
-    insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
-    select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id
-    from unnest(${rows.map((row) => row.identity.type)}::text[], ${rows.map((row) => row.identity.value)}::text[],
-      ${rows.map((row) => row.identity.display)}::text[], ${rows.map((row) => row.contactId)}::bigint[], ${rows.map((row) => row.sourceId)}::bigint[])
-      as t(type, value, display, contact_id, source_id)
-    where not exists (
-      select 1 from contact_identities c
-      where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = t.contact_id
-    )
-  `.execute(trx);
-}
-
-/** upsertSourceProfile for many profiles in one statement; each (source, sender's ID) is given once. */
-export async function upsertSourceProfiles(
+export async function recordPeople(
   trx: Transaction<DB>,
   communityId: number,
-  rows: { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }[],
+  people: {
+    identities: { contactId: number; sourceId: number; identity: Identity }[];
+    profiles: { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }[];
+  },
   now: Date,
 ) {
-  if (rows.length === 0) return;
+  const { identities: ids, profiles } = people;
+  if (ids.length === 0 && profiles.length === 0) return;
   await sql`
+    with identities as (
+      insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
+      select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id
+      from unnest(${ids.map((row) => row.identity.type)}::text[], ${ids.map((row) => row.identity.value)}::text[],
+        ${ids.map((row) => row.identity.display)}::text[], ${ids.map((row) => row.contactId)}::bigint[], ${ids.map((row) => row.sourceId)}::bigint[])
+        as t(type, value, display, contact_id, source_id)
+      where not exists (
+        select 1 from contact_identities c
+        where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = t.contact_id
+      )
+    )
     insert into source_profiles (community_id, source_id, external_id, contact_id, fields, updated_at)
     select ${communityId}, t.source_id, t.external_id, t.contact_id, t.fields::jsonb, ${now}
-    from unnest(${rows.map((row) => row.sourceId)}::bigint[], ${rows.map((row) => row.externalId)}::text[],
-      ${rows.map((row) => row.contactId)}::bigint[], ${rows.map((row) => JSON.stringify(row.fields))}::text[]) as t(source_id, external_id, contact_id, fields)
+    from unnest(${profiles.map((row) => row.sourceId)}::bigint[], ${profiles.map((row) => row.externalId)}::text[],
+      ${profiles.map((row) => row.contactId)}::bigint[], ${profiles.map((row) => JSON.stringify(row.fields))}::text[]) as t(source_id, external_id, contact_id, fields)
     on conflict (community_id, source_id, external_id) do update set
       contact_id = excluded.contact_id, fields = source_profiles.fields || excluded.fields, updated_at = excluded.updated_at
   `.execute(trx);

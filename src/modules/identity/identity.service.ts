@@ -83,7 +83,7 @@ export interface PersonRef {
 }
 
 /**
- * resolvePerson for many people in order, with three reads, without writing: each person's contact, found
+ * resolvePerson for many people in order, with one read, without writing: each person's contact, found
  * by the same rules against what the database holds and what the people before them showed (a person
  * named twice gets one contact), or a new one to make. Null for a person the caller must not store: one
  * with an identity in `suppressed` (keys), or whose sender's ID leads to an erased contact. Stops before
@@ -96,10 +96,12 @@ export async function resolvePeople(
   people: (PersonIdentity & { sourceId: number; names: { name: string } })[],
   suppressed: Set<string>,
 ): Promise<(PersonRef | null)[]> {
-  const [profiles, owners] = await Promise.all([
-    identities.findProfileOwners(trx, communityId, people),
-    identities.findIdentityOwners(trx, communityId, people.flatMap((person) => person.identities)),
-  ]);
+  const { profiles, identities: owners } = await identities.findOwnersOf(
+    trx,
+    communityId,
+    people,
+    people.flatMap((person) => person.identities),
+  );
   const existing = new Map<number, PersonRef>();
   const existingRef = (contactId: number) => {
     let ref = existing.get(contactId);

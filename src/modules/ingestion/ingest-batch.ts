@@ -185,8 +185,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     Object.assign(profile.fields, item.person.profile);
     profiles.set(key, profile);
   }
-  await identity.insertIdentitiesOf(trx, communityId, [...identities.values()]);
-  await identity.upsertSourceProfiles(trx, communityId, [...profiles.values()], now);
+  await identity.recordPeople(trx, communityId, { identities: [...identities.values()], profiles: [...profiles.values()] }, now);
   await organizations.refreshMemberCounts(trx, communityId, [...membersChanged]);
 
   // Custom field values and tags, where pushes have them.
