@@ -195,7 +195,7 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
   it.each([
     { what: 'few people, many merges', persons: 80, count: 700 },
     { what: 'many new people', persons: 500, count: 800 },
-  ])('leaves the same data as storing the pushes one at a time, for batches of every size: $what', async ({ persons, count }) => {
+  ])('leaves the same data as storing the pushes one at a time, for batches of every size: $what', { timeout: 300_000 }, async ({ persons, count }) => {
     const pushes = workload(20261125 + persons, persons, count);
     const [oneSources, batchedSources] = await Promise.all([sourcesOf(one), sourcesOf(batched)]);
 

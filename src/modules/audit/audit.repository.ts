@@ -15,17 +15,7 @@ export interface AuditRecord {
 
 /** Records one write. Call it inside the write's own transaction, after the write. */
 export async function recordWrite(trx: Kysely<DB>, writer: Writer, record: AuditRecord): Promise<void> {
-  await trx
-    .insertInto('audit_log')
-    .values({
-      community_id: writer.communityId,
-      actor: writer.actor,
-      token_jti: writer.tokenId,
-      operation: record.operation,
-      entity_ids: [...new Set(record.entityIds)],
-      detail: JSON.stringify(record.detail ?? {}),
-    })
-    .execute();
+  await recordWrites(trx, [{ writer, record }]);
 }
 
 export interface AuditFilter {

@@ -11,9 +11,9 @@ import { moveMembers, type Place } from '../locations/index.ts';
 import * as organizations from '../organizations/index.ts';
 import { findSuppressed } from '../privacy/index.ts';
 import { replaceTopicsOf } from '../topics/index.ts';
-import { activityRecord, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
+import { activityRecord, activityRow, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
-import { applyTags, organizationNameOf } from './user-push.ts';
+import { applyTags, organizationNameOf, personFields } from './user-push.ts';
 
 /**
  * Stores a batch of pushes of one community with a fixed number of set-based statements, whatever its
@@ -213,38 +213,6 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
 }
 
-/** The contact fields one push sets, as applyPerson decides them for one push. */
-function personFields(item: PushItem, state: ContactState, made: boolean): contacts.ContactFields {
-  const { person, place } = item;
-  const fields: contacts.ContactFields = {};
-  if (person.names.explicit) {
-    fields.full_name = person.names.fullName ?? undefined;
-    fields.name = person.names.name;
-  } else if (!state.fullName && (person.names.name !== 'Unknown' || made)) {
-    fields.name = person.names.name;
-  }
-  const set = (key: 'username' | 'avatar_url' | 'bio' | 'primary_email' | 'title' | 'role' | 'company_name', value: string | null) => {
-    if (value !== null) fields[key] = value;
-  };
-  set('username', person.username);
-  set('avatar_url', person.avatarUrl);
-  set('bio', person.bio);
-  set('primary_email', person.email);
-  set('title', person.title);
-  set('role', person.role);
-  set('company_name', person.companyName);
-  if (person.phones.length) fields.phone_numbers = JSON.stringify(person.phones);
-  if (person.location.rawLocation) fields.raw_location = person.location.rawLocation;
-  if (place) {
-    fields.city = place.city;
-    fields.region = place.region;
-    fields.country = place.country;
-    fields.country_code = place.countryCode;
-    fields.world_region = place.worldRegion;
-  }
-  return fields;
-}
-
 /** The activities of the run: upserted together, threaded, their topics and their contacts' counts. */
 async function storeActivities(
   trx: Transaction<DB>,
@@ -278,23 +246,7 @@ async function storeActivities(
   const upserted = await activities.upsertActivities(
     trx,
     communityId,
-    last.map(({ item, contact }) => {
-      const pushed = item.activity!;
-      return {
-        sourceId: item.origin.sourceId,
-        activityType: pushed.activityType,
-        externalId: pushed.externalId,
-        contactId: contact.id!,
-        activityTime: pushed.time,
-        title: pushed.title,
-        content: pushed.content,
-        contentType: pushed.contentType,
-        url: pushed.url,
-        sentiment: pushed.sentiment,
-        parent: pushed.parent,
-        subSourceId: pushed.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null,
-      };
-    }),
+    last.map(({ item, contact }) => activityRow(item, contact.id!, item.activity!.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null)),
     now,
   );
   const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));

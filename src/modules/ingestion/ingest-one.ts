@@ -42,22 +42,7 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
     return outcome;
   }
   const subSourceId = pushed.subSource ? await activities.findOrCreateSubSource(trx, origin.communityId, origin.sourceId, pushed.subSource) : null;
-  const activity = await activities.upsertActivity(trx, {
-    communityId: origin.communityId,
-    sourceId: origin.sourceId,
-    activityType: pushed.activityType,
-    externalId: pushed.externalId,
-    contactId: contact.contactId,
-    activityTime: pushed.time,
-    title: pushed.title,
-    content: pushed.content,
-    contentType: pushed.contentType,
-    url: pushed.url,
-    sentiment: pushed.sentiment,
-    parent: pushed.parent,
-    subSourceId,
-    now: origin.now,
-  });
+  const activity = await activities.upsertActivity(trx, { communityId: origin.communityId, now: origin.now, ...activityRow(item, contact.contactId, subSourceId) });
   outcome.activityId = activity.id;
   await replaceActivityTopics(trx, origin.communityId, activity.id, pushed.topics);
   const affected = [contact.contactId];
@@ -73,6 +58,25 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
   }
   await recordWrite(trx, item.writer, activityRecord(outcome, item));
   return outcome;
+}
+
+/** The activity row a push writes, but for its community and time. */
+export function activityRow(item: PushItem, contactId: number, subSourceId: number | null) {
+  const pushed = item.activity!;
+  return {
+    sourceId: item.origin.sourceId,
+    activityType: pushed.activityType,
+    externalId: pushed.externalId,
+    contactId,
+    activityTime: pushed.time,
+    title: pushed.title,
+    content: pushed.content,
+    contentType: pushed.contentType,
+    url: pushed.url,
+    sentiment: pushed.sentiment,
+    parent: pushed.parent,
+    subSourceId,
+  };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import * as contacts from '../contacts/index.ts';
 import { recordPerson, resolvePerson, type PushOrigin } from '../identity/index.ts';
-import { interpretLocation } from '../locations/index.ts';
+import { interpretLocation, type Place } from '../locations/index.ts';
 import * as locations from '../locations/index.ts';
 import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
 import * as organizations from '../organizations/index.ts';
@@ -33,31 +33,8 @@ export async function resolveContact(trx: Transaction<DB>, target: PushTarget, p
 export async function applyPerson(trx: Transaction<DB>, target: PushTarget, contact: ResolvedContact, person: PushedPerson) {
   const { communityId, now } = target;
   const current = await contacts.findContactState(trx, communityId, contact.contactId);
-  const fields: contacts.ContactFields = {};
-  if (person.names.explicit) {
-    fields.full_name = person.names.fullName ?? undefined;
-    fields.name = person.names.name;
-  } else if (!current?.fullName && (person.names.name !== 'Unknown' || contact.created)) {
-    fields.name = person.names.name;
-  }
-  set(fields, 'username', person.username);
-  set(fields, 'avatar_url', person.avatarUrl);
-  set(fields, 'bio', person.bio);
-  set(fields, 'primary_email', person.email);
-  set(fields, 'title', person.title);
-  set(fields, 'role', person.role);
-  set(fields, 'company_name', person.companyName);
-  if (person.phones.length) fields.phone_numbers = JSON.stringify(person.phones);
-
   const place = interpretLocation(person.location);
-  if (person.location.rawLocation) fields.raw_location = person.location.rawLocation;
-  if (place) {
-    fields.city = place.city;
-    fields.region = place.region;
-    fields.country = place.country;
-    fields.country_code = place.countryCode;
-    fields.world_region = place.worldRegion;
-  }
+  const fields = personFields({ person, place }, { fullName: current?.fullName ?? null }, contact.created);
 
   const organization = await findOrCreateOrganization(trx, target, person);
   if (organization) {
@@ -78,8 +55,45 @@ export async function applyPerson(trx: Transaction<DB>, target: PushTarget, cont
   }
 }
 
-function set(fields: contacts.ContactFields, key: 'username' | 'avatar_url' | 'bio' | 'primary_email' | 'title' | 'role' | 'company_name', value: string | null) {
-  if (value !== null) fields[key] = value;
+
+/**
+ * The contact fields one push sets: names (`fullName`, else first and last; without them the name falls
+ * back, but never to "Unknown" over a contact another push named), the latest non-empty values, phones,
+ * the raw location and the place read from it. `made`: this push made the contact.
+ */
+export function personFields(
+  push: { person: PushedPerson; place: Place | null },
+  contact: { fullName: string | null },
+  made: boolean,
+): contacts.ContactFields {
+  const { person, place } = push;
+  const fields: contacts.ContactFields = {};
+  if (person.names.explicit) {
+    fields.full_name = person.names.fullName ?? undefined;
+    fields.name = person.names.name;
+  } else if (!contact.fullName && (person.names.name !== 'Unknown' || made)) {
+    fields.name = person.names.name;
+  }
+  const set = (key: 'username' | 'avatar_url' | 'bio' | 'primary_email' | 'title' | 'role' | 'company_name', value: string | null) => {
+    if (value !== null) fields[key] = value;
+  };
+  set('username', person.username);
+  set('avatar_url', person.avatarUrl);
+  set('bio', person.bio);
+  set('primary_email', person.email);
+  set('title', person.title);
+  set('role', person.role);
+  set('company_name', person.companyName);
+  if (person.phones.length) fields.phone_numbers = JSON.stringify(person.phones);
+  if (person.location.rawLocation) fields.raw_location = person.location.rawLocation;
+  if (place) {
+    fields.city = place.city;
+    fields.region = place.region;
+    fields.country = place.country;
+    fields.country_code = place.countryCode;
+    fields.world_region = place.worldRegion;
+  }
+  return fields;
 }
 
 /**

@@ -15,28 +15,7 @@ export interface TopicRow {
  * whatever the number of topics.
  */
 export async function replaceActivityTopics(trx: Transaction<DB>, communityId: number, activityId: number, names: string[]): Promise<void> {
-  await trx.deleteFrom('activity_topics').where('community_id', '=', communityId).where('activity_id', '=', activityId).execute();
-  const byKey = new Map<string, string>();
-  for (const name of names) {
-    const trimmed = name.trim();
-    if (trimmed && !byKey.has(trimmed.toLowerCase())) byKey.set(trimmed.toLowerCase(), trimmed);
-  }
-  if (byKey.size === 0) return;
-  // Sorted, so concurrent pushes take the unique index's locks in one order. The database's lower() is
-  // the one that decides which names are the same topic, here as in the unique index.
-  const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
-  await sql`
-    insert into topics (community_id, name)
-    select ${communityId}::bigint, t.name from unnest(${given}::text[]) with ordinality as t(name, n)
-    order by t.n
-    on conflict (community_id, lower(name)) do nothing
-  `.execute(trx);
-  await sql`
-    insert into activity_topics (community_id, activity_id, topic_id)
-    select ${communityId}::bigint, ${activityId}::bigint, t.id from topics t
-    where t.community_id = ${communityId} and lower(t.name) in (select lower(g.name) from unnest(${given}::text[]) as g(name))
-    on conflict do nothing
-  `.execute(trx);
+  await replaceTopicsOf(trx, communityId, [{ activityId, names, existed: true }]);
 }
 
 /**
@@ -91,8 +70,8 @@ export async function countTopics(db: Executor, communityId: number, prefix: str
 }
 
 /**
- * replaceActivityTopics for many activities in up to three statements; each activity is given once, and
- * says whether it existed before (a new one has no topics to remove).
+ * replaceActivityTopics for many activities in up to three statements, whatever their number and their
+ * topics'; each activity is given once, and says whether it existed before (a new one has none to remove).
  */
 export async function replaceTopicsOf(
   trx: Transaction<DB>,
@@ -115,7 +94,8 @@ export async function replaceTopicsOf(
     }
   }
   if (links.length === 0) return;
-  // As in replaceActivityTopics: sorted, and the database's lower() decides which names are one topic.
+  // Sorted, so concurrent pushes take the unique index's locks in one order. The database's lower() is
+  // the one that decides which names are the same topic, here as in the unique index.
   const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   await sql`
     insert into topics (community_id, name)
