@@ -173,7 +173,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   );
 
   // Who the person is: identities not held yet, and each source's profile (its fields, latest first).
-  const identities = new Map<string, { contactId: number; sourceId: number; identity: (typeof stored)[number]['item']['person']['identities'][number] }>();
+  const identities = new Map<string, { contactId: number; sourceId: number; identity: identity.Identity }>();
   const profiles = new Map<string, { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }>();
   for (const { item, contact } of stored) {
     for (const known of item.person.identities) {
