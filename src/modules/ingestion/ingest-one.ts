@@ -31,7 +31,7 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
   if ((await findSuppressed(trx, origin.communityId, person.identities)).size > 0) return SUPPRESSED;
   const contact = await resolveContact(trx, origin, person);
   if (!contact) return SUPPRESSED;
-  await applyPerson(trx, origin, contact, person);
+  await applyPerson(trx, origin, contact, item);
   await customFields.writeValues(trx, { communityId: origin.communityId, entityType: 'contact', entityId: contact.contactId, now: origin.now }, item.customFields);
   const warnings: string[] = [];
   await applyTags(trx, origin, { type: 'contact', id: contact.contactId }, item.tags, warnings);

@@ -2,9 +2,8 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import * as contacts from '../contacts/index.ts';
 import { recordPerson, resolvePerson, type PushOrigin } from '../identity/index.ts';
-import { interpretLocation, type Place } from '../locations/index.ts';
+import type { Place } from '../locations/index.ts';
 import * as locations from '../locations/index.ts';
-import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
 import * as organizations from '../organizations/index.ts';
 import { assignTags, resolveTagRefs } from '../tags/index.ts';
 import type { ApiUser, PushedPerson } from './pushed-person.ts';
@@ -30,13 +29,18 @@ export async function resolveContact(trx: Transaction<DB>, target: PushTarget, p
 }
 
 /** Writes what the push says onto the contact: fields, organization, location, identities, profile. */
-export async function applyPerson(trx: Transaction<DB>, target: PushTarget, contact: ResolvedContact, person: PushedPerson) {
+export async function applyPerson(
+  trx: Transaction<DB>,
+  target: PushTarget,
+  contact: ResolvedContact,
+  push: { person: PushedPerson; place: Place | null; domain: string | null },
+) {
+  const { person, place } = push;
   const { communityId, now } = target;
   const current = await contacts.findContactState(trx, communityId, contact.contactId);
-  const place = interpretLocation(person.location);
   const fields = personFields({ person, place }, { fullName: current?.fullName ?? null }, contact.created);
 
-  const organization = await findOrCreateOrganization(trx, target, person);
+  const organization = await findOrCreateOrganization(trx, target, person, push.domain);
   if (organization) {
     fields.organization_id = organization.id;
     fields.company_website = `https://${organization.primaryDomain}`;
@@ -97,13 +101,10 @@ export function personFields(
 }
 
 /**
- * decisions.md §10: from `companyDomain`, else from the email's domain unless a free or disposable mail
- * provider; `companyName` alone only links to the one organization of that name, never makes one.
+ * decisions.md §10: from the domain the push implies (PushItem.domain), or else `companyName`, which only
+ * links to the one organization of that name, never makes one.
  */
-async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget, person: PushedPerson) {
-  const emailIdentity = person.identities.find((identity) => identity.type === 'email');
-  const emailDomain = emailIdentity ? registrableDomain(emailIdentity.value.split('@')[1]) : null;
-  const domain = person.companyDomain ?? (emailDomain && !isPersonalMailDomain(emailDomain) ? emailDomain : null);
+async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget, person: PushedPerson, domain: string | null) {
   if (domain) {
     const found = await organizations.findOrganizationByDomain(trx, target.communityId, domain);
     if (found) return found;
