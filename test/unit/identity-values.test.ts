@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import emailAddresses from 'email-addresses';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   normalizeDiscord,
   normalizeEmail,
   normalizeHandle,
+  PLAIN_ADDRESS,
   type Identity,
   type Normalized,
 } from '../../src/modules/identity/identity-values.ts';
@@ -198,6 +200,20 @@ describe('normalizeEmail', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('reads a plain address as the RFC 5322 parser does (the fast path skips the parser)', () => {
+    // Inputs near the fast path's edges: its own alphabet, dots, and characters only the parser accepts.
+    const part = fc.string({ unit: fc.constantFrom(...'aZ09.-_+!#$%&*/=?^`{|}~\'"() @,;:<>[]\\'.split('')), minLength: 0, maxLength: 12 });
+    fc.assert(
+      fc.property(fc.oneof(fc.emailAddress(), fc.tuple(part, part).map(([local, domain]) => `${local}@${domain}`)), (input) => {
+        if (!PLAIN_ADDRESS.test(input)) return;
+        const parsed = emailAddresses.parseOneAddress({ input, rejectTLD: true, rfc6532: true, commaInDisplayName: true });
+        expect(parsed?.type).toBe('mailbox');
+        expect(parsed && 'address' in parsed ? parsed.address : null).toBe(input);
+      }),
+      { numRuns: 5000 },
     );
   });
 

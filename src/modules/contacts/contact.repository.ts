@@ -67,6 +67,29 @@ export async function refreshActivityStats(trx: Transaction<DB>, communityId: nu
     where c.community_id = ${communityId} and c.id = s.id`.execute(trx);
 }
 
+/**
+ * Adds new activities to contacts' counts and first and latest times without reading their activities:
+ * only for activities that did not exist before (one that moved or changed its time needs the recount of
+ * refreshActivityStats). The contacts are locked by the caller.
+ */
+export async function addActivityStats(
+  trx: Transaction<DB>,
+  communityId: number,
+  added: { contactId: number; count: number; first: Date; latest: Date }[],
+) {
+  if (added.length === 0) return;
+  await sql`
+    update contacts c set
+      activity_count_all = c.activity_count_all + s.count,
+      first_activity_at = least(c.first_activity_at, s.first),
+      latest_activity_at = greatest(c.latest_activity_at, s.latest)
+    from unnest(
+      ${added.map((a) => a.contactId)}::bigint[], ${added.map((a) => a.count)}::int[],
+      ${added.map((a) => a.first)}::timestamptz[], ${added.map((a) => a.latest)}::timestamptz[]
+    ) as s(id, count, first, latest)
+    where c.community_id = ${communityId} and c.id = s.id`.execute(trx);
+}
+
 /** New contacts, one per name, in one statement: their IDs in the order of `names`. */
 export async function insertContacts(trx: Transaction<DB>, communityId: number, names: string[], now: Date): Promise<number[]> {
   if (names.length === 0) return [];

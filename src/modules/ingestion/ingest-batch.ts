@@ -140,7 +140,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   // What each push says, folded per contact in push order: the latest non-empty value wins.
   const fieldsOf = new Map<ContactRef, contacts.ContactFields>();
   const placeBefore = new Map<ContactRef, ContactState['place']>();
-  const membersChanged = new Set<number>();
+  const organizationBefore = new Map([...states].map(([ref, state]) => [ref, state.organizationId]));
   for (const [position, { item, index, contact }] of stored.entries()) {
     const state = states.get(contact)!;
     // As for pushes one at a time: only the push that made the contact may name it "Unknown".
@@ -150,11 +150,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
       fields.organization_id = organization.id;
       fields.company_website = `https://${organization.primaryDomain}`;
       fields.company_name = item.person.companyName ?? organization.name;
-      if (organization.id !== state.organizationId) {
-        membersChanged.add(organization.id);
-        if (state.organizationId !== null) membersChanged.add(state.organizationId);
-        state.organizationId = organization.id;
-      }
+      state.organizationId = organization.id;
     }
     if (item.place) {
       if (!placeBefore.has(contact)) placeBefore.set(contact, state.place);
@@ -186,7 +182,14 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     profiles.set(key, profile);
   }
   await identity.recordPeople(trx, communityId, { identities: [...identities.values()], profiles: [...profiles.values()] }, now);
-  await organizations.refreshMemberCounts(trx, communityId, [...membersChanged]);
+  const memberDeltas = new Map<number, number>();
+  for (const [ref, before] of organizationBefore) {
+    const after = states.get(ref)!.organizationId;
+    if (after === before) continue;
+    if (before !== null) memberDeltas.set(before, (memberDeltas.get(before) ?? 0) - 1);
+    if (after !== null) memberDeltas.set(after, (memberDeltas.get(after) ?? 0) + 1);
+  }
+  await organizations.addMemberCounts(trx, communityId, memberDeltas);
 
   // Custom field values and tags, where pushes have them.
   const outcomes = new Map<ResolvedPush, PushOutcome>();
@@ -262,10 +265,29 @@ async function storeActivities(
     last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics, existed: upserted[index]!.previousContactId !== null })),
   );
 
-  const affected = new Set<number>();
-  for (const { contact } of pushes) affected.add(contact.id!);
-  for (const row of upserted) if (row.previousContactId !== null) affected.add(row.previousContactId);
-  await contacts.refreshActivityStats(trx, communityId, [...affected]);
+  // Counts and times: added to for activities that are new; recounted for contacts an activity that
+  // existed left or joined (its time may have changed too).
+  const recount = new Set<number>();
+  last.forEach(({ contact }, index) => {
+    const previous = upserted[index]!.previousContactId;
+    if (previous === null) return;
+    recount.add(previous);
+    recount.add(contact.id!);
+  });
+  const added = new Map<number, { contactId: number; count: number; first: Date; latest: Date }>();
+  last.forEach(({ item, contact }, index) => {
+    if (upserted[index]!.previousContactId !== null || recount.has(contact.id!)) return;
+    const time = item.activity!.time;
+    const stats = added.get(contact.id!);
+    if (!stats) added.set(contact.id!, { contactId: contact.id!, count: 1, first: time, latest: time });
+    else {
+      stats.count += 1;
+      if (time < stats.first) stats.first = time;
+      if (time > stats.latest) stats.latest = time;
+    }
+  });
+  await contacts.addActivityStats(trx, communityId, [...added.values()]);
+  await contacts.refreshActivityStats(trx, communityId, [...recount]);
 
   for (const push of pushes) {
     const outcome = outcomes.get(push)!;

@@ -51,6 +51,19 @@ export async function insertOrganization(
   return row;
 }
 
+/**
+ * Moves organizations' contact counts by what a batch changed (joined +1, left -1), without counting:
+ * the contacts that moved are locked by the caller, and concurrent changes add up in the row.
+ */
+export async function addMemberCounts(trx: Transaction<DB>, communityId: number, deltas: Map<number, number>) {
+  const changed = [...deltas].filter(([, delta]) => delta !== 0);
+  if (changed.length === 0) return;
+  await sql`
+    update organizations o set member_count = o.member_count + d.delta
+    from unnest(${changed.map(([id]) => id)}::bigint[], ${changed.map(([, delta]) => delta)}::int[]) as d(id, delta)
+    where o.community_id = ${communityId} and o.id = d.id`.execute(trx);
+}
+
 /** Recounts the contacts of organizations (contactsCount), after contacts joined or left them. */
 export async function refreshMemberCounts(trx: Transaction<DB>, communityId: number, organizationIds: number[]) {
   if (organizationIds.length === 0) return;
