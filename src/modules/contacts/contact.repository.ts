@@ -67,29 +67,6 @@ export async function refreshActivityStats(trx: Transaction<DB>, communityId: nu
     where c.community_id = ${communityId} and c.id = s.id`.execute(trx);
 }
 
-/**
- * Adds new activities to contacts' counts and first and latest times without reading their activities:
- * only for activities that did not exist before (one that moved or changed its time needs the recount of
- * refreshActivityStats). The contacts are locked by the caller.
- */
-export async function addActivityStats(
-  trx: Transaction<DB>,
-  communityId: number,
-  added: { contactId: number; count: number; first: Date; latest: Date }[],
-) {
-  if (added.length === 0) return;
-  await sql`
-    update contacts c set
-      activity_count_all = c.activity_count_all + s.count,
-      first_activity_at = least(c.first_activity_at, s.first),
-      latest_activity_at = greatest(c.latest_activity_at, s.latest)
-    from unnest(
-      ${added.map((a) => a.contactId)}::bigint[], ${added.map((a) => a.count)}::int[],
-      ${added.map((a) => a.first)}::timestamptz[], ${added.map((a) => a.latest)}::timestamptz[]
-    ) as s(id, count, first, latest)
-    where c.community_id = ${communityId} and c.id = s.id`.execute(trx);
-}
-
 /** New contacts, one per name, in one statement: their IDs in the order of `names`. */
 export async function insertContacts(trx: Transaction<DB>, communityId: number, names: string[], now: Date): Promise<number[]> {
   if (names.length === 0) return [];
@@ -125,18 +102,42 @@ const FIELD_TYPES: Record<keyof ContactFields, string> = {
 };
 
 /**
- * updateContact for many contacts in one statement: each row sets the fields it names and leaves the
- * others as they are (a field given as null is set to null).
+ * Activities new to a contact (none of them existed before): added to its count and its first and latest
+ * times without reading its activities. One that moved or changed its time needs refreshActivityStats.
  */
-export async function updateContacts(trx: Transaction<DB>, communityId: number, rows: { id: number; fields: ContactFields }[], now: Date) {
+export interface AddedActivities {
+  count: number;
+  first: Date;
+  latest: Date;
+}
+
+/**
+ * updateContact for many contacts in one statement: each row sets the fields it names and leaves the
+ * others as they are (a field given as null is set to null), and adds the activities it was given.
+ */
+export async function updateContacts(
+  trx: Transaction<DB>,
+  communityId: number,
+  rows: { id: number; fields: ContactFields; added?: AddedActivities }[],
+  now: Date,
+) {
   if (rows.length === 0) return;
   const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => rows.some((row) => column in row.fields));
   const assignments = columns.map((column) => {
     const value = column === 'phone_numbers' ? sql`(u.f ->> ${column})::jsonb` : sql`(u.f ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
     return sql`${sql.ref(column)} = case when u.f ? ${column} then ${value} else c.${sql.ref(column)} end`;
   });
+  // least() and greatest() skip nulls: a contact without activities yet takes the added ones' times.
+  if (rows.some((row) => row.added)) {
+    assignments.push(
+      sql`activity_count_all = c.activity_count_all + coalesce(u.count, 0)`,
+      sql`first_activity_at = least(c.first_activity_at, u.first)`,
+      sql`latest_activity_at = greatest(c.latest_activity_at, u.latest)`,
+    );
+  }
+  const input = rows.map((row) => ({ id: row.id, f: row.fields, count: row.added?.count, first: row.added?.first, latest: row.added?.latest }));
   await sql`
     update contacts c set ${sql.join([...assignments, sql`updated_at = ${now}`])}
-    from jsonb_to_recordset(${JSON.stringify(rows.map((row) => ({ id: row.id, f: row.fields })))}::jsonb) as u(id bigint, f jsonb)
+    from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as u(id bigint, f jsonb, count int, first timestamptz, latest timestamptz)
     where c.community_id = ${communityId} and c.id = u.id`.execute(trx);
 }

@@ -159,7 +159,6 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     if (fields.full_name !== undefined) state.fullName = fields.full_name;
     fieldsOf.set(contact, Object.assign(fieldsOf.get(contact) ?? {}, fields));
   }
-  await contacts.updateContacts(trx, communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {} })), now);
   const moved = [...placeBefore.keys()];
   await moveMembers(
     trx,
@@ -204,7 +203,10 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
   }
 
-  await storeActivities(trx, communityId, stored, outcomes, now);
+  // Contacts last, with what their new activities add to their counts: one new version of each row.
+  const { added, recount } = await storeActivities(trx, communityId, stored, outcomes, now);
+  await contacts.updateContacts(trx, communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now);
+  await contacts.refreshActivityStats(trx, communityId, recount);
 
   const entries: { writer: Writer; record: AuditRecord }[] = [];
   for (const push of stored) {
@@ -216,16 +218,21 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
 }
 
-/** The activities of the run: upserted together, threaded, their topics and their contacts' counts. */
+/**
+ * The activities of the run: upserted together, threaded, with their topics. Returns what they add to
+ * their contacts' counts, and the contacts to recount: those an activity that existed left or joined (its
+ * time may have changed too).
+ */
 async function storeActivities(
   trx: Transaction<DB>,
   communityId: number,
   stored: (ResolvedPush & { contact: ContactRef })[],
   outcomes: Map<ResolvedPush, PushOutcome>,
   now: Date,
-) {
+): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[] }> {
+  const added = new Map<number, contacts.AddedActivities>();
   const pushes = stored.filter((push) => push.item.activity !== null);
-  if (pushes.length === 0) return;
+  if (pushes.length === 0) return { added, recount: [] };
   const subSourceKey = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.subSource}`;
   const wanted = new Map<string, { sourceId: number; name: string }>();
   for (const { item } of pushes) {
@@ -265,8 +272,6 @@ async function storeActivities(
     last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics, existed: upserted[index]!.previousContactId !== null })),
   );
 
-  // Counts and times: added to for activities that are new; recounted for contacts an activity that
-  // existed left or joined (its time may have changed too).
   const recount = new Set<number>();
   last.forEach(({ contact }, index) => {
     const previous = upserted[index]!.previousContactId;
@@ -274,24 +279,22 @@ async function storeActivities(
     recount.add(previous);
     recount.add(contact.id!);
   });
-  const added = new Map<number, { contactId: number; count: number; first: Date; latest: Date }>();
   last.forEach(({ item, contact }, index) => {
     if (upserted[index]!.previousContactId !== null || recount.has(contact.id!)) return;
     const time = item.activity!.time;
     const stats = added.get(contact.id!);
-    if (!stats) added.set(contact.id!, { contactId: contact.id!, count: 1, first: time, latest: time });
+    if (!stats) added.set(contact.id!, { count: 1, first: time, latest: time });
     else {
       stats.count += 1;
       if (time < stats.first) stats.first = time;
       if (time > stats.latest) stats.latest = time;
     }
   });
-  await contacts.addActivityStats(trx, communityId, [...added.values()]);
-  await contacts.refreshActivityStats(trx, communityId, [...recount]);
 
   for (const push of pushes) {
     const outcome = outcomes.get(push)!;
     outcome.activityId = idOf.get(keyOf(push.item))!;
     await applyTags(trx, push.item.origin, { type: 'activity', id: outcome.activityId }, push.item.activity!.tags, outcome.warnings);
   }
+  return { added, recount: [...recount] };
 }
