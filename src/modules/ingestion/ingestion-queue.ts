@@ -1,3 +1,4 @@
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
@@ -77,7 +78,12 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
   /** One lane: takes what waits (up to MAX_BATCH pushes) and stores it, until nothing waits. */
   async function drain(communityId: number): Promise<void> {
     const state = communities.get(communityId)!;
-    while (state.queue.length > 0) {
+    for (;;) {
+      // Before each take, let the requests whose bytes have already arrived be read and submitted: without
+      // this, the first push of a burst is taken alone, and on the embedded database (whose statements run
+      // without returning to the event loop) so is every push after it.
+      await afterPendingIo();
+      if (state.queue.length === 0) return;
       const taken: Submission[] = [];
       let count = 0;
       while (state.queue.length > 0 && (taken.length === 0 || count + state.queue[0]!.items.length <= MAX_BATCH)) {
