@@ -82,6 +82,10 @@ function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => voi
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
   // An idle client that loses its server emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});
+  // No JIT compilation: Hearth's statements run in milliseconds, and the planner's estimates for a batch's
+  // arrays are large enough to make PostgreSQL compile statements (about 300 ms each) that then run in one.
+  // Set once per connection, before its first statement (the client runs its queries in order).
+  pool.on('connect', (client) => void client.query('set jit = off').catch(() => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: scopedPool(pool) }), ...(log ? { log } : {}) });
   const listeners = new Set<pg.Client>();
   let closed = false;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cliWriter } from '../../src/core/writer.ts';
 import { identityHash } from '../../src/modules/identity/identity-values.ts';
-import { ingestOneByOne, prepareIngestion } from '../../src/modules/ingestion/ingest-batch.ts';
+import { ingestOneByOne } from '../../src/modules/ingestion/ingest-batch.ts';
 import { createIngestionQueue } from '../../src/modules/ingestion/ingestion-queue.ts';
 import { readActivityPush, readUserPush, type PushItem } from '../../src/modules/ingestion/push-item.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -204,10 +204,7 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
     for (let at = 0; at < reference.length; at += 100) {
       const chunk = reference.slice(at, at + 100);
       expected.push(
-        ...(await one.services.db.transaction().execute(async (trx) => {
-          await prepareIngestion(trx);
-          return ingestOneByOne(trx, chunk);
-        })),
+        ...(await one.services.db.transaction().execute((trx) => ingestOneByOne(trx, chunk))),
       );
     }
 

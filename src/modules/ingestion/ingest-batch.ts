@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
 import * as activities from '../activities/index.ts';
@@ -25,8 +25,8 @@ import { applyTags, organizationNameOf, personFields } from './user-push.ts';
  * batch whose thread links would close a loop throws ThreadLoop: the caller stores it again one push at a
  * time, where each loop is refused and reported.
  *
- * Run it in a transaction begun with prepareIngestion. Another transaction storing the same person at the
- * same time makes one of them fail on a unique key (an identity, a profile), to be run again.
+ * Run it in a transaction. Another transaction storing the same person at the same time makes one of
+ * them fail on a unique key (an identity, a profile), to be run again.
  */
 export async function ingestBatch(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<PushOutcome[]> {
   const outcomes: PushOutcome[] = [];
@@ -47,15 +47,6 @@ export async function ingestOneByOne(trx: Transaction<DB>, items: PushItem[]): P
   const outcomes: PushOutcome[] = [];
   for (const item of items) outcomes.push(await ingestOne(trx, item));
   return outcomes;
-}
-
-/**
- * Turns JIT compilation off for an ingestion transaction: the planner's estimates for the arrays of a batch
- * are large enough to make PostgreSQL compile statements that then run in a millisecond, at a cost of
- * about 300 ms each.
- */
-export async function prepareIngestion(trx: Transaction<DB>): Promise<void> {
-  await sql`select set_config('jit', 'off', true)`.execute(trx);
 }
 
 /** Threads of the batch would loop: store it again one push at a time (ingestOneByOne). */
