@@ -15,7 +15,8 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  *   of Hearth's bulk update transaction (begin … commit) on one connection, with the body's contact IDs in
  *   place of the captured request's `ids`, and answers `{success, data: {ids}}`.
  * - BENCH_BARE_PUSH (`{communityId, sourceId}`): `POST /bare-push` takes an activity push body and does the
- *   least a push must: in one transaction, find the contact by email or make it, and upsert the activity.
+ *   least a push must: in one transaction, find the contact by email or make it, and upsert the activity;
+ *   `POST /bare-push-batch` does the same for an array of pushes, set-based.
  */
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -27,6 +28,15 @@ const all = JSON.parse(process.env.BENCH_BARE_ALL ?? '[]') as CapturedQuery[];
 const bulk = process.env.BENCH_BARE_BULK ? (JSON.parse(process.env.BENCH_BARE_BULK) as { statements: CapturedQuery[]; ids: number[] }) : null;
 const push = process.env.BENCH_BARE_PUSH ? (JSON.parse(process.env.BENCH_BARE_PUSH) as { communityId: number; sourceId: number }) : null;
 const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 10);
+
+/** What the bare push endpoints read of a push (bench/push.ts sends them). */
+interface PushBody {
+  id: string;
+  activityType: string;
+  timestamp?: string;
+  content?: { value?: string };
+  user: { email: string; fullName?: string };
+}
 
 const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
 pool.on('error', () => {});
@@ -63,7 +73,7 @@ if (push) {
   // The least a push must do, with none of Hearth's rules: one transaction that finds the contact by email
   // (or makes it with that identity) and upserts the activity by its dedup key.
   app.post('/bare-push', async (request, reply) => {
-    const body = request.body as { id: string; activityType: string; timestamp?: string; content?: { value?: string }; user: { email: string; fullName?: string } };
+    const body = request.body as PushBody;
     const email = body.user.email.toLowerCase();
     const client = await pool.connect();
     try {
@@ -95,6 +105,75 @@ if (push) {
       );
       await client.query('commit');
       return reply.code(202).send({ status: 'accepted', contactId: `c_${contactId}`, activityId: `a_${activity.rows[0]!.id}`, warnings: [] });
+    } catch (error) {
+      await client.query('rollback');
+      throw error;
+    } finally {
+      client.release();
+    }
+  });
+  // The batch route's baseline: the same least work for an array of pushes, set-based in one transaction
+  // (the contacts of the batch's emails found in one statement, the missing ones made with their email
+  // identity in two, the activities upserted in one), answered item by item as Hearth answers.
+  app.post('/bare-push-batch', async (request, reply) => {
+    const bodies = request.body as PushBody[];
+    const emails = bodies.map((body) => body.user.email.toLowerCase());
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const found = await client.query<{ value: string; contact_id: string }>(
+        `select value, contact_id from contact_identities where community_id = $1 and type = 'email' and value = any($2::text[])`,
+        [push.communityId, [...new Set(emails)]],
+      );
+      const contactOf = new Map(found.rows.map((row) => [row.value, row.contact_id]));
+      const missing = [...new Set(emails.filter((email) => !contactOf.has(email)))];
+      if (missing.length) {
+        const nameOf = new Map<string, string>();
+        bodies.forEach((body, index) => nameOf.has(emails[index]!) || nameOf.set(emails[index]!, body.user.fullName ?? emails[index]!));
+        const made = await client.query<{ id: string; primary_email: string }>(
+          `insert into contacts (community_id, name, primary_email)
+           select $1, t.name, t.email from unnest($2::text[], $3::text[]) as t(name, email) returning id, primary_email`,
+          [push.communityId, missing.map((email) => nameOf.get(email)), missing],
+        );
+        for (const row of made.rows) contactOf.set(row.primary_email, row.id);
+        await client.query(
+          `insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
+           select $1, 'email', t.email, t.email, t.id, $2 from unnest($3::text[], $4::bigint[]) as t(email, id)
+           on conflict (community_id, type, value) do nothing`,
+          [push.communityId, push.sourceId, made.rows.map((row) => row.primary_email), made.rows.map((row) => row.id)],
+        );
+      }
+      // One row per dedup key, the last push of it winning, as Hearth stores a batch.
+      const last = new Map(bodies.map((body, index) => [`${body.activityType}\u0000${body.id}`, index]));
+      const rows = [...last.values()];
+      const upserted = await client.query<{ id: string; activity_type: string; external_id: string }>(
+        `insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, content)
+         select $1, $2, t.type, t.id, t.contact, coalesce(t.time, now()), t.content
+         from unnest($3::text[], $4::text[], $5::bigint[], $6::timestamptz[], $7::text[]) as t(type, id, contact, time, content)
+         on conflict (community_id, source_id, activity_type, external_id) do update set contact_id = excluded.contact_id,
+           activity_time = excluded.activity_time, content = excluded.content, updated_at = now()
+         returning id, activity_type, external_id`,
+        [
+          push.communityId,
+          push.sourceId,
+          rows.map((index) => bodies[index]!.activityType),
+          rows.map((index) => bodies[index]!.id),
+          rows.map((index) => contactOf.get(emails[index]!)),
+          rows.map((index) => bodies[index]!.timestamp ?? null),
+          rows.map((index) => bodies[index]!.content?.value ?? null),
+        ],
+      );
+      await client.query('commit');
+      const activityOf = new Map(upserted.rows.map((row) => [`${row.activity_type}\u0000${row.external_id}`, row.id]));
+      return reply.code(202).send(
+        bodies.map((body, index) => ({
+          index,
+          status: 'accepted',
+          contactId: `c_${contactOf.get(emails[index]!)}`,
+          activityId: `a_${activityOf.get(`${body.activityType}\u0000${body.id}`)}`,
+          warnings: [],
+        })),
+      );
     } catch (error) {
       await client.query('rollback');
       throw error;

@@ -14,7 +14,7 @@ import type { Figure } from './report.ts';
  * The ingestion figures (docs/performance.md): single activity pushes against a bare endpoint doing the least
  * a push must (bare-server.ts `/bare-push`) at 8 and 32 connections, how long a pushed record takes to be
  * readable (a push is answered once stored, so its latency bounds that), the batch route's activities per
- * second, the embedded database against PostgreSQL, and pushing into the seeded database against an empty one.
+ * second (against the goal, and against a bare batch endpoint doing the same least work set-based), the embedded database against PostgreSQL, and pushing into the seeded database against an empty one.
  */
 
 export interface PushContext {
@@ -99,24 +99,34 @@ export async function measurePush(context: PushContext): Promise<{ figures: Figu
   }
   const rate = (name: Series) => median(measured.map((r) => r[name].perSecond));
   const p95 = median(measured.map((r) => r.hearth32.latency.p95));
-  await bare.stop();
 
-  // The batch route: 1,000 activities a request, two requests in flight (one read while one is stored).
+  // The batch route: 1,000 activities a request, two requests in flight (one read while one is stored),
+  // Hearth and the bare batch endpoint alternating.
   log(`Batch pushes of 1,000 activities, 2 connections, ${rounds} × ${seconds} s…`);
-  const batchUrl = `${hearth.url}/community/v1/source/${setup.sourceId}/activities`;
-  const batchRates: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const run = `b${Date.now().toString(36)}${round}`;
-    const result = await measureThroughput(batchUrl, {
-      token: setup.token,
+  const batches = (url: string, token: string | undefined) => {
+    const run = `b${Date.now().toString(36)}${runs++}`;
+    return measureThroughput(url, {
+      token,
       concurrency: 2,
       seconds,
       post: { body: (n) => Array.from({ length: 1000 }, (_, k) => activityPush(run, n * 1000 + k)), status: 202 },
     });
-    batchRates.push(result.perSecond * 1000);
-    log(`  round ${round + 1}: ${(result.perSecond * 1000).toFixed(0)} activities/s (p95 of a request ${result.latency.p95.toFixed(0)} ms)`);
+  };
+  const batchUrl = `${hearth.url}/community/v1/source/${setup.sourceId}/activities`;
+  const bareBatchUrl = `${bare.url}/bare-push-batch`;
+  const batchRates: number[] = [];
+  const bareBatchRates: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const pair = round % 2 === 0 ? ['hearth', 'bare'] : ['bare', 'hearth'];
+    for (const which of pair) {
+      const result = which === 'hearth' ? await batches(batchUrl, setup.token) : await batches(bareBatchUrl, undefined);
+      (which === 'hearth' ? batchRates : bareBatchRates).push(result.perSecond * 1000);
+    }
+    log(`  round ${round + 1}: Hearth ${batchRates.at(-1)!.toFixed(0)} activities/s, bare batch ${bareBatchRates.at(-1)!.toFixed(0)} activities/s`);
   }
+  await bare.stop();
   const batchRate = median(batchRates);
+  const bareBatchRate = median(bareBatchRates);
 
   // Against an empty database, and on the embedded database, at 8 connections.
   const empty = await createBenchDatabase(context.serverUrl);
@@ -168,10 +178,11 @@ export async function measurePush(context: PushContext): Promise<{ figures: Figu
       ratio: batchRate / 10_000,
       goal: { op: '>=', value: 1 },
     },
+    { ...ratioFigure('batch route vs bare batch endpoint', batchRate, bareBatchRate, 0.5), unit: 'items/s' },
     { ...ratioFigure('embedded database vs PostgreSQL, 8 connections', embeddedRate, seededRate, 0.5), measured: 'embedded', baselineName: 'PostgreSQL' },
     { ...ratioFigure('pushes into the seeded database vs an empty one, 8 connections', seededRate, emptyRate, 0.8), measured: 'seeded', baselineName: 'empty' },
   ];
-  return { figures, results: { single: measured, p95AtConcurrency32: p95, batch: batchRates, others: otherRates } };
+  return { figures, results: { single: measured, p95AtConcurrency32: p95, batch: batchRates, bareBatch: bareBatchRates, others: otherRates } };
 }
 
 function ratioFigure(name: string, value: number, baseline: number, goal: number): Figure {

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { preparingPool } from './prepared-statements.ts';
 import { outsideRequestScope, scopedPool } from './request-scope.ts';
 import type { DB } from './schema.ts';
 import { TYPE_PARSERS, pgTypes } from './type-parsers.ts';
@@ -86,7 +87,7 @@ function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => voi
   // arrays are large enough to make PostgreSQL compile statements (about 300 ms each) that then run in one.
   // Set once per connection, before its first statement (the client runs its queries in order).
   pool.on('connect', (client) => void client.query('set jit = off').catch(() => undefined));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: scopedPool(pool) }), ...(log ? { log } : {}) });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: scopedPool(preparingPool(pool)) }), ...(log ? { log } : {}) });
   const listeners = new Set<pg.Client>();
   let closed = false;
 

@@ -12,6 +12,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { EmbeddedAutovacuum } from './pglite-autovacuum.ts';
+import { StatementNames } from './prepared-statements.ts';
 
 /**
  * Kysely dialect for the embedded PGlite database. PGlite is one PostgreSQL session, so the driver hands
@@ -104,6 +105,10 @@ class PGliteDriver implements Driver {
 }
 
 class PGliteConnection implements DatabaseConnection {
+  private readonly names = new StatementNames();
+  /** Named statements the session has parsed. */
+  private readonly parsed = new Set<string>();
+
   constructor(private readonly pglite: PGlite) {}
 
   /**
@@ -116,18 +121,29 @@ class PGliteConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     // Without parameters, use the simple protocol, as `pg` does: it accepts scripts of several
     // statements, which migrations rely on. The last statement's result is the answer.
+    // A repeated text runs as a named statement (prepared-statements.ts), parsed the first time; until a
+    // run has shown the parse done, a Close first (not an error when there is no such statement) lets a
+    // parse that succeeded before a failed execution be made again.
+    const name = compiled.parameters.length === 0 ? null : this.names.nameOf(compiled.sql);
+    const parsing =
+      name === null
+        ? [protocol.serialize.parse({ text: compiled.sql })]
+        : this.parsed.has(name)
+          ? []
+          : [protocol.serialize.close({ type: 'S', name }), protocol.serialize.parse({ name, text: compiled.sql })];
     const message =
       compiled.parameters.length === 0
         ? protocol.serialize.query(compiled.sql)
         : batch([
-            protocol.serialize.parse({ text: compiled.sql }),
-            protocol.serialize.bind({ values: compiled.parameters.map(toParameter) }),
+            ...parsing,
+            protocol.serialize.bind({ statement: name ?? '', values: compiled.parameters.map(toParameter) }),
             protocol.serialize.describe({ type: 'P' }),
             protocol.serialize.execute({}),
             protocol.serialize.sync(),
           ]);
     // Throws the statement's error, once the batch has run to its end (Sync) and the session is ready again.
     const { messages } = await this.pglite.execProtocol(message, { syncToFs: false });
+    if (name !== null) this.parsed.add(name);
     await this.pglite.syncToFs();
     const result = parse.parseResults(messages, this.pglite.parsers).at(-1);
     return {

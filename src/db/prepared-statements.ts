@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+
+/**
+ * Named prepared statements, on PostgreSQL and the embedded database. node-postgres (and PGlite) parse and plans every unnamed statement again
+ * each time; for Hearth's statements (long texts, CTEs over arrays) that is a large share of their cost
+ * (an ingestion transaction of a dozen statements spent about as long in parse and plan as in execution).
+ * A statement text a session runs a second time is sent as a named statement from then on: parsed once
+ * per session, and planned as PostgreSQL decides for prepared statements (custom plans first, a cached
+ * generic plan once it is no worse; ANALYZE and schema changes invalidate it).
+ *
+ * Texts that vary with their input (an `in (...)` list per count of values) would make many names, so a
+ * session names at most MAX_NAMED texts (the hot ones come first, as they repeat soonest) and runs the
+ * rest unnamed, as before.
+ */
+export const MAX_NAMED = 256;
+/** Texts remembered as seen once, per connection, before the memory starts over. */
+const MAX_SEEN = 4_096;
+
+/**
+ * Which statement texts of one session run under a name: a text the second time it is seen, until
+ * MAX_NAMED texts have names.
+ */
+export class StatementNames {
+  private readonly named = new Map<string, string>();
+  private readonly seen = new Set<string>();
+
+  /** The name to run this text under, or null to run it unnamed. */
+  nameOf(text: string): string | null {
+    const known = this.named.get(text);
+    if (known !== undefined) return known;
+    if (this.named.size >= MAX_NAMED) return null;
+    if (!this.seen.has(text)) {
+      if (this.seen.size >= MAX_SEEN) this.seen.clear();
+      this.seen.add(text);
+      return null;
+    }
+    this.seen.delete(text);
+    const name = `hearth_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    this.named.set(text, name);
+    return name;
+  }
+}
+
+const namings = new WeakSet<pg.PoolClient>();
+
+/** The pool, its clients sending repeated statement texts as named prepared statements. */
+export function preparingPool(pool: pg.Pool): pg.Pool {
+  const connect = async () => {
+    const client = await pool.connect();
+    if (!namings.has(client)) nameRepeatedStatements(client);
+    return client;
+  };
+  return new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property === 'connect') return connect;
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** node-postgres parses a named statement once per connection, and again after a failed parse. */
+function nameRepeatedStatements(client: pg.PoolClient): void {
+  namings.add(client);
+  const names = new StatementNames();
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    // Only the form Kysely uses for statements with parameters; everything else goes through as it is.
+    if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(text, values, callback);
+    const name = names.nameOf(text);
+    return name === null ? query(text, values, callback) : query({ name, text, values }, callback);
+  };
+}
