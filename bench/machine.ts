@@ -9,7 +9,8 @@ export interface Machine {
   os: string;
   node: string;
   postgres: string;
-  /** PostgreSQL settings that shape the figures (the server's, untouched by the bench). */
+  /** PostgreSQL settings that shape the figures (the server's, untouched by the bench; Hearth's own
+   *  connections turn `jit` off for themselves). */
   postgresSettings: Record<string, string>;
   /** 1-minute load average when the measurements began: other work on the machine shows here. */
   loadAverage: number;
@@ -19,7 +20,7 @@ export async function describeMachine(db: Kysely<DB>): Promise<Machine> {
   const cpus = os.cpus();
   const version = await sql<{ server_version: string }>`show server_version`.execute(db);
   const settings = await sql<{ name: string; setting: string; unit: string | null }>`
-    select name, setting, unit from pg_settings
+    select name, reset_val as setting, unit from pg_settings
     where name in ('shared_buffers', 'work_mem', 'effective_cache_size', 'random_page_cost', 'max_connections', 'jit')
     order by name`.execute(db);
   return {
