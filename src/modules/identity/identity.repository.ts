@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from './identity-values.ts';
 import type { Executor } from '../../core/executor.ts';
+import type { Lookup } from '../../core/lookups.ts';
 
 /** The contacts holding any of these identities (type and match key), one row per identity found. */
 export async function findIdentityOwners(
@@ -276,44 +277,56 @@ export async function eraseSourceProfiles(trx: Transaction<DB>, communityId: num
   return profiles.length;
 }
 
+/** Whom the senders' IDs and identities of a batch of people lead to (ownersOf). */
+export interface Owners {
+  /** Keyed `source\0id` (profileKey), with whether the contact was erased. */
+  profiles: Map<string, { contactId: number; anonymized: boolean }>;
+  identities: { type: string; value: string; contactId: number }[];
+}
+
 /**
- * What resolvePeople reads, in one statement: whom each sender's ID (in its source) leads to, as
- * findProfileOwner (keyed `source\0id`, with whether the contact was erased), and which contact holds each
- * identity, as findIdentityOwners.
+ * What resolvePeople reads, as a lookup that can share a statement with others (readTogether): whom each
+ * sender's ID (in its source) leads to, as findProfileOwner, and which contact holds each identity, as
+ * findIdentityOwners.
  */
-export async function findOwnersOf(
-  db: Executor,
+export function ownersOf(
   communityId: number,
   keys: { sourceId: number; externalId: string }[],
   identities: { type: string; value: string }[],
-) {
-  const profiles = new Map<string, { contactId: number; anonymized: boolean }>();
-  const held: { type: string; value: string; contactId: number }[] = [];
-  if (keys.length === 0 && identities.length === 0) return { profiles, identities: held };
+): Lookup<Owners> {
   // Each key twice, as sent and as erasure leaves it, so that every lookup is one equality on the key.
   const variants = keys.flatMap((key, index) => [
     { n: index, sourceId: key.sourceId, externalId: key.externalId },
     { n: index, sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) },
   ]);
-  const rows = await sql<{ n: number | null; contactId: number; anonymized: boolean; type: string | null; value: string | null }>`
-    select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized, null::text as type, null::text as value
-    from unnest(${variants.map((v) => v.n)}::int[], ${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[])
-      as u(n, source_id, external_id)
-    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
-    join contacts c on c.community_id = p.community_id and c.id = p.contact_id
-    union all
-    select null, i.contact_id, false, i.type, i.value
-    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
-    join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value`.execute(db);
-  for (const row of rows.rows) {
-    if (row.n === null) {
-      held.push({ type: row.type!, value: row.value!, contactId: row.contactId });
-      continue;
-    }
-    const key = keys[row.n]!;
-    profiles.set(profileKey(key.sourceId, key.externalId), { contactId: row.contactId, anonymized: row.anonymized });
-  }
-  return { profiles, identities: held };
+  return {
+    rows:
+      keys.length === 0 && identities.length === 0
+        ? null
+        : sql`
+          select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized, null::text as type, null::text as value
+          from unnest(${variants.map((v) => v.n)}::int[], ${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[])
+            as u(n, source_id, external_id)
+          join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
+          join contacts c on c.community_id = p.community_id and c.id = p.contact_id
+          union all
+          select null, i.contact_id, false, i.type, i.value
+          from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
+          join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value`,
+    read(rows) {
+      const owners: Owners = { profiles: new Map(), identities: [] };
+      for (const row of rows) {
+        const contactId = Number(row.contactId);
+        if (row.n === null) {
+          owners.identities.push({ type: row.type as string, value: row.value as string, contactId });
+          continue;
+        }
+        const key = keys[row.n as number]!;
+        owners.profiles.set(profileKey(key.sourceId, key.externalId), { contactId, anonymized: row.anonymized as boolean });
+      }
+      return owners;
+    },
+  };
 }
 
 export function profileKey(sourceId: number, externalId: string): string {

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { Lookup } from '../../core/lookups.ts';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
 import { moveMembers, placesOf } from '../locations/index.ts';
@@ -82,26 +83,24 @@ export interface PersonRef {
   name: string;
 }
 
+/** What resolvePeople reads of these people, as a lookup (readTogether). */
+export function ownersOfPeople(communityId: number, people: (PersonIdentity & { sourceId: number })[]): Lookup<identities.Owners> {
+  return identities.ownersOf(communityId, people, people.flatMap((person) => person.identities));
+}
+
 /**
- * resolvePerson for many people in order, with one read, without writing: each person's contact, found
- * by the same rules against what the database holds and what the people before them showed (a person
- * named twice gets one contact), or a new one to make. Null for a person the caller must not store: one
- * with an identity in `suppressed` (keys), or whose sender's ID leads to an erased contact. Stops before
- * the first person whose identities point at two contacts (a merge, for resolvePerson): the result is
- * shorter than `people` then.
+ * resolvePerson for many people in order, without writing, from what ownersOfPeople read: each person's
+ * contact, found by the same rules against what the database holds and what the people before them
+ * showed (a person named twice gets one contact), or a new one to make. Null for a person the caller must
+ * not store: one with an identity in `suppressed` (keys), or whose sender's ID leads to an erased contact.
+ * Stops before the first person whose identities point at two contacts (a merge, for resolvePerson): the
+ * result is shorter than `people` then.
  */
-export async function resolvePeople(
-  trx: Transaction<DB>,
-  communityId: number,
+export function resolvePeople(
   people: (PersonIdentity & { sourceId: number; names: { name: string } })[],
   suppressed: Set<string>,
-): Promise<(PersonRef | null)[]> {
-  const { profiles, identities: owners } = await identities.findOwnersOf(
-    trx,
-    communityId,
-    people,
-    people.flatMap((person) => person.identities),
-  );
+  { profiles, identities: owners }: identities.Owners,
+): (PersonRef | null)[] {
   const existing = new Map<number, PersonRef>();
   const existingRef = (contactId: number) => {
     let ref = existing.get(contactId);

@@ -5,11 +5,12 @@ import * as activities from '../activities/index.ts';
 import { recordWrites, type AuditRecord } from '../audit/index.ts';
 import * as contacts from '../contacts/index.ts';
 import * as customFields from '../custom-fields/index.ts';
+import { readTogether } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as identity from '../identity/index.ts';
 import { moveMembers, type Place } from '../locations/index.ts';
 import * as organizations from '../organizations/index.ts';
-import { findSuppressed } from '../privacy/index.ts';
+import { suppressedAmong } from '../privacy/index.ts';
 import { replaceTopicsOf } from '../topics/index.ts';
 import { activityRecord, activityRow, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
@@ -33,8 +34,8 @@ export async function ingestBatch(trx: Transaction<DB>, communityId: number, ite
   let start = 0;
   while (start < items.length) {
     const rest = items.slice(start);
-    const run = await resolveRun(trx, communityId, rest);
-    outcomes.push(...(await storeRun(trx, communityId, run)));
+    const { run, known } = await resolveRun(trx, communityId, rest);
+    outcomes.push(...(await storeRun(trx, communityId, run, known)));
     start += run.length;
     // The run ended before the batch did: the next push merges contacts.
     if (run.length < rest.length) outcomes.push(await ingestOne(trx, items[start++]!));
@@ -62,12 +63,32 @@ interface ResolvedPush {
   contact: ContactRef | null;
 }
 
-/** The pushes from the start of `items` that need no merge, each with its contact (found or to make). */
-async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<ResolvedPush[]> {
+/** The organizations that exist for the pushes' domains, and for the names of those without one. */
+interface KnownOrganizations {
+  byDomain: Map<string, { id: number; name: string; primaryDomain: string }>;
+  named: Map<string, { count: number; organization: { id: number; name: string; primaryDomain: string } | null }>;
+}
+
+/**
+ * The pushes from the start of `items` that need no merge, each with its contact (found or to make), and
+ * the organizations they name. What depends only on the pushes is read in one statement.
+ */
+async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<{ run: ResolvedPush[]; known: KnownOrganizations }> {
   const people = items.map((item) => ({ sourceId: item.origin.sourceId, ...item.person }));
-  const suppressed = await findSuppressed(trx, communityId, people.flatMap((person) => person.identities));
-  const contacts = await identity.resolvePeople(trx, communityId, people, suppressed);
-  return contacts.map((contact, index) => ({ item: items[index]!, index, contact }));
+  const found = await readTogether(trx, {
+    suppressed: suppressedAmong(communityId, people.flatMap((person) => person.identities)),
+    owners: identity.ownersOfPeople(communityId, people),
+    byDomain: organizations.organizationsByDomains(communityId, [...new Set(items.flatMap((item) => (item.domain ? [item.domain] : [])))]),
+    named: organizations.organizationsNamed(
+      communityId,
+      items.filter((item) => !item.domain && item.person.companyName).map((item) => item.person.companyName!),
+    ),
+  });
+  const contacts = identity.resolvePeople(people, found.suppressed, found.owners);
+  return {
+    run: contacts.map((contact, index) => ({ item: items[index]!, index, contact })),
+    known: { byDomain: found.byDomain, named: found.named },
+  };
 }
 
 interface ContactState {
@@ -77,7 +98,7 @@ interface ContactState {
 }
 
 /** Writes a resolved run: contacts, organizations, places, identities, profiles, values, tags, activities, audit. */
-async function storeRun(trx: Transaction<DB>, communityId: number, run: ResolvedPush[]): Promise<PushOutcome[]> {
+async function storeRun(trx: Transaction<DB>, communityId: number, run: ResolvedPush[], known: KnownOrganizations): Promise<PushOutcome[]> {
   if (run.length === 0) return [];
   const now = run[0]!.item.origin.now;
   const stored = run.filter((push): push is ResolvedPush & { contact: ContactRef } => push.contact !== null);
@@ -103,11 +124,9 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
 
   // Organizations, from domains (found or made) and from names alone (found only, among those that exist
   // when the push comes: before the run, or made by an earlier push of it).
-  const names = stored.filter(({ item }) => !item.domain && item.person.companyName).map(({ item }) => item.person.companyName!);
-  const named = await organizations.findOrganizationsNamed(trx, communityId, names);
+  const { byDomain, named } = known;
   const domains = new Map<string, number>();
   stored.forEach(({ item }, position) => item.domain && !domains.has(item.domain) && domains.set(item.domain, position));
-  const byDomain = await organizations.findOrganizationsByDomains(trx, communityId, [...domains.keys()]);
   const missing = [...domains].filter(([domain]) => !byDomain.has(domain));
   const madeOrganizations = await organizations.insertOrganizations(
     trx,

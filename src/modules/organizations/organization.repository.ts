@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import type { Lookup } from '../../core/lookups.ts';
 
 export async function findOrganizationByDomain(db: Executor, communityId: number, domain: string) {
   return db
@@ -135,40 +136,51 @@ export async function updateOrganizationFromProspector(
     .execute();
 }
 
-/** findOrganizationByDomain for many domains: the organizations found, by domain. */
-export async function findOrganizationsByDomains(db: Executor, communityId: number, domains: string[]) {
-  const found = new Map<string, { id: number; name: string; primaryDomain: string }>();
-  if (domains.length === 0) return found;
-  const rows = await db
-    .selectFrom('organization_domains as d')
-    .innerJoin('organizations as o', (join) => join.onRef('o.community_id', '=', 'd.community_id').onRef('o.id', '=', 'd.organization_id'))
-    .select(['d.domain', 'o.id', 'o.name', 'o.primary_domain as primaryDomain'])
-    .where('d.community_id', '=', communityId)
-    .where('d.domain', 'in', domains)
-    .execute();
-  for (const { domain, ...organization } of rows) found.set(domain, organization);
-  return found;
+type FoundOrganization = { id: number; name: string; primaryDomain: string };
+
+/** findOrganizationByDomain for many domains, as a lookup (readTogether): the organizations found, by domain. */
+export function organizationsByDomains(communityId: number, domains: string[]): Lookup<Map<string, FoundOrganization>> {
+  return {
+    rows: domains.length
+      ? sql`select d.domain, o.id, o.name, o.primary_domain as "primaryDomain"
+          from organization_domains d join organizations o on o.community_id = d.community_id and o.id = d.organization_id
+          where d.community_id = ${communityId} and d.domain = any(${domains}::text[])`
+      : null,
+    read: (rows) => new Map(rows.map((row) => [row.domain as string, organizationOf(row)])),
+  };
 }
 
 /**
- * For findOnlyOrganizationNamed over many names: by lowercased name, how many organizations have it (up
- * to 2: more is as ambiguous) and the organization when exactly one does.
+ * For findOnlyOrganizationNamed over many names, as a lookup (readTogether): by lowercased name, how many
+ * organizations have it (up to 2: more is as ambiguous) and the organization when exactly one does.
  */
-export async function findOrganizationsNamed(db: Executor, communityId: number, names: string[]) {
-  const found = new Map<string, { count: number; organization: { id: number; name: string; primaryDomain: string } | null }>();
+export function organizationsNamed(
+  communityId: number,
+  names: string[],
+): Lookup<Map<string, { count: number; organization: FoundOrganization | null }>> {
   const keys = [...new Set(names.map((name) => name.trim().toLowerCase()))];
-  if (keys.length === 0) return found;
-  const rows = await sql<{ key: string; id: number; name: string; primaryDomain: string }>`
-    select k.key, o.id, o.name, o.primary_domain as "primaryDomain"
-    from unnest(${keys}::text[]) as k(key)
-    cross join lateral (
-      select id, name, primary_domain from organizations where community_id = ${communityId} and lower(name) = k.key order by id limit 2
-    ) o`.execute(db);
-  for (const { key, ...organization } of rows.rows) {
-    const entry = found.get(key);
-    found.set(key, entry ? { count: entry.count + 1, organization: null } : { count: 1, organization });
-  }
-  return found;
+  return {
+    rows: keys.length
+      ? sql`select k.key, o.id, o.name, o.primary_domain as "primaryDomain"
+          from unnest(${keys}::text[]) as k(key)
+          cross join lateral (
+            select id, name, primary_domain from organizations where community_id = ${communityId} and lower(name) = k.key order by id limit 2
+          ) o`
+      : null,
+    read(rows) {
+      const found = new Map<string, { count: number; organization: FoundOrganization | null }>();
+      for (const row of rows) {
+        const key = row.key as string;
+        const entry = found.get(key);
+        found.set(key, entry ? { count: entry.count + 1, organization: null } : { count: 1, organization: organizationOf(row) });
+      }
+      return found;
+    },
+  };
+}
+
+function organizationOf(row: Record<string, unknown>): FoundOrganization {
+  return { id: Number(row.id), name: row.name as string, primaryDomain: row.primaryDomain as string };
 }
 
 /** insertOrganization for many domains in two statements: the organizations made, by domain. */

@@ -1,4 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Executor } from '../../core/executor.ts';
+import { readTogether, type Lookup } from '../../core/lookups.ts';
 import type { DB } from '../../db/schema.ts';
 import { identityHash, identityKey, type Identity } from '../identity/index.ts';
 
@@ -8,23 +10,30 @@ type Key = Pick<Identity, 'type' | 'value'>;
  * The suppression list: one-way hashes (`identityHash`) of identities whose owner asked to be erased. A
  * push naming one of them must not bring the person back.
  *
- * Returns the `identityKey` (`type:value`) of each of `identities` that is on the community's list.
+ * The `identityKey` (`type:value`) of each of `identities` that is on the community's list, as a lookup
+ * that can share a statement with others (readTogether).
  */
-export async function findSuppressed(db: Kysely<DB>, communityId: number, identities: Key[]): Promise<Set<string>> {
-  if (identities.length === 0) return new Set();
+export function suppressedAmong(communityId: number, identities: Key[]): Lookup<Set<string>> {
   const byHash = new Map(identities.map((identity) => [identityHash(identity), identity]));
-  const rows = await db
-    .selectFrom('suppressions')
-    .select(['identity_type as type', 'value_hash as hash'])
-    .where('community_id', '=', communityId)
-    .where('value_hash', 'in', [...byHash.keys()])
-    .execute();
-  const found = new Set<string>();
-  for (const row of rows) {
-    const identity = byHash.get(row.hash);
-    if (identity && identity.type === row.type) found.add(identityKey(identity));
-  }
-  return found;
+  return {
+    rows: identities.length
+      ? sql`select identity_type as type, value_hash as hash from suppressions
+          where community_id = ${communityId} and value_hash = any(${[...byHash.keys()]}::text[])`
+      : null,
+    read(rows) {
+      const found = new Set<string>();
+      for (const row of rows) {
+        const identity = byHash.get(row.hash as string);
+        if (identity && identity.type === row.type) found.add(identityKey(identity));
+      }
+      return found;
+    },
+  };
+}
+
+/** suppressedAmong, read by itself. */
+export async function findSuppressed(db: Executor, communityId: number, identities: Key[]): Promise<Set<string>> {
+  return (await readTogether(db, { suppressed: suppressedAmong(communityId, identities) })).suppressed;
 }
 
 /** Puts identities on the list (those already there stay as they are); returns how many were added. */
