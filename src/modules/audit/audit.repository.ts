@@ -66,20 +66,24 @@ export async function deleteEntriesBefore(trx: Kysely<DB>, communityId: number |
   return counts;
 }
 
-/** recordWrite for many entries in one statement, in the order given. */
+/**
+ * recordWrite for many entries in one statement, in the order given. The entries travel as one JSON
+ * parameter, so the statement's text is the same for any number of them.
+ */
 export async function recordWrites(trx: Kysely<DB>, entries: { writer: Writer; record: AuditRecord }[]): Promise<void> {
   if (entries.length === 0) return;
-  await trx
-    .insertInto('audit_log')
-    .values(
-      entries.map(({ writer, record }) => ({
-        community_id: writer.communityId,
-        actor: writer.actor,
-        token_jti: writer.tokenId,
-        operation: record.operation,
-        entity_ids: [...new Set(record.entityIds)],
-        detail: JSON.stringify(record.detail ?? {}),
-      })),
-    )
-    .execute();
+  const rows = entries.map(({ writer, record }) => ({
+    communityId: writer.communityId,
+    actor: writer.actor,
+    tokenId: writer.tokenId,
+    operation: record.operation,
+    entityIds: [...new Set(record.entityIds)],
+    detail: record.detail ?? {},
+  }));
+  await sql`
+    insert into audit_log (community_id, actor, token_jti, operation, entity_ids, detail)
+    select (e.v ->> 'communityId')::bigint, e.v ->> 'actor', e.v ->> 'tokenId', e.v ->> 'operation',
+      array(select id from jsonb_array_elements_text(e.v -> 'entityIds') with ordinality as i(id, k) order by i.k), e.v -> 'detail'
+    from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(v, n)
+    order by e.n`.execute(trx);
 }

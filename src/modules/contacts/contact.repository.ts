@@ -88,7 +88,8 @@ export async function lockContactStates(trx: Transaction<DB>, communityId: numbe
     .select(['id', 'name', 'full_name as fullName', 'organization_id as organizationId', 'anonymized_at as anonymizedAt'])
     .select(['city', 'region', 'country', 'world_region as worldRegion'])
     .where('community_id', '=', communityId)
-    .where('id', 'in', contactIds)
+    // An array rather than an in-list: one statement text for any number of contacts (a prepared statement).
+    .where('id', '=', sql<number>`any(${contactIds}::bigint[])`)
     .orderBy('id')
     .forUpdate()
     .execute();
