@@ -2,6 +2,12 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from './executor.ts';
 
 /**
+ * Statements that share one round trip: reads that depend only on what the caller has (readTogether), and
+ * writes that do not depend on each other (writeTogether). A module gives its part as SQL; the caller,
+ * who knows what is independent, puts the parts together.
+ */
+
+/**
  * A read that can share one statement with others: the SQL of its rows (null when there is nothing to
  * look up), and what its owner makes of those rows. The rows arrive as JSON objects keyed by the column
  * names of the SQL: numbers, strings, booleans and nulls (no dates).
@@ -28,4 +34,25 @@ export async function readTogether<L extends Record<string, Lookup<unknown>>>(db
       ).rows[0]!
     : {};
   return Object.fromEntries(entries.map(([key, lookup]) => [key, lookup.read(row[key] ?? [])])) as Results<L>;
+}
+
+/**
+ * A write that can share one statement with others: one data-modifying statement without a WITH of its
+ * own (a CTE of the shared statement), or null when there is nothing to write.
+ */
+export type Write = RawBuilder<unknown> | null;
+
+/**
+ * Runs independent writes as one statement, one round trip: each a data-modifying CTE, all run to
+ * completion. None may depend on another's effect (they all see the database as it was before the
+ * statement), and no two may change the same row.
+ */
+export async function writeTogether(db: Executor, writes: Write[]): Promise<void> {
+  const wanted = writes.filter((write): write is RawBuilder<unknown> => write !== null);
+  if (wanted.length === 0) return;
+  if (wanted.length === 1) {
+    await wanted[0]!.execute(db);
+    return;
+  }
+  await sql`with ${sql.join(wanted.map((write, index) => sql`${sql.ref(`write_${index}`)} as (${write})`))} select`.execute(db);
 }

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { keysetPage } from '../../db/keyset.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
+import { writeTogether, type Write } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 
 export interface AuditRecord {
@@ -66,12 +67,17 @@ export async function deleteEntriesBefore(trx: Kysely<DB>, communityId: number |
   return counts;
 }
 
-/**
- * recordWrite for many entries in one statement, in the order given. The entries travel as one JSON
- * parameter, so the statement's text is the same for any number of them.
- */
+/** recordWrite for many entries in one statement, in the order given. */
 export async function recordWrites(trx: Kysely<DB>, entries: { writer: Writer; record: AuditRecord }[]): Promise<void> {
-  if (entries.length === 0) return;
+  await writeTogether(trx, [auditEntries(entries)]);
+}
+
+/**
+ * The entries of recordWrites as one write (writeTogether). They travel as one JSON parameter, so the
+ * statement's text is the same for any number of them.
+ */
+export function auditEntries(entries: { writer: Writer; record: AuditRecord }[]): Write {
+  if (entries.length === 0) return null;
   const rows = entries.map(({ writer, record }) => ({
     communityId: writer.communityId,
     actor: writer.actor,
@@ -80,10 +86,10 @@ export async function recordWrites(trx: Kysely<DB>, entries: { writer: Writer; r
     entityIds: [...new Set(record.entityIds)],
     detail: record.detail ?? {},
   }));
-  await sql`
+  return sql`
     insert into audit_log (community_id, actor, token_jti, operation, entity_ids, detail)
     select (e.v ->> 'communityId')::bigint, e.v ->> 'actor', e.v ->> 'tokenId', e.v ->> 'operation',
       array(select id from jsonb_array_elements_text(e.v -> 'entityIds') with ordinality as i(id, k) order by i.k), e.v -> 'detail'
     from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as e(v, n)
-    order by e.n`.execute(trx);
+    order by e.n`;
 }

@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import type { Write } from '../../core/lookups.ts';
 
 /** The contact fields a push can set. Undefined leaves a field as it is; a value replaces it. */
 export interface ContactFields {
@@ -113,16 +114,16 @@ export interface AddedActivities {
 }
 
 /**
- * updateContact for many contacts in one statement: each row sets the fields it names and leaves the
- * others as they are (a field given as null is set to null), and adds the activities it was given.
+ * updateContact for many contacts, as one write (writeTogether): each row sets the fields it names and
+ * leaves the others as they are (a field given as null is set to null), and adds the activities it was
+ * given.
  */
-export async function updateContacts(
-  trx: Transaction<DB>,
+export function contactUpdates(
   communityId: number,
   rows: { id: number; fields: ContactFields; added?: AddedActivities }[],
   now: Date,
-) {
-  if (rows.length === 0) return;
+): Write {
+  if (rows.length === 0) return null;
   const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => rows.some((row) => column in row.fields));
   const assignments = columns.map((column) => {
     const value = column === 'phone_numbers' ? sql`(u.f ->> ${column})::jsonb` : sql`(u.f ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
@@ -137,8 +138,8 @@ export async function updateContacts(
     );
   }
   const input = rows.map((row) => ({ id: row.id, f: row.fields, count: row.added?.count, first: row.added?.first, latest: row.added?.latest }));
-  await sql`
+  return sql`
     update contacts c set ${sql.join([...assignments, sql`updated_at = ${now}`])}
     from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as u(id bigint, f jsonb, count int, first timestamptz, latest timestamptz)
-    where c.community_id = ${communityId} and c.id = u.id`.execute(trx);
+    where c.community_id = ${communityId} and c.id = u.id`;
 }

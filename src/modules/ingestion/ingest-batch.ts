@@ -2,16 +2,16 @@ import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
 import * as activities from '../activities/index.ts';
-import { recordWrites, type AuditRecord } from '../audit/index.ts';
+import { auditEntries, type AuditRecord } from '../audit/index.ts';
 import * as contacts from '../contacts/index.ts';
 import * as customFields from '../custom-fields/index.ts';
-import { readTogether } from '../../core/lookups.ts';
+import { readTogether, writeTogether, type Write } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as identity from '../identity/index.ts';
 import { moveMembers, type Place } from '../locations/index.ts';
 import * as organizations from '../organizations/index.ts';
 import { suppressedAmong } from '../privacy/index.ts';
-import { replaceTopicsOf } from '../topics/index.ts';
+import { topicsOf } from '../topics/index.ts';
 import { activityRecord, activityRow, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
 import { applyTags, organizationNameOf, personFields } from './user-push.ts';
@@ -198,7 +198,6 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     if (before !== null) memberDeltas.set(before, (memberDeltas.get(before) ?? 0) - 1);
     if (after !== null) memberDeltas.set(after, (memberDeltas.get(after) ?? 0) + 1);
   }
-  await organizations.addMemberCounts(trx, communityId, memberDeltas);
 
   // Custom field values and tags, where pushes have them.
   const outcomes = new Map<ResolvedPush, PushOutcome>();
@@ -213,25 +212,30 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
   }
 
-  // Contacts last, with what their new activities add to their counts: one new version of each row.
-  const { added, recount } = await storeActivities(trx, communityId, stored, outcomes, now);
-  await contacts.updateContacts(trx, communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now);
-  await contacts.refreshActivityStats(trx, communityId, recount);
-
+  const { added, recount, topicLinks } = await storeActivities(trx, communityId, stored, outcomes, now);
   const entries: { writer: Writer; record: AuditRecord }[] = [];
   for (const push of stored) {
     const outcome = outcomes.get(push)!;
     const record = push.item.activity ? activityRecord(outcome, push.item) : { operation: 'contact.push', ...personRecord(outcome, push.item.origin.sourceId) };
     entries.push({ writer: push.item.writer, record });
   }
-  await recordWrites(trx, entries);
+  // What is left depends on nothing else left, so it is one statement: the activities' topic links, the
+  // contacts (with what their new activities add to their counts: one new version of each row), the
+  // organizations' member counts and the audit entries.
+  await writeTogether(trx, [
+    topicLinks,
+    contacts.contactUpdates(communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now),
+    organizations.memberCountChanges(communityId, memberDeltas),
+    auditEntries(entries),
+  ]);
+  await contacts.refreshActivityStats(trx, communityId, recount);
   return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
 }
 
 /**
  * The activities of the run: upserted together, threaded, with their topics. Returns what they add to
- * their contacts' counts, and the contacts to recount: those an activity that existed left or joined (its
- * time may have changed too).
+ * their contacts' counts, the contacts to recount (those an activity that existed left or joined: its time
+ * may have changed too), and the write of their topic links, for the caller to run with its last writes.
  */
 async function storeActivities(
   trx: Transaction<DB>,
@@ -239,10 +243,10 @@ async function storeActivities(
   stored: (ResolvedPush & { contact: ContactRef })[],
   outcomes: Map<ResolvedPush, PushOutcome>,
   now: Date,
-): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[] }> {
+): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[]; topicLinks: Write }> {
   const added = new Map<number, contacts.AddedActivities>();
   const pushes = stored.filter((push) => push.item.activity !== null);
-  if (pushes.length === 0) return { added, recount: [] };
+  if (pushes.length === 0) return { added, recount: [], topicLinks: null };
   const subSourceKey = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.subSource}`;
   const wanted = new Map<string, { sourceId: number; name: string }>();
   for (const { item } of pushes) {
@@ -276,7 +280,7 @@ async function storeActivities(
     last.map(({ item }, index) => ({ id: upserted[index]!.id, sourceId: item.origin.sourceId, ...item.activity! })),
   );
   if (loops) throw new ThreadLoop();
-  await replaceTopicsOf(
+  const topicLinks = await topicsOf(
     trx,
     communityId,
     last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics, existed: upserted[index]!.previousContactId !== null })),
@@ -306,5 +310,5 @@ async function storeActivities(
     outcome.activityId = idOf.get(keyOf(push.item))!;
     await applyTags(trx, push.item.origin, { type: 'activity', id: outcome.activityId }, push.item.activity!.tags, outcome.warnings);
   }
-  return { added, recount: [...recount] };
+  return { added, recount: [...recount], topicLinks };
 }

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
-import type { Lookup } from '../../core/lookups.ts';
+import type { Lookup, Write } from '../../core/lookups.ts';
 
 export async function findOrganizationByDomain(db: Executor, communityId: number, domain: string) {
   return db
@@ -53,16 +53,17 @@ export async function insertOrganization(
 }
 
 /**
- * Moves organizations' contact counts by what a batch changed (joined +1, left -1), without counting:
- * the contacts that moved are locked by the caller, and concurrent changes add up in the row.
+ * Moves organizations' contact counts by what a batch changed (joined +1, left -1), without counting, as
+ * one write (writeTogether): the contacts that moved are locked by the caller, and concurrent changes add
+ * up in the row.
  */
-export async function addMemberCounts(trx: Transaction<DB>, communityId: number, deltas: Map<number, number>) {
+export function memberCountChanges(communityId: number, deltas: Map<number, number>): Write {
   const changed = [...deltas].filter(([, delta]) => delta !== 0);
-  if (changed.length === 0) return;
-  await sql`
+  if (changed.length === 0) return null;
+  return sql`
     update organizations o set member_count = o.member_count + d.delta
     from unnest(${changed.map(([id]) => id)}::bigint[], ${changed.map(([, delta]) => delta)}::int[]) as d(id, delta)
-    where o.community_id = ${communityId} and o.id = d.id`.execute(trx);
+    where o.community_id = ${communityId} and o.id = d.id`;
 }
 
 /** Recounts the contacts of organizations (contactsCount), after contacts joined or left them. */

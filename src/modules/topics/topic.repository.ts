@@ -3,6 +3,7 @@ import { keysetPage } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
+import { writeTogether, type Write } from '../../core/lookups.ts';
 
 export interface TopicRow {
   id: number;
@@ -15,7 +16,7 @@ export interface TopicRow {
  * whatever the number of topics.
  */
 export async function replaceActivityTopics(trx: Transaction<DB>, communityId: number, activityId: number, names: string[]): Promise<void> {
-  await replaceTopicsOf(trx, communityId, [{ activityId, names, existed: true }]);
+  await writeTogether(trx, [await topicsOf(trx, communityId, [{ activityId, names, existed: true }])]);
 }
 
 /**
@@ -70,16 +71,20 @@ export async function countTopics(db: Executor, communityId: number, prefix: str
 }
 
 /**
- * replaceActivityTopics for many activities in up to three statements, whatever their number and their
- * topics'; each activity is given once, and says whether it existed before (a new one has none to remove).
+ * replaceActivityTopics for many activities, whatever their number and their topics'; each activity is
+ * given once, and says whether it existed before (a new one has none to remove). Removes the links of those
+ * that existed and makes their topics (up to two statements), then returns the write of their links, for
+ * the caller to run with others (writeTogether).
  */
-export async function replaceTopicsOf(
+export async function topicsOf(
   trx: Transaction<DB>,
   communityId: number,
   activities: { activityId: number; names: string[]; existed: boolean }[],
-): Promise<void> {
+): Promise<Write> {
   const existed = activities.filter((a) => a.existed).map((a) => a.activityId);
-  if (existed.length) await trx.deleteFrom('activity_topics').where('community_id', '=', communityId).where('activity_id', 'in', existed).execute();
+  if (existed.length) {
+    await sql`delete from activity_topics where community_id = ${communityId} and activity_id = any(${existed}::bigint[])`.execute(trx);
+  }
   const links: { activityId: number; key: string }[] = [];
   const byKey = new Map<string, string>();
   for (const { activityId, names } of activities) {
@@ -93,7 +98,7 @@ export async function replaceTopicsOf(
       links.push({ activityId, key });
     }
   }
-  if (links.length === 0) return;
+  if (links.length === 0) return null;
   // Sorted, so concurrent pushes take the unique index's locks in one order. The database's lower() is
   // the one that decides which names are the same topic, here as in the unique index.
   const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
@@ -103,11 +108,13 @@ export async function replaceTopicsOf(
     order by t.n
     on conflict (community_id, lower(name)) do nothing
   `.execute(trx);
-  await sql`
+  // A later statement than the topics', so that it sees those just made (and those another transaction
+  // committed meanwhile, which the insert above skipped).
+  return sql`
     insert into activity_topics (community_id, activity_id, topic_id)
     select distinct ${communityId}::bigint, l.activity_id, t.id
     from unnest(${links.map((link) => link.activityId)}::bigint[], ${links.map((link) => byKey.get(link.key)!)}::text[]) as l(activity_id, name)
     join topics t on t.community_id = ${communityId} and lower(t.name) = lower(l.name)
     on conflict do nothing
-  `.execute(trx);
+  `;
 }
