@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { withConnect } from './pool-proxy.ts';
 
 /**
- * Named prepared statements, on PostgreSQL and the embedded database. node-postgres (and PGlite) parse and plans every unnamed statement again
- * each time; for Hearth's statements (long texts, CTEs over arrays) that is a large share of their cost
- * (an ingestion transaction of a dozen statements spent about as long in parse and plan as in execution).
+ * Named prepared statements, on PostgreSQL and the embedded database. An unnamed statement is parsed and
+ * planned again each time it runs; for Hearth's statements (long texts, CTEs over arrays) that was a large
+ * share of their cost (an ingestion transaction spent about as long binding, which plans, as executing).
  * A statement text a session runs a second time is sent as a named statement from then on: parsed once
  * per session, and planned as PostgreSQL decides for prepared statements (custom plans first, a cached
  * generic plan once it is no worse; ANALYZE and schema changes invalidate it).
@@ -14,7 +15,7 @@ import type pg from 'pg';
  * rest unnamed, as before.
  */
 export const MAX_NAMED = 256;
-/** Texts remembered as seen once, per connection, before the memory starts over. */
+/** Texts remembered as seen once, per session, before the memory starts over. */
 const MAX_SEEN = 4_096;
 
 /**
@@ -51,13 +52,7 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
     if (!namings.has(client)) nameRepeatedStatements(client);
     return client;
   };
-  return new Proxy(pool, {
-    get(target, property, receiver) {
-      if (property === 'connect') return connect;
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withConnect(pool, connect);
 }
 
 /** node-postgres parses a named statement once per connection, and again after a failed parse. */

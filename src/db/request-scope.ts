@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
+import { withConnect } from './pool-proxy.ts';
 
 /**
  * What the database knows of the HTTP request it works for: the statement timeout its statements run
@@ -58,11 +59,5 @@ export function scopedPool(pool: pg.Pool): pg.Pool {
     }
     return client;
   };
-  return new Proxy(pool, {
-    get(target, property, receiver) {
-      if (property === 'connect') return connect;
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return withConnect(pool, connect);
 }
