@@ -1,8 +1,6 @@
 import type { LogEvent } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { systemClock } from '../src/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { createServices } from '../src/services.ts';
+import { benchApp } from './bench-app.ts';
 import { onMessage, send, type CapturedQuery } from './ipc.ts';
 
 /**
@@ -30,15 +28,7 @@ const log = (event: LogEvent) => {
 const database = dataDir
   ? await openDatabase({ engine: 'pglite', dataDir, command: 'bench' })
   : await openDatabase({ engine: 'postgres', url: url!, poolSize: POOL_SIZE, log });
-// A limit no bench run reaches: the bench measures the requests, not the 429s.
-const HIGH = 10_000_000;
-const services = await createServices({
-  db: database.db,
-  listen: database.listen,
-  clock: systemClock,
-  config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, windowSeconds: 60 } },
-});
-const app = await buildApp({ services, publicUrl: 'http://127.0.0.1', logger: false });
+const { app } = await benchApp(database);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
 if (!address || typeof address === 'string') throw new Error('no TCP address');

@@ -1,9 +1,7 @@
 import type { LogEvent } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { systemClock } from '../src/clock.ts';
 import { cliActor } from '../src/core/writer.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { createServices } from '../src/services.ts';
+import { benchApp } from './bench-app.ts';
 import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.ts';
 import { activityPush } from './push.ts';
 
@@ -23,15 +21,8 @@ const log = (event: LogEvent) => {
 };
 const database = await openDatabase({ engine: 'postgres', url: created.url, poolSize: 10, log });
 try {
-  const HIGH = 10_000_000;
-  const services = await createServices({
-    db: database.db,
-    listen: database.listen,
-    clock: systemClock,
-    config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, windowSeconds: 60 } },
-  });
+  const { services, app } = await benchApp(database);
   const setup = await services.communities.init(cliActor());
-  const app = await buildApp({ services, publicUrl: 'http://127.0.0.1', logger: false });
   const post = async (path: string, payload: object) => {
     const response = await app.inject({ method: 'POST', url: `/community/v1/source/${setup.sourceId}/${path}`, headers: { authorization: `Bearer ${setup.token}` }, payload });
     if (response.statusCode !== 202) throw new Error(`${path} answered ${response.statusCode}: ${response.body}`);

@@ -1,0 +1,19 @@
+import { buildApp } from '../src/app.ts';
+import { systemClock } from '../src/clock.ts';
+import type { Database } from '../src/db/database.ts';
+import { createServices } from '../src/services.ts';
+
+/** A rate limit no bench run reaches: the bench measures the requests, not the 429s. */
+const HIGH = 10_000_000;
+
+/** Hearth as `hearth serve` builds it over an open database (logger off, rate limit out of the way). */
+export async function benchApp(database: Database) {
+  const services = await createServices({
+    db: database.db,
+    listen: database.listen,
+    clock: systemClock,
+    config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, windowSeconds: 60 } },
+  });
+  const app = await buildApp({ services, publicUrl: 'http://127.0.0.1', logger: false });
+  return { services, app };
+}
