@@ -65,8 +65,8 @@ interface ResolvedPush {
 
 /** The organizations that exist for the pushes' domains, and for the names of those without one. */
 interface KnownOrganizations {
-  byDomain: Map<string, { id: number; name: string; primaryDomain: string }>;
-  named: Map<string, { count: number; organization: { id: number; name: string; primaryDomain: string } | null }>;
+  byDomain: Map<string, organizations.FoundOrganization>;
+  named: organizations.OrganizationsNamed;
 }
 
 /**

@@ -137,7 +137,11 @@ export async function updateOrganizationFromProspector(
     .execute();
 }
 
-type FoundOrganization = { id: number; name: string; primaryDomain: string };
+/** An organization as ingestion links contacts to it. */
+export type FoundOrganization = { id: number; name: string; primaryDomain: string };
+
+/** By lowercased name: how many organizations have it (up to 2) and the organization when exactly one does. */
+export type OrganizationsNamed = Map<string, { count: number; organization: FoundOrganization | null }>;
 
 /** findOrganizationByDomain for many domains, as a lookup (readTogether): the organizations found, by domain. */
 export function organizationsByDomains(communityId: number, domains: string[]): Lookup<Map<string, FoundOrganization>> {
@@ -158,7 +162,7 @@ export function organizationsByDomains(communityId: number, domains: string[]): 
 export function organizationsNamed(
   communityId: number,
   names: string[],
-): Lookup<Map<string, { count: number; organization: FoundOrganization | null }>> {
+): Lookup<OrganizationsNamed> {
   const keys = [...new Set(names.map((name) => name.trim().toLowerCase()))];
   return {
     rows: keys.length
@@ -169,7 +173,7 @@ export function organizationsNamed(
           ) o`
       : null,
     read(rows) {
-      const found = new Map<string, { count: number; organization: FoundOrganization | null }>();
+      const found: OrganizationsNamed = new Map();
       for (const row of rows) {
         const key = row.key as string;
         const entry = found.get(key);
