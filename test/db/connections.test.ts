@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NAMED } from '../../src/db/prepared-statements.ts';
+import { useGenericPlans } from '../../src/db/transaction.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 // PostgreSQL's JIT compiled a batch's statements over arrays for about 300 ms each, to run them in one.
@@ -47,6 +48,25 @@ describe.each(ENGINES)('named prepared statements (%s)', (engine) => {
       expect(after.length).toBe(before.length + 1);
       expect((await square(5)).rows).toEqual([{ v: 25, tag: 'prepared-test-1' }]);
       expect(await namesInSession(trx)).toEqual(after);
+    });
+  });
+
+  it('runs prepared statements on their generic plan after useGenericPlans, in that transaction only', async () => {
+    const plans = (db: Kysely<DB>) =>
+      sql<{ generic: string; custom: string }>`select generic_plans as generic, custom_plans as custom from pg_prepared_statements
+        where statement like '%prepared-test-generic%' and statement not like '%pg_prepared_statements%'`.execute(db);
+    const mode = async (db: Kysely<DB>) => (await sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.execute(db)).rows[0]!.mode;
+    await t.database.db.connection().execute(async (db) => {
+      await db.transaction().execute(async (trx) => {
+        await useGenericPlans(trx);
+        expect(await mode(trx)).toBe('force_generic_plan');
+        const lookup = (id: number) => sql`select ${id}::int as id, 'prepared-test-generic' as tag`.execute(trx);
+        for (let id = 0; id < 4; id++) await lookup(id);
+        // Named from its second run: three runs on a plan, every one the generic plan.
+        const [row] = (await plans(trx)).rows;
+        expect(row && [Number(row.generic), Number(row.custom)]).toEqual([3, 0]);
+      });
+      expect(await mode(db)).toBe('auto');
     });
   });
 

@@ -1,7 +1,7 @@
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { retryingTransaction } from '../../db/transaction.ts';
+import { useGenericPlans, retryingTransaction } from '../../db/transaction.ts';
 import { ingestBatch, ingestOneByOne, ThreadLoop } from './ingest-batch.ts';
 import type { PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
@@ -44,7 +44,10 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
 
   async function store(items: PushItem[]): Promise<PushOutcome[]> {
     const attempt = (oneByOne: boolean) =>
-      retryingTransaction(deps.db, (trx) => (oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items)));
+      retryingTransaction(deps.db, async (trx) => {
+        await useGenericPlans(trx);
+        return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items);
+      });
     try {
       return await attempt(false);
     } catch (error) {
