@@ -6,6 +6,7 @@ import { serializeRequest } from './http/logging.ts';
 import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { cliActor } from './core/writer.ts';
+import { REPORT_EVERY_MS } from './modules/ingestion/index.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
@@ -37,7 +38,14 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     out(`API reference: ${config.publicUrl}/docs`);
     const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log });
     worker.start();
-    return { app, url: config.publicUrl, stop: stopper(app, worker, database) };
+    // Other processes and `hearth ingestion` read this process's backlog from the database.
+    const report = () => services.ingestion.report().catch((error: unknown) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
+    const reporter = setInterval(report, REPORT_EVERY_MS).unref();
+    const withdraw = async () => {
+      clearInterval(reporter);
+      await services.ingestion.withdraw().catch(() => undefined);
+    };
+    return { app, url: config.publicUrl, stop: stopper(app, worker, database, withdraw) };
   } catch (error) {
     await app?.close();
     await database.close();
@@ -45,12 +53,13 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   }
 }
 
-function stopper(app: HearthApp, worker: Worker, database: Database) {
+function stopper(app: HearthApp, worker: Worker, database: Database, withdraw: () => Promise<void>) {
   let stopping: Promise<void> | null = null;
   return () =>
     (stopping ??= (async () => {
       // The worker finishes (or gives back) the job it is running; the database closes after both.
       await Promise.all([app.close(), worker.stop()]);
+      await withdraw();
       await database.close();
     })());
 }

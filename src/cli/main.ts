@@ -9,6 +9,7 @@ import { OPTIONS, print, UsageError, type Command } from './command.ts';
 import { activityTypeCommand } from './commands/activity-type.ts';
 import { auditCommand } from './commands/audit.ts';
 import { communityCommand } from './commands/community.ts';
+import { ingestionCommand } from './commands/ingestion.ts';
 import { initCommand } from './commands/init.ts';
 import { jobsCommand } from './commands/jobs.ts';
 import { objectTypeCommand } from './commands/object-type.ts';
@@ -26,6 +27,7 @@ const COMMANDS: Command[] = [
   activityTypeCommand,
   privacyCommand,
   jobsCommand,
+  ingestionCommand,
   objectTypeCommand,
   objectsCommand,
   auditCommand,

@@ -243,6 +243,16 @@ export interface JobOpenings {
   url: string | null;
 }
 
+export interface IngestionBacklog {
+  batches_last_minute: number;
+  community_id: Int8;
+  oldest_queued_at: Timestamp | null;
+  process_id: string;
+  queued_pushes: number;
+  reported_at: Timestamp;
+  stored_last_minute: number;
+}
+
 export interface Jobs {
   attempts: Generated<number>;
   community_id: Int8;
@@ -584,6 +594,7 @@ export interface DB {
   custom_fields: CustomFields;
   industry_codes: IndustryCodes;
   job_openings: JobOpenings;
+  ingestion_backlog: IngestionBacklog;
   jobs: Jobs;
   lead_score_definitions: LeadScoreDefinitions;
   lead_scores: LeadScores;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import { systemClock } from '../../src/clock.ts';
 import { identityHash } from '../../src/modules/identity/identity-values.ts';
+import { createIngestionService } from '../../src/modules/ingestion/index.ts';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
@@ -172,15 +174,60 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
     expect(mismatch.results[0]!.errors!.join()).toContain('does not match');
   });
 
-  it('reports the backlog of this process to admins', async () => {
+  interface BacklogAnswer {
+    queuedPushes: number;
+    oldestQueuedMs: number | null;
+    storedLastMinute: number;
+    batchesLastMinute: number;
+    processes: number;
+  }
+  const backlog = async () => {
     const response = await t.get('/api/v2/admin/ingestion');
     expect(response.statusCode, response.body).toBe(200);
-    const { data } = response.json() as { data: { queuedPushes: number; oldestQueuedMs: number | null; storedLastMinute: number; batchesLastMinute: number } };
+    return (response.json() as { data: BacklogAnswer }).data;
+  };
+
+  it('reports the backlog of this process to admins', async () => {
+    const data = await backlog();
     expect(data.queuedPushes).toBe(0);
     expect(data.oldestQueuedMs).toBeNull();
     expect(data.storedLastMinute).toBeGreaterThanOrEqual(10);
     expect(data.batchesLastMinute).toBeGreaterThanOrEqual(1);
+    expect(data.processes).toBe(1);
     expect((await t.get('/api/v2/admin/ingestion', await t.issueToken(['read', 'write']))).statusCode).toBe(403);
+  });
+
+  it('counts the backlog of every process on the database, the others as they last reported it', async () => {
+    const before = await backlog();
+    // Another serving process on the same database: its own ingestion service, its own queue.
+    const other = createIngestionService({ db: t.db.database.db, clock: systemClock, activityTypes: t.services.activityTypes });
+    const writer = cliWriter(t.communityId);
+    const pushed = await other.pushActivities(writer, t.sourceId, [
+      { id: 'other-process-1', activityType: 'commented_replied', user: { id: 'op-1', email: 'op1@example.org' } },
+      { id: 'other-process-2', activityType: 'commented_replied', user: { id: 'op-2', email: 'op2@example.org' } },
+    ]);
+    expect(pushed.map((answer) => answer.status)).toEqual(['accepted', 'accepted']);
+    // Not reported yet: this process cannot see it.
+    expect((await backlog()).storedLastMinute).toBe(before.storedLastMinute);
+    await other.report();
+    const after = await backlog();
+    expect(after.storedLastMinute).toBe(before.storedLastMinute + 2);
+    expect(after.batchesLastMinute).toBe(before.batchesLastMinute + 1);
+    expect(after.processes).toBe(before.processes + 1);
+    expect(after.queuedPushes).toBe(0);
+    // Only the caller's community: another community's admin sees none of it.
+    const elsewhere = await t.services.communities.create('Elsewhere backlog', cliActor());
+    const theirs = await t.issueToken(['admin'], elsewhere.communityId);
+    const foreign = (await t.get('/api/v2/admin/ingestion', theirs)).json() as { data: BacklogAnswer };
+    expect(foreign.data).toEqual({ queuedPushes: 0, oldestQueuedMs: null, storedLastMinute: 0, batchesLastMinute: 0, processes: 0 });
+    // A report older than 15 s is of a process that stopped reporting: left out.
+    await t.db.database.db.updateTable('ingestion_backlog').set({ reported_at: new Date(Date.now() - 20_000) }).execute();
+    expect((await backlog()).storedLastMinute).toBe(before.storedLastMinute);
+    await other.report();
+    expect((await backlog()).processes).toBe(before.processes + 1);
+    // A process that stops withdraws its report.
+    await other.withdraw();
+    expect(await backlog()).toMatchObject({ storedLastMinute: before.storedLastMinute, processes: before.processes });
   });
 
   // 2,000 of the pushes merge two contacts, each stored by itself: about 20 s on the embedded database.

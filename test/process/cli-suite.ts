@@ -62,7 +62,7 @@ export function describeCli(engine: Engine) {
     it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
-      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  objects import ', '  audit prune ']) expect(all.stdout).toContain(line);
+      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  audit prune ']) expect(all.stdout).toContain(line);
       const token = await hearth('token', '--help');
       expect(token.code).toBe(0);
       expect(token.stdout).toContain('  token revoke JTI');
@@ -130,6 +130,15 @@ export function describeCli(engine: Engine) {
       expectRefusal(await hearth('source', 'create', '--name', 'Gone', '--kind', 'file', '--path', `${dir}/missing`, '--json'), `path "${dir}/missing" is not a folder`);
       expectUsageError(await hearth('source', 'create', '--name', 'Odd', '--kind', 'ftp', '--json'), '--kind must be api or file');
       expectRefusal(await hearth('source', 'create', '--name', 'ApiPath', '--path', dir, '--json'), 'only a file source takes a path');
+    });
+
+    it('ingestion: with no server pushing, [] (or a sentence saying so); a bad --community is a clear error', { timeout: 180_000 }, async () => {
+      expect(json<unknown[]>(await hearth('ingestion', '--json'))).toEqual([]);
+      expect(json<unknown[]>(await hearth('ingestion', '--community', communityId, '--json'))).toEqual([]);
+      const human = await hearth('ingestion');
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout).toBe('no pushes waiting or stored in the last minute\n');
+      expect((await hearth('ingestion', '--community', 'com_999999')).code).not.toBe(0);
     });
 
     it('jobs: none yet is [] (or "(none)"); a bad --status, --limit or ID is a clear error', { timeout: 180_000 }, async () => {

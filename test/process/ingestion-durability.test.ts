@@ -144,5 +144,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('concurrent pushes from two serv
     } finally {
       await client.end();
     }
+
+    // The backlog counts both processes: each reports its own every 5 s, for the other and for `hearth`
+    // (so the other's may show pushes it answered since, until its next report).
+    type Backlog = { queuedPushes: number; storedLastMinute: number; processes: number };
+    let backlog: Backlog | undefined;
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250))) {
+      const response = await call(`${first.url}/api/v2/admin/ingestion`, { token });
+      expect(response.status).toBe(200);
+      backlog = (response.body as { data: Backlog }).data;
+      if (backlog.processes === 2 && backlog.queuedPushes === 0) break;
+    }
+    expect(backlog).toMatchObject({ queuedPushes: 0, processes: 2 });
+    expect(backlog!.storedLastMinute).toBeGreaterThan(0);
+    const listed = await processes.run(['ingestion', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ queuedPushes: 0, processes: 2 })]);
   }, 600_000); // 10,000 HTTP pushes: about a minute alone, more under a full parallel suite
 });

@@ -120,6 +120,13 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
       });
     },
 
+    /** The communities this process has pushes of, waiting or stored in the last minute. */
+    active(): number[] {
+      const cutoff = now() - 60_000;
+      const recently = [...recent].filter(([, log]) => log.some((entry) => entry.at >= cutoff)).map(([communityId]) => communityId);
+      return [...new Set([...communities.keys(), ...recently])].sort((a, b) => a - b);
+    },
+
     backlog(communityId: number): IngestionBacklog {
       // Pushes not answered yet: those being stored, and those waiting for them.
       const state = communities.get(communityId);

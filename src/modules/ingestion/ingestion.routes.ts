@@ -114,15 +114,16 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
       schema: {
         operationId: 'getIngestionBacklog',
         tags: ['admin'],
-        summary: 'The ingestion backlog of this process',
+        summary: 'The ingestion backlog',
         description:
-          'Pushes of the caller\'s community that this server process has taken in and not answered yet, how long the ' +
-          'oldest has waited, and what it stored in the last minute. A push is answered once stored, so the backlog is ' +
-          'the pushes waiting for the transaction before theirs. Each process reports its own.',
+          'Pushes of the caller\'s community that the serving processes have taken in and not answered yet, how long the ' +
+          'oldest has waited, and what they stored in the last minute. A push is answered once stored, so the backlog is ' +
+          'the pushes waiting for the transaction before theirs. The answering process counts its own as they are; the ' +
+          'others as they last reported them (every 5 s; a report older than 15 s is left out).',
         response: { 200: IngestionBacklog },
       },
     },
-    async (request) => ({ success: true as const, data: services.ingestion.backlog(contextOf(request).communityId) }),
+    async (request) => ({ success: true as const, data: await services.ingestion.backlog(contextOf(request).communityId) }),
   );
 }
 

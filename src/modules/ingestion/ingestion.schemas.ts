@@ -149,9 +149,10 @@ export const BatchAccepted = Type.Object({
 export const IngestionBacklog = Type.Object({
   success: Type.Literal(true),
   data: Type.Object({
-    queuedPushes: Type.Integer({ description: 'Pushes of the community this process has taken in and not answered yet' }),
+    queuedPushes: Type.Integer({ description: 'Pushes of the community taken in and not answered yet' }),
     oldestQueuedMs: Nullable(Type.Integer({ description: 'How long the oldest of them has waited, in milliseconds' })),
-    storedLastMinute: Type.Integer({ description: 'Pushes this process stored in the last 60 seconds' }),
+    storedLastMinute: Type.Integer({ description: 'Pushes stored in the last 60 seconds' }),
     batchesLastMinute: Type.Integer({ description: 'Transactions they were stored in' }),
+    processes: Type.Integer({ description: 'Serving processes with pushes of the community waiting or stored in the last minute' }),
   }),
 });

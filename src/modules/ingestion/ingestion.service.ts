@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Static } from 'typebox';
 import type { Kysely } from 'kysely';
@@ -12,6 +13,7 @@ import type { Writer } from '../../core/writer.ts';
 import type { PushOrigin } from '../identity/index.ts';
 import { findSource } from '../sources/index.ts';
 import type { PushOutcome } from './ingest-one.ts';
+import { replaceReport, reportsOfOthers, type ReportedBacklog } from './backlog.repository.ts';
 import { createIngestionQueue } from './ingestion-queue.ts';
 import { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
 import { readActivityPush, readUserPush, type PushItem } from './push-item.ts';
@@ -21,6 +23,32 @@ export interface Accepted {
   contactId: string | null;
   activityId?: string | null;
   warnings: string[];
+}
+
+/** How often a serving process reports its backlog, and how old a report may be to count. */
+export const REPORT_EVERY_MS = 5_000;
+const REPORT_STALE_MS = 3 * REPORT_EVERY_MS;
+
+/** A community's ingestion backlog over the processes that report one. */
+export interface Backlog {
+  queuedPushes: number;
+  oldestQueuedMs: number | null;
+  storedLastMinute: number;
+  batchesLastMinute: number;
+  processes: number;
+}
+
+/** Sums the processes' reports of one community; a process with nothing waiting and nothing stored counts for nothing. */
+function combineBacklogs(own: ReportedBacklog, others: ReportedBacklog[], now: Date): Backlog {
+  const busy = [own, ...others].filter((row) => row.queuedPushes > 0 || row.storedLastMinute > 0);
+  const oldest = busy.flatMap((row) => (row.oldestQueuedAt ? [row.oldestQueuedAt.getTime()] : []));
+  return {
+    queuedPushes: busy.reduce((sum, row) => sum + row.queuedPushes, 0),
+    oldestQueuedMs: oldest.length ? Math.max(0, now.getTime() - Math.min(...oldest)) : null,
+    storedLastMinute: busy.reduce((sum, row) => sum + row.storedLastMinute, 0),
+    batchesLastMinute: busy.reduce((sum, row) => sum + row.batchesLastMinute, 0),
+    processes: busy.length,
+  };
 }
 
 /** One item of a batch push: stored, or refused with what is wrong with it. */
@@ -36,6 +64,19 @@ const checkActivityItem = compileBodyValidator(ActivityPushBody);
 
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
   const queue = createIngestionQueue({ db: deps.db });
+  const processId = randomUUID();
+
+  function ownReport(communityId: number): ReportedBacklog {
+    const own = queue.backlog(communityId);
+    const at = deps.clock.now().getTime();
+    return {
+      communityId,
+      queuedPushes: own.queuedPushes,
+      oldestQueuedAt: own.oldestQueuedMs === null ? null : new Date(at - own.oldestQueuedMs),
+      storedLastMinute: own.storedLastMinute,
+      batchesLastMinute: own.batchesLastMinute,
+    };
+  }
 
   // Sources are never deleted, so one found once is known from then on: a push needs no statement to
   // check its source (on the embedded database, every statement waits for the one connection).
@@ -129,9 +170,33 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       });
     },
 
-    /** The community's pushes waiting in this process, and what it stored in the last minute. */
-    backlog(communityId: number) {
-      return queue.backlog(communityId);
+    /**
+     * The community's backlog over every serving process: this one's as it is, the others' as they last
+     * reported it (within REPORT_STALE_MS).
+     */
+    async backlog(communityId: number): Promise<Backlog> {
+      const others = await reportsOfOthers(deps.db, processId, new Date(deps.clock.now().getTime() - REPORT_STALE_MS), communityId);
+      return combineBacklogs(ownReport(communityId), others, deps.clock.now());
+    },
+
+    /** Every community's backlog as the serving processes last reported it (`hearth ingestion`). */
+    async backlogs(): Promise<({ communityId: number } & Backlog)[]> {
+      const others = await reportsOfOthers(deps.db, processId, new Date(deps.clock.now().getTime() - REPORT_STALE_MS));
+      const ids = [...new Set([...queue.active(), ...others.map((row) => row.communityId)])].sort((a, b) => a - b);
+      return ids.map((communityId) => ({
+        communityId,
+        ...combineBacklogs(ownReport(communityId), others.filter((row) => row.communityId === communityId), deps.clock.now()),
+      }));
+    },
+
+    /** Writes this process's backlog where other processes and `hearth` read it (every REPORT_EVERY_MS while serving). */
+    async report(): Promise<void> {
+      await replaceReport(deps.db, processId, queue.active().map(ownReport), deps.clock.now());
+    },
+
+    /** Removes this process's report, when it stops serving. */
+    async withdraw(): Promise<void> {
+      await replaceReport(deps.db, processId, [], deps.clock.now());
     },
   };
 }
