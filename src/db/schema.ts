@@ -230,6 +230,16 @@ export interface IndustryCodes {
   name: string;
 }
 
+export interface IngestionBacklog {
+  batches_last_minute: number;
+  community_id: Int8;
+  oldest_queued_at: Timestamp | null;
+  process_id: string;
+  queued_pushes: number;
+  reported_at: Timestamp;
+  stored_last_minute: number;
+}
+
 export interface JobOpenings {
   community_id: Int8;
   first_seen_at: Timestamp;
@@ -241,16 +251,6 @@ export interface JobOpenings {
   object_id: Int8 | null;
   organization_id: Int8 | null;
   url: string | null;
-}
-
-export interface IngestionBacklog {
-  batches_last_minute: number;
-  community_id: Int8;
-  oldest_queued_at: Timestamp | null;
-  process_id: string;
-  queued_pushes: number;
-  reported_at: Timestamp;
-  stored_last_minute: number;
 }
 
 export interface Jobs {
@@ -593,8 +593,8 @@ export interface DB {
   custom_field_writers: CustomFieldWriters;
   custom_fields: CustomFields;
   industry_codes: IndustryCodes;
-  job_openings: JobOpenings;
   ingestion_backlog: IngestionBacklog;
+  job_openings: JobOpenings;
   jobs: Jobs;
   lead_score_definitions: LeadScoreDefinitions;
   lead_scores: LeadScores;

@@ -122,9 +122,14 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
 
     /** The communities this process has pushes of, waiting or stored in the last minute. */
     active(): number[] {
+      // Forgets what is older than a minute, so a community that stopped pushing leaves nothing behind.
       const cutoff = now() - 60_000;
-      const recently = [...recent].filter(([, log]) => log.some((entry) => entry.at >= cutoff)).map(([communityId]) => communityId);
-      return [...new Set([...communities.keys(), ...recently])].sort((a, b) => a - b);
+      for (const [communityId, log] of recent) {
+        const kept = log.filter((entry) => entry.at >= cutoff);
+        if (kept.length) recent.set(communityId, kept);
+        else recent.delete(communityId);
+      }
+      return [...new Set([...communities.keys(), ...recent.keys()])].sort((a, b) => a - b);
     },
 
     backlog(communityId: number): IngestionBacklog {

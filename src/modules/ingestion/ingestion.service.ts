@@ -63,7 +63,8 @@ const checkUserItem = compileBodyValidator(UserPushBody);
 const checkActivityItem = compileBodyValidator(ActivityPushBody);
 
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
-  const queue = createIngestionQueue({ db: deps.db });
+  // One clock for the queue's times and the reports' (src/clock.ts).
+  const queue = createIngestionQueue({ db: deps.db, now: () => deps.clock.now().getTime() });
   const processId = randomUUID();
 
   function ownReport(communityId: number): ReportedBacklog {
