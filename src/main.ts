@@ -6,7 +6,6 @@ import { serializeRequest } from './http/logging.ts';
 import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { cliActor } from './core/writer.ts';
-import { REPORT_EVERY_MS } from './modules/ingestion/index.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
@@ -39,12 +38,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log });
     worker.start();
     // Other processes and `hearth ingestion` read this process's backlog from the database.
-    const report = () => services.ingestion.report().catch((error: unknown) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
-    const reporter = setInterval(report, REPORT_EVERY_MS).unref();
-    const withdraw = async () => {
-      clearInterval(reporter);
-      await services.ingestion.withdraw().catch(() => undefined);
-    };
+    services.ingestion.startReporting((error) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
+    const withdraw = () => services.ingestion.stopReporting().catch(() => undefined);
     return { app, url: config.publicUrl, stop: stopper(app, worker, database, withdraw) };
   } catch (error) {
     await app?.close();

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { systemClock } from '../../src/clock.ts';
@@ -228,6 +229,41 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
     // A process that stops withdraws its report.
     await other.withdraw();
     expect(await backlog()).toMatchObject({ storedLastMinute: before.storedLastMinute, processes: before.processes });
+  });
+
+  // Two connections at once: PostgreSQL only (the embedded database is one session).
+  it.skipIf(engine !== 'postgres')('reports again as soon as a queue it reported waiting empties', async () => {
+    const db = t.db.database.db;
+    const other = createIngestionService({ db, clock: systemClock, activityTypes: t.services.activityTypes });
+    other.startReporting((error) => {
+      throw error;
+    });
+    const stored = async () => (await db.selectFrom('ingestion_backlog').select(['community_id', 'queued_pushes']).execute()).map((row) => row.queued_pushes);
+    try {
+      let pending: Promise<unknown> | undefined;
+      await db.transaction().execute(async (trx) => {
+        // Activities cannot be written while this lock is held: the push waits in the other process's queue.
+        await sql`lock table activities in share mode`.execute(trx);
+        pending = other.pushActivities(cliWriter(t.communityId), t.sourceId, [
+          { id: 'reported-waiting', activityType: 'commented_replied', user: { id: 'rw-1', email: 'rw1@example.org' } },
+        ]);
+        for (let attempt = 0; ; attempt++) {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+          if (waiting.rows[0]!.n > 0) break;
+          if (attempt > 200) throw new Error('the push never waited for the lock');
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        await other.report();
+        expect(await stored()).toEqual([1]);
+      });
+      await pending;
+      // Well before the next timed report (5 s): the report follows the queue emptying.
+      for (const deadline = Date.now() + 2_000; (await stored())[0] !== 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await stored()).toEqual([0]);
+    } finally {
+      await other.stopReporting();
+    }
+    expect(await stored()).toEqual([]);
   });
 
   // 2,000 of the pushes merge two contacts, each stored by itself: about 20 s on the embedded database.

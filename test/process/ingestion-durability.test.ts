@@ -145,8 +145,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('concurrent pushes from two serv
       await client.end();
     }
 
-    // The backlog counts both processes: each reports its own every 5 s, for the other and for `hearth`
-    // (so the other's may show pushes it answered since, until its next report).
+    // The backlog counts both processes: each reports its own every 5 s, for the other and for `hearth`,
+    // and again when a queue it reported waiting empties (so neither shows answered pushes waiting).
     type Backlog = { queuedPushes: number; storedLastMinute: number; processes: number };
     let backlog: Backlog | undefined;
     for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 250))) {

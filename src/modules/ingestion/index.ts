@@ -1,5 +1,5 @@
 // The face of the ingestion module: what the rest of the code uses of it. Its other files are private.
 export { ingestionRoutes } from './ingestion.routes.ts';
 export { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
-export { createIngestionService, REPORT_EVERY_MS, type IngestionService } from './ingestion.service.ts';
+export { createIngestionService, type IngestionService } from './ingestion.service.ts';
 export { organizationNameOf } from './user-push.ts';

@@ -36,7 +36,7 @@ interface Submission {
  * not answered, and nothing of it is stored. Transactions about the same person, in this process or
  * another, are ordered by the unique keys of identities and profiles: the loser runs again.
  */
-export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now?: () => number }) {
+export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now?: () => number; onIdle?: (communityId: number) => void }) {
   const now = deps.now ?? Date.now;
   const lanes = deps.lanes ?? DEFAULT_LANES;
   const communities = new Map<number, { queue: Submission[]; storing: Set<Submission[]>; lanes: number }>();
@@ -104,7 +104,10 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
       await drain(communityId);
     } finally {
       state.lanes -= 1;
-      if (state.lanes === 0 && state.queue.length === 0) communities.delete(communityId);
+      if (state.lanes === 0 && state.queue.length === 0) {
+        communities.delete(communityId);
+        deps.onIdle?.(communityId);
+      }
     }
   }
 

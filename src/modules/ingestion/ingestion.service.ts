@@ -64,8 +64,37 @@ const checkActivityItem = compileBodyValidator(ActivityPushBody);
 
 export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
   // One clock for the queue's times and the reports' (src/clock.ts).
-  const queue = createIngestionQueue({ db: deps.db, now: () => deps.clock.now().getTime() });
+  const queue = createIngestionQueue({ db: deps.db, now: () => deps.clock.now().getTime(), onIdle: reportIfWaitingShown });
   const processId = randomUUID();
+  // Reports are written one after another: two at once would both insert this process's rows.
+  let reports: Promise<void> = Promise.resolve();
+  let reporting: { timer: NodeJS.Timeout; onError(error: unknown): void } | null = null;
+  // The communities whose last report counted pushes waiting.
+  let waitingShown = new Set<number>();
+
+  function report(): Promise<void> {
+    const next = reports.then(async () => {
+      const rows = queue.active().map(ownReport);
+      waitingShown = new Set(rows.filter((row) => row.queuedPushes > 0).map((row) => row.communityId));
+      await replaceReport(deps.db, processId, rows, deps.clock.now());
+    });
+    reports = next.catch(() => undefined);
+    return next;
+  }
+
+  function withdraw(): Promise<void> {
+    const next = reports.then(() => replaceReport(deps.db, processId, [], deps.clock.now()));
+    reports = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * When a community's queue empties after a report showed pushes waiting, reports again at once: otherwise
+   * readers would see answered pushes as waiting until the next report.
+   */
+  function reportIfWaitingShown(communityId: number): void {
+    if (reporting && waitingShown.has(communityId)) report().catch(reporting.onError);
+  }
 
   function ownReport(communityId: number): ReportedBacklog {
     const own = queue.backlog(communityId);
@@ -190,15 +219,25 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       }));
     },
 
-    /** Writes this process's backlog where other processes and `hearth` read it (every REPORT_EVERY_MS while serving). */
-    async report(): Promise<void> {
-      await replaceReport(deps.db, processId, queue.active().map(ownReport), deps.clock.now());
+    /** Writes this process's backlog where other processes and `hearth` read it. */
+    report,
+
+    /** Reports every REPORT_EVERY_MS, and when a queue empties that a report showed waiting, until stopReporting. */
+    startReporting(onError: (error: unknown) => void): void {
+      if (reporting) return;
+      const timer = setInterval(() => report().catch(onError), REPORT_EVERY_MS).unref();
+      reporting = { timer, onError };
     },
 
-    /** Removes this process's report, when it stops serving. */
-    async withdraw(): Promise<void> {
-      await replaceReport(deps.db, processId, [], deps.clock.now());
+    /** Stops reporting and removes this process's report, when it stops serving. */
+    async stopReporting(): Promise<void> {
+      if (reporting) clearInterval(reporting.timer);
+      reporting = null;
+      await withdraw();
     },
+
+    /** Removes this process's report. */
+    withdraw,
   };
 }
 
