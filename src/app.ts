@@ -40,6 +40,7 @@ import { sourceRoutes } from './modules/sources/index.ts';
 import { sourceImportRoutes } from './modules/source-imports/index.ts';
 import { tagRoutes } from './modules/tags/index.ts';
 import { topicRoutes } from './modules/topics/index.ts';
+import { jobTitleRoutes } from './modules/job-titles/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitRoutes } from './modules/website-visits/index.ts';
@@ -187,6 +188,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   privacyRoutes(app, services);
   locationRoutes(app, services);
   topicRoutes(app, services);
+  jobTitleRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);

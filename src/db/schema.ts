@@ -240,6 +240,19 @@ export interface IngestionBacklog {
   stored_last_minute: number;
 }
 
+export interface JobTitleChanges {
+  change: number;
+  community_id: Int8;
+  id: Generated<Int8>;
+  title: string;
+}
+
+export interface JobTitles {
+  community_id: Int8;
+  records: number;
+  title: string;
+}
+
 export interface JobOpenings {
   community_id: Int8;
   first_seen_at: Timestamp;
@@ -595,6 +608,8 @@ export interface DB {
   industry_codes: IndustryCodes;
   ingestion_backlog: IngestionBacklog;
   job_openings: JobOpenings;
+  job_title_changes: JobTitleChanges;
+  job_titles: JobTitles;
   jobs: Jobs;
   lead_score_definitions: LeadScoreDefinitions;
   lead_scores: LeadScores;

@@ -1,0 +1,84 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { CursorPosition } from '../../core/cursor.ts';
+import { invalidCursor } from '../../core/cursor.ts';
+
+export type JobTitleSort = 'popularity' | 'alphabetical';
+
+export interface JobTitleRow {
+  title: string;
+  records: number;
+}
+
+/**
+ * Brings the community's title counts up to date with the changes contacts made since (migration 0013):
+ * the changes are taken out and added to the counts, and titles nobody carries any more go. One folder
+ * at a time per community (a transaction-scoped advisory lock), so two readers never take the same changes
+ * in opposite orders and deadlock.
+ */
+export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${FOLD_LOCK}, ${communityId}::int)`.execute(trx);
+    const folded = await sql<{ title: string }>`
+      with taken as (
+        delete from job_title_changes where community_id = ${communityId} returning title, change
+      ), summed as (
+        select title, sum(change)::int as change from taken group by title having sum(change) <> 0
+      )
+      insert into job_titles (community_id, title, records)
+      select ${communityId}, title, change from summed
+      on conflict (community_id, title) do update set records = job_titles.records + excluded.records
+      returning title`.execute(trx);
+    if (folded.rows.length === 0) return;
+    await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(trx);
+  });
+}
+
+/** The first key of pg_advisory_xact_lock(int, int) for folding job titles ("jt" in ASCII). */
+const FOLD_LOCK = 0x6a74;
+
+/** `like` pattern of the titles that start with `prefix`, whatever their case. */
+function prefixPattern(prefix: string): string {
+  return `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * One page of the community's job titles. Popularity: by count in `direction`, ties by title ascending.
+ * Alphabetical: by title (as stored, byte order) in `direction`; a title is listed once, so its count never
+ * breaks a tie. Positions are `[records, title]` and `[title]`.
+ */
+export async function pageJobTitles(
+  db: Kysely<DB>,
+  communityId: number,
+  request: { sort: JobTitleSort; direction: 'asc' | 'desc'; prefix: string | null; limit: number; after: CursorPosition | null },
+): Promise<{ rows: JobTitleRow[]; next: CursorPosition | null }> {
+  const { sort, direction, prefix, limit, after } = request;
+  // Lowercased by the database's own collation: "C" lowercases only ASCII letters.
+  const matching = prefix ? sql`and lower(title collate "default") like ${prefixPattern(prefix)}` : sql``;
+  let seek = sql``;
+  let order;
+  if (sort === 'popularity') {
+    if (after && (after.length !== 2 || typeof after[0] !== 'string' || typeof after[1] !== 'string')) throw invalidCursor('cursor does not fit this list; start again without it');
+    const [records, title] = (after ?? []) as string[];
+    // Count in the asked direction, then title ascending: not one row comparison, since the directions differ.
+    if (after) {
+      seek = direction === 'desc'
+        ? sql`and (records < ${Number(records)} or (records = ${Number(records)} and title > ${title}))`
+        : sql`and (records > ${Number(records)} or (records = ${Number(records)} and title > ${title}))`;
+    }
+    order = direction === 'desc' ? sql`records desc, title asc` : sql`records asc, title asc`;
+  } else {
+    if (after && (after.length !== 1 || typeof after[0] !== 'string')) throw invalidCursor('cursor does not fit this list; start again without it');
+    if (after) seek = direction === 'desc' ? sql`and title < ${after[0]}` : sql`and title > ${after[0]}`;
+    order = direction === 'desc' ? sql`title desc` : sql`title asc`;
+  }
+  const found = await sql<JobTitleRow>`
+    select title, records from job_titles
+    where community_id = ${communityId} ${matching} ${seek}
+    order by ${order}
+    limit ${limit + 1}`.execute(db);
+  const rows = found.rows.slice(0, limit);
+  const last = rows.at(-1);
+  const next = found.rows.length > limit && last ? (sort === 'popularity' ? [String(last.records), last.title] : [last.title]) : null;
+  return { rows, next };
+}
