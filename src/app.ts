@@ -41,6 +41,7 @@ import { sourceImportRoutes } from './modules/source-imports/index.ts';
 import { tagRoutes } from './modules/tags/index.ts';
 import { topicRoutes } from './modules/topics/index.ts';
 import { jobTitleRoutes } from './modules/job-titles/index.ts';
+import { industryRoutes } from './modules/industries/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitRoutes } from './modules/website-visits/index.ts';
@@ -189,6 +190,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   locationRoutes(app, services);
   topicRoutes(app, services);
   jobTitleRoutes(app, services);
+  industryRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);

@@ -36,6 +36,7 @@ import { createSourceImportService } from './modules/source-imports/index.ts';
 import { createTagService } from './modules/tags/index.ts';
 import { createTopicService } from './modules/topics/index.ts';
 import { createJobTitleService } from './modules/job-titles/index.ts';
+import { createIndustryService } from './modules/industries/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createWebsiteVisitService } from './modules/website-visits/index.ts';
@@ -81,6 +82,7 @@ export async function createServices(deps: ServiceDeps) {
     locations: createLocationService({ db, cursors }),
     topics: createTopicService({ db, cursors }),
     jobTitles: createJobTitleService({ db, cursors }),
+    industries: createIndustryService({ db, cursors }),
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),

@@ -1,0 +1,3 @@
+// The face of the industries module: what the rest of the code uses of it. Its other files are private.
+export { industryRoutes } from './industry.routes.ts';
+export { createIndustryService, type IndustryService } from './industry.service.ts';
