@@ -42,6 +42,7 @@ import { tagRoutes } from './modules/tags/index.ts';
 import { topicRoutes } from './modules/topics/index.ts';
 import { jobTitleRoutes } from './modules/job-titles/index.ts';
 import { industryRoutes } from './modules/industries/index.ts';
+import { techProductRoutes } from './modules/tech-products/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitRoutes } from './modules/website-visits/index.ts';
@@ -191,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   topicRoutes(app, services);
   jobTitleRoutes(app, services);
   industryRoutes(app, services);
+  techProductRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);

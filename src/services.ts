@@ -37,6 +37,7 @@ import { createTagService } from './modules/tags/index.ts';
 import { createTopicService } from './modules/topics/index.ts';
 import { createJobTitleService } from './modules/job-titles/index.ts';
 import { createIndustryService } from './modules/industries/index.ts';
+import { createTechProductService } from './modules/tech-products/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createWebsiteVisitService } from './modules/website-visits/index.ts';
@@ -83,6 +84,7 @@ export async function createServices(deps: ServiceDeps) {
     topics: createTopicService({ db, cursors }),
     jobTitles: createJobTitleService({ db, cursors }),
     industries: createIndustryService({ db, cursors }),
+    techProducts: createTechProductService({ db, cursors }),
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),

@@ -56,7 +56,7 @@ describe.each(ENGINES)('industry codes (%s)', (engine) => {
   it('needs organizations:read, and refuses what it does not take', async () => {
     expect((await list({}, await t.issueToken(['organizations:read']))).statusCode).toBe(200);
     expect((await list({}, await t.issueToken(['contacts:read']))).statusCode).toBe(403);
-    for (const params of [{ sort: 'name' }, { cols: 'recordCount' }, { direction: 'desc' }, { limit: 1001 }, { cursor: 'x' }]) {
+    for (const params of [{ sort: 'name' }, { cols: 'recordCount' }, { direction: 'desc' }, { limit: 1001 }, { cursor: 'x' }] as Record<string, string | number>[]) {
       const response = await list(params);
       expect(response.statusCode, JSON.stringify(params)).toBe(400);
       expect(response.body).toContain(Object.keys(params)[0]);

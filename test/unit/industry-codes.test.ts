@@ -38,7 +38,7 @@ describe('industry codes (NAICS 2022)', () => {
     expect(name.has(511210)).toBe(false);
   });
 
-  it('is loaded by migration 0014 exactly as listed (scripts/build-industry-codes.ts wrote it)', () => {
+  it('is loaded by migration 0014 exactly as listed (scripts/build-reference-data.ts wrote it)', () => {
     expect(fs.readFileSync(MIGRATION, 'utf8')).toBe(industryCodesSql(codes));
   });
 });

@@ -1,4 +1,4 @@
--- The NAICS 2022 code list (GET /api/v2/industries), written by scripts/build-industry-codes.ts from
+-- The NAICS 2022 code list (GET /api/v2/industries), written by scripts/build-reference-data.ts from
 -- src/modules/industries/naics-2022.tsv. A later revision of NAICS comes as a new migration.
 insert into industry_codes (code, name) values
   (11, 'Agriculture, Forestry, Fishing and Hunting'),

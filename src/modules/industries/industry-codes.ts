@@ -27,7 +27,7 @@ export function readIndustryCodes(file = NAICS_FILE): IndustryCode[] {
 export function industryCodesSql(codes: IndustryCode[]): string {
   const rows = codes.map(({ code, name }) => `  (${code}, '${name.replaceAll("'", "''")}')`);
   return [
-    '-- The NAICS 2022 code list (GET /api/v2/industries), written by scripts/build-industry-codes.ts from',
+    '-- The NAICS 2022 code list (GET /api/v2/industries), written by scripts/build-reference-data.ts from',
     '-- src/modules/industries/naics-2022.tsv. A later revision of NAICS comes as a new migration.',
     'insert into industry_codes (code, name) values',
     `${rows.join(',\n')}`,

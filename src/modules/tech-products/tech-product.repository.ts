@@ -1,0 +1,37 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { CursorPosition } from '../../core/cursor.ts';
+import { keysetPage } from '../../db/keyset.ts';
+
+/** A `like` pattern that finds `word` anywhere, its `%`, `_` and `\` taken literally. */
+function containing(word: string): string {
+  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * A page of the catalog by product name (case-insensitive, ties by ID); every word of `words` must be in
+ * the product's name or its vendor's, whatever its case.
+ */
+export function pageTechProducts(db: Kysely<DB>, request: { words: string[]; limit: number; after: CursorPosition | null }) {
+  let query = db.selectFrom('tech_products').select(['id', 'product', 'vendor']);
+  for (const word of request.words) query = query.where(sql<boolean>`lower(product || ' ' || vendor) like ${containing(word)}`);
+  return keysetPage(query, { keys: [{ expr: sql`lower(product)` }], id: sql`id`, direction: 'asc', limit: request.limit, after: request.after });
+}
+
+/**
+ * Adds the products, or gives those already in the catalog (by name in any case) the vendor given; the
+ * name keeps the spelling it has. Returns how many were added and how many changed.
+ */
+export async function upsertTechProducts(trx: Transaction<DB>, products: { product: string; vendor: string }[]) {
+  const result = await sql<{ added: number; changed: number }>`
+    with given as (
+      select * from unnest(${products.map((p) => p.product)}::text[], ${products.map((p) => p.vendor)}::text[]) as g(product, vendor)
+    ), written as (
+      insert into tech_products (product, vendor) select product, vendor from given
+      on conflict (lower(product)) do update set vendor = excluded.vendor
+      where tech_products.vendor is distinct from excluded.vendor
+      returning (xmax = 0) as added
+    )
+    select count(*) filter (where added)::int as added, count(*) filter (where not added)::int as changed from written`.execute(trx);
+  return result.rows[0]!;
+}
