@@ -43,6 +43,7 @@ import { topicRoutes } from './modules/topics/index.ts';
 import { jobTitleRoutes } from './modules/job-titles/index.ts';
 import { industryRoutes } from './modules/industries/index.ts';
 import { techProductRoutes } from './modules/tech-products/index.ts';
+import { companyUpdateRoutes } from './modules/company-updates/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitRoutes } from './modules/website-visits/index.ts';
@@ -193,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   jobTitleRoutes(app, services);
   industryRoutes(app, services);
   techProductRoutes(app, services);
+  companyUpdateRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);

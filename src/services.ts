@@ -38,6 +38,7 @@ import { createTopicService } from './modules/topics/index.ts';
 import { createJobTitleService } from './modules/job-titles/index.ts';
 import { createIndustryService } from './modules/industries/index.ts';
 import { createTechProductService } from './modules/tech-products/index.ts';
+import { createCompanyUpdateService } from './modules/company-updates/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createWebsiteVisitService } from './modules/website-visits/index.ts';
@@ -85,6 +86,7 @@ export async function createServices(deps: ServiceDeps) {
     jobTitles: createJobTitleService({ db, cursors }),
     industries: createIndustryService({ db, cursors }),
     techProducts: createTechProductService({ db, cursors }),
+    companyUpdates: createCompanyUpdateService({ db, clock, cursors, filters }),
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),

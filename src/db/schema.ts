@@ -258,8 +258,10 @@ export interface JobOpenings {
   first_seen_at: Timestamp;
   id: Generated<Int8>;
   is_closed: Generated<boolean>;
+  item_key: string;
   job_description: string | null;
   job_title: string;
+  last_seen_at: Timestamp;
   location: string | null;
   object_id: Int8 | null;
   organization_id: Int8 | null;
@@ -323,6 +325,7 @@ export interface NewsItems {
   category: string | null;
   community_id: Int8;
   id: Generated<Int8>;
+  item_key: string;
   object_id: Int8 | null;
   organization_id: Int8 | null;
   published_at: Timestamp;

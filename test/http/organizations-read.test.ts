@@ -224,9 +224,11 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
           location: n === 6 ? null : 'Remote',
           url: n === 5 ? null : `https://acme.com/jobs/${n}`,
           first_seen_at: day(n),
+          last_seen_at: day(n),
+          item_key: `job-${n}`,
           is_closed: n === 6,
         })),
-        { community_id: t.communityId, organization_id: key(org['globex.com']!), job_title: 'Globex job', first_seen_at: day(9) },
+        { community_id: t.communityId, organization_id: key(org['globex.com']!), job_title: 'Globex job', first_seen_at: day(9), last_seen_at: day(9), item_key: 'globex' },
       ])
       .execute();
     await db
@@ -240,6 +242,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
           article_sentence: `Sentence ${n}`,
           url: n === 4 ? null : `https://news.example.org/${n}`,
           published_at: day(n),
+          item_key: `news-${n}`,
         })),
       )
       .execute();

@@ -1,5 +1,6 @@
 import { createFilterRegistry, type FilterableList, type ListCompileOptions, type ListFields } from '../../filters/field-registry.ts';
 import { ACTIVITY_FILTERS } from '../activities/index.ts';
+import { JOB_OPENING_FILTERS, NEWS_FILTERS } from '../company-updates/index.ts';
 import { CONTACT_FILTERS } from '../contacts/index.ts';
 import { customFieldFamily, type CustomFieldDefinitions } from '../custom-fields/index.ts';
 import type { CustomFieldEntity } from '../custom-fields/index.ts';
@@ -20,6 +21,8 @@ const OWN_FIELDS = {
   activity: ACTIVITY_FILTERS,
   object: OBJECT_FILTERS,
   website_visit: WEBSITE_VISIT_FILTERS,
+  job_opening: JOB_OPENING_FILTERS,
+  news: NEWS_FILTERS,
 } satisfies Record<string, ListFields>;
 
 export type FilterEntity = keyof typeof OWN_FIELDS;
@@ -59,6 +62,8 @@ const registry = createFilterRegistry<FilterEntity, Definitions>({
   activity: withFamilies('activity'),
   object: withFamilies('object'),
   website_visit: withFamilies('website_visit'),
+  job_opening: withFamilies('job_opening'),
+  news: withFamilies('news'),
 });
 
 export const { entities: FILTER_ENTITIES, resolveField, describeFields, validateLightFilter, compileLightFilter } = registry;

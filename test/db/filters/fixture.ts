@@ -154,6 +154,8 @@ export const DYNAMIC: Record<FilterEntity, DynamicFields> = {
   activity: {},
   object: { customFields: CUSTOM_FIELDS },
   website_visit: {},
+  job_opening: {},
+  news: {},
 };
 
 async function seed(db: Kysely<DB>): Promise<void> {
