@@ -39,6 +39,7 @@ import { createJobTitleService } from './modules/job-titles/index.ts';
 import { createIndustryService } from './modules/industries/index.ts';
 import { createTechProductService } from './modules/tech-products/index.ts';
 import { createCompanyUpdateService } from './modules/company-updates/index.ts';
+import { createFeedService } from './modules/feeds/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createWebsiteVisitService } from './modules/website-visits/index.ts';
@@ -48,7 +49,7 @@ export interface ServiceDeps {
   /** The database's notifications; without them (the CLI) nothing that needs them is kept in memory. */
   listen?: Listen;
   clock: Clock;
-  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'>;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch'>>;
 }
 
 /** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
@@ -102,6 +103,7 @@ export async function createServices(deps: ServiceDeps) {
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     jobs,
+    feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
     bulkUpdates: createBulkUpdateService({ db, clock }),

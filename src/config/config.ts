@@ -15,6 +15,11 @@ export interface Config {
   rateLimit: RateLimitConfig;
   /** How long one statement of an HTTP request may run (ms; 0: no limit). Jobs and the CLI have none. */
   statementTimeoutMs: number;
+  /**
+   * Whether feeds (and other requests Hearth makes to addresses its users give) may reach private,
+   * loopback and link-local addresses: off unless the operator turns it on (HEARTH_ALLOW_PRIVATE_FETCH).
+   */
+  allowPrivateFetch: boolean;
 }
 
 export interface RateLimitConfig {
@@ -81,7 +86,15 @@ export function loadConfig(env: Env = process.env): Config {
       windowSeconds: integer(env, 'HEARTH_RATE_LIMIT_WINDOW', 60, 1, 86_400),
     },
     statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
+    allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
   };
+}
+
+function flag(env: Env, name: string): boolean {
+  const value = text(env, name)?.toLowerCase();
+  if (value === undefined || value === null || ['0', 'false', 'no', 'off'].includes(value)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  throw new ConfigError(`${name} must be true or false; got "${value}"`);
 }
 
 /** A wildcard bind address is not something a client can call; print localhost instead. */

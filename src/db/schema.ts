@@ -225,6 +225,23 @@ export interface CustomFieldWriters {
   source_id: Int8;
 }
 
+export interface Feeds {
+  community_id: Int8;
+  created_at: Timestamp;
+  etag: string | null;
+  failures: Generated<number>;
+  id: Generated<Int8>;
+  interval_minutes: number;
+  kind: string;
+  last_fetched_at: Timestamp | null;
+  last_modified: string | null;
+  last_status: string | null;
+  next_fetch_at: Timestamp;
+  object_id: Int8 | null;
+  organization_id: Int8 | null;
+  url: string;
+}
+
 export interface IndustryCodes {
   code: number;
   name: string;
@@ -257,6 +274,7 @@ export interface JobOpenings {
   community_id: Int8;
   first_seen_at: Timestamp;
   id: Generated<Int8>;
+  feed_id: Int8 | null;
   is_closed: Generated<boolean>;
   item_key: string;
   job_description: string | null;
@@ -324,6 +342,7 @@ export interface NewsItems {
   article_sentence: string | null;
   category: string | null;
   community_id: Int8;
+  feed_id: Int8 | null;
   id: Generated<Int8>;
   item_key: string;
   object_id: Int8 | null;
@@ -608,6 +627,7 @@ export interface DB {
   custom_field_values: CustomFieldValues;
   custom_field_writers: CustomFieldWriters;
   custom_fields: CustomFields;
+  feeds: Feeds;
   industry_codes: IndustryCodes;
   ingestion_backlog: IngestionBacklog;
   job_openings: JobOpenings;

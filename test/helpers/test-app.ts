@@ -31,6 +31,8 @@ export interface TestAppOptions {
   rateLimit?: Partial<RateLimitConfig>;
   /** How long one statement of a request may run (PostgreSQL); none by default. */
   statementTimeoutMs?: number;
+  /** Let feeds reach the tests' local servers (HEARTH_ALLOW_PRIVATE_FETCH). */
+  allowPrivateFetch?: boolean;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
@@ -45,6 +47,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         jwtSecret: null,
         publicUrl: TEST_PUBLIC_URL,
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
+        allowPrivateFetch: options.allowPrivateFetch ?? false,
       },
     });
     const setup = await services.communities.init(cliActor());

@@ -171,6 +171,30 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       ids: () => [objectId, deals.id],
     });
     await write('POST /api/v2/data-available', '/api/v2/data-available', { sourceId: t.sourceId }, { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] });
+    await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'Hearth' }] }, {
+      status: 200,
+      operation: 'tech_products.import',
+      ids: () => [],
+    });
+    await write('POST /api/v2/admin/job-openings', '/api/v2/admin/job-openings', { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] }, {
+      status: 200,
+      operation: 'job_openings.import',
+      ids: () => [org.organizationId],
+    });
+    await write('POST /api/v2/admin/news', '/api/v2/admin/news', { news: [{ objectId, title: 'Deal won', publishedAt: '2026-11-01T00:00:00Z' }] }, {
+      status: 200,
+      operation: 'news.import',
+      ids: () => [objectId],
+    });
+    const feed = data(
+      await write('POST /api/v2/admin/feeds', '/api/v2/admin/feeds', { organizationId: org.organizationId, kind: 'rss', url: 'https://acme.com/blog/feed.xml' }, {
+        status: 201,
+        operation: 'feed.create',
+        ids: (b) => [data(b).id, org.organizationId],
+      }),
+    );
+    await write('POST /api/v2/admin/feeds/{id}/fetch', `/api/v2/admin/feeds/${feed.id}/fetch`, {}, { status: 202, operation: 'feed.fetch', ids: () => [feed.id] });
+    await write('DELETE /api/v2/admin/feeds/{id}', `/api/v2/admin/feeds/${feed.id}`, undefined, { status: 200, operation: 'feed.delete', ids: () => [feed.id] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });

@@ -81,6 +81,8 @@ export interface JobOpeningInput {
   /** When the opening was first seen, if the source knows; else the time of the write. */
   firstSeenAt: Date | null;
   isClosed: boolean;
+  /** The feed that brought it (modules/feeds), or null for an import. */
+  feedId?: number | null;
 }
 
 export interface Written {
@@ -108,17 +110,19 @@ export async function upsertJobOpenings(trx: Transaction<DB>, communityId: numbe
         select * from unnest(
           ${mine.map((item) => item.parent.id)}::bigint[], ${mine.map((item) => item.key)}::text[], ${mine.map((item) => item.jobTitle)}::text[],
           ${mine.map((item) => item.jobDescription)}::text[], ${mine.map((item) => item.location)}::text[], ${mine.map((item) => item.url)}::text[],
-          ${mine.map((item) => item.firstSeenAt?.toISOString() ?? null)}::timestamptz[], ${mine.map((item) => item.isClosed)}::boolean[]
-        ) as g(parent_id, item_key, job_title, job_description, location, url, first_seen_at, is_closed)
+          ${mine.map((item) => item.firstSeenAt?.toISOString() ?? null)}::timestamptz[], ${mine.map((item) => item.isClosed)}::boolean[],
+          ${mine.map((item) => item.feedId ?? null)}::bigint[]
+        ) as g(parent_id, item_key, job_title, job_description, location, url, first_seen_at, is_closed, feed_id)
       ), before as (
         select j.${column} as parent_id, j.item_key, j.job_title, j.job_description, j.location, j.url, j.first_seen_at, j.is_closed
         from job_openings j join given g on j.community_id = ${communityId} and j.${column} = g.parent_id and j.item_key = g.item_key
       )
-      insert into job_openings as j (community_id, ${column}, item_key, job_title, job_description, location, url, first_seen_at, last_seen_at, is_closed)
-      select ${communityId}, parent_id, item_key, job_title, job_description, location, url, coalesce(first_seen_at, ${now}), ${now}, is_closed from given
+      insert into job_openings as j (community_id, ${column}, item_key, job_title, job_description, location, url, first_seen_at, last_seen_at, is_closed, feed_id)
+      select ${communityId}, parent_id, item_key, job_title, job_description, location, url, coalesce(first_seen_at, ${now}), ${now}, is_closed, feed_id from given
       on conflict (community_id, ${column}, item_key) where ${column} is not null do update set
         job_title = excluded.job_title, job_description = excluded.job_description, location = excluded.location, url = excluded.url,
-        first_seen_at = least(j.first_seen_at, excluded.first_seen_at), last_seen_at = excluded.last_seen_at, is_closed = excluded.is_closed
+        first_seen_at = least(j.first_seen_at, excluded.first_seen_at), last_seen_at = excluded.last_seen_at, is_closed = excluded.is_closed,
+        feed_id = coalesce(excluded.feed_id, j.feed_id)
       returning (xmax = 0) as added, not exists (
         select 1 from before b where b.parent_id = j.${column} and b.item_key = j.item_key and b.job_title = j.job_title
           and b.job_description is not distinct from j.job_description and b.location is not distinct from j.location
@@ -137,6 +141,8 @@ export interface NewsInput {
   articleSentence: string | null;
   url: string | null;
   publishedAt: Date;
+  /** The feed that brought it (modules/feeds), or null for an import. */
+  feedId?: number | null;
 }
 
 /** Adds the news items, or updates those the parent already has under the same key (the latest values win). */
@@ -151,17 +157,17 @@ export async function upsertNews(trx: Transaction<DB>, communityId: number, item
         select * from unnest(
           ${mine.map((item) => item.parent.id)}::bigint[], ${mine.map((item) => item.key)}::text[], ${mine.map((item) => item.title)}::text[],
           ${mine.map((item) => item.category)}::text[], ${mine.map((item) => item.articleSentence)}::text[], ${mine.map((item) => item.url)}::text[],
-          ${mine.map((item) => item.publishedAt.toISOString())}::timestamptz[]
-        ) as g(parent_id, item_key, title, category, article_sentence, url, published_at)
+          ${mine.map((item) => item.publishedAt.toISOString())}::timestamptz[], ${mine.map((item) => item.feedId ?? null)}::bigint[]
+        ) as g(parent_id, item_key, title, category, article_sentence, url, published_at, feed_id)
       ), before as (
         select n.${column} as parent_id, n.item_key, n.title, n.category, n.article_sentence, n.url, n.published_at
         from news_items n join given g on n.community_id = ${communityId} and n.${column} = g.parent_id and n.item_key = g.item_key
       )
-      insert into news_items as n (community_id, ${column}, item_key, title, category, article_sentence, url, published_at)
-      select ${communityId}, parent_id, item_key, title, category, article_sentence, url, published_at from given
+      insert into news_items as n (community_id, ${column}, item_key, title, category, article_sentence, url, published_at, feed_id)
+      select ${communityId}, parent_id, item_key, title, category, article_sentence, url, published_at, feed_id from given
       on conflict (community_id, ${column}, item_key) where ${column} is not null do update set
         title = excluded.title, category = excluded.category, article_sentence = excluded.article_sentence, url = excluded.url,
-        published_at = excluded.published_at
+        published_at = excluded.published_at, feed_id = coalesce(excluded.feed_id, n.feed_id)
       returning (xmax = 0) as added, not exists (
         select 1 from before b where b.parent_id = n.${column} and b.item_key = n.item_key and b.title = n.title and b.category is not distinct from n.category
           and b.article_sentence is not distinct from n.article_sentence and b.url is not distinct from n.url and b.published_at = n.published_at
@@ -171,3 +177,11 @@ export async function upsertNews(trx: Transaction<DB>, communityId: number, item
   return counted(rows);
 }
 
+
+/** Marks closed the open openings a feed brought that its latest answer no longer lists; how many. */
+export async function closeOpeningsNotListed(trx: Transaction<DB>, communityId: number, feedId: number, listed: string[]): Promise<number> {
+  const closed = await sql`
+    update job_openings set is_closed = true
+    where community_id = ${communityId} and feed_id = ${feedId} and not is_closed and item_key <> all(${listed}::text[])`.execute(trx);
+  return Number(closed.numAffectedRows ?? 0);
+}
