@@ -25,6 +25,10 @@ export const OPTIONS = {
   until: { type: 'string' },
   before: { type: 'string' },
   'database-url': { type: 'string' },
+  organization: { type: 'string' },
+  object: { type: 'string' },
+  url: { type: 'string' },
+  interval: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

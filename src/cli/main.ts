@@ -9,6 +9,7 @@ import { OPTIONS, print, UsageError, type Command } from './command.ts';
 import { activityTypeCommand } from './commands/activity-type.ts';
 import { auditCommand } from './commands/audit.ts';
 import { communityCommand } from './commands/community.ts';
+import { feedCommand } from './commands/feed.ts';
 import { ingestionCommand } from './commands/ingestion.ts';
 import { initCommand } from './commands/init.ts';
 import { jobsCommand } from './commands/jobs.ts';
@@ -30,6 +31,7 @@ const COMMANDS: Command[] = [
   ingestionCommand,
   objectTypeCommand,
   objectsCommand,
+  feedCommand,
   auditCommand,
 ];
 

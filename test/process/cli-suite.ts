@@ -62,7 +62,7 @@ export function describeCli(engine: Engine) {
     it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
-      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  audit prune ']) expect(all.stdout).toContain(line);
+      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  audit prune ']) expect(all.stdout).toContain(line);
       const token = await hearth('token', '--help');
       expect(token.code).toBe(0);
       expect(token.stdout).toContain('  token revoke JTI');
@@ -256,5 +256,24 @@ export function describeCli(engine: Engine) {
       },
       240_000,
     );
+
+    // After the objects test: its import made the community's first object, co_1 (a fresh database).
+    it('feed add, list, fetch and remove; bad kinds, IDs and parents are clear errors', { timeout: 180_000 }, async () => {
+      type Feed = { id: string; objectId: string; kind: string; url: string; intervalMinutes: number; lastStatus: string | null };
+      const added = json<Feed>(await hearth('feed', 'add', '--object', 'co_1', '--kind', 'rss', '--url', 'https://acme.example.com/blog.xml', '--interval', '90', '--json'));
+      expect(added).toMatchObject({ id: expect.stringMatching(/^feed_\d+$/), objectId: 'co_1', kind: 'rss', url: 'https://acme.example.com/blog.xml', intervalMinutes: 90, lastStatus: null });
+      expect(json<Feed[]>(await hearth('feed', 'list', '--json'))).toEqual([expect.objectContaining({ id: added.id })]);
+      const listed = await hearth('feed', 'list');
+      expect(listed.stdout.split('\n')[0]).toMatch(/^FEED +OF +KIND +URL +LAST FETCH +STATUS +NEXT FETCH$/);
+      expect(json<{ jobId: number }>(await hearth('feed', 'fetch', added.id, '--json'))).toEqual({ jobId: expect.any(Number) });
+      expectUsageError(await hearth('feed', 'add', '--object', 'co_1', '--kind', 'workday', '--url', 'https://x.example.com/'), '--kind must be one of greenhouse, lever, ashby, rss');
+      expectUsageError(await hearth('feed', 'add', '--object', 'co_1', '--kind', 'rss'), '--url is required');
+      expectRefusal(await hearth('feed', 'add', '--organization', 'o_999999', '--kind', 'rss', '--url', 'https://x.example.com/'), 'organization o_999999 not found');
+      expectRefusal(await hearth('feed', 'add', '--kind', 'rss', '--url', 'https://x.example.com/'), 'exactly one of organizationId and objectId is required');
+      expectUsageError(await hearth('feed', 'remove', '12'), '"12" is not a feed ID (feed_N)');
+      expect(json(await hearth('feed', 'remove', added.id, '--json'))).toEqual({ removed: added.id });
+      expectRefusal(await hearth('feed', 'remove', added.id), `no feed ${added.id}`);
+      expect(json<Feed[]>(await hearth('feed', 'list', '--json'))).toEqual([]);
+    });
   });
 }
