@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
 /** Community tables whose rows are locked one at a time by their ID. */
@@ -32,4 +32,22 @@ export function groupByParent<Row, Key>(rows: readonly Row[], parentOf: (row: Ro
     else grouped.set(key, [row]);
   }
   return grouped;
+}
+
+/** `value` taken literally inside a `like` pattern: its `%`, `_` and `\\` escaped. */
+export function likeLiteral(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * One condition per word of a search: the word is somewhere in `text`, in any case (the search of the
+ * reference lists: industry codes, technographic products).
+ */
+export function hasEveryWord(text: RawBuilder<unknown>, words: readonly string[]): RawBuilder<SqlBool>[] {
+  return words.map((word) => sql<SqlBool>`lower(${text}) like ${`%${likeLiteral(word.toLowerCase())}%`}`);
+}
+
+/** The distinct words of a search text, lowercased and sorted (a cursor binds to them, in any order given). */
+export function searchWords(query: string | undefined): string[] {
+  return [...new Set((query ?? '').toLowerCase().split(/\s+/).filter(Boolean))].sort();
 }

@@ -57,27 +57,30 @@ function readParent(ids: ParentIds): Parent | { fault: string; invalidId?: strin
   return { kind, id };
 }
 
+/**
+ * The organization or custom object a request names (exactly one of the two), which must be the
+ * community's: a 400 for none, both or a malformed ID, a 404 for one it does not have.
+ */
+export async function findParent(db: Kysely<DB>, communityId: number, ids: ParentIds): Promise<Parent> {
+  const parent = readParent(ids);
+  if ('fault' in parent) {
+    if (parent.invalidId === undefined) throw invalidParameters(parent.fault);
+    const code = ids.organizationId !== undefined ? 'invalid_organization_id' : 'invalid_object_id';
+    throw new HearthError('invalid', code, parent.fault, { invalidIds: [parent.invalidId] });
+  }
+  if (parent.kind === 'organization' && !(await findOrganization(db, communityId, parent.id))) {
+    throw notFound('org_not_found', `organization ${formatId('organization', parent.id)} not found`);
+  }
+  if (parent.kind === 'object' && !(await findObject(db, communityId, parent.id))) {
+    throw notFound('object_not_found', `custom object ${formatId('object', parent.id)} not found`);
+  }
+  return parent;
+}
+
 const blankToNull = (value: string | null | undefined) => (value?.trim() ? value.trim() : null);
 
 export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock; cursors: CursorCodec; filters: LightFilters }) {
   const { db } = deps;
-
-  /** The list's parent, which must be an organization or custom object of the community. */
-  async function listParent(communityId: number, ids: ParentIds): Promise<Parent> {
-    const parent = readParent(ids);
-    if ('fault' in parent) {
-      if (parent.invalidId === undefined) throw invalidParameters(parent.fault);
-      const code = ids.organizationId !== undefined ? 'invalid_organization_id' : 'invalid_object_id';
-      throw new HearthError('invalid', code, parent.fault, { invalidIds: [parent.invalidId] });
-    }
-    if (parent.kind === 'organization' && !(await findOrganization(db, communityId, parent.id))) {
-      throw notFound('org_not_found', `organization ${formatId('organization', parent.id)} not found`);
-    }
-    if (parent.kind === 'object' && !(await findObject(db, communityId, parent.id))) {
-      throw notFound('object_not_found', `custom object ${formatId('object', parent.id)} not found`);
-    }
-    return parent;
-  }
 
   /** Import items' parents, checked together: every fault is named by the item's place. */
   async function importParents(communityId: number, items: ParentIds[], path: (index: number) => string) {
@@ -114,7 +117,7 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
   return {
     /** GET /api/v2/job-openings: one parent's openings by firstSeenAt, newest first unless told. */
     async listJobOpenings(communityId: number, query: CompanyUpdateListQuery) {
-      const parent = await listParent(communityId, query.parent);
+      const parent = await findParent(db, communityId, query.parent);
       const direction = query.direction ?? 'desc';
       const compiled = await deps.filters.compile(communityId, 'job_opening', query.lightFilter);
       const filter = { parent, where: compiled?.where ?? null };
@@ -141,7 +144,7 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
 
     /** GET /api/v2/news: one parent's news items by publishedAt, newest first unless told. */
     async listNews(communityId: number, query: CompanyUpdateListQuery) {
-      const parent = await listParent(communityId, query.parent);
+      const parent = await findParent(db, communityId, query.parent);
       const direction = query.direction ?? 'desc';
       const compiled = await deps.filters.compile(communityId, 'news', query.lightFilter);
       const filter = { parent, where: compiled?.where ?? null };

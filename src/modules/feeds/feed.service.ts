@@ -3,14 +3,12 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
+import { formatId, parseKey } from '../../core/ids.ts';
 import { OutboundError, outboundGet } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
-import { closeOpeningsNotListed, upsertJobOpenings, upsertNews, type Parent } from '../company-updates/index.ts';
-import { findObject } from '../objects/index.ts';
-import { findOrganization } from '../organizations/index.ts';
+import { closeOpeningsNotListed, findParent, upsertJobOpenings, upsertNews, type Parent } from '../company-updates/index.ts';
 import { FEED_KINDS, FeedFormatError, isBoard, parseBoard, parseNewsFeed, type FeedKind } from './feed-formats.ts';
 import * as feeds from './feed.repository.ts';
 import type { FeedRow } from './feed.repository.ts';
@@ -64,17 +62,6 @@ export function parseFeedId(value: string): number {
 
 export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: JobQueue; allowPrivateFetch: boolean }) {
   const { db, clock, jobs } = deps;
-
-  async function parentOf(communityId: number, given: NewFeed): Promise<Parent> {
-    if ((given.organizationId === undefined) === (given.objectId === undefined)) throw invalidParameters('exactly one of organizationId and objectId is required');
-    const [kind, value] = given.organizationId !== undefined ? (['organization', given.organizationId] as const) : (['object', given.objectId!] as const);
-    const prefix = ID_PREFIXES[kind];
-    const id = value.startsWith(prefix) ? parseKey(value.slice(prefix.length)) : null;
-    if (id === null) throw new HearthError('invalid', `invalid_${kind}_id`, `"${value}" is not a valid ${kind} ID (expected ${prefix}<number>)`, { invalidIds: [value] });
-    if (kind === 'organization' && !(await findOrganization(db, communityId, id))) throw notFound('org_not_found', `organization ${value} not found`);
-    if (kind === 'object' && !(await findObject(db, communityId, id))) throw notFound('object_not_found', `custom object ${value} not found`);
-    return { kind, id };
-  }
 
   async function feedOf(communityId: number, id: number): Promise<FeedRow> {
     const feed = await feeds.findFeed(db, communityId, id);
@@ -162,7 +149,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
         throw invalidParameters(`url "${given.url}" is not a URL`);
       }
       if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameters('url must be an http or https URL');
-      const parent = await parentOf(writer.communityId, given);
+      const parent = await findParent(db, writer.communityId, given);
       try {
         return await db.transaction().execute(async (trx) => {
           const now = clock.now();

@@ -1,15 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidCursor, type CursorPosition } from '../../core/cursor.ts';
+import { hasEveryWord } from '../../core/query-fragments.ts';
 
 export interface IndustryRow {
   code: number;
   name: string;
-}
-
-/** A `like` pattern that finds `word` anywhere, its `%`, `_` and `\` taken literally. */
-function containing(word: string): string {
-  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
 /**
@@ -24,11 +20,10 @@ export async function pageIndustries(
 ): Promise<{ rows: IndustryRow[]; next: CursorPosition | null }> {
   const { words, limit, after } = request;
   if (after && (after.length !== 1 || typeof after[0] !== 'string')) throw invalidCursor('cursor does not fit this list; start again without it');
-  const conditions = words.map((word) =>
-    /^[0-9]+$/.test(word)
-      ? sql`(lower(name) like ${containing(word)} or code::text like ${`${word}%`})`
-      : sql`lower(name) like ${containing(word)}`,
-  );
+  const conditions = words.map((word) => {
+    const [inName] = hasEveryWord(sql`name`, [word]);
+    return /^[0-9]+$/.test(word) ? sql`(${inName} or code::text like ${`${word}%`})` : inName!;
+  });
   if (after) conditions.push(sql`code::text collate "C" > ${after[0]}`);
   const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
   const found = await sql<IndustryRow>`

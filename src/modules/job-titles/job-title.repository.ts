@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import { invalidCursor } from '../../core/cursor.ts';
+import { likeLiteral } from '../../core/query-fragments.ts';
 
 export type JobTitleSort = 'popularity' | 'alphabetical';
 
@@ -37,11 +38,6 @@ export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): 
 /** The first key of pg_advisory_xact_lock(int, int) for folding job titles ("jt" in ASCII). */
 const FOLD_LOCK = 0x6a74;
 
-/** `like` pattern of the titles that start with `prefix`, whatever their case. */
-function prefixPattern(prefix: string): string {
-  return `${prefix.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /**
  * One page of the community's job titles. Popularity: by count in `direction`, ties by title ascending.
  * Alphabetical: by title (as stored, byte order) in `direction`; a title is listed once, so its count never
@@ -54,7 +50,7 @@ export async function pageJobTitles(
 ): Promise<{ rows: JobTitleRow[]; next: CursorPosition | null }> {
   const { sort, direction, prefix, limit, after } = request;
   // Lowercased by the database's own collation: "C" lowercases only ASCII letters.
-  const matching = prefix ? sql`and lower(title collate "default") like ${prefixPattern(prefix)}` : sql``;
+  const matching = prefix ? sql`and lower(title collate "default") like ${`${likeLiteral(prefix.toLowerCase())}%`}` : sql``;
   let seek = sql``;
   let order;
   if (sort === 'popularity') {

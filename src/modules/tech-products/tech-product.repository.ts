@@ -2,11 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import { keysetPage } from '../../db/keyset.ts';
-
-/** A `like` pattern that finds `word` anywhere, its `%`, `_` and `\` taken literally. */
-function containing(word: string): string {
-  return `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
+import { hasEveryWord } from '../../core/query-fragments.ts';
 
 /**
  * A page of the catalog by product name (case-insensitive, ties by ID); every word of `words` must be in
@@ -14,7 +10,7 @@ function containing(word: string): string {
  */
 export function pageTechProducts(db: Kysely<DB>, request: { words: string[]; limit: number; after: CursorPosition | null }) {
   let query = db.selectFrom('tech_products').select(['id', 'product', 'vendor']);
-  for (const word of request.words) query = query.where(sql<boolean>`lower(product || ' ' || vendor) like ${containing(word)}`);
+  for (const condition of hasEveryWord(sql`product || ' ' || vendor`, request.words)) query = query.where(condition);
   return keysetPage(query, { keys: [{ expr: sql`lower(product)` }], id: sql`id`, direction: 'asc', limit: request.limit, after: request.after });
 }
 

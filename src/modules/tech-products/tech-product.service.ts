@@ -5,6 +5,7 @@ import { invalidParameters } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
+import { searchWords } from '../../core/query-fragments.ts';
 import type { Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { pageTechProducts, upsertTechProducts } from './tech-product.repository.ts';
@@ -13,7 +14,7 @@ export function createTechProductService(deps: { db: Kysely<DB>; cursors: Cursor
   return {
     /** GET /api/v2/tech-stack-products: by product name, `query` words in the product's or vendor's name. */
     async list(communityId: number, query: { page: PageRequest; query?: string }) {
-      const words = [...new Set((query.query ?? '').toLowerCase().split(/\s+/).filter(Boolean))].sort();
+      const words = searchWords(query.query);
       const binding = { community: communityId, list: 'tech-stack-products', sort: 'product', direction: 'asc' as const, filters: { words } };
       const page = await pageWithCursor(deps.cursors, binding, query.page, (after) => pageTechProducts(deps.db, { words, limit: query.page.limit, after }));
       return {

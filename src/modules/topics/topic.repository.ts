@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
 import { writeTogether, type Write } from '../../core/lookups.ts';
+import { likeLiteral } from '../../core/query-fragments.ts';
 
 export interface TopicRow {
   id: number;
@@ -42,14 +43,9 @@ export async function unlinkContactActivities(trx: Transaction<DB>, communityId:
 /** Only topics some activity still carries are shown: one erased person's words do not linger as topics. */
 const linked = sql<boolean>`exists (select 1 from activity_topics at where at.community_id = topics.community_id and at.topic_id = topics.id)`;
 
-/** `like` pattern of the names that start with `prefix` (both sides are lowercased by the database). */
-function prefixPattern(prefix: string): string {
-  return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 function listQuery(db: Executor, communityId: number, prefix: string | null) {
   let query = db.selectFrom('topics').where('community_id', '=', communityId).where(linked);
-  if (prefix) query = query.where(sql<boolean>`lower(name) like lower(${prefixPattern(prefix)})`);
+  if (prefix) query = query.where(sql<boolean>`lower(name) like lower(${`${likeLiteral(prefix)}%`})`);
   return query;
 }
 
