@@ -27,8 +27,8 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the bulk update figure or the push figures; null: all of them. */
-  only: 'list' | 'bulk' | 'push' | null;
+  /** Measure only the list figures, the job titles figures, the bulk update figure or the push figures; null: all of them. */
+  only: 'list' | 'titles' | 'bulk' | 'push' | null;
   bulkWarmup: number;
   bulkSamples: number;
 }
@@ -52,8 +52,8 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|bulk|push>
-                        only the list figures, the bulk update figure, or the push figures
+  --only <list|titles|bulk|push>
+                        only the list figures, the job titles figures, the bulk update figure, or the push figures
   --bulk-warmup <n>     warm-up rounds before bulk update samples (20)
   --bulk-samples <n>    bulk update samples of Hearth and of the bare statements each (200)
 
@@ -98,7 +98,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   if (values.help) return 'help';
   const path = values.path ?? '/api/v2/contacts';
   const only = values.only ?? null;
-  if (only !== null && only !== 'list' && only !== 'bulk' && only !== 'push') throw new Error(`--only must be list, bulk or push; got "${only}"`);
+  if (only !== null && only !== 'list' && only !== 'titles' && only !== 'bulk' && only !== 'push') throw new Error(`--only must be list, titles, bulk or push; got "${only}"`);
   return {
     serverUrl: env.BENCH_DATABASE_URL?.trim() || DEFAULT_SERVER_URL,
     keep: values.keep ?? false,

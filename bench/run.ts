@@ -98,9 +98,11 @@ async function run(options: BenchOptions) {
   const machine = await describeMachine(db);
 
   const figures: Figure[] = [];
-  const wanted = (part: 'list' | 'bulk' | 'push') => options.only === null || options.only === part;
+  const wanted = (part: 'list' | 'titles' | 'bulk' | 'push') => options.only === null || options.only === part;
   const list = wanted('list') ? await measureList(options, { db, services, setup, hearth, env, counts }) : null;
   if (list) figures.push(...list.figures);
+  const titles = wanted('titles') ? await measureJobTitles(options, { db, setup, hearth, env }) : null;
+  if (titles) figures.push(...titles.figures);
   const bulk = wanted('bulk') ? await measureBulk(options, { db, setup, hearth, env }) : null;
   if (bulk) figures.push(bulk.figure);
   const push = wanted('push')
@@ -136,6 +138,7 @@ async function run(options: BenchOptions) {
     data: counts,
     seed,
     ...(list ? list.results : {}),
+    jobTitles: titles?.results ?? null,
     bulk: bulk?.results ?? null,
     push: push?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
@@ -298,6 +301,40 @@ async function measureList(options: BenchOptions, context: Context & { services:
  * issued directly to the database: the ratio of the bare p50 latency to Hearth's (≥ 0.8: Hearth's layers
  * add at most a quarter to what the database work takes).
  */
+/**
+ * GET /api/v2/job-titles, each sort: page 100 against page 1 (50 titles a page), latency side by side.
+ * The seed's contacts carry some 12,000 distinct titles; the counts are kept up to date by triggers and
+ * folded in by the first read, which is made before measuring.
+ */
+async function measureJobTitles(options: BenchOptions, context: Context): Promise<{ figures: Figure[]; results: unknown }> {
+  const { setup, hearth } = context;
+  const client = createClient({ token: setup.token });
+  const DEEP = 100;
+  const folding = performance.now();
+  const first = await getJson<{ data: unknown[] }>(client, `${hearth.url}/api/v2/job-titles?limit=1`);
+  log(`\nJob titles: the first read folded the seed's title changes in ${((performance.now() - folding) / 1000).toFixed(1)} s (${first.data.length} title on its page).`);
+  const figures: Figure[] = [];
+  const results: Record<string, unknown> = {};
+  for (const sort of ['popularity', 'alphabetical'] as const) {
+    const page = (cursor?: string) => `${hearth.url}/api/v2/job-titles?sort=${sort}&limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const deepCursor = await cursorOfPage(client, page, DEEP);
+    const compared = await compareLatency(client, { a: page(), b: page(deepCursor) }, { warmup: options.warmup, samples: options.samples });
+    log(`  ${sort}: p50 page 1 ${compared.a.p50.toFixed(2)} ms, page ${DEEP} ${compared.b.p50.toFixed(2)} ms`);
+    results[sort] = compared;
+    figures.push({
+      name: `job titles by ${sort}, page ${DEEP} vs page 1`,
+      measured: `p50 page ${DEEP}`,
+      value: compared.b.p50,
+      baselineName: 'p50 page 1',
+      baseline: compared.a.p50,
+      unit: 'ms',
+      ratio: compared.b.p50 / compared.a.p50,
+      goal: { op: '<=', value: 1.3 },
+    });
+  }
+  return { figures, results };
+}
+
 async function measureBulk(options: BenchOptions, context: Context): Promise<{ figure: Figure; results: unknown }> {
   const { db, setup, hearth, env } = context;
   const client = createClient({ token: setup.token });

@@ -161,7 +161,12 @@ export async function seedCommunity(db: Kysely<DB>, target: SeedTarget): Promise
         organization_id, city, region, country, country_code, world_region, raw_location, created_at, updated_at)
       select ${c}, ${contactBase} + g.i, x.fn || ' ' || x.ln, x.fn || ' ' || x.ln, x.handle,
         case when x.has_email then x.local || '@' || coalesce(o.primary_domain, x.free_mail) end,
-        case when ${u('g.i', 207)} < 0.7 then (${TITLES}::text[])[${pick(TITLES.length, u('g.i', 208))}] end,
+        -- Six in ten of the titled have a common title, the others one of a long tail (thousands of distinct
+        -- titles, as a community has: "Staff Engineer, Cloud Robotics").
+        case when ${u('g.i', 207)} < 0.7 then (${TITLES}::text[])[${pick(TITLES.length, sql<number>`power(${u('g.i', 208)}, 1.5)`)}]
+          || case when ${u('g.i', 212)} < 0.4
+            then ', ' || (${ORG_FIRST}::text[])[${pick(ORG_FIRST.length, u('g.i', 213))}] || ' ' || (${ORG_SECOND}::text[])[${pick(ORG_SECOND.length, u('g.i', 214))}]
+            else '' end end,
         o.name, 'https://' || o.primary_domain, o.id,
         case when x.located then (${PLACE_SLOTS.city}::text[])[x.place] end,
         case when x.located then (${PLACE_SLOTS.region}::text[])[x.place] end,

@@ -18,6 +18,9 @@ export interface JobTitleRow {
  * in opposite orders and deadlock.
  */
 export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): Promise<void> {
+  // Most reads find nothing to fold: one index probe, no transaction.
+  const pending = await sql`select 1 from job_title_changes where community_id = ${communityId} limit 1`.execute(db);
+  if (pending.rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${FOLD_LOCK}, ${communityId}::int)`.execute(trx);
     const folded = await sql<{ title: string }>`
@@ -56,13 +59,11 @@ export async function pageJobTitles(
   if (sort === 'popularity') {
     if (after && (after.length !== 2 || typeof after[0] !== 'string' || typeof after[1] !== 'string')) throw invalidCursor('cursor does not fit this list; start again without it');
     const [records, title] = (after ?? []) as string[];
-    // Count in the asked direction, then title ascending: not one row comparison, since the directions differ.
-    if (after) {
-      seek = direction === 'desc'
-        ? sql`and (records < ${Number(records)} or (records = ${Number(records)} and title > ${title}))`
-        : sql`and (records > ${Number(records)} or (records = ${Number(records)} and title > ${title}))`;
-    }
-    order = direction === 'desc' ? sql`records desc, title asc` : sql`records asc, title asc`;
+    // Count in the asked direction, then title ascending: descending counts are kept negated (migration
+    // 0013), so either way a page is one row comparison on an index.
+    const count = direction === 'desc' ? sql`(-records)` : sql`records`;
+    if (after) seek = sql`and (${count}, title) > (${direction === 'desc' ? -Number(records) : Number(records)}, ${title})`;
+    order = sql`${count}, title`;
   } else {
     if (after && (after.length !== 1 || typeof after[0] !== 'string')) throw invalidCursor('cursor does not fit this list; start again without it');
     if (after) seek = direction === 'desc' ? sql`and title < ${after[0]}` : sql`and title > ${after[0]}`;
