@@ -101,7 +101,12 @@ function validatorOf<T extends TSchema>(schema: T) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return ['a record must be a JSON object'];
     const invalid = findInvalidText(value);
     if (invalid) return [`field "${invalid.path}" ${invalid.problem}`];
-    return validate(value) ? [] : describeValidation(validate.errors ?? [], 'field').split('; ');
+    if (validate(value)) return [];
+    // A nullable field is a union with null: the failure of the null branch, and the union's own, say nothing more.
+    const errors = (validate.errors ?? []).filter(
+      (error) => error.keyword !== 'anyOf' && !(error.keyword === 'type' && (error.params as { type?: unknown }).type === 'null'),
+    );
+    return describeValidation(errors.length ? errors : (validate.errors ?? []), 'field').split('; ');
   };
 }
 
