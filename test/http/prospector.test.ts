@@ -705,5 +705,25 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
         { operation: 'prospector_companies.import', detail: { records: 4, added: 1, changed: 1, unchanged: 2 } },
       ]);
     });
+
+    it('never skips nor repeats a record of a walk when companies are imported meanwhile', async () => {
+      for (const sort of ['name', 'employeeCount']) {
+        const before = ids(await walk('companies', 1000, { sort }));
+        const seen: number[] = [];
+        let cursor: string | null = null;
+        let page = 0;
+        do {
+          const body = (await list('companies', { sort, limit: 3, cursor })).json() as Page<Item>;
+          seen.push(...ids(body.data));
+          cursor = body.meta.nextCursor;
+          page += 1;
+          // Before and after the walk's position, with and without a value for the sort.
+          const added = await importJson('companies', [{ domain: `midwalk-${sort}-${page}.io`, name: page % 2 ? 'aaa' : 'zzz', employees: page % 3 ? page * 100 : null }]);
+          expect(added.statusCode, added.body).toBe(200);
+        } while (cursor);
+        expect(new Set(seen).size, sort).toBe(seen.length);
+        expect(before.filter((id) => !seen.includes(id)), sort).toEqual([]);
+      }
+    });
   });
 });
