@@ -29,6 +29,8 @@ import { createObjectTypeAdminService } from './modules/objects/index.ts';
 import { createObjectUpsertService } from './modules/objects/index.ts';
 import { createOrganizationUpsertService } from './modules/organizations/index.ts';
 import { createPrivacyService } from './modules/privacy/index.ts';
+import { createProspectorImportService } from './modules/prospector/index.ts';
+import { createProspectorService } from './modules/prospector/index.ts';
 import { createSegmentWriteService } from './modules/segments/index.ts';
 import { createSegmentService } from './modules/segments/index.ts';
 import { createSourceService } from './modules/sources/index.ts';
@@ -102,6 +104,8 @@ export async function createServices(deps: ServiceDeps) {
     objectTypeAdmin: createObjectTypeAdminService({ db, clock }),
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
+    prospector: createProspectorService({ db, cursors, filters }),
+    prospectorImports: createProspectorImportService({ db }),
     jobs,
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),

@@ -434,6 +434,7 @@ export interface ProspectorCompanies {
   linkedin_handles: Generated<string[]>;
   logo_url: string | null;
   name: string;
+  primary_domain: string | null;
   primary_website: string | null;
   raised: Numeric | null;
   revenue_max: Numeric | null;

@@ -255,3 +255,37 @@ export function setField(
     },
   };
 }
+
+/**
+ * A text[] column of the row itself whose members match in any case (a company's technologies, a
+ * contact's skills). stringListFilter any/all/none compare the lowercased arrays (`&&`, `@>`), which a
+ * GIN index on `lower_text_array(column)` (migration 0016) serves; stringFilter matches when some member
+ * does (`eq`, `like`, `startsWith`, all in any case).
+ */
+export function textArrayField(field: string, column: Sql): FilterField {
+  const lowered = sql`lower_text_array(${column})`;
+  return {
+    field,
+    ops: { stringListFilter: ['any', 'all', 'none'], stringFilter: ['eq', 'like', 'startsWith'] },
+    item: anyText,
+    compile(leaf) {
+      if (leaf.kind === 'stringListFilter') {
+        const wanted = sql`lower_text_array(${list(leaf.values, 'text')})`;
+        if (leaf.op === 'any') return sql<SqlBool>`${lowered} && ${wanted}`;
+        if (leaf.op === 'all') return sql<SqlBool>`${lowered} @> ${wanted}`;
+        return sql<SqlBool>`not (${lowered} && ${wanted})`;
+      }
+      if (leaf.kind === 'stringFilter') {
+        const member = sql.ref('f_m.v');
+        const match =
+          leaf.op === 'like'
+            ? textMatch(member, 'like', leaf.value, 'text')
+            : leaf.op === 'eq'
+              ? sql<SqlBool>`${member} = lower(${leaf.value}::text)`
+              : sql<SqlBool>`starts_with(${member}, lower(${leaf.value}::text))`;
+        return sql<SqlBool>`exists (select 1 from unnest(${lowered}) as f_m(v) where ${match})`;
+      }
+      return unexpected(field, leaf);
+    },
+  };
+}

@@ -18,6 +18,8 @@ export interface ListFields {
   /** The list's base table, and the alias the list query must give it: the fields name the row by it. */
   table: string;
   alias: string;
+  /** A reference table shared by every community (no `community_id`): its fields name no community. */
+  shared?: boolean;
   fields: readonly FilterField[];
 }
 

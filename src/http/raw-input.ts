@@ -62,6 +62,13 @@ export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'
   };
 }
 
+/** JSON Lines bodies (`application/x-ndjson`): the text as it came; the route reads it line by line. */
+export const NDJSON = 'application/x-ndjson';
+
+export function ndjsonBodyParser(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) {
+  done(null, body);
+}
+
 /**
  * Requests Node's parser refuses before Fastify sees them (headers over MAX_HEADER_BYTES, a malformed
  * request line): answered in an error shape of ours, then the connection is closed, as Node itself does.

@@ -14,7 +14,10 @@ declare module 'fastify' {
     errors?: ErrorFormat;
     /** Health probes: no rate limit, no logging noise. */
     probe?: boolean;
-    /** A batch whose items the service checks one by one (text included), so one bad item refuses only itself. */
+    /**
+     * A batch whose items the service checks one by one (text included), so that a bad item is named as such: it
+     * refuses only itself (core batch pushes), or the answer names every bad item (prospector imports).
+     */
     itemsCheckedAlone?: boolean;
   }
   interface FastifyRequest {

@@ -170,6 +170,21 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       operation: 'objects.bulk_update',
       ids: () => [objectId, deals.id],
     });
+    await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'The Hearth Project' }] }, {
+      status: 200,
+      operation: 'tech_products.import',
+      ids: () => [],
+    });
+    await write('POST /api/v2/admin/prospector/companies', '/api/v2/admin/prospector/companies', [{ domain: 'acme.com', name: 'Acme', technologies: ['hearth'] }], {
+      status: 200,
+      operation: 'prospector_companies.import',
+      ids: () => [],
+    });
+    await write('POST /api/v2/admin/prospector/contacts', '/api/v2/admin/prospector/contacts', [{ linkedInHandle: 'ada', fullName: 'Ada', companyDomain: 'acme.com' }], {
+      status: 200,
+      operation: 'prospector_contacts.import',
+      ids: () => [],
+    });
     await write('POST /api/v2/data-available', '/api/v2/data-available', { sourceId: t.sourceId }, { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] });
     await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'Hearth' }] }, {
       status: 200,

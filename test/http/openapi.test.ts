@@ -53,6 +53,8 @@ describe('the OpenAPI document', () => {
     expect(spec.paths['/api/v2/contacts']!.get!.operationId).toBe('listContacts');
     expect(spec.paths['/api/v2/contacts/{id}']!.get!.operationId).toBe('getContact');
     expect(spec.paths['/community/v1/segments/{id}']!.get!.operationId).toBe('getCoreSegment');
+    expect(spec.paths['/api/v2/prospector-companies']!.get!.operationId).toBe('listProspectorCompanies');
+    expect(spec.paths['/api/v2/admin/prospector/contacts']!.post!.operationId).toBe('importProspectorContacts');
   });
 
   it('never marks a parameter with a default as required', () => {
@@ -97,5 +99,7 @@ describe('the OpenAPI document', () => {
     expect(fieldsOf('/api/v2/activities')).toContain('`isUserInitiated` (booleanFilter)');
     expect(fieldsOf('/api/v2/objects')).toContain('`recordKey`');
     expect(fieldsOf('/api/v2/website-visits')).toContain('`visitTime` (dateRangeFilter)');
+    expect(fieldsOf('/api/v2/prospector-contacts')).toContain('`lastOrgChange` (dateRangeFilter)');
+    expect(fieldsOf('/api/v2/prospector-companies')).toContain('`employees` (numberFilter)');
   });
 });

@@ -8,6 +8,7 @@ import { leadScoreFamily, type LeadScoreDefinitions } from '../lead-scores/index
 import type { LeadScoreEntity } from '../lead-scores/index.ts';
 import { OBJECT_FILTERS } from '../objects/index.ts';
 import { ORGANIZATION_FILTERS } from '../organizations/index.ts';
+import { PROSPECTOR_COMPANY_FILTERS, PROSPECTOR_CONTACT_FILTERS } from '../prospector/index.ts';
 import { WEBSITE_VISIT_FILTERS } from '../website-visits/index.ts';
 
 /**
@@ -23,6 +24,8 @@ const OWN_FIELDS = {
   website_visit: WEBSITE_VISIT_FILTERS,
   job_opening: JOB_OPENING_FILTERS,
   news: NEWS_FILTERS,
+  prospector_contact: PROSPECTOR_CONTACT_FILTERS,
+  prospector_company: PROSPECTOR_COMPANY_FILTERS,
 } satisfies Record<string, ListFields>;
 
 export type FilterEntity = keyof typeof OWN_FIELDS;
@@ -40,8 +43,11 @@ type Definitions = CustomFieldDefinitions & LeadScoreDefinitions;
 /** The community's custom fields and lead scores, as far as the caller looked them up. */
 export type DynamicFields = Partial<Definitions>;
 
-/** Each list's base table and the alias its query must give it: compiled filters name the row by it. */
-export const ENTITY_TABLES: Record<FilterEntity, { table: string; alias: string }> = OWN_FIELDS;
+/**
+ * Each list's base table and the alias its query must give it: compiled filters name the row by it.
+ * `shared`: a reference table without `community_id` (prospector data).
+ */
+export const ENTITY_TABLES: Record<FilterEntity, { table: string; alias: string; shared?: boolean }> = OWN_FIELDS;
 
 function withFamilies(entity: FilterEntity): FilterableList<Definitions> {
   const list = OWN_FIELDS[entity];
@@ -64,6 +70,8 @@ const registry = createFilterRegistry<FilterEntity, Definitions>({
   website_visit: withFamilies('website_visit'),
   job_opening: withFamilies('job_opening'),
   news: withFamilies('news'),
+  prospector_contact: withFamilies('prospector_contact'),
+  prospector_company: withFamilies('prospector_company'),
 });
 
 export const { entities: FILTER_ENTITIES, resolveField, describeFields, validateLightFilter, compileLightFilter } = registry;

@@ -16,7 +16,7 @@ export function filterFieldRoutes(app: HearthApp, services: { filters: FilterSer
     '/api/v2/filter-fields',
     {
       // Field names are no secret of any one list: any read scope may ask.
-      config: { auth: { any: ['contacts:read', 'organizations:read', 'activities:read', 'objects:read'] } },
+      config: { auth: { any: ['contacts:read', 'organizations:read', 'activities:read', 'objects:read', 'prospector:read'] } },
       schema: {
         operationId: 'listFilterFields',
         tags: ['v2'],

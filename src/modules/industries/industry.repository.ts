@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { invalidCursor, type CursorPosition } from '../../core/cursor.ts';
 import { hasEveryWord } from '../../core/query-fragments.ts';
+import type { Executor } from '../../core/executor.ts';
 
 export interface IndustryRow {
   code: number;
@@ -33,4 +34,11 @@ export async function pageIndustries(
   const rows = found.rows.slice(0, limit);
   const last = rows.at(-1);
   return { rows, next: found.rows.length > limit && last ? [String(last.code)] : null };
+}
+
+/** Which of the codes are NAICS codes of the list. */
+export async function existingIndustryCodes(db: Executor, codes: number[]): Promise<Set<number>> {
+  if (codes.length === 0) return new Set();
+  const result = await sql<{ code: number }>`select code from industry_codes where code = any(${codes}::int[])`.execute(db);
+  return new Set(result.rows.map((row) => row.code));
 }

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import { keysetPage } from '../../db/keyset.ts';
 import { hasEveryWord } from '../../core/query-fragments.ts';
+import type { Executor } from '../../core/executor.ts';
 
 /**
  * A page of the catalog by product name (case-insensitive, ties by ID); every word of `words` must be in
@@ -30,4 +31,15 @@ export async function upsertTechProducts(trx: Transaction<DB>, products: { produ
     )
     select count(*) filter (where added)::int as added, count(*) filter (where not added)::int as changed from written`.execute(trx);
   return result.rows[0]!;
+}
+
+/**
+ * The catalog's spelling of each name given that it holds, in any case (`salesforce` → `Salesforce`), by
+ * the name as given; names it does not hold are absent. One read of the catalog's index on lower(product).
+ */
+export async function catalogSpellings(db: Executor, names: string[]): Promise<Map<string, string>> {
+  if (names.length === 0) return new Map();
+  const result = await sql<{ given: string; product: string }>`
+    select g.given, t.product from unnest(${names}::text[]) as g(given) join tech_products t on lower(t.product) = lower(g.given)`.execute(db);
+  return new Map(result.rows.map((row) => [row.given, row.product]));
 }

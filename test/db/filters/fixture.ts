@@ -135,6 +135,15 @@ const SEED: string[] = [
     (${A}, 1, ${ada}, 1, 'https://example.com/pricing', '${before(1)}'),
     (${A}, 2, ${grace}, null, 'https://example.com/docs', '${before(30)}'),
     (${B}, 101, ${bAda}, 101, 'https://example.com/pricing', '${before(1)}')`,
+  // Prospector data is shared by every community: no community_id.
+  `insert into prospector_companies (id, primary_domain, name, industry_code, employees, raised, technologies, country_code, city, score) values
+    (1, 'initech.com', 'Initech', 541511, 50, 1000000, '{PostgreSQL,Salesforce}', 'DE', 'Berlin', 80),
+    (2, 'globex.com', 'Globex', null, null, null, '{}', null, null, null)`,
+  `insert into prospector_contacts (id, company_id, name, full_name, linkedin_handle, title, seniority, role, skills, country,
+      linkedin_follower_count, last_org_change_at) values
+    (1, 1, 'Ada Lovelace', 'Ada Lovelace', 'ada-lovelace', 'Engineer', 'Senior', 'Engineering', '{Kubernetes,Go}', 'United Kingdom', 1200,
+      '${before(30)}'),
+    (2, null, 'Grace Hopper', 'Grace Hopper', 'grace-hopper', null, null, null, '{}', null, null, null)`,
 ];
 
 const CUSTOM_FIELDS = new Map<number, CustomFieldFilterDefinition>([
@@ -156,6 +165,8 @@ export const DYNAMIC: Record<FilterEntity, DynamicFields> = {
   website_visit: {},
   job_opening: {},
   news: {},
+  prospector_contact: {},
+  prospector_company: {},
 };
 
 async function seed(db: Kysely<DB>): Promise<void> {
@@ -170,7 +181,7 @@ export async function matching(
   options: { community?: number; dynamic?: DynamicFields } = {},
 ): Promise<number[]> {
   const community = options.community ?? A;
-  const { table, alias } = ENTITY_TABLES[entity];
+  const { table, alias, shared } = ENTITY_TABLES[entity];
   const fragment = compileLightFilter(typeof filter === 'string' ? filter : JSON.stringify(filter), {
     entity,
     communityId: community,
@@ -178,7 +189,7 @@ export async function matching(
     ...(options.dynamic ?? DYNAMIC[entity]),
   });
   const result = await sql<{ id: number }>`select ${sql.ref(`${alias}.id`)} as id from ${sql.raw(`${table} ${alias}`)}
-    where ${sql.ref(`${alias}.community_id`)} = ${community} and (${fragment}) order by 1`.execute(db);
+    where ${shared ? sql`true` : sql`${sql.ref(`${alias}.community_id`)} = ${community}`} and (${fragment}) order by 1`.execute(db);
   return result.rows.map((row) => row.id);
 }
 

@@ -14,7 +14,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** Strings that mean something somewhere in an expression: values that mutations and value pools draw from. */
 export const VOCABULARY = [
   'and', 'or', 'AND', ...Object.keys(CLAUSE_OPS), ...Object.values(CLAUSE_OPS).flat(), 'type', 'field', 'params', 'clauses', 'op', 'value', 'min', 'max',
-  'l_1', 'l_0', 's_1', 'sig_1', 'o_1', 'c_1', 'cot_1', 'a_1', 'l_', 'l_-1', 'l_1.5', 'l_99999999999999999999', 'cf_1', 'cf_999', 'ls_1', 'ls_1.percentile',
+  'l_1', 'l_0', 's_1', 'sig_1', 'o_1', 'c_1', 'cot_1', 'a_1', 'pco_1', 'pc_1', 'naics_54', 'naics_541511', 'l_', 'l_-1', 'l_1.5', 'l_99999999999999999999', 'cf_1', 'cf_999', 'ls_1', 'ls_1.percentile',
   'email', 'github', 'twitter', 'linkedin', 'discord', 'facebook', 'positive', 'negative', 'neutral',
   'P7D', 'PT12H', 'P1Y2M', 'P999999999Y', 'P', 'PT', '-P1D', 'P1.5D', '2024-01-01', '2024-02-30', '2024-06-15T12:00:00Z', '2024-06-15T12:00:00.123456+05:30', '0000-01-01', '9999-12-31',
   '', ' ', '%', '_', '\\', "'", '"', "'; drop table contacts; --", '\u0000', 'é', '😀', '\ud800',

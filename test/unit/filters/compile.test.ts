@@ -45,9 +45,12 @@ const leaf = (type: string, field: string, params: Json): Json => ({ type, field
 const and = (...clauses: Json[]): Json => ({ type: 'and', clauses });
 const or = (...clauses: Json[]): Json => ({ type: 'or', clauses });
 
-/** Every table a fragment reads, with its alias: each must be tied to the community by a parameter. */
+/** Reference tables shared by every community (no community_id): nothing ties them to one. */
+const SHARED_TABLES = new Set(Object.values(ENTITY_TABLES).flatMap((list) => (list.shared ? [list.table] : [])));
+
+/** Every table a fragment reads, with its alias: each must be tied to the community by a parameter, but the shared ones. */
 function checkCommunityScope(sqlText: string, parameters: readonly unknown[]): number {
-  const tables = [...sqlText.matchAll(/\b(?:from|join) ([a-z_]+) (f_[a-z]+)\b/g)];
+  const tables = [...sqlText.matchAll(/\b(?:from|join) ([a-z_]+) (f_[a-z]+)\b/g)].filter(([, table]) => !SHARED_TABLES.has(table!));
   for (const [, table, alias] of tables) {
     const scoped = [...sqlText.matchAll(new RegExp(`\\b${alias}\\.community_id = (\\$(\\d+)|f_[a-z]+\\.community_id)`, 'g'))];
     expect(scoped.length, `${table} ${alias} in ${sqlText}`).toBeGreaterThan(0);

@@ -1,0 +1,7 @@
+// The face of the prospector module: what the rest of the code uses of it. Its other files are private.
+export { prospectorAdminRoutes } from './prospector-admin.routes.ts';
+export { PROSPECTOR_COMPANY_FILTERS } from './prospector-company.filters.ts';
+export { PROSPECTOR_CONTACT_FILTERS } from './prospector-contact.filters.ts';
+export { createProspectorImportService, ProspectorImportRejected, type ImportBody, type ImportCounts, type ProspectorImportService } from './prospector-import.service.ts';
+export { prospectorRoutes } from './prospector.routes.ts';
+export { createProspectorService, type ProspectorService } from './prospector.service.ts';
