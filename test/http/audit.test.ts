@@ -170,6 +170,21 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       operation: 'objects.bulk_update',
       ids: () => [objectId, deals.id],
     });
+    await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'The Hearth Project' }] }, {
+      status: 200,
+      operation: 'tech_products.import',
+      ids: () => [],
+    });
+    await write('POST /api/v2/admin/job-openings', '/api/v2/admin/job-openings', { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] }, {
+      status: 200,
+      operation: 'job_openings.import',
+      ids: () => [org.organizationId],
+    });
+    await write('POST /api/v2/admin/news', '/api/v2/admin/news', { news: [{ organizationId: org.organizationId, title: 'Launch', publishedAt: '2026-11-01T09:00:00Z' }] }, {
+      status: 200,
+      operation: 'news.import',
+      ids: () => [org.organizationId],
+    });
     await write('POST /api/v2/data-available', '/api/v2/data-available', { sourceId: t.sourceId }, { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
