@@ -44,6 +44,7 @@ import { jobTitleRoutes } from './modules/job-titles/index.ts';
 import { industryRoutes } from './modules/industries/index.ts';
 import { techProductRoutes } from './modules/tech-products/index.ts';
 import { companyUpdateRoutes } from './modules/company-updates/index.ts';
+import { buyingCommitteeRoutes } from './modules/buying-committees/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitRoutes } from './modules/website-visits/index.ts';
@@ -195,6 +196,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   industryRoutes(app, services);
   techProductRoutes(app, services);
   companyUpdateRoutes(app, services);
+  buyingCommitteeRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { classifyTitle, createTitleClassifier, normalizeTitle } from '../../src/modules/buying-committees/title-classifier.ts';
 import { DEPARTMENT_CLASSES, DEPARTMENT_KEYS, DEPARTMENT_TIERS, SENIORITY_CLASSES, SENIORITY_KEYS, SENIORITY_RULES } from '../../src/modules/buying-committees/title-rules.ts';
@@ -649,6 +650,11 @@ describe('title classifier', () => {
     expect(Object.keys(DEPARTMENT_CLASSES).sort()).toEqual([...DEPARTMENT_KEYS].sort());
     for (const rule of SENIORITY_RULES) expect(SENIORITY_KEYS).toContain(rule.key);
     for (const rule of DEPARTMENT_TIERS.flat()) expect(DEPARTMENT_KEYS).toContain(rule.key);
+  });
+
+  it('has every key documented for admins in docs/reading.md', () => {
+    const reading = fs.readFileSync(new URL('../../docs/reading.md', import.meta.url), 'utf8');
+    for (const key of [...SENIORITY_KEYS, ...DEPARTMENT_KEYS]) expect(reading).toContain(`| \`${key}\` |`);
   });
 
   it('leaves what is no title unclassified: nothing, empty, blank, too little', () => {

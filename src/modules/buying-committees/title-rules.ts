@@ -50,7 +50,7 @@ export const DEPARTMENT_CLASSES: Record<DepartmentKey, string> = {
   design: 'Product, UX, UI, visual and graphic design, user research, creative and art direction',
   data: 'Data science, data engineering, analytics, BI, machine learning and AI, databases',
   it_security: 'IT, information systems, networks, help desk, and security (CIO, CISO)',
-  developer_relations: 'Developer relations: developer advocates and evangelists, DevRel, community',
+  developer_relations: 'Developer relations: developer advocates and evangelists, DevRel, community, open source programs',
   marketing: 'Marketing, growth, brand, content, communications and PR, social media, product marketing, events',
   sales: 'Sales, account executives and managers, SDRs and BDRs, business development, partnerships, sales engineering, revenue (CRO)',
   customer_success: 'Customer success and support, customer experience, technical account management, implementation and onboarding',
