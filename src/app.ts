@@ -47,6 +47,7 @@ import { industryRoutes } from './modules/industries/index.ts';
 import { techProductRoutes } from './modules/tech-products/index.ts';
 import { companyUpdateRoutes } from './modules/company-updates/index.ts';
 import { feedRoutes } from './modules/feeds/index.ts';
+import { buyingCommitteeRoutes } from './modules/buying-committees/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitRoutes } from './modules/website-visits/index.ts';
@@ -200,6 +201,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   techProductRoutes(app, services);
   companyUpdateRoutes(app, services);
   feedRoutes(app, services);
+  buyingCommitteeRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);

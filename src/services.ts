@@ -42,6 +42,7 @@ import { createIndustryService } from './modules/industries/index.ts';
 import { createTechProductService } from './modules/tech-products/index.ts';
 import { createCompanyUpdateService } from './modules/company-updates/index.ts';
 import { createFeedService } from './modules/feeds/index.ts';
+import { createBuyingCommitteeService } from './modules/buying-committees/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createWebsiteVisitService } from './modules/website-visits/index.ts';
@@ -90,6 +91,7 @@ export async function createServices(deps: ServiceDeps) {
     industries: createIndustryService({ db, cursors }),
     techProducts: createTechProductService({ db, cursors }),
     companyUpdates: createCompanyUpdateService({ db, clock, cursors, filters }),
+    buyingCommittees: createBuyingCommitteeService({ db }),
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),

@@ -8,6 +8,7 @@ import { createServices } from '../services.ts';
 import { OPTIONS, print, UsageError, type Command } from './command.ts';
 import { activityTypeCommand } from './commands/activity-type.ts';
 import { auditCommand } from './commands/audit.ts';
+import { buyingCommitteeCommand } from './commands/buying-committee.ts';
 import { communityCommand } from './commands/community.ts';
 import { feedCommand } from './commands/feed.ts';
 import { ingestionCommand } from './commands/ingestion.ts';
@@ -32,6 +33,7 @@ const COMMANDS: Command[] = [
   objectTypeCommand,
   objectsCommand,
   feedCommand,
+  buyingCommitteeCommand,
   auditCommand,
 ];
 

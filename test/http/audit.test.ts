@@ -15,7 +15,7 @@ interface Entry {
   detail: Record<string, unknown>;
 }
 
-type Method = 'POST' | 'PATCH' | 'DELETE';
+type Method = 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** The admin token of `hearth init` belongs to the console user it made. */
 const ADMIN_ACTOR = 'user:admin@hearth.local';
@@ -185,6 +185,19 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       operation: 'prospector_contacts.import',
       ids: () => [],
     });
+    await write('POST /api/v2/admin/job-openings', '/api/v2/admin/job-openings', { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] }, {
+      status: 200,
+      operation: 'job_openings.import',
+      ids: () => [org.organizationId],
+    });
+    await write('POST /api/v2/admin/news', '/api/v2/admin/news', { news: [{ organizationId: org.organizationId, title: 'Launch', publishedAt: '2026-11-01T09:00:00Z' }] }, {
+      status: 200,
+      operation: 'news.import',
+      ids: () => [org.organizationId],
+    });
+    const committee = { seniorities: [{ id: 1, key: 'vp', name: 'VP' }], departments: [{ id: 1, key: 'engineering', name: 'Engineering' }] };
+    await write('PUT /api/v2/admin/buying-committee', '/api/v2/admin/buying-committee', committee, { status: 200, operation: 'buying_committee.set', ids: () => [] });
+    await write('DELETE /api/v2/admin/buying-committee', '/api/v2/admin/buying-committee', undefined, { status: 200, operation: 'buying_committee.remove', ids: () => [] });
     await write('POST /api/v2/data-available', '/api/v2/data-available', { sourceId: t.sourceId }, { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] });
     await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'Hearth' }] }, {
       status: 200,

@@ -62,7 +62,9 @@ export function describeCli(engine: Engine) {
     it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
-      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  audit prune ']) expect(all.stdout).toContain(line);
+      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  buying-committee set FILE.json ', '  audit prune ']) {
+        expect(all.stdout).toContain(line);
+      }
       const token = await hearth('token', '--help');
       expect(token.code).toBe(0);
       expect(token.stdout).toContain('  token revoke JTI');
@@ -180,6 +182,50 @@ export function describeCli(engine: Engine) {
       expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--json'))).toEqual([
         expect.objectContaining({ actor, operation: 'audit.prune', entityIds: [], detail: { before: pruned.before, deleted: pruned.deleted } }),
       ]);
+    });
+
+    it('buying-committee set, show, remove and keys; a bad file is refused with every fault named', { timeout: 240_000 }, async () => {
+      const dir = processes.tempDir();
+      const committee = {
+        seniorities: [{ id: 1, key: 'vp', name: 'VP' }, { id: 2, key: 'director', name: 'Director' }],
+        departments: [{ id: 5, key: 'engineering', name: 'Engineering' }, { id: 6, key: 'board', name: 'Board' }],
+      };
+      const file = path.join(dir, 'committee.json');
+      fs.writeFileSync(file, JSON.stringify(committee));
+
+      expectRefusal(await hearth('buying-committee', 'show', '--community', communityId), 'this community has no buying committee (an admin sets one with PUT /api/v2/admin/buying-committee)');
+      const set = await hearth('buying-committee', 'set', file, '--community', communityId);
+      expect(set.code, set.stderr).toBe(0);
+      expect(set.stdout).toBe(`Set the buying committee of ${communityId}: 2 seniorities × 2 departments = 4 cells.\n`);
+      expect(set.stderr).toContain('hearth: warning: departments[1].key "board" is not a key of the title classifier');
+      expect(json(await hearth('buying-committee', 'show', '--community', communityId, '--json'))).toEqual(committee);
+      const shown = await hearth('buying-committee', 'show', '--community', communityId);
+      expect(shown.stdout).toMatch(/^Seniorities \(rows\):\n {2}1 +vp +VP\n {2}2 +director +Director\nDepartments \(columns\):\n {2}5 +engineering +Engineering\n {2}6 +board +Board\n$/);
+
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, JSON.stringify({ seniorities: [{ id: 1, key: 'vp', name: 'VP' }, { id: 1, key: 'vp', name: '' }], departments: [] }));
+      expectRefusal(
+        await hearth('buying-committee', 'set', bad, '--community', communityId),
+        'seniorities[1].id 1 is seniorities[0].id already; seniorities[1].key "vp" is seniorities[0].key already; seniorities[1].name must not be empty; departments must not be empty',
+      );
+      fs.writeFileSync(bad, JSON.stringify({ seniorities: [{ id: 'one', key: 'vp', name: 'VP' }] }));
+      expectRefusal(await hearth('buying-committee', 'set', bad, '--community', communityId), `${bad}: field "departments" is required; field "seniorities.0.id" must be integer`);
+      fs.writeFileSync(bad, '{"seniorities": [');
+      expect((await hearth('buying-committee', 'set', bad)).stderr).toMatch(new RegExp(`^hearth: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not JSON: `));
+      expectUsageError(await hearth('buying-committee', 'set'), 'the committee file (FILE.json) is required');
+
+      const removed = await hearth('buying-committee', 'remove', '--community', communityId);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(removed.stdout).toBe(`Removed the buying committee of ${communityId} (2 seniorities × 2 departments = 4 cells).\n`);
+      type Entry = { operation: string };
+      expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'buying_committee.*', '--json')).map((entry) => entry.operation)).toEqual([
+        'buying_committee.remove',
+        'buying_committee.set',
+      ]);
+
+      const keys = json<{ seniorities: Record<string, string>; departments: Record<string, string> }>(await hearth('buying-committee', 'keys', '--json'));
+      expect(Object.keys(keys.seniorities)).toEqual(['c_level', 'vp', 'head', 'director', 'manager', 'lead', 'senior', 'individual_contributor', 'intern']);
+      expect(Object.keys(keys.departments)).toContain('developer_relations');
     });
 
     it('activity-type add, then list includes it', async () => {
