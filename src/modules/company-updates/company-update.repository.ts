@@ -90,21 +90,28 @@ export interface Written {
   changed: number;
 }
 
-const counted = (rows: { added: boolean; changed: boolean }[]): Written => ({
-  added: rows.filter((row) => row.added).length,
-  changed: rows.filter((row) => !row.added && row.changed).length,
-});
+/**
+ * Runs one write per kind of parent the items have (the parent's column differs, and so does the unique
+ * index an upsert names), and counts what was added and what changed.
+ */
+async function perParentKind<T extends { parent: Parent }>(
+  items: T[],
+  write: (mine: T[], column: ReturnType<typeof sql.ref>) => Promise<{ added: boolean; changed: boolean }[]>,
+): Promise<Written> {
+  const rows: { added: boolean; changed: boolean }[] = [];
+  for (const kind of ['organization', 'object'] as const) {
+    const mine = items.filter((item) => item.parent.kind === kind);
+    if (mine.length) rows.push(...(await write(mine, sql.ref(kind === 'organization' ? 'organization_id' : 'object_id'))));
+  }
+  return { added: rows.filter((row) => row.added).length, changed: rows.filter((row) => !row.added && row.changed).length };
+}
 
 /**
  * Adds the openings, or updates those the parent already has under the same key: the latest values win,
  * `firstSeenAt` keeps the earliest time known, `lastSeenAt` becomes `now`. One statement per kind of parent.
  */
 export async function upsertJobOpenings(trx: Transaction<DB>, communityId: number, items: JobOpeningInput[], now: Date): Promise<Written> {
-  const rows: { added: boolean; changed: boolean }[] = [];
-  for (const kind of ['organization', 'object'] as const) {
-    const mine = items.filter((item) => item.parent.kind === kind);
-    if (mine.length === 0) continue;
-    const column = sql.ref(kind === 'organization' ? 'organization_id' : 'object_id');
+  return perParentKind(items, async (mine, column) => {
     const written = await sql<{ added: boolean; changed: boolean }>`
       with given as (
         select * from unnest(
@@ -128,9 +135,8 @@ export async function upsertJobOpenings(trx: Transaction<DB>, communityId: numbe
           and b.job_description is not distinct from j.job_description and b.location is not distinct from j.location
           and b.url is not distinct from j.url and b.first_seen_at = j.first_seen_at and b.is_closed = j.is_closed
       ) as changed`.execute(trx);
-    rows.push(...written.rows);
-  }
-  return counted(rows);
+    return written.rows;
+  });
 }
 
 export interface NewsInput {
@@ -147,11 +153,7 @@ export interface NewsInput {
 
 /** Adds the news items, or updates those the parent already has under the same key (the latest values win). */
 export async function upsertNews(trx: Transaction<DB>, communityId: number, items: NewsInput[]): Promise<Written> {
-  const rows: { added: boolean; changed: boolean }[] = [];
-  for (const kind of ['organization', 'object'] as const) {
-    const mine = items.filter((item) => item.parent.kind === kind);
-    if (mine.length === 0) continue;
-    const column = sql.ref(kind === 'organization' ? 'organization_id' : 'object_id');
+  return perParentKind(items, async (mine, column) => {
     const written = await sql<{ added: boolean; changed: boolean }>`
       with given as (
         select * from unnest(
@@ -172,9 +174,8 @@ export async function upsertNews(trx: Transaction<DB>, communityId: number, item
         select 1 from before b where b.parent_id = n.${column} and b.item_key = n.item_key and b.title = n.title and b.category is not distinct from n.category
           and b.article_sentence is not distinct from n.article_sentence and b.url is not distinct from n.url and b.published_at = n.published_at
       ) as changed`.execute(trx);
-    rows.push(...written.rows);
-  }
-  return counted(rows);
+    return written.rows;
+  });
 }
 
 
