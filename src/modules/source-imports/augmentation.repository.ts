@@ -2,6 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Place } from '../locations/index.ts';
 import type { Executor } from '../../core/executor.ts';
+import { writeTogether } from '../../core/lookups.ts';
+import { makeTopics, topicLinks } from '../topics/index.ts';
 
 /**
  * The contacts a source touched since `since` (every one it ever touched when null): those with a source
@@ -230,20 +232,7 @@ export async function addActivityTopics(
   const liveIds = new Set(live.map((row) => Number(row.id)));
   const kept = links.filter((link) => liveIds.has(link.activityId));
   if (kept.length === 0) return 0;
-  const byKey = new Map<string, string>();
-  for (const link of kept) if (!byKey.has(link.name.toLowerCase())) byKey.set(link.name.toLowerCase(), link.name);
-  // Sorted, as replaceActivityTopics does, so that concurrent writers take the unique index's locks in one order.
-  const names = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
-  await sql`
-    insert into topics (community_id, name)
-    select ${communityId}::bigint, t.name from unnest(${names}::text[]) with ordinality as t(name, n)
-    order by t.n
-    on conflict (community_id, lower(name)) do nothing`.execute(trx);
-  await sql`
-    insert into activity_topics (community_id, activity_id, topic_id)
-    select distinct ${communityId}::bigint, l.activity_id, t.id
-    from unnest(${kept.map((l) => l.activityId)}::bigint[], ${kept.map((l) => l.name)}::text[]) as l(activity_id, name)
-    join topics t on t.community_id = ${communityId} and lower(t.name) = lower(l.name)
-    on conflict do nothing`.execute(trx);
+  await makeTopics(trx, communityId, kept.map((link) => link.name));
+  await writeTogether(trx, [topicLinks(communityId, kept)]);
   return liveIds.size;
 }

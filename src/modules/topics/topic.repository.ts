@@ -95,8 +95,18 @@ export async function topicsOf(
     }
   }
   if (links.length === 0) return null;
-  // Sorted, so concurrent pushes take the unique index's locks in one order. The database's lower() is
-  // the one that decides which names are the same topic, here as in the unique index.
+  await makeTopics(trx, communityId, [...byKey.values()]);
+  return topicLinks(communityId, links.map((link) => ({ activityId: link.activityId, name: byKey.get(link.key)! })));
+}
+
+/**
+ * Makes the topics of `names` that do not exist yet: one per community and lowercased name, the first
+ * spelling stays. Sorted, so concurrent writers take the unique index's locks in one order; the database's
+ * lower() decides which names are the same topic, here as in the unique index.
+ */
+export async function makeTopics(trx: Transaction<DB>, communityId: number, names: string[]): Promise<void> {
+  const byKey = new Map<string, string>();
+  for (const name of names) if (!byKey.has(name.toLowerCase())) byKey.set(name.toLowerCase(), name);
   const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
   await sql`
     insert into topics (community_id, name)
@@ -104,13 +114,25 @@ export async function topicsOf(
     order by t.n
     on conflict (community_id, lower(name)) do nothing
   `.execute(trx);
-  // A later statement than the topics', so that it sees those just made (and those another transaction
-  // committed meanwhile, which the insert above skipped).
+}
+
+/**
+ * The write of links from activities the transaction holds to topics by name (made by makeTopics in an
+ * earlier statement, so that this one sees them, and those another transaction committed meanwhile).
+ * Links have no foreign keys (migration 0020): each topic is locked against deletion here, once, instead
+ * of a check per link.
+ */
+export function topicLinks(communityId: number, links: { activityId: number; name: string }[]): Write {
+  if (links.length === 0) return null;
   return sql`
     insert into activity_topics (community_id, activity_id, topic_id)
     select distinct ${communityId}::bigint, l.activity_id, t.id
-    from unnest(${links.map((link) => link.activityId)}::bigint[], ${links.map((link) => byKey.get(link.key)!)}::text[]) as l(activity_id, name)
-    join topics t on t.community_id = ${communityId} and lower(t.name) = lower(l.name)
+    from unnest(${links.map((link) => link.activityId)}::bigint[], ${links.map((link) => link.name)}::text[]) as l(activity_id, name)
+    join (
+      select id, name from topics
+      where community_id = ${communityId} and lower(name) = any(array(select lower(n) from unnest(${[...new Set(links.map((link) => link.name))]}::text[]) as n))
+      for key share
+    ) t on lower(t.name) = lower(l.name)
     on conflict do nothing
   `;
 }
