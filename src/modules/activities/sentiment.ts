@@ -1,4 +1,4 @@
-import { forAnalysis, nlp } from './language-model.ts';
+import { forAnalysis, sentimentNlp } from './language-model.ts';
 
 export type Sentiment = 'positive' | 'negative' | 'neutral';
 
@@ -15,7 +15,7 @@ export function sentimentOf(text: string): Sentiment {
     if (typeof text !== 'string') return 'neutral';
     const sample = forAnalysis(text);
     if (!/[\p{L}\p{Extended_Pictographic}]|[:;]-?[()DPp]/u.test(sample)) return 'neutral';
-    const winkNlp = nlp();
+    const winkNlp = sentimentNlp();
     const score = winkNlp.readDoc(sample).out(winkNlp.its.sentiment) as number;
     if (!Number.isFinite(score)) return 'neutral';
     if (score >= SENTIMENT_THRESHOLD) return 'positive';
