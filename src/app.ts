@@ -21,7 +21,7 @@ import { bulkUpdateRoutes } from './modules/bulk-updates/index.ts';
 import { contactLookupRoutes } from './modules/contacts/index.ts';
 import { contactRoutes } from './modules/contacts/index.ts';
 import { contactCustomFieldRoutes } from './modules/custom-fields/index.ts';
-import { customFieldDefinitionRoutes } from './modules/custom-fields/index.ts';
+import { customFieldAdminRoutes, customFieldDefinitionRoutes } from './modules/custom-fields/index.ts';
 import { filterFieldRoutes } from './modules/filter-fields/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { ingestionRoutes } from './modules/ingestion/index.ts';
@@ -205,6 +205,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
   customFieldDefinitionRoutes(app, services);
+  customFieldAdminRoutes(app, services);
   leadScoreRoutes(app, services);
   objectRoutes(app, services);
   objectWriteRoutes(app, services);

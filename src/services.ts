@@ -15,7 +15,7 @@ import { createCommunityService } from './modules/communities/index.ts';
 import { createContactLookupService } from './modules/contacts/index.ts';
 import { createContactService } from './modules/contacts/index.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/index.ts';
-import { createCustomFieldDefinitionService } from './modules/custom-fields/index.ts';
+import { createCustomFieldAdminService, createCustomFieldDefinitionService } from './modules/custom-fields/index.ts';
 import { createFilterService } from './modules/filter-fields/index.ts';
 import { createIngestionService } from './modules/ingestion/index.ts';
 import { createLeadScoreService } from './modules/lead-scores/index.ts';
@@ -99,6 +99,7 @@ export async function createServices(deps: ServiceDeps) {
     activities,
     contacts: createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl }),
     customFields: createCustomFieldDefinitionService({ db }),
+    customFieldAdmin: createCustomFieldAdminService({ db, clock }),
     leadScores: createLeadScoreService({ db }),
     objectTypes: createObjectTypeService({ db }),
     objects,

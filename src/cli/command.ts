@@ -29,6 +29,12 @@ export const OPTIONS = {
   object: { type: 'string' },
   url: { type: 'string' },
   interval: { type: 'string' },
+  values: { type: 'string' },
+  multivalue: { type: 'string' },
+  description: { type: 'string' },
+  'object-type': { type: 'string' },
+  writers: { type: 'string' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -10,6 +10,7 @@ import { activityTypeCommand } from './commands/activity-type.ts';
 import { auditCommand } from './commands/audit.ts';
 import { buyingCommitteeCommand } from './commands/buying-committee.ts';
 import { communityCommand } from './commands/community.ts';
+import { customFieldCommand } from './commands/custom-field.ts';
 import { feedCommand } from './commands/feed.ts';
 import { ingestionCommand } from './commands/ingestion.ts';
 import { initCommand } from './commands/init.ts';
@@ -32,6 +33,7 @@ const COMMANDS: Command[] = [
   ingestionCommand,
   objectTypeCommand,
   objectsCommand,
+  customFieldCommand,
   feedCommand,
   buyingCommitteeCommand,
   auditCommand,

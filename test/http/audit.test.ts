@@ -223,6 +223,19 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     );
     await write('POST /api/v2/admin/feeds/{id}/fetch', `/api/v2/admin/feeds/${feed.id}/fetch`, {}, { status: 202, operation: 'feed.fetch', ids: () => [feed.id] });
     await write('DELETE /api/v2/admin/feeds/{id}', `/api/v2/admin/feeds/${feed.id}`, undefined, { status: 200, operation: 'feed.delete', ids: () => [feed.id] });
+    const definition = data(
+      await write('POST /api/v2/admin/custom-fields', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }, {
+        status: 201,
+        operation: 'custom_field.create',
+        ids: (b) => [data(b).id],
+      }),
+    );
+    await write('PATCH /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, { allowedValues: ['free', 'pro', 'team'] }, {
+      status: 200,
+      operation: 'custom_field.update',
+      ids: () => [definition.id],
+    });
+    await write('DELETE /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, undefined, { status: 200, operation: 'custom_field.retire', ids: () => [definition.id] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
