@@ -118,6 +118,27 @@ export const CONTACT_REFERENCES = {
 } as const;
 
 /**
+ * Both contacts' jobs, newest first (the survivor's first on a tie), at most 20. When the survivor has a
+ * current job, the merged contact's current one ends at the merge: a person holds one current job, and the
+ * survivor's title and company win. If the survivor had none, the merged contact's current job is the one
+ * its title and company now name, and the history trigger (migration 0021) leaves it as it is.
+ */
+function mergedJobHistory(now: Date) {
+  const day = now.toISOString().slice(0, 10);
+  return sql`(
+    select coalesce(jsonb_agg(e order by e ->> 'startDate' desc, k), '[]'::jsonb)
+    from (
+      select e, k from (
+        select e, k from jsonb_array_elements(s.job_history) with ordinality as x(e, k)
+        union all
+        select case when e ->> 'endDate' is null and s.job_history -> 0 ->> 'endDate' is null and jsonb_array_length(s.job_history) > 0
+                 then jsonb_set(e, '{endDate}', to_jsonb(${day}::text)) else e end, 1000 + k
+        from jsonb_array_elements(m.job_history) with ordinality as y(e, k)
+      ) jobs order by e ->> 'startDate' desc, k limit 20
+    ) kept)`;
+}
+
+/**
  * Merges `mergedId` into `survivorId`: everything that pointed at the merged contact moves to the survivor
  * (memberships, tags, custom values and scores where the survivor has none of its own), the survivor's
  * empty fields take the merged contact's values, the merged row is deleted, and the merge is recorded, so
@@ -180,6 +201,7 @@ export async function mergeContacts(
       raw_location = coalesce(s.raw_location, m.raw_location),
       phone_numbers = case when s.phone_numbers = '[]'::jsonb then m.phone_numbers else s.phone_numbers end,
       name = case when s.full_name is null and s.name = 'Unknown' then m.name else s.name end,
+      job_history = ${mergedJobHistory(merge.now)},
       updated_at = ${merge.now}
     from contacts m
     where s.community_id = ${c} and s.id = ${s} and m.community_id = ${c} and m.id = ${m}`.execute(trx);
