@@ -412,7 +412,6 @@ export interface Organizations {
   revenue_range_min: Numeric | null;
   source_id: Int8 | null;
   sub_industry: string | null;
-  surging_topics: Generated<string[]>;
   updated_at: Generated<Timestamp>;
 }
 

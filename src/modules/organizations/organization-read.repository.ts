@@ -14,7 +14,6 @@ export interface OrganizationFilters {
 /** The columns that only some `cols` need, left unread otherwise (they can be large). */
 export interface WideColumns {
   researchResults: boolean;
-  surgingTopics: boolean;
 }
 
 export interface OrganizationRow {
@@ -32,7 +31,6 @@ export interface OrganizationRow {
   region: string | null;
   country: string | null;
   researchResults?: unknown;
-  surgingTopics?: string[];
 }
 
 const columns = [
@@ -58,8 +56,7 @@ function selectOrganizations(db: Executor, communityId: number) {
 function withColumns(query: ReturnType<typeof selectOrganizations>, wide: WideColumns) {
   return query
     .select(columns)
-    .$if(wide.researchResults, (q) => q.select('o.research_results as researchResults'))
-    .$if(wide.surgingTopics, (q) => q.select('o.surging_topics as surgingTopics'));
+    .$if(wide.researchResults, (q) => q.select('o.research_results as researchResults'));
 }
 
 function filtered(db: Executor, communityId: number, filters: OrganizationFilters) {
@@ -170,4 +167,56 @@ export async function topContactsOf(db: Executor, communityId: number, ids: read
       limit ${limit}`, 'c')}
     order by p.id, c.activity_count_all desc, c.id`.execute(db);
   return groupByParent(rows, (row) => row.organizationId);
+}
+
+/**
+ * How `surgingTopics` decides (docs/reading.md): among the activities of an organization's contacts, a
+ * topic surges when at least SURGE_MIN_ACTIVITIES of the last 28 days carry it and its share of those
+ * days' activities is at least SURGE_LIFT times its share of the 84 days before. Shares before are
+ * smoothed by one activity ((topic + 1) / (all + 1)): a topic never seen before can surge, but only against
+ * a baseline, and a short history cannot make one. The strongest rises first (then the most activities,
+ * then the name), at most `limit`.
+ */
+export const SURGE_WINDOW_DAYS = 28;
+export const SURGE_BASELINE_DAYS = 84;
+export const SURGE_MIN_ACTIVITIES = 3;
+export const SURGE_LIFT = 2;
+
+export async function surgingTopicsOf(db: Executor, communityId: number, ids: readonly number[], now: Date, limit: number): Promise<Map<number, string[]>> {
+  if (ids.length === 0) return new Map();
+  const day = 86_400_000;
+  const recentFrom = new Date(now.getTime() - SURGE_WINDOW_DAYS * day);
+  const baseFrom = new Date(recentFrom.getTime() - SURGE_BASELINE_DAYS * day);
+  const { rows } = await sql<{ organizationId: number; name: string }>`
+    with acts as (
+      select c.organization_id as org, a.id, a.activity_time > ${recentFrom} as recent
+      from contacts c
+      join activities a on a.community_id = c.community_id and a.contact_id = c.id
+        and a.activity_time > ${baseFrom} and a.activity_time <= ${now}
+      where c.community_id = ${communityId} and c.organization_id = any(${[...ids]}::bigint[]) and c.anonymized_at is null
+    ), totals as (
+      select org, count(*) filter (where recent) as recent_n, count(*) filter (where not recent) as base_n from acts group by org
+    ), per_topic as (
+      select acts.org, l.topic_id, count(*) filter (where recent) as recent, count(*) filter (where not recent) as base
+      from acts join activity_topics l on l.community_id = ${communityId} and l.activity_id = acts.id
+      group by acts.org, l.topic_id
+    ), ranked as (
+      select p.org, t.name, row_number() over (
+          partition by p.org
+          order by (p.recent::float8 / tt.recent_n) / ((p.base + 1)::float8 / (tt.base_n + 1)) desc, p.recent desc, lower(t.name), t.id
+        ) as n
+      from per_topic p
+      join totals tt on tt.org = p.org
+      join topics t on t.community_id = ${communityId} and t.id = p.topic_id
+      where p.recent >= ${SURGE_MIN_ACTIVITIES}
+        and (p.recent::float8 / tt.recent_n) >= ${SURGE_LIFT} * ((p.base + 1)::float8 / (tt.base_n + 1))
+    )
+    select org as "organizationId", name from ranked where n <= ${limit} order by org, n`.execute(db);
+  const byOrganization = new Map<number, string[]>();
+  for (const row of rows) {
+    const names = byOrganization.get(Number(row.organizationId)) ?? [];
+    names.push(row.name);
+    byOrganization.set(Number(row.organizationId), names);
+  }
+  return byOrganization;
 }

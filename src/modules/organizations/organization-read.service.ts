@@ -53,15 +53,16 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   /** The opt-in columns of a page's organizations: one query per column (both lead score columns share one). */
   async function loadValues(communityId: number, ids: number[], cols: Cols): Promise<PageValues> {
     const named = (name: string) => cols.names.has(name);
-    const [customFields, scores, jobOpenings, news, topContacts, tags] = await Promise.all([
+    const [customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags] = await Promise.all([
       cols.customFields ? customFieldValuesOf(db, communityId, 'organization', ids, cols.customFields) : undefined,
       named('leadScores') || named('leadScoreKeyFactors') ? scoresOf(db, communityId, 'organization', ids) : undefined,
       named('recentJobOpenings') ? organizations.recentJobOpeningsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
       named('recentNews') ? organizations.recentNewsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
       named('topContacts') ? organizations.topContactsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
+      named('surgingTopics') ? organizations.surgingTopicsOf(db, communityId, ids, deps.clock.now(), RECENT_LIMIT) : undefined,
       named('tags') ? tagIdsOf(db, communityId, 'organization', ids) : undefined,
     ]);
-    return { customFields, scores, jobOpenings, news, topContacts, tags };
+    return { customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags };
   }
 
   async function present(communityId: number, rows: organizations.OrganizationRow[], cols: Cols) {
@@ -71,7 +72,6 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
 
   const wideColumns = (cols: Cols): organizations.WideColumns => ({
     researchResults: cols.names.has('researchResults'),
-    surgingTopics: cols.names.has('surgingTopics'),
   });
 
   return {

@@ -12,6 +12,7 @@ export interface PageValues {
   jobOpenings?: Map<number, JobOpeningRow[]>;
   news?: Map<number, NewsRow[]>;
   topContacts?: Map<number, TopContactRow[]>;
+  surgingTopics?: Map<number, string[]>;
   tags?: Map<number, number[]>;
 }
 
@@ -38,7 +39,7 @@ export function presentOrganization(row: OrganizationRow, cols: Cols, values: Pa
     ...opt('researchResults', () => researchResultsOf(row.researchResults)),
     ...opt('recentJobOpenings', () => (values.jobOpenings?.get(row.id) ?? []).map(presentJobOpening)),
     ...opt('recentNews', () => (values.news?.get(row.id) ?? []).map(presentNews)),
-    ...opt('surgingTopics', () => row.surgingTopics ?? []),
+    ...opt('surgingTopics', () => values.surgingTopics?.get(row.id) ?? []),
     ...opt('topContacts', () => (values.topContacts?.get(row.id) ?? []).map((contact) => ({ id: formatId('contact', contact.id), name: contact.name }))),
     ...opt('tags', () => (values.tags?.get(row.id) ?? []).map((tagId) => formatId('tag', tagId))),
     ...opt('url', () => `${publicUrl}/organizations/${id}`),
