@@ -1,7 +1,8 @@
 import { captureQueries, cursorOfPage, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, throughputRounds } from './load.ts';
-import type { Figure } from './report.ts';
+import type { BenchOptions } from './options.ts';
+import { latencyFigure, type Figure } from './report.ts';
 
 /**
  * `npm run bench -- --only prospector`: `GET /api/v2/prospector-contacts` with a lightFilter of three
@@ -26,16 +27,8 @@ export const PROSPECTOR_FILTER = {
   ],
 };
 
-export interface ProspectorBenchOptions {
-  limit: number;
-  /** The deep page: at most this one, and no further than the filtered list's last full page. */
-  page: number;
-  warmup: number;
-  samples: number;
-  concurrency: number;
-  seconds: number;
-  rounds: number;
-}
+/** `page`: the deep page, at most this one, and no further than the filtered list's last full page. */
+export type ProspectorBenchOptions = Pick<BenchOptions, 'limit' | 'page' | 'warmup' | 'samples' | 'concurrency' | 'seconds' | 'rounds'>;
 
 export async function measureProspector(
   options: ProspectorBenchOptions,
@@ -74,26 +67,8 @@ export async function measureProspector(
   client.close();
 
   const figures: Figure[] = [
-    {
-      name: 'prospector contacts: 3-clause lightFilter vs none',
-      measured: 'p50 filtered',
-      value: filtering.b.p50,
-      baselineName: 'p50 unfiltered',
-      baseline: filtering.a.p50,
-      unit: 'ms',
-      ratio: filtering.b.p50 / filtering.a.p50,
-      goal: { op: '<=', value: 3 },
-    },
-    {
-      name: `prospector contacts, filtered: page ${deep} vs page 1`,
-      measured: `p50 page ${deep}`,
-      value: paging.b.p50,
-      baselineName: 'p50 page 1',
-      baseline: paging.a.p50,
-      unit: 'ms',
-      ratio: paging.b.p50 / paging.a.p50,
-      goal: { op: '<=', value: 1.3 },
-    },
+    latencyFigure('prospector contacts: 3-clause lightFilter vs none', { measured: 'p50 filtered', baseline: 'p50 unfiltered' }, filtering, 3),
+    latencyFigure(`prospector contacts, filtered: page ${deep} vs page 1`, { measured: `p50 page ${deep}`, baseline: 'p50 page 1' }, paging, 1.3),
     {
       name: 'prospector contacts, filtered: throughput vs bare Fastify',
       measured: 'Hearth',

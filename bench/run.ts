@@ -13,7 +13,7 @@ import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './option
 import { measureProspector } from './prospector.ts';
 import { seedProspector } from './prospector-seed.ts';
 import { measurePush } from './push.ts';
-import { met, renderTable, type Figure } from './report.ts';
+import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
 
@@ -199,18 +199,7 @@ async function measureList(options: BenchOptions, context: Context & { services:
   const deepUrl = list({ cursor: deepCursor });
   log(`  ${(walkMs / 1000).toFixed(1)} s (${(walkMs / (options.page - 1)).toFixed(2)} ms a page on average)`);
   const paging = await compareLatency(client, { a: page1, b: deepUrl }, options);
-  const figures: Figure[] = [
-    {
-      name: `page ${options.page} vs page 1`,
-      measured: `p50 page ${options.page}`,
-      value: paging.b.p50,
-      baselineName: 'p50 page 1',
-      baseline: paging.a.p50,
-      unit: 'ms',
-      ratio: paging.b.p50 / paging.a.p50,
-      goal: { op: '<=', value: 1.3 },
-    },
-  ];
+  const figures: Figure[] = [latencyFigure(`page ${options.page} vs page 1`, { measured: `p50 page ${options.page}`, baseline: 'p50 page 1' }, paging, 1.3)];
 
   // 4b. A three-clause lightFilter against none.
   const filter = options.filter ? await lightFilterOf(db, setup.communityId) : null;
@@ -319,16 +308,7 @@ async function measureJobTitles(options: BenchOptions, context: Context): Promis
     const compared = await compareLatency(client, { a: page(), b: page(deepCursor) }, { warmup: options.warmup, samples: options.samples });
     log(`  ${sort}: p50 page 1 ${compared.a.p50.toFixed(2)} ms, page ${DEEP} ${compared.b.p50.toFixed(2)} ms`);
     results[sort] = compared;
-    figures.push({
-      name: `job titles by ${sort}, page ${DEEP} vs page 1`,
-      measured: `p50 page ${DEEP}`,
-      value: compared.b.p50,
-      baselineName: 'p50 page 1',
-      baseline: compared.a.p50,
-      unit: 'ms',
-      ratio: compared.b.p50 / compared.a.p50,
-      goal: { op: '<=', value: 1.3 },
-    });
+    figures.push(latencyFigure(`job titles by ${sort}, page ${DEEP} vs page 1`, { measured: `p50 page ${DEEP}`, baseline: 'p50 page 1' }, compared, 1.3));
   }
   return { figures, results };
 }
