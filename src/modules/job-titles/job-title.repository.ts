@@ -82,13 +82,27 @@ export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): 
     }
     return withProspector;
   });
-  // Global changes every community has folded are needed no more. Outside the fold's transaction: deleting
-  // takes the log in a mode its SHARE lock conflicts with, and two folds upgrading at once would deadlock.
-  if (prospectorFolded) await sql`delete from prospector_title_changes where id <= (select min(folded_through) from job_title_prospector_marks)`.execute(db);
+  if (prospectorFolded) await pruneProspectorChanges(db);
+}
+
+/**
+ * Deletes the global changes every community has folded. Outside a fold's transaction: deleting takes the
+ * log in a mode its SHARE lock conflicts with, and two folds upgrading at once would deadlock. One pruner
+ * at a time (the others skip: the next fold prunes what they would have), so concurrent deletes of the
+ * same rows never wait on each other.
+ */
+async function pruneProspectorChanges(db: Kysely<DB>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${PRUNE_LOCK}) as locked`.execute(trx);
+    if (!locked.rows[0]?.locked) return;
+    await sql`delete from prospector_title_changes where id <= (select min(folded_through) from job_title_prospector_marks)`.execute(trx);
+  });
 }
 
 /** The first key of pg_advisory_xact_lock(int, int) for folding job titles ("jt" in ASCII). */
 const FOLD_LOCK = 0x6a74;
+/** The key of pg_try_advisory_xact_lock(bigint) for pruning the global prospector title changes ("jtp"). */
+const PRUNE_LOCK = 0x6a7470;
 
 /**
  * One page of the community's job titles. Popularity: by count in `direction`, ties by title ascending.
