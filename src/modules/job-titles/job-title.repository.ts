@@ -34,7 +34,7 @@ async function foldState(db: Executor, communityId: number): Promise<FoldState> 
 const prospectorBehind = (state: FoldState) => state.mark === null || state.latest > state.mark;
 
 /**
- * Brings the community's title counts up to date (migrations 0013, 0020): the changes its contacts made
+ * Brings the community's title counts up to date (migrations 0013, 0023): the changes its contacts made
  * since are taken out, the global prospector changes past its watermark read (or, the first time, every
  * prospector title counted), both added to the counts, and titles nobody carries any more go. One folder
  * at a time per community (a transaction-scoped advisory lock), so two readers never take the same changes
@@ -50,7 +50,7 @@ export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): 
     const withProspector = prospectorBehind(state);
     if (withProspector) {
       // The last ID of the log is read under this lock, so no change below it is still uncommitted
-      // (migration 0020 says why).
+      // (migration 0023 says why).
       await sql`lock table prospector_title_changes in share mode`.execute(trx);
       state = await foldState(trx, communityId);
     }
