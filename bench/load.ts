@@ -149,3 +149,31 @@ export async function measureThroughput(
   client.close();
   return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, latency: summarize(latencies) };
 }
+
+/**
+ * Throughput of each series in `rounds` rounds, the order rotating per round, after a 2 s warm-up of each,
+ * so that what else the machine does falls on all of them alike. `perSecond(name)` is the median of a
+ * series' rounds.
+ */
+export async function throughputRounds<S extends string>(
+  series: Record<S, { url: string; token?: string; tokens?: string[] }>,
+  options: { concurrency: number; seconds: number; rounds: number },
+  log: (line: string) => void,
+): Promise<{ rounds: Record<S, Throughput>[]; perSecond: (name: S) => number }> {
+  const order = Object.keys(series) as S[];
+  for (const name of order) await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: 2 });
+  const rounds: Record<S, Throughput>[] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    const result = {} as Record<S, Throughput>;
+    for (let i = 0; i < order.length; i++) {
+      const name = order[(i + round) % order.length]!;
+      result[name] = await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: options.seconds });
+    }
+    rounds.push(result);
+    log(
+      `  round ${round + 1}: ` +
+        order.map((name) => `${name} ${result[name].perSecond.toFixed(0)} req/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '),
+    );
+  }
+  return { rounds, perSecond: (name) => median(rounds.map((r) => r[name].perSecond)) };
+}

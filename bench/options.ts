@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
+export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector'] as const;
+export type BenchPart = (typeof BENCH_PARTS)[number];
+
 export interface BenchOptions {
   /** Server on which a new database is made (BENCH_DATABASE_URL). */
   serverUrl: string;
@@ -27,8 +30,10 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the job titles figures, the bulk update figure or the push figures; null: all of them. */
-  only: 'list' | 'titles' | 'bulk' | 'push' | null;
+  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures or the prospector list figures; null: all of them. */
+  only: BenchPart | null;
+  /** Prospector contacts to seed for the prospector figures (companies: one per 20). */
+  prospectorContacts: number;
   bulkWarmup: number;
   bulkSamples: number;
 }
@@ -52,8 +57,11 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push>
-                        only the list figures, the job titles figures, the bulk update figure, or the push figures
+  --only <list|titles|bulk|push|prospector>
+                        only the list figures, the job titles figures, the bulk update figure, the push figures,
+                        or the prospector contacts list figures (which seed no community contacts)
+  --prospector-contacts <n>
+                        prospector contacts to seed for the prospector figures (100000)
   --bulk-warmup <n>     warm-up rounds before bulk update samples (20)
   --bulk-samples <n>    bulk update samples of Hearth and of the bare statements each (200)
 
@@ -92,13 +100,14 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       only: { type: 'string' },
       'bulk-warmup': { type: 'string' },
       'bulk-samples': { type: 'string' },
+      'prospector-contacts': { type: 'string' },
     },
     strict: true,
   });
   if (values.help) return 'help';
   const path = values.path ?? '/api/v2/contacts';
-  const only = values.only ?? null;
-  if (only !== null && only !== 'list' && only !== 'titles' && only !== 'bulk' && only !== 'push') throw new Error(`--only must be list, titles, bulk or push; got "${only}"`);
+  const only = (values.only ?? null) as BenchPart | null;
+  if (only !== null && !BENCH_PARTS.includes(only)) throw new Error(`--only must be one of ${BENCH_PARTS.join(', ')}; got "${only}"`);
   return {
     serverUrl: env.BENCH_DATABASE_URL?.trim() || DEFAULT_SERVER_URL,
     keep: values.keep ?? false,
@@ -121,6 +130,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     only,
     bulkWarmup: integer(values, 'bulk-warmup', 20, 0),
     bulkSamples: integer(values, 'bulk-samples', 200),
+    prospectorContacts: integer(values, 'prospector-contacts', 100_000),
   };
 }
 

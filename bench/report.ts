@@ -1,3 +1,4 @@
+import type { Summary } from './load.ts';
 import type { Machine } from './machine.ts';
 
 /** One line of the results table: a figure, the baseline it is divided by, and the goal of that ratio. */
@@ -13,6 +14,23 @@ export interface Figure {
   goal: { op: '<=' | '>='; value: number };
   /** Why there is no value (the list takes no lightFilter, ...). */
   skipped?: string;
+}
+
+/**
+ * A figure of two requests' latencies measured side by side (compareLatency): the p50 of `b` against the
+ * p50 of `a`, at most `goal`.
+ */
+export function latencyFigure(name: string, labels: { measured: string; baseline: string }, compared: { a: Summary; b: Summary }, goal: number): Figure {
+  return {
+    name,
+    measured: labels.measured,
+    value: compared.b.p50,
+    baselineName: labels.baseline,
+    baseline: compared.a.p50,
+    unit: 'ms',
+    ratio: compared.b.p50 / compared.a.p50,
+    goal: { op: '<=', value: goal },
+  };
 }
 
 export function met(figure: Figure): boolean | null {

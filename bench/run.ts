@@ -7,18 +7,21 @@ import { BULK_IDS, BULK_TAGS, bulkBody, captureBulk, compareBulk, prepareBulk, r
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
-import { compareLatency, createClient, getJson, measureThroughput, median, type Summary, type Throughput } from './load.ts';
+import { compareLatency, createClient, getJson, throughputRounds, type Summary } from './load.ts';
 import { describeMachine } from './machine.ts';
-import { parseOptions, USAGE, type BenchOptions } from './options.ts';
+import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
+import { measureProspector } from './prospector.ts';
+import { seedProspector } from './prospector-seed.ts';
 import { measurePush } from './push.ts';
-import { met, renderTable, type Figure } from './report.ts';
+import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
 
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
- * of a list, one of a bulk update, six of pushes (`--only list|bulk|push` for one part).
+ * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list
+ * (`--only list|titles|bulk|push|prospector` for one part).
  */
 
 const options = (() => {
@@ -75,9 +78,10 @@ async function run(options: BenchOptions) {
   // The first community, its API source, and a new token with every scope.
   const setup = await services.communities.init(cliActor());
 
-  // 2. Seed.
+  // 2. Seed: the community, unless only the prospector figures are measured, and the prospector data they read.
+  const wanted = (part: BenchPart) => options.only === null || options.only === part;
   let seed: SeedReport | null = null;
-  if (!options.reuse) {
+  if (!options.reuse && options.only !== 'prospector') {
     log(`Seeding ${options.contacts.toLocaleString('en')} contacts and ${options.activities.toLocaleString('en')} activities…`);
     seed = await seedCommunity(db, {
       communityId: setup.communityId,
@@ -89,6 +93,12 @@ async function run(options: BenchOptions) {
     for (const step of seed.steps) log(`  ${step.step.padEnd(38)} ${step.rows.toString().padStart(9)} rows ${(step.ms / 1000).toFixed(1).padStart(7)} s`);
     log(`  seeded in ${(seed.totalMs / 1000).toFixed(1)} s`);
   }
+  if (!options.reuse && wanted('prospector')) {
+    log(`Seeding ${options.prospectorContacts.toLocaleString('en')} prospector contacts…`);
+    const steps = await seedProspector(db, { contacts: options.prospectorContacts, now: systemClock.now() });
+    for (const step of steps) log(`  ${step.step.padEnd(38)} ${step.rows.toString().padStart(9)} rows ${(step.ms / 1000).toFixed(1).padStart(7)} s`);
+    seed = { steps: [...(seed?.steps ?? []), ...steps], totalMs: (seed?.totalMs ?? 0) + steps.reduce((sum, step) => sum + step.ms, 0) };
+  }
   const counts = await countRows(db, setup.communityId);
 
   // 3. Hearth, in a child process; each figure starts the bare baseline it needs once it knows Hearth's statements.
@@ -98,7 +108,6 @@ async function run(options: BenchOptions) {
   const machine = await describeMachine(db);
 
   const figures: Figure[] = [];
-  const wanted = (part: 'list' | 'titles' | 'bulk' | 'push') => options.only === null || options.only === part;
   const list = wanted('list') ? await measureList(options, { db, services, setup, hearth, env, counts }) : null;
   if (list) figures.push(...list.figures);
   const titles = wanted('titles') ? await measureJobTitles(options, { db, setup, hearth, env }) : null;
@@ -120,6 +129,10 @@ async function run(options: BenchOptions) {
       })
     : null;
   if (push) figures.push(...push.figures);
+  const prospector = wanted('prospector')
+    ? await measureProspector(options, { token: setup.token, hearth, env, log, track: (child) => children.push(child) })
+    : null;
+  if (prospector) figures.push(...prospector.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -141,6 +154,7 @@ async function run(options: BenchOptions) {
     jobTitles: titles?.results ?? null,
     bulk: bulk?.results ?? null,
     push: push?.results ?? null,
+    prospector: prospector?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });
@@ -185,18 +199,7 @@ async function measureList(options: BenchOptions, context: Context & { services:
   const deepUrl = list({ cursor: deepCursor });
   log(`  ${(walkMs / 1000).toFixed(1)} s (${(walkMs / (options.page - 1)).toFixed(2)} ms a page on average)`);
   const paging = await compareLatency(client, { a: page1, b: deepUrl }, options);
-  const figures: Figure[] = [
-    {
-      name: `page ${options.page} vs page 1`,
-      measured: `p50 page ${options.page}`,
-      value: paging.b.p50,
-      baselineName: 'p50 page 1',
-      baseline: paging.a.p50,
-      unit: 'ms',
-      ratio: paging.b.p50 / paging.a.p50,
-      goal: { op: '<=', value: 1.3 },
-    },
-  ];
+  const figures: Figure[] = [latencyFigure(`page ${options.page} vs page 1`, { measured: `p50 page ${options.page}`, baseline: 'p50 page 1' }, paging, 1.3)];
 
   // 4b. A three-clause lightFilter against none.
   const filter = options.filter ? await lightFilterOf(db, setup.communityId) : null;
@@ -236,24 +239,8 @@ async function measureList(options: BenchOptions, context: Context & { services:
     bareAll: { url: `${bare.url}/bare-all` },
     hearthTokens: { url: page1, tokens },
   } as const;
-  type Series = keyof typeof series;
-  const order = Object.keys(series) as Series[];
   log(`\nThroughput: ${options.rounds} rounds of ${options.seconds} s per series at ${options.concurrency} connections…`);
-  for (const name of order) await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: 2 });
-  const rounds: Record<Series, Throughput>[] = [];
-  for (let round = 0; round < options.rounds; round++) {
-    const result = {} as Record<Series, Throughput>;
-    for (let i = 0; i < order.length; i++) {
-      const name = order[(i + round) % order.length]!;
-      result[name] = await measureThroughput(series[name].url, { ...series[name], concurrency: options.concurrency, seconds: options.seconds });
-    }
-    rounds.push(result);
-    log(
-      `  round ${round + 1}: ` +
-        order.map((name) => `${name} ${result[name].perSecond.toFixed(0)} req/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '),
-    );
-  }
-  const rps = (name: Series) => median(rounds.map((r) => r[name].perSecond));
+  const { rounds, perSecond: rps } = await throughputRounds(series, options, log);
   const hearthRps = rps('hearth');
   const bareRps = rps('bare');
   figures.push({
@@ -321,16 +308,7 @@ async function measureJobTitles(options: BenchOptions, context: Context): Promis
     const compared = await compareLatency(client, { a: page(), b: page(deepCursor) }, { warmup: options.warmup, samples: options.samples });
     log(`  ${sort}: p50 page 1 ${compared.a.p50.toFixed(2)} ms, page ${DEEP} ${compared.b.p50.toFixed(2)} ms`);
     results[sort] = compared;
-    figures.push({
-      name: `job titles by ${sort}, page ${DEEP} vs page 1`,
-      measured: `p50 page ${DEEP}`,
-      value: compared.b.p50,
-      baselineName: 'p50 page 1',
-      baseline: compared.a.p50,
-      unit: 'ms',
-      ratio: compared.b.p50 / compared.a.p50,
-      goal: { op: '<=', value: 1.3 },
-    });
+    figures.push(latencyFigure(`job titles by ${sort}, page ${DEEP} vs page 1`, { measured: `p50 page ${DEEP}`, baseline: 'p50 page 1' }, compared, 1.3));
   }
   return { figures, results };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type QueryResult } from 'kysely';
 import type { DB } from '../src/db/schema.ts';
 import {
   CONTENT,
@@ -15,6 +15,7 @@ import {
   TAG_NAMES,
   TITLES,
 } from './seed-data.ts';
+import { pick, u } from './seed-random.ts';
 
 /**
  * The bench's community, written set-based: every table is filled by one INSERT … SELECT over
@@ -57,20 +58,6 @@ const ACTIVE_SHARE = 0.75;
 /** Handles and email local parts in ASCII: accented letters mapped, apostrophes and spaces dropped. */
 const ASCII_FROM = 'éèêëáàâãäíóôõöúüçñ’\' ';
 const ASCII_TO = 'eeeeaaaaaioooouucn';
-
-/**
- * A uniform number in [0, 1) from a row number and a salt: PostgreSQL's hashint8 of a mix of both. Only
- * our own constants and column names go in, never input.
- */
-function u(row: string, salt: number): RawBuilder<number> {
-  // float8 throughout: numeric arithmetic (what a bare 4294967296.0 would make) is many times slower.
-  return sql.raw<number>(`((hashint8((${row})::bigint * 1000003 + ${salt})::float8 + 2147483648.0) / 4294967296.0)`);
-}
-
-/** 1 + floor(n · x): an index into a SQL array of n elements. */
-function pick(n: number, x: RawBuilder<number>): RawBuilder<number> {
-  return sql<number>`(1 + floor(${sql.lit(n)} * ${x})::int)`;
-}
 
 /** A multiplier that permutes 0..n-1 (coprime with n): spreads the busiest contacts over the ID range. */
 function permutationStep(n: number): number {

@@ -257,24 +257,11 @@ export interface IngestionBacklog {
   stored_last_minute: number;
 }
 
-export interface JobTitleChanges {
-  change: number;
-  community_id: Int8;
-  id: Generated<Int8>;
-  title: string;
-}
-
-export interface JobTitles {
-  community_id: Int8;
-  records: number;
-  title: string;
-}
-
 export interface JobOpenings {
   community_id: Int8;
+  feed_id: Int8 | null;
   first_seen_at: Timestamp;
   id: Generated<Int8>;
-  feed_id: Int8 | null;
   is_closed: Generated<boolean>;
   item_key: string;
   job_description: string | null;
@@ -303,6 +290,24 @@ export interface Jobs {
   run_at: Generated<Timestamp>;
   started_at: Timestamp | null;
   status: Generated<string>;
+}
+
+export interface JobTitleChanges {
+  change: number;
+  community_id: Int8;
+  id: Generated<Int8>;
+  title: string;
+}
+
+export interface JobTitleProspectorMarks {
+  community_id: Int8;
+  folded_through: Int8;
+}
+
+export interface JobTitles {
+  community_id: Int8;
+  records: number;
+  title: string;
 }
 
 export interface LeadScoreDefinitions {
@@ -461,6 +466,12 @@ export interface ProspectorContacts {
   seniority: string | null;
   skills: Generated<string[]>;
   title: string | null;
+}
+
+export interface ProspectorTitleChanges {
+  change: number;
+  id: Generated<Int8>;
+  title: string;
 }
 
 export interface RateLimitCounters {
@@ -632,6 +643,7 @@ export interface DB {
   ingestion_backlog: IngestionBacklog;
   job_openings: JobOpenings;
   job_title_changes: JobTitleChanges;
+  job_title_prospector_marks: JobTitleProspectorMarks;
   job_titles: JobTitles;
   jobs: Jobs;
   lead_score_definitions: LeadScoreDefinitions;
@@ -647,6 +659,7 @@ export interface DB {
   personas: Personas;
   prospector_companies: ProspectorCompanies;
   prospector_contacts: ProspectorContacts;
+  prospector_title_changes: ProspectorTitleChanges;
   rate_limit_counters: RateLimitCounters;
   removal_requests: RemovalRequests;
   segment_memberships: SegmentMemberships;

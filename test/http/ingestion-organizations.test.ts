@@ -115,6 +115,36 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
     expect((await post('/community/v1/organizations', { prospectorCompanyId: 999999, destinationSourceId: t.sourceId })).statusCode).toBe(404);
   });
 
+  it('takes the domain of an imported prospector company from its key, not its website', async () => {
+    const admin = await t.issueToken(['admin']);
+    const imported = await post(
+      '/api/v2/admin/prospector/companies',
+      [{ domain: 'https://www.hooli-xyz.co.uk/about', name: 'Hooli XYZ', primaryWebsite: 'https://hooli.example.net', employees: 900 }] as never,
+      admin,
+    );
+    expect(imported.statusCode, imported.body).toBe(200);
+    const company = await t.services.db.selectFrom('prospector_companies').select('id').where('primary_domain', '=', 'hooli-xyz.co.uk').executeTakeFirstOrThrow();
+
+    // No domain: the company's key is the organization's domain.
+    const made = await post('/community/v1/organizations', { prospectorCompanyId: company.id, destinationSourceId: t.sourceId });
+    expect(made.statusCode, made.body).toBe(200);
+    expect(made.json()).toMatchObject({ status: 'success', created: true });
+    expect(await organization(made.json().organizationId)).toMatchObject({ name: 'Hooli XYZ', primary_domain: 'hooli-xyz.co.uk', employees: 900, prospector_company_id: company.id });
+
+    // Only the company, as a prefixed ID: the same organization, updated from the company as it is now.
+    await t.services.db.updateTable('prospector_companies').set({ employees: 950 }).where('id', '=', company.id).execute();
+    const again = await post('/community/v1/organizations', { prospectorCompanyId: `pco_${company.id}` });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toMatchObject({ organizationId: made.json().organizationId, created: false });
+    expect(await organization(made.json().organizationId)).toMatchObject({ primary_domain: 'hooli-xyz.co.uk', employees: 950 });
+
+    const unknown = await post('/community/v1/organizations', { prospectorCompanyId: 987654, destinationSourceId: t.sourceId });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({ status: 'not-found', reason: 'no prospector company 987654' });
+    const none = await t.services.db.selectFrom('organizations').select('id').where('community_id', '=', t.communityId).where('primary_domain', '=', 'example.net').execute();
+    expect(none).toEqual([]);
+  });
+
   it('refuses what it cannot do, saying why, and writes nothing', async () => {
     for (const [payload, detail] of [
       [{}, /domain, a groupAttributesId or a prospectorCompanyId/],

@@ -3,6 +3,7 @@ import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { expectedTitles as expected } from '../helpers/job-titles.ts';
 import { walkPages, withQuery } from '../helpers/paging.ts';
 
 type Page = { success: true; data: { value: string }[]; meta: { nextCursor: string | null } };
@@ -20,14 +21,6 @@ const PEOPLE: [string, number][] = [
   ['Énergie Consultant', 1],
   ['zeta tester', 1],
 ];
-
-/** The expected orders, computed here from PEOPLE (byte order of the titles as stored). */
-const byTitle = (a: string, b: string) => (Buffer.compare(Buffer.from(a), Buffer.from(b)));
-function expected(counts: Map<string, number>, sort: 'popularity' | 'alphabetical', direction: 'asc' | 'desc'): string[] {
-  const titles = [...counts.keys()];
-  if (sort === 'alphabetical') return titles.sort((a, b) => (direction === 'asc' ? byTitle(a, b) : byTitle(b, a)));
-  return titles.sort((a, b) => (counts.get(a)! - counts.get(b)!) * (direction === 'asc' ? 1 : -1) || byTitle(a, b));
-}
 
 /** GET /api/v2/job-titles (decisions.md §2, §8, §12; interface.md "Job title ordering"). */
 describe.each(ENGINES)('job titles (%s)', (engine) => {

@@ -4,6 +4,8 @@ import { bulkBody, captureBulk, compareBulk, prepareBulk, resetBulk, withRecordI
 import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
 import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
+import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
+import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { systemClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
@@ -20,6 +22,7 @@ import { cliActor } from '../../src/core/writer.ts';
 
 const CONTACTS = 200;
 const ACTIVITIES = 2_000;
+const PROSPECTS = 4_000;
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (PostgreSQL)', () => {
   let drop: (() => Promise<void>) | undefined;
@@ -243,6 +246,42 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect([measured.hearth.count, measured.bare.count, measured.resets]).toEqual([2, 2, 2]);
     await resetBulk(database.db, communityId, fixtures);
     client.close();
+  }, 120_000);
+
+  it('seeds prospector contacts and runs the prospector figures: the filter lists what its SQL finds', async () => {
+    const steps = await seedProspector(database.db, { contacts: PROSPECTS, now: systemClock.now() });
+    expect(Object.fromEntries(steps.map((step) => [step.step, step.rows]))).toEqual({ 'prospector companies': PROSPECTS / 20, 'prospector contacts': PROSPECTS });
+    const seeded = await one(sql<{ titled: number; skilled: number; companies: number; matching: number }>`
+      select count(*) filter (where title is not null)::int as titled, count(*) filter (where cardinality(skills) > 0)::int as skilled,
+             count(distinct company_id)::int as companies,
+             count(*) filter (where seniority = any(array['Director', 'VP', 'C-Level']) and skills && array['Kubernetes', 'Go']
+                                and country = 'United States')::int as matching
+      from prospector_contacts`);
+    expect(seeded.skilled).toBe(PROSPECTS);
+    expect(seeded.titled).toBeGreaterThan(PROSPECTS * 0.8);
+    expect(seeded.companies).toBeGreaterThan(PROSPECTS / 40);
+
+    const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' };
+    const hearth = await ServerChild.start('hearth-server.ts', env);
+    children.push(hearth);
+    const client = createClient({ token });
+    const lightFilter = JSON.stringify(PROSPECTOR_FILTER);
+    let listed = 0;
+    for (let cursor: string | undefined, n = 0; n === 0 || cursor; n++) {
+      const page = await getJson<{ data: unknown[]; meta: { nextCursor: string | null } }>(client, listUrl(hearth.url, '/api/v2/prospector-contacts', '', { lightFilter, limit: '50', cursor }));
+      listed += page.data.length;
+      cursor = page.meta.nextCursor ?? undefined;
+    }
+    expect(seeded.matching).toBeGreaterThan(10);
+    expect(listed).toBe(seeded.matching);
+    client.close();
+
+    const options = { limit: 5, page: 1000, warmup: 1, samples: 2, concurrency: 2, seconds: 1, rounds: 1 };
+    const measured = await measureProspector(options, { token, hearth, env, log: () => {}, track: (child) => children.push(child) });
+    expect(measured.figures.map((figure) => figure.unit)).toEqual(['ms', 'ms', 'req/s']);
+    expect(measured.figures.every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
+    // The deep page is the filtered list's last full page when it ends before --page.
+    expect(measured.figures[1]!.name).toContain(`page ${Math.floor(seeded.matching / 5)} vs page 1`);
   }, 120_000);
 
   it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {

@@ -2,7 +2,9 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import { invalidCursor } from '../../core/cursor.ts';
+import type { Executor } from '../../core/executor.ts';
 import { likeLiteral } from '../../core/query-fragments.ts';
+import { prospectorTitleCounts } from '../prospector/index.ts';
 
 export type JobTitleSort = 'popularity' | 'alphabetical';
 
@@ -11,35 +13,96 @@ export interface JobTitleRow {
   records: number;
 }
 
+/** What a community's counts lack: its own contacts' changes, and the global prospector changes past its watermark. */
+interface FoldState {
+  own: boolean;
+  /** The last global change folded into the counts; null: never seeded with the prospector titles. */
+  mark: number | null;
+  /** The last global change there is (0: none). */
+  latest: number;
+}
+
+/** One statement of index probes: whether anything is pending. */
+async function foldState(db: Executor, communityId: number): Promise<FoldState> {
+  const found = await sql<FoldState>`
+    select exists (select 1 from job_title_changes where community_id = ${communityId}) as own,
+           (select folded_through from job_title_prospector_marks where community_id = ${communityId}) as mark,
+           coalesce((select max(id) from prospector_title_changes), 0) as latest`.execute(db);
+  return found.rows[0]!;
+}
+
+const prospectorBehind = (state: FoldState) => state.mark === null || state.latest > state.mark;
+
 /**
- * Brings the community's title counts up to date with the changes contacts made since (migration 0013):
- * the changes are taken out and added to the counts, and titles nobody carries any more go. One folder
+ * Brings the community's title counts up to date (migrations 0013, 0023): the changes its contacts made
+ * since are taken out, the global prospector changes past its watermark read (or, the first time, every
+ * prospector title counted), both added to the counts, and titles nobody carries any more go. One folder
  * at a time per community (a transaction-scoped advisory lock), so two readers never take the same changes
  * in opposite orders and deadlock.
  */
 export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): Promise<void> {
-  // Most reads find nothing to fold: one index probe, no transaction.
-  const pending = await sql`select 1 from job_title_changes where community_id = ${communityId} limit 1`.execute(db);
-  if (pending.rows.length === 0) return;
-  await db.transaction().execute(async (trx) => {
+  // Most reads find nothing to fold: index probes, no transaction.
+  const seen = await foldState(db, communityId);
+  if (!seen.own && !prospectorBehind(seen)) return;
+  const prospectorFolded = await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${FOLD_LOCK}, ${communityId}::int)`.execute(trx);
+    let state = await foldState(trx, communityId);
+    const withProspector = prospectorBehind(state);
+    if (withProspector) {
+      // The last ID of the log is read under this lock, so no change below it is still uncommitted
+      // (migration 0023 says why).
+      await sql`lock table prospector_title_changes in share mode`.execute(trx);
+      state = await foldState(trx, communityId);
+    }
+    if (!state.own && !withProspector) return false;
+    const prospector = !withProspector
+      ? sql``
+      : state.mark === null
+        ? sql`union all select title collate "C", records from (${prospectorTitleCounts()}) as seed`
+        : sql`union all select title, change from prospector_title_changes where id > ${state.mark} and id <= ${state.latest}`;
     const folded = await sql<{ title: string }>`
       with taken as (
         delete from job_title_changes where community_id = ${communityId} returning title, change
       ), summed as (
-        select title, sum(change)::int as change from taken group by title having sum(change) <> 0
+        select title, sum(change)::int as change
+        from (select title, change from taken ${prospector}) as changes
+        group by title having sum(change) <> 0
       )
       insert into job_titles (community_id, title, records)
       select ${communityId}, title, change from summed
       on conflict (community_id, title) do update set records = job_titles.records + excluded.records
       returning title`.execute(trx);
-    if (folded.rows.length === 0) return;
-    await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(trx);
+    if (withProspector) {
+      await sql`
+        insert into job_title_prospector_marks (community_id, folded_through) values (${communityId}, ${state.latest})
+        on conflict (community_id) do update set folded_through = excluded.folded_through`.execute(trx);
+    }
+    if (folded.rows.length > 0) {
+      await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(trx);
+    }
+    return withProspector;
+  });
+  if (prospectorFolded) await pruneProspectorChanges(db);
+}
+
+/**
+ * Deletes the global changes every community has folded. Outside a fold's transaction: deleting takes the
+ * log in a mode its SHARE lock conflicts with, and two folds upgrading at once would deadlock. One pruner
+ * at a time (the others skip: the next fold prunes what they would have), so concurrent deletes of the
+ * same rows never wait on each other.
+ */
+async function pruneProspectorChanges(db: Kysely<DB>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const locked = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${PRUNE_LOCK}) as locked`.execute(trx);
+    if (!locked.rows[0]?.locked) return;
+    await sql`delete from prospector_title_changes where id <= (select min(folded_through) from job_title_prospector_marks)`.execute(trx);
   });
 }
 
 /** The first key of pg_advisory_xact_lock(int, int) for folding job titles ("jt" in ASCII). */
 const FOLD_LOCK = 0x6a74;
+/** The key of pg_try_advisory_xact_lock(bigint) for pruning the global prospector title changes ("jtp"). */
+const PRUNE_LOCK = 0x6a7470;
 
 /**
  * One page of the community's job titles. Popularity: by count in `direction`, ties by title ascending.

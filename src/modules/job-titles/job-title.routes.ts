@@ -11,9 +11,9 @@ export function jobTitleRoutes(app: HearthApp, services: { jobTitles: JobTitleSe
       schema: {
         operationId: 'listJobTitles',
         tags: ['v2'],
-        summary: 'List the job titles of the community’s contacts',
+        summary: 'List the job titles of the community’s contacts and the prospector contacts',
         description:
-          'Each distinct title once (`value`, as stored). `sort=popularity` orders by how many contacts carry it (ties by title ascending), `sort=alphabetical` (default) by the title; `direction` applies to the leading factor (default `desc` for popularity, `asc` for alphabetical). A cursor works only with the sort, direction and `query` that made it.',
+          'Each distinct title once (`value`, as stored), of the community’s contacts and of the prospector contacts (shared by every community). `sort=popularity` orders by how many of those records carry it (ties by title ascending), `sort=alphabetical` (default) by the title; `direction` applies to the leading factor (default `desc` for popularity, `asc` for alphabetical). A cursor works only with the sort, direction and `query` that made it.',
         querystring: JobTitlesQuery,
         response: { 200: JobTitlesResponse },
       },

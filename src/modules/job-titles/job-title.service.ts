@@ -11,8 +11,8 @@ const DEFAULT_DIRECTION: Record<JobTitleSort, 'asc' | 'desc'> = { popularity: 'd
 export function createJobTitleService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
   return {
     /**
-     * GET /api/v2/job-titles: the titles the community's contacts carry, `value` as stored. A cursor is
-     * bound to its sort, direction and prefix.
+     * GET /api/v2/job-titles: the titles the community's contacts and the prospector contacts carry,
+     * `value` as stored, counted together. A cursor is bound to its sort, direction and prefix.
      */
     async list(communityId: number, query: { page: PageRequest; sort: JobTitleSort; direction?: 'asc' | 'desc'; query?: string }) {
       const direction = query.direction ?? DEFAULT_DIRECTION[query.sort];

@@ -72,8 +72,10 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
     if (input.domain) {
       domain = registrableDomain(input.domain);
       if (!domain) throw badBody(`domain "${input.domain}" is not a domain`);
-    } else if (company?.primaryWebsite) {
-      domain = registrableDomain(company.primaryWebsite);
+    } else if (company) {
+      // The company's import key is its registrable domain; only a row written some other way lacks it,
+      // and then its website is the best there is.
+      domain = company.primaryDomain ?? (company.primaryWebsite ? registrableDomain(company.primaryWebsite) : null);
     }
 
     return retryingTransaction(deps.db, async (trx) => {

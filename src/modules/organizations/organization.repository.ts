@@ -93,6 +93,7 @@ export async function findProspectorCompany(db: Executor, companyId: number) {
       'id',
       'name',
       'description',
+      'primary_domain as primaryDomain',
       'primary_website as primaryWebsite',
       'sub_industry as subIndustry',
       'industry_code as industryCode',

@@ -74,6 +74,14 @@ export async function countContacts(db: Executor, where: RawBuilder<SqlBool> | n
   return Number(row.n);
 }
 
+/**
+ * How many prospector contacts carry each title (a blank one is none), as `(title, records)`: where a
+ * community's job titles start from (modules/job-titles). A statement fragment, so the caller folds it in.
+ */
+export function titleCounts(): RawBuilder<{ title: string; records: number }> {
+  return sql`select title, count(*)::int as records from prospector_contacts where btrim(title) <> '' group by title`;
+}
+
 export async function findContact(db: Executor, id: number): Promise<ContactRow | undefined> {
   return listQuery(db, null).select(columns).where('pc.id', '=', id).executeTakeFirst();
 }
