@@ -50,7 +50,7 @@ import { feedRoutes } from './modules/feeds/index.ts';
 import { buyingCommitteeRoutes } from './modules/buying-committees/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
-import { websiteVisitRoutes } from './modules/website-visits/index.ts';
+import { websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 import { createReadQueryHandler } from './http/read-query.ts';
@@ -211,6 +211,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   objectWriteRoutes(app, services);
   objectAdminRoutes(app, services);
   websiteVisitRoutes(app, services);
+  websiteVisitPushRoutes(app, services);
   prospectorRoutes(app, services);
   prospectorAdminRoutes(app, services);
   sourceImportRoutes(app, services);

@@ -45,7 +45,7 @@ import { createFeedService } from './modules/feeds/index.ts';
 import { createBuyingCommitteeService } from './modules/buying-committees/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
-import { createWebsiteVisitService } from './modules/website-visits/index.ts';
+import { createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
@@ -107,6 +107,7 @@ export async function createServices(deps: ServiceDeps) {
     objectTypeAdmin: createObjectTypeAdminService({ db, clock }),
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
+    websiteVisitPushes: createWebsiteVisitPushService({ db, clock }),
     prospector: createProspectorService({ db, cursors, filters }),
     prospectorImports: createProspectorImportService({ db }),
     jobs,

@@ -223,6 +223,11 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     );
     await write('POST /api/v2/admin/feeds/{id}/fetch', `/api/v2/admin/feeds/${feed.id}/fetch`, {}, { status: 202, operation: 'feed.fetch', ids: () => [feed.id] });
     await write('DELETE /api/v2/admin/feeds/{id}', `/api/v2/admin/feeds/${feed.id}`, undefined, { status: 200, operation: 'feed.delete', ids: () => [feed.id] });
+    await write('POST /community/v1/source/{destinationSourceId}/website-visits', `/community/v1/source/${t.sourceId}/website-visits`, [{ url: 'https://hearth.dev/', contactId }], {
+      status: 202,
+      operation: 'website_visit.push',
+      ids: (b) => [(b.results as { id: string }[])[0]!.id],
+    });
     const definition = data(
       await write('POST /api/v2/admin/custom-fields', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }, {
         status: 201,

@@ -2,3 +2,5 @@
 export { WEBSITE_VISIT_FILTERS } from './website-visit.filters.ts';
 export { websiteVisitRoutes } from './website-visit.routes.ts';
 export { createWebsiteVisitService } from './website-visit.service.ts';
+export { websiteVisitPushRoutes } from './website-visit-push.routes.ts';
+export { createWebsiteVisitPushService } from './website-visit-push.service.ts';

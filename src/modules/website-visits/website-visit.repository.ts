@@ -46,3 +46,65 @@ export async function countWebsiteVisits(db: Executor, communityId: number, filt
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** The contacts that `ids` name now: a contact's own ID, or the survivor of a merge it was part of. */
+export async function currentContacts(db: Executor, communityId: number, ids: number[]): Promise<Map<number, { id: number; organizationId: number | null }>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<{ given: number; id: number; organizationId: number | null }>`
+    select g.id as given, c.id, c.organization_id as "organizationId"
+    from unnest(${ids}::bigint[]) as g(id)
+    left join contact_merges m on m.community_id = ${communityId} and m.merged_id = g.id
+    join contacts c on c.community_id = ${communityId} and c.id = coalesce(m.survivor_id, g.id) and c.anonymized_at is null`.execute(db);
+  return new Map(rows.map((row) => [Number(row.given), { id: Number(row.id), organizationId: row.organizationId === null ? null : Number(row.organizationId) }]));
+}
+
+/** The contacts holding these email identities (normalized values), with their organizations. */
+export async function contactsByEmail(db: Executor, communityId: number, emails: string[]): Promise<Map<string, { id: number; organizationId: number | null }>> {
+  if (emails.length === 0) return new Map();
+  const { rows } = await sql<{ value: string; id: number; organizationId: number | null }>`
+    select i.value, c.id, c.organization_id as "organizationId"
+    from contact_identities i
+    join contacts c on c.community_id = i.community_id and c.id = i.contact_id and c.anonymized_at is null
+    where i.community_id = ${communityId} and i.type = 'email' and i.value = any(${emails}::text[])
+    order by i.value, c.id`.execute(db);
+  const found = new Map<string, { id: number; organizationId: number | null }>();
+  for (const row of rows) {
+    if (!found.has(row.value)) found.set(row.value, { id: Number(row.id), organizationId: row.organizationId === null ? null : Number(row.organizationId) });
+  }
+  return found;
+}
+
+export interface NewVisit {
+  url: string;
+  visitTime: Date;
+  contactId: number | null;
+  anonymousId: string | null;
+  organizationId: number | null;
+}
+
+/** Stores visits in one statement; one already stored (same visitor, page and time) is kept as it is. Their IDs, in order. */
+export async function insertVisits(db: Executor, communityId: number, sourceId: number, visits: NewVisit[], now: Date): Promise<number[]> {
+  if (visits.length === 0) return [];
+  const { rows } = await sql<{ n: number; id: number }>`
+    with input as (
+      select * from unnest(
+        ${visits.map((v) => v.url)}::text[], ${visits.map((v) => v.visitTime.toISOString())}::timestamptz[],
+        ${visits.map((v) => v.contactId)}::bigint[], ${visits.map((v) => v.anonymousId)}::text[], ${visits.map((v) => v.organizationId)}::bigint[]
+      ) with ordinality as t(url, visit_time, contact_id, anonymous_id, organization_id, n)
+    ), inserted as (
+      insert into website_visits (community_id, source_id, url, visit_time, contact_id, anonymous_id, organization_id, created_at)
+      select distinct on (coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time)
+        ${communityId}::bigint, ${sourceId}::bigint, url, visit_time, contact_id, anonymous_id, organization_id, ${now}::timestamptz
+      from input order by coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time, n
+      on conflict (community_id, coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time) do nothing
+      returning id, contact_id, anonymous_id, url, visit_time
+    )
+    select i.n, coalesce(x.id, w.id) as id
+    from input i
+    left join inserted x on coalesce(x.contact_id, 0) = coalesce(i.contact_id, 0) and coalesce(x.anonymous_id, '') = coalesce(i.anonymous_id, '')
+      and x.url = i.url and x.visit_time = i.visit_time
+    left join website_visits w on w.community_id = ${communityId} and coalesce(w.contact_id, 0) = coalesce(i.contact_id, 0)
+      and coalesce(w.anonymous_id, '') = coalesce(i.anonymous_id, '') and w.url = i.url and w.visit_time = i.visit_time
+    order by i.n`.execute(db);
+  return rows.map((row) => Number(row.id));
+}

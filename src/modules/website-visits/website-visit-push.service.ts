@@ -1,0 +1,172 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import { notFound } from '../../core/errors.ts';
+import { formatId, parseCoreId } from '../../core/ids.ts';
+import { readTogether } from '../../core/lookups.ts';
+import { findInvalidText } from '../../core/validation.ts';
+import type { Writer } from '../../core/writer.ts';
+import { recordWrite } from '../audit/index.ts';
+import { normalizeEmail } from '../identity/index.ts';
+import { organizationsByDomains, registrableDomain } from '../organizations/index.ts';
+import { findSource } from '../sources/index.ts';
+import * as visits from './website-visit.repository.ts';
+
+/** How far ahead of the server's clock a visit may be dated (clocks of browsers and servers drift). */
+const MAX_FUTURE_MS = 24 * 3_600_000;
+const MAX_URL = 2_000;
+const MAX_ANONYMOUS_ID = 200;
+
+/** One visit as read from the request, before the visitor is looked up. */
+interface ReadVisit {
+  url: string;
+  visitTime: Date;
+  email: string | null;
+  contactId: number | null;
+  anonymousId: string | null;
+  domain: string | null;
+  warnings: string[];
+}
+
+type ItemResult =
+  | { index: number; status: 'accepted'; id: string; contactId: string | null; organizationId: string | null; warnings: string[] }
+  | { index: number; status: 'rejected'; errors: string[] };
+
+/** Reads one item: the visit, or every reason it cannot be one. */
+function readVisit(item: unknown, now: Date): { visit: ReadVisit } | { errors: string[] } {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return { errors: ['an item is an object {url, visitTime, email | contactId | anonymousId, organizationDomain?}'] };
+  const given = item as Record<string, unknown>;
+  const invalid = findInvalidText(given);
+  if (invalid) return { errors: [`${invalid.path}: ${invalid.problem}`] };
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const known = new Set(['url', 'visitTime', 'email', 'contactId', 'anonymousId', 'organizationDomain']);
+  for (const key of Object.keys(given)) if (!known.has(key)) warnings.push(`${key}: not a field of a website visit; ignored`);
+
+  let url = '';
+  if (typeof given.url !== 'string' || !given.url.trim()) errors.push('url: required, the page visited (http or https)');
+  else if (given.url.length > MAX_URL) errors.push(`url: at most ${MAX_URL} characters`);
+  else {
+    try {
+      const parsed = new URL(given.url.trim());
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') errors.push(`url: "${given.url}" is not an http or https URL`);
+      else url = parsed.toString();
+    } catch {
+      errors.push(`url: "${given.url}" is not a URL`);
+    }
+  }
+
+  let visitTime = now;
+  if (given.visitTime !== undefined && given.visitTime !== null) {
+    const parsed = typeof given.visitTime === 'string' ? new Date(given.visitTime) : new Date(NaN);
+    if (typeof given.visitTime !== 'string' || Number.isNaN(parsed.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(given.visitTime)) {
+      errors.push(`visitTime: "${String(given.visitTime)}" is not a date-time (ISO 8601, e.g. 2026-11-27T09:30:00Z)`);
+    } else if (parsed.getTime() > now.getTime() + MAX_FUTURE_MS) errors.push(`visitTime: ${given.visitTime} is more than a day ahead`);
+    else visitTime = parsed;
+  }
+
+  const visitors = ['email', 'contactId', 'anonymousId'].filter((key) => given[key] !== undefined && given[key] !== null);
+  if (visitors.length !== 1) errors.push(`exactly one of email, contactId and anonymousId says who visited${visitors.length ? `; got ${visitors.join(', ')}` : ''}`);
+  let email: string | null = null;
+  let contactId: number | null = null;
+  let anonymousId: string | null = null;
+  if (given.email !== undefined && given.email !== null) {
+    const normalized = normalizeEmail(given.email);
+    if (normalized.ok) email = normalized.identity.value;
+    else errors.push(`email: ${normalized.reason}`);
+  }
+  if (given.contactId !== undefined && given.contactId !== null) {
+    try {
+      contactId = parseCoreId('contact', given.contactId as string | number);
+    } catch {
+      errors.push(`contactId: "${String(given.contactId)}" is not a contact ID (c_N or N)`);
+    }
+  }
+  if (given.anonymousId !== undefined && given.anonymousId !== null) {
+    if (typeof given.anonymousId !== 'string' || !given.anonymousId.trim() || given.anonymousId.length > MAX_ANONYMOUS_ID) {
+      errors.push(`anonymousId: a non-empty string of at most ${MAX_ANONYMOUS_ID} characters`);
+    } else anonymousId = given.anonymousId.trim();
+  }
+
+  let domain: string | null = null;
+  if (given.organizationDomain !== undefined && given.organizationDomain !== null) {
+    domain = registrableDomain(given.organizationDomain);
+    if (!domain) warnings.push(`organizationDomain: "${String(given.organizationDomain)}" is not a domain; ignored`);
+  }
+  if (errors.length) return { errors };
+  return { visit: { url, visitTime, email, contactId, anonymousId, domain, warnings } };
+}
+
+/**
+ * Website visits pushed by a source (POST /community/v1/source/{id}/website-visits, issue #14), up to 1,000
+ * a request: each item is checked by itself, visitors are found among the community's contacts (by ID, a
+ * merged ID finding the survivor, or by email identity) and organizations by domain, or else the
+ * contact's organization; nothing is created. A visit of an unknown email is kept without a contact, with a
+ * warning. Stored in one statement, once per visitor, page and time.
+ */
+export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clock }) {
+  const { db, clock } = deps;
+  return {
+    async push(writer: Writer, sourceId: number, items: unknown[]) {
+      if (!(await findSource(db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+      const now = clock.now();
+      const read = items.map((item) => readVisit(item, now));
+      const good = read.flatMap((entry, index) => ('visit' in entry ? [{ index, visit: entry.visit }] : []));
+      const wanted = <T>(pick: (visit: ReadVisit) => T | null): T[] => [...new Set(good.map(({ visit }) => pick(visit)).filter((value): value is T => value !== null))];
+      const { byDomain } = await readTogether(db, { byDomain: organizationsByDomains(writer.communityId, wanted((visit) => visit.domain)) });
+      const byId = await visits.currentContacts(db, writer.communityId, wanted((visit) => visit.contactId));
+      const byEmail = await visits.contactsByEmail(db, writer.communityId, wanted((visit) => visit.email));
+
+      const results: ItemResult[] = new Array(items.length);
+      read.forEach((entry, index) => {
+        if ('errors' in entry) results[index] = { index, status: 'rejected', errors: entry.errors };
+      });
+      const rows: visits.NewVisit[] = [];
+      const accepted: { index: number; row: visits.NewVisit; warnings: string[] }[] = [];
+      for (const { index, visit } of good) {
+        const warnings = [...visit.warnings];
+        let contact: { id: number; organizationId: number | null } | undefined;
+        if (visit.contactId !== null) {
+          contact = byId.get(visit.contactId);
+          if (!contact) {
+            results[index] = { index, status: 'rejected', errors: [`contactId: no contact ${formatId('contact', visit.contactId)}`] };
+            continue;
+          }
+        } else if (visit.email !== null) {
+          contact = byEmail.get(visit.email);
+          if (!contact) warnings.push('email: no contact has this address; the visit is kept without a contact');
+        }
+        const organization = visit.domain ? byDomain.get(visit.domain) : undefined;
+        if (visit.domain && !organization) warnings.push(`organizationDomain: no organization has the domain ${visit.domain}`);
+        const row = { url: visit.url, visitTime: visit.visitTime, contactId: contact?.id ?? null, anonymousId: visit.anonymousId, organizationId: organization?.id ?? contact?.organizationId ?? null };
+        rows.push(row);
+        accepted.push({ index, row, warnings });
+      }
+
+      const ids = await db.transaction().execute(async (trx) => {
+        const stored = await visits.insertVisits(trx, writer.communityId, sourceId, rows, now);
+        if (stored.length) {
+          await recordWrite(trx, writer, {
+            operation: 'website_visit.push',
+            entityIds: [...new Set(stored)].slice(0, 100).map((id) => formatId('website_visit', id)),
+            detail: { sourceId, visits: stored.length },
+          });
+        }
+        return stored;
+      });
+      accepted.forEach(({ index, row, warnings }, position) => {
+        results[index] = {
+          index,
+          status: 'accepted',
+          id: formatId('website_visit', ids[position]!),
+          contactId: row.contactId === null ? null : formatId('contact', row.contactId),
+          organizationId: row.organizationId === null ? null : formatId('organization', row.organizationId),
+          warnings,
+        };
+      });
+      return { status: 'accepted' as const, accepted: accepted.length, rejected: items.length - accepted.length, results };
+    },
+  };
+}
+
+export type WebsiteVisitPushService = ReturnType<typeof createWebsiteVisitPushService>;
