@@ -107,7 +107,7 @@ export async function createServices(deps: ServiceDeps) {
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     prospector: createProspectorService({ db, cursors, filters }),
-    prospectorImports: createProspectorImportService({ db }),
+    prospectorImports: createProspectorImportService({ db, clock }),
     jobs,
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),

@@ -464,6 +464,21 @@ export interface ProspectorContacts {
   title: string | null;
 }
 
+export interface ProspectorImportCheckpoints {
+  added: Generated<number>;
+  byte_offset: Int8;
+  changed: Generated<number>;
+  chunks: Generated<number>;
+  file_key: string;
+  kind: string;
+  line: number;
+  path: string;
+  records: Generated<number>;
+  started_at: Timestamp;
+  unchanged: Generated<number>;
+  updated_at: Timestamp;
+}
+
 export interface RateLimitCounters {
   bucket: string;
   hits: number;
@@ -648,6 +663,7 @@ export interface DB {
   personas: Personas;
   prospector_companies: ProspectorCompanies;
   prospector_contacts: ProspectorContacts;
+  prospector_import_checkpoints: ProspectorImportCheckpoints;
   rate_limit_counters: RateLimitCounters;
   removal_requests: RemovalRequests;
   segment_memberships: SegmentMemberships;
