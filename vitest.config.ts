@@ -14,6 +14,8 @@ const LONGEST_FIRST = [
   'test/http/contacts-walk-pglite.test.ts',
   'test/process/cli-embedded.test.ts',
   'test/process/cli-postgres.test.ts',
+  'test/process/prospector-import-embedded.test.ts',
+  'test/process/prospector-import-postgres.test.ts',
   'test/process/ingestion-durability.test.ts',
   'test/process/bulk-update-crash.test.ts',
   'test/process/data-available-cli.test.ts',
