@@ -20,6 +20,7 @@ const LONGEST_FIRST = [
   'test/process/bulk-update-crash.test.ts',
   'test/process/data-available-cli.test.ts',
   'test/process/first-run.test.ts',
+  'test/process/feed-crash.test.ts',
   'test/http/ingestion-fuzz.test.ts',
   'test/process/postgres-shared.test.ts',
   'test/http/providers.test.ts',
