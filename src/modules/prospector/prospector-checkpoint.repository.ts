@@ -3,7 +3,7 @@ import type { Executor } from '../../core/executor.ts';
 
 export type ImportKind = 'companies' | 'contacts';
 
-/** Where a file import got to (migration 0022): the next chunk starts at `byteOffset`, after line `line`. */
+/** Where a file import got to (migration 0025): the next chunk starts at `byteOffset`, after line `line`. */
 export interface CheckpointRow {
   fileKey: string;
   kind: ImportKind;
