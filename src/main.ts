@@ -35,7 +35,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     });
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
-    const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log });
+    const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log, leaseMs: config.jobLeaseMs, exclusive: !database.shared });
     worker.start();
     // Other processes and `hearth ingestion` read this process's backlog from the database.
     services.ingestion.startReporting((error) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));

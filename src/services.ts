@@ -109,7 +109,7 @@ export async function createServices(deps: ServiceDeps) {
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     websiteVisitPushes: createWebsiteVisitPushService({ db, clock }),
     prospector: createProspectorService({ db, cursors, filters }),
-    prospectorImports: createProspectorImportService({ db }),
+    prospectorImports: createProspectorImportService({ db, clock }),
     jobs,
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),

@@ -9,6 +9,7 @@ export const OPTIONS = {
   community: { type: 'string' },
   scopes: { type: 'string' },
   'expires-in': { type: 'string' },
+  restart: { type: 'boolean' },
   kind: { type: 'string' },
   path: { type: 'string' },
   id: { type: 'string' },

@@ -18,6 +18,7 @@ import { jobsCommand } from './commands/jobs.ts';
 import { objectTypeCommand } from './commands/object-type.ts';
 import { objectsCommand } from './commands/objects.ts';
 import { privacyCommand } from './commands/privacy.ts';
+import { prospectorCommand } from './commands/prospector.ts';
 import { runServer } from './commands/serve.ts';
 import { sourceCommand } from './commands/source.ts';
 import { tokenCommand } from './commands/token.ts';
@@ -34,6 +35,7 @@ const COMMANDS: Command[] = [
   objectTypeCommand,
   objectsCommand,
   customFieldCommand,
+  prospectorCommand,
   feedCommand,
   buyingCommitteeCommand,
   auditCommand,

@@ -37,3 +37,21 @@ export function terminalProgress(stream: { write(text: string): unknown }, now: 
     },
   };
 }
+
+/**
+ * Progress where no terminal shows it (a log, a pipe): one plain line per update, `importing: 3000/30000
+ * lines (10%)`. Callers update once per chunk, not per line, so the lines stay few.
+ */
+export function lineProgress(stream: { write(text: string): unknown }, label: string): ImportProgress {
+  let total = 0;
+  return {
+    start(lines) {
+      total = lines;
+    },
+    update(lines) {
+      const share = total > 0 ? Math.floor((Math.min(lines, total) / total) * 100) : 100;
+      stream.write(`${label}: ${lines}/${total} lines (${share}%)\n`);
+    },
+    finish() {},
+  };
+}

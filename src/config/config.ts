@@ -20,6 +20,12 @@ export interface Config {
    * loopback and link-local addresses: off unless the operator turns it on (HEARTH_ALLOW_PRIVATE_FETCH).
    */
   allowPrivateFetch: boolean;
+  /**
+   * How long a job claimed by a worker stays that worker's without news (ms; renewed every third of it
+   * while the job runs). On PostgreSQL, a job whose process died is claimed again once it runs out
+   * (HEARTH_JOB_LEASE, seconds).
+   */
+  jobLeaseMs: number;
 }
 
 export interface RateLimitConfig {
@@ -87,6 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
+    jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
   };
 }
 

@@ -468,6 +468,21 @@ export interface ProspectorContacts {
   title: string | null;
 }
 
+export interface ProspectorImportCheckpoints {
+  added: Generated<number>;
+  byte_offset: Int8;
+  changed: Generated<number>;
+  chunks: Generated<number>;
+  file_key: string;
+  kind: string;
+  line: number;
+  path: string;
+  records: Generated<number>;
+  started_at: Timestamp;
+  unchanged: Generated<number>;
+  updated_at: Timestamp;
+}
+
 export interface ProspectorTitleChanges {
   change: number;
   id: Generated<Int8>;
@@ -659,6 +674,7 @@ export interface DB {
   personas: Personas;
   prospector_companies: ProspectorCompanies;
   prospector_contacts: ProspectorContacts;
+  prospector_import_checkpoints: ProspectorImportCheckpoints;
   prospector_title_changes: ProspectorTitleChanges;
   rate_limit_counters: RateLimitCounters;
   removal_requests: RemovalRequests;

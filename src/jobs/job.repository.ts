@@ -225,3 +225,12 @@ export function releaseJob(db: Kysely<DB>, job: HeldJob, now: Date): Promise<boo
       .executeTakeFirst(),
   );
 }
+
+/**
+ * Ends the lease of every running job now, so the next claim takes each again (or fails it for good, when
+ * its attempts are used up). Only for a database no other process uses: their runners are known dead.
+ */
+export async function expireRunningLeases(db: Kysely<DB>, now: Date): Promise<number> {
+  const result = await db.updateTable('jobs').set({ locked_until: now }).where('status', '=', 'running').where('locked_until', '>', now).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/schema.ts';
 import type { JobQueue } from './job-queue.ts';
-import { claimNextJob, completeJob, extendLease, failJob, releaseJob, saveProgress, type JobRow } from './job.repository.ts';
+import { claimNextJob, completeJob, expireRunningLeases, extendLease, failJob, releaseJob, saveProgress, type JobRow } from './job.repository.ts';
 
 interface Log {
   info(details: object, message: string): void;
@@ -27,6 +27,12 @@ export interface WorkerOptions {
   /** The delay before retrying after failed attempt number `attempt` (default 5 s doubling, at most 1 h). */
   backoff?: (attempt: number) => number;
   log?: Log;
+  /**
+   * This worker's process is the only one using the database (the embedded database, whose data directory
+   * it holds locked): a job still running when it starts was its runner's when that process died (kill -9,
+   * a crash, a power cut), so it is claimed again at once instead of after its lease.
+   */
+  exclusive?: boolean;
 }
 
 export const defaultBackoff = (attempt: number) => Math.min(5_000 * 2 ** (attempt - 1), 3_600_000);
@@ -95,6 +101,14 @@ export function createWorker(options: WorkerOptions) {
   }
 
   async function poll(): Promise<void> {
+    if (options.exclusive) {
+      try {
+        const orphans = await expireRunningLeases(db, clock.now());
+        if (orphans) log.warn({ jobs: orphans }, 'jobs left running by a process that stopped will run again');
+      } catch (error) {
+        log.error({ err: error }, 'job worker could not take back the jobs of a process that stopped');
+      }
+    }
     while (!stopping.signal.aborted) {
       let worked = false;
       try {

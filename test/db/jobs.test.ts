@@ -279,6 +279,28 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
       expect(await job(id)).toMatchObject({ status: 'queued', attempts: 0, locked_by: null });
     });
 
+    it('an exclusive worker (the embedded server) takes back at once a job left running by a process that died', async () => {
+      const ran: number[] = [];
+      const { kind, queue } = setup(async (row) => {
+        ran.push(row.id);
+      }, new ManualClock(new Date()));
+      const id = await queue.enqueue(db, { communityId, kind });
+      const now = new Date();
+      await claimNextJob(db, { kinds: [kind], workerId: 'killed-process', now, leaseUntil: new Date(now.getTime() + 3_600_000) });
+
+      // Another process sharing the database waits out the lease: the job may still be running there.
+      const shared = createWorker({ db, clock: systemClock, queue, pollIntervalMs: 20 });
+      expect(await shared.runOnce()).toBe(false);
+
+      const exclusive = createWorker({ db, clock: systemClock, queue, pollIntervalMs: 20, exclusive: true });
+      exclusive.start();
+      stopWorker = () => exclusive.stop();
+      await waitFor(async () => (await job(id)).status === 'completed');
+      expect(ran).toEqual([id]);
+      // The killed attempt counts.
+      expect(await job(id)).toMatchObject({ attempts: 2 });
+    });
+
     it('on stop, waits for a job whose handler does not stop early', async () => {
       const { kind, queue } = setup(async () => {
         await sleep(200);

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Engine } from '../../src/db/database.ts';
+import { createPostgresDatabase } from './test-database.ts';
 
 /**
  * Real `hearth` child processes for the process-level tests (test/process): spawn `node bin/hearth.mjs …`
@@ -303,4 +305,14 @@ export async function call(
     // Not JSON: keep the text.
   }
   return { status: response.status, headers: response.headers, body };
+}
+
+/**
+ * The environment that points `hearth` processes at a new, empty database of `engine`: a new data directory
+ * (removed by the Processes' cleanup), or a new database on the TEST_DATABASE_URL server (`drop` removes it).
+ */
+export async function freshDatabaseEnv(engine: Engine, processes: Processes): Promise<{ env: Env; drop(): Promise<void> }> {
+  if (engine === 'pglite') return { env: { HEARTH_DATA_DIR: processes.tempDir() }, drop: async () => {} };
+  const database = await createPostgresDatabase();
+  return { env: { DATABASE_URL: database.url }, drop: database.drop };
 }

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
-import { call, Processes, type Env, type RunResult } from '../helpers/process.ts';
-import { createPostgresDatabase } from '../helpers/test-database.ts';
+import { call, freshDatabaseEnv, Processes, type Env, type RunResult } from '../helpers/process.ts';
 
 /**
  * The `hearth` administration commands, run as separate processes, on one engine: the embedded database (a
@@ -43,13 +42,7 @@ export function describeCli(engine: Engine) {
     const hearth = (...args: string[]) => processes.run(args, env);
 
     beforeAll(async () => {
-      if (engine === 'postgres') {
-        const database = await createPostgresDatabase();
-        dropDatabase = database.drop;
-        env = { DATABASE_URL: database.url };
-      } else {
-        env = { HEARTH_DATA_DIR: processes.tempDir() };
-      }
+      ({ env, drop: dropDatabase } = await freshDatabaseEnv(engine, processes));
       created = await hearth('community', 'create', '--name', 'X', '--json');
       // Checked by the first test; the others need only the ID.
       communityId = /"communityId":"(com_\d+)"/.exec(created.stdout)?.[1] ?? 'com_0';
@@ -62,7 +55,7 @@ export function describeCli(engine: Engine) {
     it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
-      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  custom-field add ', '  buying-committee set FILE.json ', '  audit prune ']) {
+      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  custom-field add ', '  prospector import FILE ', '  buying-committee set FILE.json ', '  audit prune ']) {
         expect(all.stdout).toContain(line);
       }
       const token = await hearth('token', '--help');

@@ -3,6 +3,18 @@ export { prospectorAdminRoutes } from './prospector-admin.routes.ts';
 export { PROSPECTOR_COMPANY_FILTERS } from './prospector-company.filters.ts';
 export { PROSPECTOR_CONTACT_FILTERS } from './prospector-contact.filters.ts';
 export { titleCounts as prospectorTitleCounts } from './prospector-contact.repository.ts';
-export { createProspectorImportService, ProspectorImportRejected, type ImportBody, type ImportCounts, type ProspectorImportService } from './prospector-import.service.ts';
+export {
+  createProspectorImportService,
+  ProspectorImportRejected,
+  type CheckpointRow,
+  type ChunkCheckpoint,
+  type ImportBody,
+  type ImportCounts,
+  type ImportFault,
+  type ImportKind,
+  type NamedRecord,
+  type ProspectorImportService,
+} from './prospector-import.service.ts';
+export { CompanyRecordSchema, ContactRecordSchema } from './prospector-records.ts';
 export { prospectorRoutes } from './prospector.routes.ts';
 export { createProspectorService, type ProspectorService } from './prospector.service.ts';

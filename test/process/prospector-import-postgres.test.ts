@@ -1,0 +1,3 @@
+import { describeProspectorImport } from './prospector-import-suite.ts';
+
+describeProspectorImport('postgres');
