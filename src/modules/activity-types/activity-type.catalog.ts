@@ -96,3 +96,10 @@ export function categoryDisplayName(id: string): string {
   const words = id.replace(/[_-]+/g, ' ').replace(/\s+/g, ' ').trim();
   return words ? words[0]!.toUpperCase() + words.slice(1) : id;
 }
+
+const CATALOG_NAMES = new Map(ACTIVITY_TYPE_CATALOG.map((entry) => [entry.id, entry.displayName]));
+
+/** The catalog's name of a type; a type the catalog does not hold is shown humanized (`meetup_talk`: "Meetup talk"). */
+export function catalogName(id: string): string {
+  return CATALOG_NAMES.get(id) ?? categoryDisplayName(id);
+}

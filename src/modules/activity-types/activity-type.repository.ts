@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { catalogName } from './activity-type.catalog.ts';
 
 export async function listCommunityActivityTypes(db: Kysely<DB>, communityId: number) {
   return db
@@ -33,4 +34,19 @@ export async function insertActivityType(
     .insertInto('activity_types')
     .values({ community_id: type.communityId, key: type.id, display_name: type.displayName, category: type.category })
     .execute();
+}
+
+/** Display names of activity types as the community knows them: its own types, then the catalog's. */
+export async function activityTypeNames(db: Kysely<DB>, communityId: number, keys: string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (keys.length === 0) return names;
+  const own = await db
+    .selectFrom('activity_types')
+    .select(['key', 'display_name as displayName'])
+    .where('community_id', '=', communityId)
+    .where('key', 'in', keys)
+    .execute();
+  for (const row of own) names.set(row.key, row.displayName);
+  for (const key of keys) if (!names.has(key)) names.set(key, catalogName(key));
+  return names;
 }

@@ -17,7 +17,10 @@ import { definitionIds, leadScoreSort, scoresOf, type StoredScore } from '../lea
 import { findOrganization } from '../organizations/index.ts';
 import { findSegment, segmentsOf } from '../segments/index.ts';
 import { tagIdsOf } from '../tags/index.ts';
+import { activityTypeNames } from '../activity-types/index.ts';
 import * as contacts from './contact-read.repository.ts';
+import { activityDigestsOf, type ActivityDigest } from './contact-spark.repository.ts';
+import { activateMessageOf, recentSparkSummariesOf, SPARK_DAYS, SPARK_PERIODS, sparkSummaryOf } from './contact-spark.ts';
 import type { ContactView } from './contact.schemas.ts';
 
 export interface ContactListQuery extends SortedListQuery {
@@ -107,6 +110,10 @@ export function createContactService(deps: {
         : none<{ visits: number; pages: { url: string; numVisits: number }[] }>(),
       asked('recentActivities') ? contacts.latestActivityIdsOf(db, communityId, ids, RECENT_ACTIVITIES) : none<number[]>(),
     ]);
+    const sparks = asked('sparkSummary') || asked('recentSparkSummaries') || asked('activateMessage');
+    const digests = sparks ? await activityDigestsOf(db, communityId, ids, now, { days: SPARK_DAYS, periods: SPARK_PERIODS }) : new Map<number, ActivityDigest>();
+    const typeKeys = [...new Set([...digests.values()].flatMap((digest) => [...digest.periods.flatMap((period) => period.types.map((type) => type.key)), ...(digest.latest ? [digest.latest.type] : [])]))];
+    const typeNames = await activityTypeNames(db, communityId, typeKeys);
     const activityIds = [...latest.values()].flat();
     const activities = new Map((activityIds.length ? await deps.activities.byIds(communityId, activityIds) : []).map((activity) => [activity.id, activity]));
 
@@ -135,9 +142,10 @@ export function createContactService(deps: {
       ['recentActivities', (_, id) => (latest.get(id) ?? []).flatMap((activityId) => activities.get(formatId('activity', activityId)) ?? [])],
       ...Object.keys(windows).map((name): [string, (row: contacts.ContactRow, id: number) => unknown] => [name, (_, id) => counts.get(id)?.[name] ?? 0]),
       ['activityCountAll', (row) => row.activityCountAll],
-      ['activateMessage', (row) => row.activateMessage ?? null],
-      ['sparkSummary', (row) => row.sparkSummary],
-      ['recentSparkSummaries', (row) => row.recentSparkSummaries ?? []],
+      // Text a model wrote for the contact (stored) wins; the deterministic text from the activities is the fallback.
+      ['activateMessage', (row, id) => row.activateMessage ?? activateMessageOf(digests.get(id), typeNames, row)],
+      ['sparkSummary', (row, id) => row.sparkSummary ?? sparkSummaryOf(digests.get(id), typeNames)],
+      ['recentSparkSummaries', (row, id) => (Array.isArray(row.recentSparkSummaries) && row.recentSparkSummaries.length ? row.recentSparkSummaries : recentSparkSummariesOf(digests.get(id), typeNames, now))],
       ['tags', (_, id) => (tags.get(id) ?? []).map((tagId) => formatId('tag', tagId))],
       ['url', (_, id) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`],
     ];
