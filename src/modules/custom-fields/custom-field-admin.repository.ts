@@ -2,9 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 
-/** A custom field definition as admins see it: what the v2 reads show, and what decides its writes. */
-export interface AdminDefinitionRow {
-  id: number;
+/** What an admin decides of a custom field. */
+export interface DefinitionFields {
   name: string;
   entityTypes: string[];
   keyField: boolean;
@@ -13,6 +12,11 @@ export interface AdminDefinitionRow {
   allowedValues: string[];
   description: string | null;
   objectTypeId: number | null;
+}
+
+/** A custom field definition as admins see it: what the v2 reads show, and what decides its writes. */
+export interface AdminDefinitionRow extends DefinitionFields {
+  id: number;
   writers: number[];
   createdAt: Date;
   retiredAt: Date | null;
@@ -56,17 +60,6 @@ export async function sameNamed(trx: Transaction<DB>, communityId: number, name:
     where community_id = ${communityId} and deleted_at is null and lower(name) = lower(${name})
       and entity_types && ${entityTypes}::text[] ${except === null ? sql`` : sql`and id <> ${except}`}`.execute(trx);
   return rows.map((row) => Number(row.id));
-}
-
-export interface DefinitionFields {
-  name: string;
-  entityTypes: string[];
-  keyField: boolean;
-  valueType: string;
-  multivalue: boolean;
-  allowedValues: string[];
-  description: string | null;
-  objectTypeId: number | null;
 }
 
 /** An enum field shows its allowed values as its samples (the v2 definition's `sampleValues`). */
