@@ -315,24 +315,20 @@ export function describeCli(engine: Engine) {
       expect(json<Feed[]>(await hearth('feed', 'list', '--json'))).toEqual([]);
     });
 
+    // The rules are tested through HTTP (custom-fields-admin.test.ts); here, that the command reaches them.
     it('custom-field add, list, update and retire; bad input is a clear error', { timeout: 180_000 }, async () => {
-      type Field = { id: string; name: string; valueType: string; multivalue: boolean; allowedValues: string[]; writableBySourceIds: number[]; retiredAt: string | null };
+      type Field = { id: string; name: string; valueType: string; multivalue: boolean; allowedValues: string[]; description: string | null; retiredAt: string | null };
       const added = json<Field>(await hearth('custom-field', 'add', '--name', 'Plan', '--entity', 'contact,organization', '--type', 'enum', '--values', 'free,pro', '--multivalue', 'true', '--json'));
       expect(added).toMatchObject({ id: expect.stringMatching(/^cf_\d+$/), name: 'Plan', valueType: 'enum', multivalue: true, allowedValues: ['free', 'pro'], retiredAt: null });
-      const { sourceId } = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'Billing', '--json'));
-      const changed = json<Field>(await hearth('custom-field', 'update', added.id, '--values', 'free,pro,team', '--writers', String(sourceId), '--json'));
-      expect(changed).toMatchObject({ allowedValues: ['free', 'pro', 'team'], writableBySourceIds: [sourceId] });
+      const changed = json<Field>(await hearth('custom-field', 'update', added.id, '--values', 'free,pro,team', '--description', 'Billing plan', '--json'));
+      expect(changed).toMatchObject({ allowedValues: ['free', 'pro', 'team'], description: 'Billing plan' });
       const listed = await hearth('custom-field', 'list');
       expect(listed.stdout.split('\n')[0]).toMatch(/^FIELD +NAME +FOR +TYPE +ALLOWED +WRITERS +VALUES/);
       expect(listed.stdout).toContain('free, pro, team');
-      expectUsageError(await hearth('custom-field', 'add', '--entity', 'contact', '--type', 'string'), '--name is required');
-      expectUsageError(await hearth('custom-field', 'update', added.id), 'say what changes: --name, --type, --values, --multivalue, --description or --writers');
       expectUsageError(await hearth('custom-field', 'add', '--name', 'X', '--entity', 'contact', '--type', 'string', '--writers', 'crm'), '--writers takes source IDs (numbers, as `hearth source list` shows), not "crm"');
       expectRefusal(await hearth('custom-field', 'add', '--name', 'Tier', '--entity', 'contact', '--type', 'enum'), 'an enum field needs allowedValues');
-      expectRefusal(await hearth('custom-field', 'update', 'cf_999999', '--name', 'X'), 'custom field cf_999999 not found');
       expect(json<Field>(await hearth('custom-field', 'retire', added.id, '--json'))).toMatchObject({ id: added.id, retiredAt: expect.any(String) });
-      expect(json<Field[]>(await hearth('custom-field', 'list', '--json'))).toEqual([]);
-      expect(json<Field[]>(await hearth('custom-field', 'list', '--all', '--json'))).toEqual([expect.objectContaining({ id: added.id })]);
+      expect(json<Field[]>(await hearth('custom-field', 'list', '--all', '--json'))).toEqual([expect.objectContaining({ id: added.id, retiredAt: expect.any(String) })]);
     });
   });
 }
