@@ -12,6 +12,7 @@ import { createClientErrorHandler, jsonBodyParser, MAX_HEADER_BYTES, NDJSON, ndj
 import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
+import { lazySerializers } from './http/serialization.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { findInvalidText } from './core/validation.ts';
 import { activityRoutes } from './modules/activities/index.ts';
@@ -90,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     // the request line allows, and the route's ID check says what is wrong with it.
     routerOptions: { maxParamLength: MAX_HEADER_BYTES },
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
 /**
@@ -23,11 +23,29 @@ function createAjv(coerce: boolean): Ajv {
 const textParts = createAjv(true);
 const bodies = createAjv(false);
 
+/**
+ * A validator compiled on its first use. Compiling costs milliseconds per schema, and there are hundreds (every
+ * route's parts, every import format): paid up front, they made every app start and every `hearth` command
+ * about a second slower, mostly for schemas that process never used. The errors of the last call are on the
+ * returned function, as Ajv and Fastify expect.
+ */
+function lazily(ajv: Ajv, schema: object): ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  const validate = ((data: unknown) => {
+    compiled ??= ajv.compile(schema);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  }) as ValidateFunction;
+  validate.errors = null;
+  return validate;
+}
+
 /** A validator for a JSON body (a route's, an imported line's or record's): nothing coerced. */
-export const compileBodyValidator = (schema: object) => bodies.compile(schema);
+export const compileBodyValidator = (schema: object) => lazily(bodies, schema);
 
 /** A validator for values that arrive as text (query strings, path parameters): coerced from text. */
-export const compileTextValidator = (schema: object) => textParts.compile(schema);
+export const compileTextValidator = (schema: object) => lazily(textParts, schema);
 
 const PART_NAMES: Record<string, string> = {
   body: 'body field',
