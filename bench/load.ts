@@ -121,7 +121,9 @@ export async function measureThroughput(
     token?: string;
     tokens?: string[];
     concurrency: number;
-    seconds: number;
+    /** How long the run lasts; or `count`, how many requests it sends (whichever ends it first, if both). */
+    seconds?: number;
+    count?: number;
     /** POST the n-th body of the run instead of a GET, expecting `status` (a push: 202). */
     post?: { body: (n: number) => unknown; status: number };
   },
@@ -130,11 +132,12 @@ export async function measureThroughput(
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();
-  const deadline = started + options.seconds * 1000;
+  const deadline = options.seconds === undefined ? Infinity : started + options.seconds * 1000;
+  const count = options.count ?? Infinity;
   let sent = 0;
   const worker = async (_: unknown, index: number) => {
     const token = options.tokens?.length ? options.tokens[index % options.tokens.length] : options.token;
-    while (performance.now() < deadline) {
+    while (sent < count && performance.now() < deadline) {
       try {
         const response = options.post ? await client.post(url, options.post.body(sent++), token) : await client.get(url, token);
         if (response.status === (options.post?.status ?? 200)) latencies.push(response.ms);

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
-export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector'] as const;
+export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
@@ -36,6 +36,8 @@ export interface BenchOptions {
   prospectorContacts: number;
   bulkWarmup: number;
   bulkSamples: number;
+  /** Single pushes of the sustained figure, into one process on an empty database. */
+  sustainedPushes: number;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -57,9 +59,12 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector>
+  --only <list|titles|bulk|push|prospector|sustained>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
-                        or the prospector contacts list figures (which seed no community contacts)
+                        the prospector contacts list figures (which seed no community contacts), or the sustained
+                        push figure (on a database of its own)
+  --sustained-pushes <n>
+                        single pushes of the sustained figure, in ten equal parts (100000)
   --prospector-contacts <n>
                         prospector contacts to seed for the prospector figures (100000)
   --bulk-warmup <n>     warm-up rounds before bulk update samples (20)
@@ -101,6 +106,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'bulk-warmup': { type: 'string' },
       'bulk-samples': { type: 'string' },
       'prospector-contacts': { type: 'string' },
+      'sustained-pushes': { type: 'string' },
     },
     strict: true,
   });
@@ -131,6 +137,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     bulkWarmup: integer(values, 'bulk-warmup', 20, 0),
     bulkSamples: integer(values, 'bulk-samples', 200),
     prospectorContacts: integer(values, 'prospector-contacts', 100_000),
+    sustainedPushes: integer(values, 'sustained-pushes', 100_000, 10),
   };
 }
 

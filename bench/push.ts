@@ -54,7 +54,7 @@ const pushes = (url: string, token: string | undefined, concurrency: number, sec
 };
 
 /** A new community with a token and an API source, in a database opened (and migrated) for it. */
-async function prepare(target: DatabaseTarget) {
+export async function prepare(target: DatabaseTarget) {
   const database = await openDatabase(target);
   try {
     const services = await createServices({
@@ -185,6 +185,6 @@ export async function measurePush(context: PushContext): Promise<{ figures: Figu
   return { figures, results: { single: measured, p95AtConcurrency32: p95, batch: batchRates, bareBatch: bareBatchRates, others: otherRates } };
 }
 
-function ratioFigure(name: string, value: number, baseline: number, goal: number): Figure {
+export function ratioFigure(name: string, value: number, baseline: number, goal: number): Figure {
   return { name, measured: 'Hearth', value, baselineName: 'bare', baseline, unit: 'req/s', ratio: value / baseline, goal: { op: '>=', value: goal } };
 }

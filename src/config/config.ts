@@ -26,6 +26,11 @@ export interface Config {
    * (HEARTH_JOB_LEASE, seconds).
    */
   jobLeaseMs: number;
+  /**
+   * PostgreSQL: seconds after which a pooled connection is closed and replaced, so that no session keeps its
+   * plans and caches for the life of the process (HEARTH_DB_CONNECTION_LIFETIME; 0 keeps them).
+   */
+  connectionLifetimeSeconds: number;
 }
 
 export interface RateLimitConfig {
@@ -94,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
     jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
+    connectionLifetimeSeconds: integer(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600, 0, 604_800),
   };
 }
 

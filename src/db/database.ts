@@ -7,6 +7,7 @@ import { migrateToLatest } from './migrate.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { preparingPool } from './prepared-statements.ts';
 import { outsideRequestScope, scopedPool } from './request-scope.ts';
+import { PlannerStatistics } from './statistics.ts';
 import type { DB } from './schema.ts';
 import { TYPE_PARSERS, pgTypes } from './type-parsers.ts';
 
@@ -21,6 +22,8 @@ export interface Database {
   listen: Listen;
   /** Cancels the statements these backends are running (a request whose client left; request-scope.ts). */
   cancel(backends: number[]): Promise<void>;
+  /** PostgreSQL: the planner statistics this process keeps current (statistics.ts); the embedded driver does its own. */
+  statistics?: PlannerStatistics;
   close(): Promise<void>;
 }
 
@@ -42,8 +45,12 @@ const RECONNECT_MS = 1000;
 const PGLITE_EXTENSIONS = { pg_trgm };
 
 export type DatabaseTarget =
-  /** `log` sees every statement (the bench records what a request ran). */
-  | { engine: 'postgres'; url: string; poolSize?: number; log?: (event: LogEvent) => void }
+  /**
+   * `log` sees every statement (the bench records what a request ran). A pooled connection is closed and
+   * replaced once it is `connectionLifetimeSeconds` old (0: kept; default 600), so no session keeps plans
+   * and caches for the life of the process.
+   */
+  | { engine: 'postgres'; url: string; poolSize?: number; log?: (event: LogEvent) => void; connectionLifetimeSeconds?: number }
   /**
    * `dataDir: null` keeps the embedded database in memory. `template` starts it from a dump of an already
    * migrated database, which is four times faster than creating one (tests).
@@ -62,14 +69,17 @@ export async function dumpMigratedPGlite(): Promise<Blob> {
 }
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in HEARTH_DATA_DIR. */
-export function databaseTarget(config: { databaseUrl: string | null; dataDir: string }, command: string): DatabaseTarget {
+export function databaseTarget(
+  config: { databaseUrl: string | null; dataDir: string; connectionLifetimeSeconds: number },
+  command: string,
+): DatabaseTarget {
   return config.databaseUrl
-    ? { engine: 'postgres', url: config.databaseUrl }
+    ? { engine: 'postgres', url: config.databaseUrl, connectionLifetimeSeconds: config.connectionLifetimeSeconds }
     : { engine: 'pglite', dataDir: config.dataDir, command };
 }
 
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  const database = target.engine === 'postgres' ? openPostgres(target.url, target.poolSize, target.log) : await openPGlite(target);
+  const database = target.engine === 'postgres' ? openPostgres(target) : await openPGlite(target);
   try {
     await migrateToLatest(database.db);
   } catch (error) {
@@ -79,8 +89,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   return database;
 }
 
-function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => void): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+/** How often a process checks whether tables need analyzing (statistics.ts); a check that finds none is one query. */
+const STATISTICS_INTERVAL_MS = 30_000;
+
+function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600 }: DatabaseTarget & { engine: 'postgres' }): Database {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, maxLifetimeSeconds: connectionLifetimeSeconds });
   // An idle client that loses its server emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', () => {});
   // No JIT compilation: Hearth's statements run in milliseconds, and the planner's estimates for a batch's
@@ -88,6 +101,8 @@ function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => voi
   // Set once per connection, before its first statement (the client runs its queries in order).
   pool.on('connect', (client) => void client.query('set jit = off').catch(() => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: scopedPool(preparingPool(pool)) }), ...(log ? { log } : {}) });
+  const statistics = new PlannerStatistics(db);
+  statistics.start(STATISTICS_INTERVAL_MS);
   const listeners = new Set<pg.Client>();
   let closed = false;
 
@@ -130,8 +145,10 @@ function openPostgres(url: string, poolSize = 10, log?: (event: LogEvent) => voi
       if (backends.length === 0) return;
       await outsideRequestScope(() => pool.query('select pg_cancel_backend(pid) from unnest($1::int[]) as pid', [backends])).catch(() => undefined);
     },
+    statistics,
     async close() {
       closed = true;
+      await statistics.stop();
       await Promise.all([...listeners].map((client) => client.end().catch(() => undefined)));
       await db.destroy();
     },

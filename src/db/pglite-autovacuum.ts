@@ -1,4 +1,5 @@
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
+import { DUE_TABLES } from './statistics.ts';
 
 /**
  * Autovacuum's work, for the embedded database. PostgreSQL keeps the planner's statistics and the
@@ -36,31 +37,9 @@ export class EmbeddedAutovacuum {
     // The counters reach pg_stat_user_tables when the backend flushes them, which it otherwise does at most
     // once a second; this flushes them at the end of this statement, before the next one reads them.
     await connection.executeQuery(CompiledQuery.raw('select pg_stat_force_next_flush()'));
-    const { rows } = await connection.executeQuery<{ name: string; vacuum: boolean }>(CompiledQuery.raw(DUE_TABLES));
-    for (const table of rows) {
+    const { rows } = await connection.executeQuery<{ name: string; vacuum: boolean; analyze: boolean }>(CompiledQuery.raw(DUE_TABLES));
+    for (const table of rows.filter((each) => each.vacuum || each.analyze)) {
       await connection.executeQuery(CompiledQuery.raw(`${table.vacuum ? 'vacuum (analyze)' : 'analyze'} ${table.name}`));
     }
   }
 }
-
-/** The tables autovacuum would vacuum or analyze now (its thresholds: a base plus a share of the rows). */
-const DUE_TABLES = `
-  with settings as (
-    select current_setting('autovacuum_vacuum_threshold')::float8 as vacuum_base,
-      current_setting('autovacuum_vacuum_scale_factor')::float8 as vacuum_share,
-      current_setting('autovacuum_vacuum_insert_threshold')::float8 as insert_base,
-      current_setting('autovacuum_vacuum_insert_scale_factor')::float8 as insert_share,
-      current_setting('autovacuum_analyze_threshold')::float8 as analyze_base,
-      current_setting('autovacuum_analyze_scale_factor')::float8 as analyze_share
-  ), tables as (
-    select format('%I.%I', s.schemaname, s.relname) as name, greatest(c.reltuples, 0) as rows,
-      s.n_dead_tup, s.n_ins_since_vacuum, s.n_mod_since_analyze
-    from pg_stat_user_tables s join pg_class c on c.oid = s.relid
-  ), due as (
-    select t.name,
-      t.n_dead_tup > x.vacuum_base + x.vacuum_share * t.rows
-        or (x.insert_base >= 0 and t.n_ins_since_vacuum > x.insert_base + x.insert_share * t.rows) as vacuum,
-      t.n_mod_since_analyze > x.analyze_base + x.analyze_share * t.rows as "analyze"
-    from tables t cross join settings x
-  )
-  select name, vacuum from due where vacuum or "analyze" order by name`;

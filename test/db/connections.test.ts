@@ -3,7 +3,8 @@ import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NAMED } from '../../src/db/prepared-statements.ts';
 import { useGenericPlans } from '../../src/db/transaction.ts';
-import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+import { openDatabase, type Database } from '../../src/db/database.ts';
+import { ENGINES, createPostgresDatabase, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 // PostgreSQL's JIT compiled a batch's statements over arrays for about 300 ms each, to run them in one.
 describe.skipIf(!ENGINES.includes('postgres'))('pooled connections (postgres)', () => {
@@ -23,6 +24,51 @@ describe.skipIf(!ENGINES.includes('postgres'))('pooled connections (postgres)', 
     expect(settings).toEqual(['off', 'off', 'off', 'off']);
   });
 
+  it('analyzes a table that grew, once its changes pass autovacuum\'s threshold, whatever autovacuum does', async () => {
+    const db = t.database.db;
+    await sql`insert into communities (id, name) values (901, 'Grown')`.execute(db);
+    await sql`insert into contacts (community_id, id, name) select 901, i, 'contact ' || i from generate_series(1, 5000) i`.execute(db);
+    // The inserting session reports its counts when it goes idle, at most once a second: wait for them (a
+    // guard against a hang, not a timing).
+    let analyzed: string[] = [];
+    for (let attempt = 0; attempt < 100 && !analyzed.includes('public.contacts'); attempt++) {
+      analyzed = await t.database.statistics!.run();
+      if (!analyzed.includes('public.contacts')) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(analyzed).toContain('public.contacts');
+    const { rows } = await sql<{ analyzed: boolean; reltuples: number }>`select s.last_analyze is not null as analyzed, c.reltuples
+      from pg_stat_user_tables s join pg_class c on c.oid = s.relid where s.relname = 'contacts'`.execute(db);
+    expect(rows[0]).toEqual({ analyzed: true, reltuples: 5000 });
+    // Nothing changed since: the next round leaves it alone.
+    expect(await t.database.statistics!.run()).not.toContain('public.contacts');
+  });
+});
+
+describe.skipIf(!ENGINES.includes('postgres'))('connection lifetime (postgres)', () => {
+  let database: Database;
+  let drop: () => Promise<void>;
+  beforeAll(async () => {
+    const created = await createPostgresDatabase();
+    drop = created.drop;
+    database = await openDatabase({ engine: 'postgres', url: created.url, poolSize: 1, connectionLifetimeSeconds: 1 });
+  });
+  afterAll(async () => {
+    await database?.close();
+    await drop?.();
+  });
+
+  it('replaces a pooled connection once it is older than its lifetime', async () => {
+    const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(database.db)).rows[0]!.pid;
+    const first = await backend();
+    expect(await backend()).toBe(first);
+    // A guard against a hang, not a timing: the pool closes the connection a second after it opened.
+    let later = first;
+    for (let attempt = 0; attempt < 100 && later === first; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      later = await backend();
+    }
+    expect(later).not.toBe(first);
+  });
 });
 
 describe.each(ENGINES)('named prepared statements (%s)', (engine) => {

@@ -7,6 +7,8 @@ import { compareLatency, createClient, getJson, measureThroughput, median, summa
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
+import { measureSustained } from '../../bench/sustained.ts';
+import type { BenchDatabase } from '../../bench/database.ts';
 import { systemClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
@@ -282,6 +284,32 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(measured.figures.every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
     // The deep page is the filtered list's last full page when it ends before --page.
     expect(measured.figures[1]!.name).toContain(`page ${Math.floor(seeded.matching / 5)} vs page 1`);
+  }, 120_000);
+
+  it('runs the sustained figure: ten parts of pushes into one process on a database of its own, every push stored', async () => {
+    const databases: BenchDatabase[] = [];
+    try {
+      const measured = await measureSustained({
+        serverUrl: process.env.TEST_DATABASE_URL!,
+        env: { BENCH_POOL_SIZE: '2' },
+        pushes: 200,
+        log: () => {},
+        track: (child) => children.push(child),
+        trackDatabase: (made) => databases.push(made),
+      });
+      expect(measured.figures).toEqual([expect.objectContaining({ name: 'sustained pushes, last tenth vs first of 200', goal: { op: '>=', value: 0.9 } })]);
+      expect((measured.results as { rates: number[] }).rates).toHaveLength(10);
+      expect(databases).toHaveLength(1);
+      const own = await openDatabase({ engine: 'postgres', url: databases[0]!.url, poolSize: 1 });
+      try {
+        const { rows } = await sql<{ activities: number }>`select count(*)::int as activities from activities`.execute(own.db);
+        expect(rows[0]!.activities).toBe(200);
+      } finally {
+        await own.close();
+      }
+    } finally {
+      for (const made of databases) await made.drop();
+    }
   }, 120_000);
 
   it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {
