@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { pgTypes } from '../src/db/type-parsers.ts';
@@ -9,8 +10,9 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  * type parsers, no authentication, no rate limit, no validation, no serialization schema, that runs the
  * statements Hearth ran for the same request (captured from Hearth: SQL text and parameters). What Hearth
  * does beyond this is the cost of its layers.
- * - BENCH_BARE_QUERY: `GET /bare` runs the one statement of a list request that reads the page and answers
- *   the rows as JSON. `/bare-all` runs every statement Hearth ran for the request, in order (see run.ts).
+ * - BENCH_BARE_QUERY and BENCH_BARE_LIST: `GET /bare` runs the one statement of a list request that reads the
+ *   page and answers exactly what Hearth answers (below); `/bare-rows` answers that statement's rows as JSON,
+ *   and `/bare-all` runs every statement Hearth ran for the request, in order (diagnostics; see run.ts).
  * - BENCH_BARE_BULK (`{statements, ids}`): `POST /bare-bulk` takes a bulk update body and runs the statements
  *   of Hearth's bulk update transaction (begin … commit) on one connection, with the body's contact IDs in
  *   place of the captured request's `ids`, and answers `{success, data: {ids}}`.
@@ -41,8 +43,36 @@ interface PushBody {
 const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
 pool.on('error', () => {});
 const app = Fastify({ logger: false });
+/**
+ * What Hearth answers for the list, made the shortest way: its page statement's rows presented as its
+ * records (ID prefix and name: the list's fields without `cols`), and the next cursor signed as Hearth
+ * signs it (core/cursor.ts: base64url JSON of the binding hash and the last row's sort values, then 16 bytes
+ * of HMAC-SHA256 under a key derived from the deployment's secret). The binding hash is the one of
+ * Hearth's own cursor for this list (BENCH_BARE_LIST), so the answers are equal byte for byte; the bench
+ * checks that before it measures.
+ */
+const exact = process.env.BENCH_BARE_LIST ? (JSON.parse(process.env.BENCH_BARE_LIST) as { prefix: string; limit: number; binding: string }) : null;
+if (query && exact) {
+  const { rows: keys } = await pool.query<{ secret: string }>('select secret from signing_keys where id = 1');
+  const key = createHmac('sha256', keys[0]!.secret).update('hearth cursor v1').digest();
+  const sign = (position: unknown[]) => {
+    const body = Buffer.from(JSON.stringify({ b: exact.binding, p: position })).toString('base64url');
+    return `${body}.${createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url')}`;
+  };
+  app.get('/bare', async () => {
+    const rows = (await pool.query(query.sql, query.parameters)).rows as Record<string, unknown>[];
+    const page = rows.slice(0, exact.limit);
+    const last = page.at(-1);
+    const position = last ? Object.keys(last).filter((name) => /^_k\d+$/.test(name)).map((name) => last[name]) : [];
+    return {
+      success: true,
+      data: page.map((row) => ({ id: `${exact.prefix}${row.id as number}`, name: row.name })),
+      meta: { nextCursor: rows.length > exact.limit ? sign(position) : null },
+    };
+  });
+}
 if (query) {
-  app.get('/bare', async () => (await pool.query(query.sql, query.parameters)).rows);
+  app.get('/bare-rows', async () => (await pool.query(query.sql, query.parameters)).rows);
   // Not the baseline: a diagnostic that separates what Hearth's statements cost from what its code costs.
   app.get('/bare-all', async () => {
     let rows: unknown[] = [];

@@ -103,3 +103,27 @@ export async function lightFilterOf(db: Kysely<DB>, communityId: number) {
                   and a.activity_time > now() - interval '28 days' and a.activity_time <= now())`.execute(db);
   return { expression, matching: matching.rows[0]!.n };
 }
+
+/** What the bare endpoint needs to answer as Hearth does: the records' ID prefix, the page size and the cursor's binding hash. */
+export function exactListOf(body: { data: unknown[]; meta?: { nextCursor?: string | null } }, limit: number) {
+  const first = body.data[0] as { id?: string } | undefined;
+  const prefix = /^[a-z]+_/.exec(first?.id ?? '')?.[0];
+  const cursor = body.meta?.nextCursor;
+  if (!prefix || !cursor) throw new Error('the list measured must have more than one page of records with IDs');
+  const { b: binding } = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString('utf8')) as { b: string };
+  return { prefix, limit, binding };
+}
+
+/** Where two JSON values first differ (a path and both values), or null when they are equal. */
+export function firstDifference(a: unknown, b: unknown, at = '$'): string | null {
+  if (a === b) return null;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    return `${at}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`;
+  }
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
+  for (const key of keys) {
+    const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${at}.${key}`);
+    if (found) return found;
+  }
+  return Object.keys(a).join() === Object.keys(b).join() ? null : `${at}: fields in another order`;
+}

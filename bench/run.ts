@@ -5,7 +5,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { createServices, type Services } from '../src/services.ts';
 import { BULK_IDS, BULK_TAGS, bulkBody, captureBulk, compareBulk, prepareBulk, resetBulk } from './bulk.ts';
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
-import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
+import { captureQueries, countRows, cursorOfPage, exactListOf, firstDifference, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, throughputRounds, type Summary } from './load.ts';
 import { describeMachine } from './machine.ts';
@@ -199,10 +199,16 @@ async function measureList(options: BenchOptions, context: Context & { services:
     ...env,
     BENCH_BARE_QUERY: JSON.stringify(statement),
     BENCH_BARE_ALL: JSON.stringify(captured.queries),
+    BENCH_BARE_LIST: JSON.stringify(exactListOf(captured.body, options.limit)),
   });
   children.push(bare);
-  const bareRows = await getJson<unknown[]>(createClient(), `${bare.url}/bare`);
-  log(`Hearth answered ${captured.body.data.length} records, the bare endpoint ${bareRows.length} rows.`);
+  // The baseline must give Hearth's answer, or the ratio compares different work.
+  const bareClient = createClient();
+  const [hearthAnswer, bareAnswer] = [await getJson<unknown>(client, page1), await getJson<unknown>(bareClient, `${bare.url}/bare`)];
+  bareClient.close();
+  const difference = firstDifference(hearthAnswer, bareAnswer);
+  if (difference) throw new Error(`the bare endpoint does not answer what Hearth answers for ${options.path} (${difference}); its presentation knows lists without cols`);
+  log(`Hearth and the bare endpoint both answered the same ${captured.body.data.length} records and cursor.`);
 
   // 4a. Page 1 against page N.
   log(`\nWalking ${options.page - 1} pages to the cursor of page ${options.page}…`);
@@ -257,7 +263,7 @@ async function measureList(options: BenchOptions, context: Context & { services:
   const hearthRps = rps('hearth');
   const bareRps = rps('bare');
   figures.push({
-    name: 'list throughput vs bare Fastify',
+    name: 'list throughput vs bare Fastify giving the same answer',
     measured: 'Hearth',
     value: hearthRps,
     baselineName: 'bare',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bulkBody, captureBulk, compareBulk, prepareBulk, resetBulk, withRecordIds } from '../../bench/bulk.ts';
-import { captureQueries, countRows, cursorOfPage, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
+import { captureQueries, countRows, cursorOfPage, exactListOf, firstDifference, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
 import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
@@ -163,9 +163,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       ...env,
       BENCH_BARE_QUERY: JSON.stringify(statement),
       BENCH_BARE_ALL: JSON.stringify(queries),
+      BENCH_BARE_LIST: JSON.stringify(exactListOf(body, limit)),
     });
     children.push(bare);
-    const rows = await getJson<{ id: number }[]>(createClient(), `${bare.url}/bare`);
+    // The baseline answers what Hearth answers, cursor included, and the cursor works on Hearth.
+    const exact = await getJson<{ data: unknown[]; meta: { nextCursor: string } }>(createClient(), `${bare.url}/bare`);
+    expect(exact).toEqual(body);
+    expect(firstDifference(body, exact)).toBeNull();
+    expect(firstDifference(body, { ...exact, data: exact.data.slice(1) })).toMatch(/^\$\.data\.0\.id: /);
+    expect((await getJson<{ data: unknown[] }>(client, page({ cursor: exact.meta.nextCursor }))).data).toHaveLength(limit);
+    const rows = await getJson<{ id: number }[]>(createClient(), `${bare.url}/bare-rows`);
     expect(rows).toHaveLength(limit + 1);
     expect(rows.slice(0, limit).map((row) => `c_${row.id}`)).toEqual((body.data as { id: string }[]).map((contact) => contact.id));
     // Authentication, the rate-limit counter and the page, in Hearth's order; the page's rows answered.
