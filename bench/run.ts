@@ -12,6 +12,7 @@ import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
 import { measureProspector } from './prospector.ts';
 import { seedProspector } from './prospector-seed.ts';
+import { measureInsights } from './insights.ts';
 import { measurePush } from './push.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
@@ -20,8 +21,8 @@ import { cliActor } from '../src/core/writer.ts';
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
- * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list
- * (`--only list|titles|bulk|push|prospector` for one part).
+ * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
+ * two of the insights job (`--only list|titles|bulk|push|prospector|insights` for one part).
  */
 
 const options = (() => {
@@ -81,7 +82,7 @@ async function run(options: BenchOptions) {
   // 2. Seed: the community, unless only the prospector figures are measured, and the prospector data they read.
   const wanted = (part: BenchPart) => options.only === null || options.only === part;
   let seed: SeedReport | null = null;
-  if (!options.reuse && options.only !== 'prospector') {
+  if (!options.reuse && options.only !== 'prospector' && options.only !== 'insights') {
     log(`Seeding ${options.contacts.toLocaleString('en')} contacts and ${options.activities.toLocaleString('en')} activities…`);
     seed = await seedCommunity(db, {
       communityId: setup.communityId,
@@ -133,6 +134,8 @@ async function run(options: BenchOptions) {
     ? await measureProspector(options, { token: setup.token, hearth, env, log, track: (child) => children.push(child) })
     : null;
   if (prospector) figures.push(...prospector.figures);
+  const insights = wanted('insights') ? await measureInsights({ db, log }) : null;
+  if (insights) figures.push(...insights.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -155,6 +158,7 @@ async function run(options: BenchOptions) {
     bulk: bulk?.results ?? null,
     push: push?.results ?? null,
     prospector: prospector?.results ?? null,
+    insights: insights?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

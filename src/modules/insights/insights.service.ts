@@ -15,7 +15,7 @@ import * as research from './research-insights.repository.ts';
 export const INSIGHTS_JOB = 'insights.generate';
 
 const DAY = 86_400_000;
-/** Contacts read, written to and asked about together (the client bounds how many requests are in flight). */
+/** Contacts read, written to and asked about together, two batches at a time (the client bounds the requests in flight). */
 const CONTACT_BATCH = 50;
 const RESEARCH_BATCH = 20;
 /** A contact's text is written again after this long without activity changes: its "last 30 days" moved on. */
@@ -124,9 +124,34 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
     const report = () => context.progress({ ...counts, ...(stopped ? { stopped } : {}) } as unknown as JsonValue);
     await report();
 
-    for (let start = 0; start < contactIds.length && !stopped; start += CONTACT_BATCH) {
-      if (context.signal.aborted) throw new Error('stopped: the worker is shutting down');
-      const batch = await contacts.insightContacts(db, communityId, contactIds.slice(start, start + CONTACT_BATCH));
+    /**
+     * Two batches at a time: one's reads and writes happen while the other's requests are in flight, so
+     * the endpoint is not left idle between batches (the client still bounds the requests in flight).
+     */
+    async function inOverlappingBatches<T>(items: T[], size: number, each: (batch: T[]) => Promise<void>): Promise<void> {
+      let next = 0;
+      let failed = false;
+      // Both lanes end before the run does: one that fails stops the other at its next batch.
+      const lanes = await Promise.allSettled(
+        [0, 1].map(async () => {
+          while (next < items.length && !stopped && !failed) {
+            if (context.signal.aborted) throw new Error('stopped: the worker is shutting down');
+            const start = next;
+            next += size;
+            try {
+              await each(items.slice(start, start + size));
+            } catch (error) {
+              failed = true;
+              throw error;
+            }
+          }
+        }),
+      );
+      for (const lane of lanes) if (lane.status === 'rejected') throw lane.reason;
+    }
+
+    await inOverlappingBatches(contactIds, CONTACT_BATCH, async (ids) => {
+      const batch = await contacts.insightContacts(db, communityId, ids);
       const drafts = await sparkDraftsOf(db, communityId, batch, now);
       const writes = await Promise.all(
         batch.map(async (contact): Promise<contacts.SparkWrite | null> => {
@@ -151,11 +176,9 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
       for (const write of done) counts.contacts[write.outcome.kind === 'written' ? 'written' : write.outcome.kind] += 1;
       counts.contacts.done += done.length;
       await report();
-    }
+    });
 
-    for (let start = 0; start < pairs.length && !stopped; start += RESEARCH_BATCH) {
-      if (context.signal.aborted) throw new Error('stopped: the worker is shutting down');
-      const batch = pairs.slice(start, start + RESEARCH_BATCH);
+    await inOverlappingBatches(pairs, RESEARCH_BATCH, async (batch) => {
       const [facts, prompts, hashes] = await Promise.all([
         research.organizationFacts(db, communityId, [...new Set(batch.map((pair) => pair.organizationId))], now),
         research.promptTexts(db, communityId, [...new Set(batch.map((pair) => pair.promptId))]),
@@ -182,7 +205,7 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
       }
       counts.researchAnswers.done += done.length;
       await report();
-    }
+    });
 
     const result = { ...counts, ...(stopped ? { stopped } : {}) };
     await recordWrite(db, jobWriter(job), { operation: 'insights.generate', entityIds: [], detail: result });
