@@ -170,7 +170,7 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
       given.forEach((item, index) => {
         const at = position(index);
         const orgId = orgIds.has(index) ? (existing.has(orgIds.get(index)!) ? orgIds.get(index)! : null) : domains.has(index) ? (byDomain.get(domains.get(index)!) ?? null) : undefined;
-        if (orgId === null) faults.push(`${at}: no organization ${orgIds.has(index) ? formatId('organization', orgIds.get(index)!) : `with the domain "${domains.get(index)}"`}`);
+        if (orgId === null) faults.push(`${at}: no organization ${orgIds.has(index) ? formatId('organization', orgIds.get(index)!) : `with the domain "${item.domain}"`}`);
         const promptId = promptIds.get(item.promptId);
         if (promptId === undefined) faults.push(`${at}: no live research prompt "${item.promptId}"`);
         if (typeof orgId === 'number' && promptId !== undefined) rows.push({ organizationId: orgId, promptId, answer: item.answer.trim() });
