@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
@@ -132,6 +133,17 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
     await refresh({ all: true });
     expect((await run()).contacts).toMatchObject({ total: 1, unchanged: 1 });
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it('keeps its watermark to the microsecond: a contact written is not due again', async () => {
+    const dee = await pushUser(t, { id: 'u-dee', email: 'dee@example.org' });
+    await activity('u-dee', 2, 'Microseconds matter');
+    // Times written by SQL (imports, the seed) carry microseconds, which a JavaScript date would drop.
+    const id = Number(dee.slice(2));
+    await sql`update activities set activity_time = activity_time + interval '123 microseconds' where community_id = ${t.communityId} and contact_id = ${id}`.execute(t.services.db);
+    await sql`update contacts set latest_activity_at = latest_activity_at + interval '123 microseconds' where community_id = ${t.communityId} and id = ${id}`.execute(t.services.db);
+    expect((await run(await refresh())).contacts).toMatchObject({ total: 1, written: 1 });
+    expect((await run(await refresh())).contacts).toMatchObject({ total: 0 });
   });
 
   it('keeps the deterministic text when the model fails, hangs or answers garbage, and counts each failure', async () => {

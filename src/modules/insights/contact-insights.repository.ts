@@ -60,7 +60,8 @@ export interface InsightContact {
   title: string | null;
   organization: string | null;
   activityCount: number;
-  latestActivityAt: Date | null;
+  /** As PostgreSQL prints it: to the microsecond, which a Date would cut to the millisecond. */
+  latestActivityAt: string | null;
   inputHash: string | null;
 }
 
@@ -69,7 +70,7 @@ export async function insightContacts(db: Executor, communityId: number, ids: nu
   if (ids.length === 0) return [];
   const { rows } = await sql<InsightContact>`
     select c.id, c.name, c.full_name as "fullName", c.title, o.name as organization, c.activity_count_all as "activityCount",
-      c.latest_activity_at as "latestActivityAt", c.sparks_input_hash as "inputHash"
+      c.latest_activity_at::text as "latestActivityAt", c.sparks_input_hash as "inputHash"
     from contacts c
     left join organizations o on o.community_id = c.community_id and o.id = c.organization_id
     where c.community_id = ${communityId} and c.id = any(${ids}::bigint[]) and c.anonymized_at is null
@@ -82,7 +83,7 @@ export interface SparkWrite {
   id: number;
   /** The activity the text was written for: the watermark. */
   activityCount: number;
-  latestActivityAt: Date | null;
+  latestActivityAt: string | null;
   outcome: { kind: 'written'; texts: SparkTexts; inputHash: string } | { kind: 'unchanged' } | { kind: 'failed' };
 }
 
@@ -108,7 +109,7 @@ export async function writeSparks(db: Executor, communityId: number, writes: Spa
       ${writes.map((write) => (texts(write)?.activateMessage ? JSON.stringify(texts(write)!.activateMessage) : null))}::text[],
       ${writes.map((write) => (write.outcome.kind === 'written' ? write.outcome.inputHash : null))}::text[],
       ${writes.map((write) => write.activityCount)}::int[],
-      ${writes.map((write) => write.latestActivityAt?.toISOString() ?? null)}::timestamptz[]
+      ${writes.map((write) => write.latestActivityAt)}::timestamptz[]
     ) as v(id, kind, summary, recent, message, hash, count, latest)
     where c.community_id = ${communityId} and c.id = v.id and c.anonymized_at is null`.execute(db);
 }

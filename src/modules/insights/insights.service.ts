@@ -173,7 +173,7 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
       );
       const done = writes.filter((write): write is contacts.SparkWrite => write !== null);
       await contacts.writeSparks(db, communityId, done, clock.now());
-      for (const write of done) counts.contacts[write.outcome.kind === 'written' ? 'written' : write.outcome.kind] += 1;
+      for (const write of done) counts.contacts[write.outcome.kind] += 1;
       counts.contacts.done += done.length;
       await report();
     });
