@@ -12,6 +12,7 @@ import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
 import { measureProspector } from './prospector.ts';
 import { seedProspector } from './prospector-seed.ts';
+import { measureInsights } from './insights.ts';
 import { measurePush } from './push.ts';
 import { measureSustained } from './sustained.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
@@ -21,8 +22,9 @@ import { cliActor } from '../src/core/writer.ts';
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
- * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list, and
- * sustained pushing (`--only list|titles|bulk|push|prospector|sustained` for one part).
+ * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
+ * sustained pushing, two of the insights job (`--only list|titles|bulk|push|prospector|sustained|insights`
+ * for one part).
  */
 
 const options = (() => {
@@ -145,6 +147,8 @@ async function run(options: BenchOptions) {
       })
     : null;
   if (sustained) figures.push(...sustained.figures);
+  const insights = wanted('insights') ? await measureInsights({ db, log }) : null;
+  if (insights) figures.push(...insights.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -168,6 +172,7 @@ async function run(options: BenchOptions) {
     push: push?.results ?? null,
     prospector: prospector?.results ?? null,
     sustained: sustained?.results ?? null,
+    insights: insights?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

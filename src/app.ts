@@ -52,6 +52,7 @@ import { buyingCommitteeRoutes } from './modules/buying-committees/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
+import { insightsRoutes, researchPromptAdminRoutes } from './modules/insights/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 import { createReadQueryHandler } from './http/read-query.ts';
@@ -219,6 +220,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   sourceImportRoutes(app, services);
   bulkUpdateRoutes(app, services);
   auditRoutes(app, services);
+  researchPromptAdminRoutes(app, services);
+  insightsRoutes(app, services);
 
   await app.ready();
   return app;

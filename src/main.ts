@@ -20,7 +20,9 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   const database = await openDatabase(databaseTarget(config, 'hearth serve'));
   let app: HearthApp | null = null;
   try {
-    const services = await createServices({ db: database.db, listen: database.listen, clock: systemClock, config });
+    // Background work logs through the app's logger, made after the services.
+    const log = { info: (details: object, message: string) => app?.log.info(details, message), warn: (details: object, message: string) => app?.log.warn(details, message) };
+    const services = await createServices({ db: database.db, listen: database.listen, clock: systemClock, config, log });
     await announceBootstrap(services, config, out);
     app = await buildApp({
       services,
@@ -37,9 +39,14 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     out(`API reference: ${config.publicUrl}/docs`);
     const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log, leaseMs: config.jobLeaseMs, exclusive: !database.shared });
     worker.start();
+    // With a model endpoint, look for contacts and organizations whose insights are due (docs/insights.md).
+    services.insights.startSchedule((error) => app?.log.warn({ err: error }, 'could not look for due insights'));
     // Other processes and `hearth ingestion` read this process's backlog from the database.
     services.ingestion.startReporting((error) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
-    const withdraw = () => services.ingestion.stopReporting().catch(() => undefined);
+    const withdraw = async () => {
+      await services.insights.stopSchedule().catch(() => undefined);
+      await services.ingestion.stopReporting().catch(() => undefined);
+    };
     return { app, url: config.publicUrl, stop: stopper(app, worker, database, withdraw) };
   } catch (error) {
     await app?.close();

@@ -46,13 +46,16 @@ import { createBuyingCommitteeService } from './modules/buying-committees/index.
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
+import { createInsightsService, createLlmClient, createResearchPromptAdminService } from './modules/insights/index.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
   /** The database's notifications; without them (the CLI) nothing that needs them is kept in memory. */
   listen?: Listen;
   clock: Clock;
-  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch'>>;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm'>>;
+  /** Where background work reports what a caller does not see (the insights model's failures); none by default. */
+  log?: { info(details: object, message: string): void; warn(details: object, message: string): void };
 }
 
 /** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
@@ -116,6 +119,15 @@ export async function createServices(deps: ServiceDeps) {
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
     bulkUpdates: createBulkUpdateService({ db, clock }),
     audit: createAuditService({ db, clock, cursors }),
+    researchPrompts: createResearchPromptAdminService({ db, clock }),
+    insights: createInsightsService({
+      db,
+      clock,
+      jobs,
+      llm: deps.config.llm ? createLlmClient(deps.config.llm) : null,
+      intervalMs: deps.config.llm?.intervalMs ?? 0,
+      log: deps.log,
+    }),
   };
 }
 

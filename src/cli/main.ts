@@ -22,6 +22,8 @@ import { prospectorCommand } from './commands/prospector.ts';
 import { runServer } from './commands/serve.ts';
 import { sourceCommand } from './commands/source.ts';
 import { tokenCommand } from './commands/token.ts';
+import { insightsCommand } from './commands/insights.ts';
+import { researchCommand, researchPromptCommand } from './commands/research.ts';
 
 /** The commands that work on the data, each in its own file under commands/. */
 const COMMANDS: Command[] = [
@@ -39,6 +41,9 @@ const COMMANDS: Command[] = [
   feedCommand,
   buyingCommitteeCommand,
   auditCommand,
+  researchPromptCommand,
+  researchCommand,
+  insightsCommand,
 ];
 
 const SETUP = `  serve                                   run the HTTP service (what \`npm start\` runs)
@@ -46,7 +51,8 @@ ${initCommand.usage}
   migrate [--database-url URL]            apply database migrations and exit`;
 
 const CONFIGURATION = `Configuration comes from the environment: DATABASE_URL (PostgreSQL) or HEARTH_DATA_DIR (embedded
-database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL.
+database, default ./data), PORT, HOST, HEARTH_PUBLIC_URL, HEARTH_JWT_SECRET, LOG_LEVEL; HEARTH_LLM_URL,
+HEARTH_LLM_MODEL and HEARTH_LLM_KEY for a model that writes insights (docs/insights.md).
 Without --community, commands act on the first community (the one \`hearth init\` made).`;
 
 const usage = (sections: string[]) => `Usage: hearth <command> [options]\n\n${sections.join('\n\n')}\n\n${CONFIGURATION}`;

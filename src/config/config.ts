@@ -31,6 +31,23 @@ export interface Config {
    * plans and caches for the life of the process (HEARTH_DB_CONNECTION_LIFETIME; 0 keeps them).
    */
   connectionLifetimeSeconds: number;
+  /** The OpenAI-compatible endpoint that writes insights (docs/insights.md); null: the deterministic text only. */
+  llm: LlmConfig | null;
+}
+
+/** An OpenAI-compatible chat completions endpoint (HEARTH_LLM_*). */
+export interface LlmConfig {
+  /** The API's base URL (`…/v1`); Hearth posts to `<url>/chat/completions`. */
+  url: string;
+  /** Sent as `Authorization: Bearer <key>`; null: no header (a local server). */
+  key: string | null;
+  model: string;
+  /** How long one completion may take before it counts as failed (ms). */
+  timeoutMs: number;
+  /** Completions in flight at once, per process. */
+  concurrency: number;
+  /** How often a serving process looks for contacts and organizations to write again (ms; 0: only on request). */
+  intervalMs: number;
 }
 
 export interface RateLimitConfig {
@@ -100,6 +117,33 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
     jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
     connectionLifetimeSeconds: integer(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600, 0, 604_800),
+    llm: llmConfig(env),
+  };
+}
+
+function llmConfig(env: Env): LlmConfig | null {
+  const url = text(env, 'HEARTH_LLM_URL');
+  const model = text(env, 'HEARTH_LLM_MODEL');
+  const key = text(env, 'HEARTH_LLM_KEY');
+  if (url === null) {
+    if (model !== null || key !== null) throw new ConfigError('HEARTH_LLM_MODEL and HEARTH_LLM_KEY need HEARTH_LLM_URL, the endpoint to call');
+    return null;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`HEARTH_LLM_URL must be an absolute http:// or https:// URL; got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`HEARTH_LLM_URL must be an http:// or https:// URL; got "${url}"`);
+  if (model === null) throw new ConfigError('HEARTH_LLM_URL needs HEARTH_LLM_MODEL, the model to ask (as the endpoint names it)');
+  return {
+    url: url.replace(/\/+$/, ''),
+    key,
+    model,
+    timeoutMs: integer(env, 'HEARTH_LLM_TIMEOUT', 60, 1, 3_600) * 1000,
+    concurrency: integer(env, 'HEARTH_LLM_CONCURRENCY', 4, 1, 64),
+    intervalMs: integer(env, 'HEARTH_LLM_INTERVAL', 600, 0, 604_800) * 1000,
   };
 }
 

@@ -186,6 +186,10 @@ export interface Contacts {
   region: string | null;
   role: string | null;
   spark_summary: string | null;
+  sparks_activity_count: number | null;
+  sparks_generated_at: Timestamp | null;
+  sparks_input_hash: string | null;
+  sparks_latest_activity_at: Timestamp | null;
   title: string | null;
   updated_at: Generated<Timestamp>;
   username: string | null;
@@ -412,7 +416,6 @@ export interface Organizations {
   primary_domain: string;
   prospector_company_id: Int8 | null;
   region: string | null;
-  research_results: Generated<Json>;
   revenue_range_max: Numeric | null;
   revenue_range_min: Numeric | null;
   source_id: Int8 | null;
@@ -506,6 +509,28 @@ export interface RemovalRequests {
   requested_at: Generated<Timestamp>;
   requested_by: string | null;
   status: Generated<string>;
+}
+
+export interface ResearchAnswers {
+  answer: string | null;
+  community_id: Int8;
+  generated_at: Timestamp;
+  input_hash: string | null;
+  organization_id: Int8;
+  origin: string;
+  prompt_id: Int8;
+}
+
+export interface ResearchPrompts {
+  community_id: Int8;
+  created_at: Generated<Timestamp>;
+  id: Generated<Int8>;
+  is_primary: Generated<boolean>;
+  key: string;
+  name: string;
+  prompt: string;
+  retired_at: Timestamp | null;
+  updated_at: Generated<Timestamp>;
 }
 
 export interface SegmentMemberships {
@@ -625,11 +650,13 @@ export interface Topics {
 }
 
 export interface WebsiteVisits {
+  anonymous_id: string | null;
   community_id: Int8;
   contact_id: Int8 | null;
   created_at: Generated<Timestamp>;
   id: Generated<Int8>;
   organization_id: Int8 | null;
+  source_id: Int8 | null;
   url: string;
   visit_time: Timestamp;
 }
@@ -678,6 +705,8 @@ export interface DB {
   prospector_title_changes: ProspectorTitleChanges;
   rate_limit_counters: RateLimitCounters;
   removal_requests: RemovalRequests;
+  research_answers: ResearchAnswers;
+  research_prompts: ResearchPrompts;
   segment_memberships: SegmentMemberships;
   segment_statuses: SegmentStatuses;
   segments: Segments;

@@ -92,7 +92,7 @@ export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
     },
 
     /** Newest first, of one community or of every one (`communityId` null). */
-    list(filter: { communityId: number | null; status?: JobRow['status']; limit?: number }): Promise<JobRow[]> {
+    list(filter: { communityId: number | null; status?: JobRow['status']; kind?: string; limit?: number }): Promise<JobRow[]> {
       return listJobs(deps.db, { ...filter, limit: filter.limit ?? 50 });
     },
 

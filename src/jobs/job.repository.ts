@@ -63,13 +63,14 @@ export async function findJob(db: Kysely<DB>, communityId: number, id: number): 
   return db.selectFrom('jobs').select(columns).where('community_id', '=', communityId).where('id', '=', id).executeTakeFirst();
 }
 
-/** Jobs newest first: of one community or of all (`communityId` null, the operator's CLI), optionally of one status. */
+/** Jobs newest first: of one community or of all (`communityId` null, the operator's CLI), optionally of one status or kind. */
 export async function listJobs(
   db: Kysely<DB>,
-  filter: { communityId: number | null; status?: JobRow['status']; limit: number },
+  filter: { communityId: number | null; status?: JobRow['status']; kind?: string; limit: number },
 ): Promise<JobRow[]> {
   let query = db.selectFrom('jobs').select(columns);
   if (filter.communityId !== null) query = query.where('community_id', '=', filter.communityId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
   if (filter.status) query = query.where('status', '=', filter.status);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
 }

@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
-import type { RateLimitConfig } from '../../src/config/config.ts';
+import type { LlmConfig, RateLimitConfig } from '../../src/config/config.ts';
 import type { Engine } from '../../src/db/database.ts';
 import type { HearthApp } from '../../src/http/types.ts';
 import { createServices, type Services } from '../../src/services.ts';
@@ -33,6 +33,8 @@ export interface TestAppOptions {
   statementTimeoutMs?: number;
   /** Let feeds reach the tests' local servers (HEARTH_ALLOW_PRIVATE_FETCH). */
   allowPrivateFetch?: boolean;
+  /** A model endpoint for insights (test/helpers/fake-llm.ts); none by default. */
+  llm?: LlmConfig;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
@@ -48,6 +50,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         publicUrl: TEST_PUBLIC_URL,
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
         allowPrivateFetch: options.allowPrivateFetch ?? false,
+        llm: options.llm ?? null,
       },
     });
     const setup = await services.communities.init(cliActor());

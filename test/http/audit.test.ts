@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { cliWriter } from '../../src/core/writer.ts';
 import { systemClock } from '../../src/clock.ts';
+import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -41,11 +42,18 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     return ((await t.get('/api/v2/api-token-status', token)).json() as { jti: string }).jti;
   }
 
+  // A model endpoint, for the insights refresh (which refuses to run without one).
+  let fake: FakeLlm;
+
   beforeAll(async () => {
-    t = await createTestApp(engine);
+    fake = await startFakeLlm();
+    t = await createTestApp(engine, { llm: fake.config() });
     adminJti = await jtiOf(t.token);
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await fake?.close();
+  });
 
   it('records every write route of the API: actor, token, operation, the IDs touched, when', async () => {
     const written = new Set<string>();
@@ -241,6 +249,23 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       ids: () => [definition.id],
     });
     await write('DELETE /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, undefined, { status: 200, operation: 'custom_field.retire', ids: () => [definition.id] });
+    await write('POST /api/v2/admin/research-prompts', '/api/v2/admin/research-prompts', { promptId: 'fit', promptName: 'Good fit?', prompt: 'Is it a fit?', isPrimaryPrompt: true }, {
+      status: 201,
+      operation: 'research_prompt.create',
+      ids: () => ['fit'],
+    });
+    await write('PATCH /api/v2/admin/research-prompts/{promptId}', '/api/v2/admin/research-prompts/fit', { prompt: 'Is it a good fit?' }, {
+      status: 200,
+      operation: 'research_prompt.update',
+      ids: () => ['fit'],
+    });
+    await write('POST /api/v2/admin/research-answers', '/api/v2/admin/research-answers', { answers: [{ organizationId: org.organizationId, promptId: 'fit', answer: 'Yes.' }] }, {
+      status: 200,
+      operation: 'research_answer.import',
+      ids: () => [org.organizationId],
+    });
+    await write('DELETE /api/v2/admin/research-prompts/{promptId}', '/api/v2/admin/research-prompts/fit', undefined, { status: 200, operation: 'research_prompt.retire', ids: () => ['fit'] });
+    await write('POST /api/v2/admin/insights/refresh', '/api/v2/admin/insights/refresh', {}, { status: 202, operation: 'insights.refresh', ids: () => [] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });

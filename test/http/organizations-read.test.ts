@@ -181,16 +181,24 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
         city: 'Austin',
         region: 'Texas',
         country: 'United States',
-        research_results: JSON.stringify([
-          { promptId: 'p1', answer: 'Yes', isPrimaryPrompt: true, promptName: 'Good fit?' },
-          { promptId: 2, answer: 'No' },
-          { answer: 'no prompt' },
-          'junk',
-        ]),
       })
       .where('community_id', '=', t.communityId)
       .where('id', '=', key(org['acme.com']!))
       .execute();
+    // Research answers of live prompts show, the primary first; a retired prompt's and a failed attempt's do not.
+    const prompt = async (promptKey: string, name: string, primary: boolean, retired = false) =>
+      (
+        await db
+          .insertInto('research_prompts')
+          .values({ community_id: t.communityId, key: promptKey, name, prompt: `${name} Answer briefly.`, is_primary: primary, retired_at: retired ? new Date() : null })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const prompts = { stack: await prompt('stack', 'Stack?', false), fit: await prompt('p1', 'Good fit?', true), old: await prompt('old', 'Old', false, true), fails: await prompt('fails', 'Fails', false) };
+    const answer = (promptId: number, text: string | null) => ({
+      community_id: t.communityId, organization_id: key(org['acme.com']!), prompt_id: promptId, answer: text, origin: text === null ? 'model' : 'import', generated_at: new Date(),
+    });
+    await db.insertInto('research_answers').values([answer(prompts.stack, 'No'), answer(prompts.fit, 'Yes'), answer(prompts.old, 'Gone'), answer(prompts.fails, null)]).execute();
     await db.updateTable('organizations').set({ country: 'Germany' }).where('community_id', '=', t.communityId).where('id', '=', key(org['globex.com']!)).execute();
     const leadScore = (scoreId: number, organizationId: string, value: number, percentile: number, keyFactors: unknown[] = []) => ({
       community_id: t.communityId,
@@ -329,7 +337,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
       leadScoreKeyFactors: [{ scoreId: scores.fit, factors: [{ label: 'Employees', value: '250', strength: 0.7 }] }],
       researchResults: [
         { promptId: 'p1', answer: 'Yes', isPrimaryPrompt: true, promptName: 'Good fit?' },
-        { promptId: '2', answer: 'No', isPrimaryPrompt: false, promptName: null },
+        { promptId: 'stack', answer: 'No', isPrimaryPrompt: false, promptName: 'Stack?' },
       ],
       recentJobOpenings: [7, 6, 5, 4, 3].map((n) => ({
         jobTitle: `Job ${n}`,

@@ -4,6 +4,7 @@ import { bulkBody, captureBulk, compareBulk, prepareBulk, resetBulk, withRecordI
 import { captureQueries, countRows, cursorOfPage, exactListOf, firstDifference, lightFilterOf, listUrl, pickListStatement } from '../../bench/harness.ts';
 import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
+import { measureInsights } from '../../bench/insights.ts';
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
@@ -317,6 +318,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     } finally {
       for (const made of databases) await made.drop();
     }
+  }, 120_000);
+
+  it("measures the insights job against a bare loop posting the same requests to a local endpoint", async () => {
+    const lines: string[] = [];
+    const measured = await measureInsights({ db: database.db, log: (line) => lines.push(line), size: { contacts: 60, activities: 600, latenciesMs: [0] } });
+    expect(measured.figures).toHaveLength(1);
+    expect(measured.figures[0]).toMatchObject({ unit: 'items/s', goal: { op: '>=' } });
+    expect(measured.figures[0]!.ratio).toBeGreaterThan(0);
+    const [run] = (measured.results as { runs: { contacts: number }[] }).runs;
+    // Every contact of the small seed with activity in the last 90 days was written, through the endpoint.
+    expect(run!.contacts).toBeGreaterThan(0);
+    expect(lines.join('\n')).toMatch(new RegExp(`the job wrote ${run!.contacts} contacts .* the same ${run!.contacts} requests`));
   }, 120_000);
 
   it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {

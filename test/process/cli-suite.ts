@@ -330,5 +330,27 @@ export function describeCli(engine: Engine) {
       expect(json<Field>(await hearth('custom-field', 'retire', added.id, '--json'))).toMatchObject({ id: added.id, retiredAt: expect.any(String) });
       expect(json<Field[]>(await hearth('custom-field', 'list', '--all', '--json'))).toEqual([expect.objectContaining({ id: added.id, retiredAt: expect.any(String) })]);
     });
+
+    // The rules are tested through HTTP (research-prompts.test.ts, insights.test.ts); here, that the commands reach them.
+    it('research-prompt add, update, list and retire; research import names faults by line; insights without a model', { timeout: 180_000 }, async () => {
+      type Prompt = { promptId: string; promptName: string; isPrimaryPrompt: boolean; retiredAt: string | null };
+      expect(json<Prompt>(await hearth('research-prompt', 'add', 'fit', '--name', 'Good fit?', '--prompt', 'Is it a fit?', '--primary', 'true', '--json'))).toMatchObject({
+        promptId: 'fit',
+        promptName: 'Good fit?',
+        isPrimaryPrompt: true,
+      });
+      expect(json<Prompt>(await hearth('research-prompt', 'update', 'fit', '--name', 'Fit', '--json'))).toMatchObject({ promptId: 'fit', promptName: 'Fit' });
+      expect((await hearth('research-prompt', 'list')).stdout.split('\n')[0]).toMatch(/^ID +NAME +PRIMARY +ANSWERS +PROMPT$/);
+      expectRefusal(await hearth('research-prompt', 'add', 'Fit!', '--name', 'x', '--prompt', 'y'), '"Fit!" is not a valid promptId (lowercase letters, digits, "-" and "_", up to 64, starting with a letter or digit)');
+      const file = path.join(processes.tempDir(), 'answers.jsonl');
+      fs.writeFileSync(file, '{"domain":"nowhere.example.com","promptId":"fit","answer":"Yes"}\n\n{"organizationId":"o_999999","promptId":"gone","answer":"No"}\n');
+      expectRefusal(
+        await hearth('research', 'import', file),
+        'nothing was imported: line 1: no organization with the domain "nowhere.example.com"; line 3: no organization o_999999; line 3: no live research prompt "gone"',
+      );
+      expect(json<Prompt>(await hearth('research-prompt', 'retire', 'fit', '--json'))).toMatchObject({ promptId: 'fit', retiredAt: expect.any(String) });
+      expect(json<{ configured: boolean; latestJob: null }>(await hearth('insights', '--json'))).toMatchObject({ configured: false, latestJob: null });
+      expectRefusal(await hearth('insights', 'refresh'), 'no model endpoint is configured: set HEARTH_LLM_URL and HEARTH_LLM_MODEL (docs/insights.md); without one the texts are the deterministic ones');
+    });
   });
 }

@@ -7,3 +7,6 @@ export { contactRoutes } from './contact.routes.ts';
 export { createContactService } from './contact.service.ts';
 export { contactNames } from './names.ts';
 export { normalizePhone } from './phones.ts';
+export { type ActivityDigest } from './contact-spark.repository.ts';
+export { type SparkDraft, sparkDraftsOf } from './contact-spark.drafts.ts';
+export { SPARK_DAYS, SPARK_PERIODS } from './contact-spark.ts';

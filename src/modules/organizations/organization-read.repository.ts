@@ -11,11 +11,6 @@ export interface OrganizationFilters {
   where: RawBuilder<SqlBool> | null;
 }
 
-/** The columns that only some `cols` need, left unread otherwise (they can be large). */
-export interface WideColumns {
-  researchResults: boolean;
-}
-
 export interface OrganizationRow {
   id: number;
   name: string;
@@ -30,7 +25,6 @@ export interface OrganizationRow {
   city: string | null;
   region: string | null;
   country: string | null;
-  researchResults?: unknown;
 }
 
 const columns = [
@@ -53,10 +47,8 @@ function selectOrganizations(db: Executor, communityId: number) {
   return db.selectFrom('organizations as o').where('o.community_id', '=', communityId);
 }
 
-function withColumns(query: ReturnType<typeof selectOrganizations>, wide: WideColumns) {
-  return query
-    .select(columns)
-    .$if(wide.researchResults, (q) => q.select('o.research_results as researchResults'));
+function withColumns(query: ReturnType<typeof selectOrganizations>) {
+  return query.select(columns);
 }
 
 function filtered(db: Executor, communityId: number, filters: OrganizationFilters) {
@@ -69,8 +61,8 @@ function filtered(db: Executor, communityId: number, filters: OrganizationFilter
   return query;
 }
 
-export async function findOrganizationRow(db: Executor, communityId: number, id: number, wide: WideColumns): Promise<OrganizationRow | undefined> {
-  return withColumns(selectOrganizations(db, communityId), wide).where('o.id', '=', id).executeTakeFirst();
+export async function findOrganizationRow(db: Executor, communityId: number, id: number): Promise<OrganizationRow | undefined> {
+  return withColumns(selectOrganizations(db, communityId)).where('o.id', '=', id).executeTakeFirst();
 }
 
 /** One keyset page of the organizations that pass the filters, in the given order then ID. */
@@ -78,11 +70,10 @@ export async function pageOrganizations(
   db: Executor,
   communityId: number,
   filters: OrganizationFilters,
-  wide: WideColumns,
   order: ListOrder,
   page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
 ): Promise<KeysetPage<OrganizationRow>> {
-  return orderedPage(withColumns(filtered(db, communityId, filters), wide), order, { ...page, id: sql.ref('o.id') });
+  return orderedPage(withColumns(filtered(db, communityId, filters)), order, { ...page, id: sql.ref('o.id') });
 }
 
 export async function countOrganizations(db: Executor, communityId: number, filters: OrganizationFilters): Promise<number> {
@@ -143,6 +134,30 @@ export async function recentNewsOf(db: Executor, communityId: number, ids: reado
       order by f_n.published_at desc, f_n.id desc
       limit ${limit}`, 'n')}
     order by p.id, n.published_at desc, n.id desc`.execute(db);
+  return groupByParent(rows, (row) => row.organizationId);
+}
+
+export interface ResearchResultRow {
+  organizationId: number;
+  promptId: string;
+  answer: string;
+  isPrimaryPrompt: boolean;
+  promptName: string;
+}
+
+/**
+ * `researchResults`: the answers to the community's live research prompts (modules/insights), imported or
+ * written by a model; a retired prompt's answers, and a model's failed attempts, are not shown. The
+ * primary prompt first, then by prompt key.
+ */
+export async function researchResultsOf(db: Executor, communityId: number, ids: readonly number[]): Promise<Map<number, ResearchResultRow[]>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<ResearchResultRow>`
+    select r.organization_id as "organizationId", p.key as "promptId", r.answer, p.is_primary as "isPrimaryPrompt", p.name as "promptName"
+    from research_answers r
+    join research_prompts p on p.community_id = r.community_id and p.id = r.prompt_id and p.retired_at is null
+    where r.community_id = ${communityId} and r.organization_id = any(${[...ids]}::bigint[]) and r.answer is not null
+    order by r.organization_id, p.is_primary desc, p.key`.execute(db);
   return groupByParent(rows, (row) => row.organizationId);
 }
 

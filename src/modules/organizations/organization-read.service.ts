@@ -53,7 +53,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   /** The opt-in columns of a page's organizations: one query per column (both lead score columns share one). */
   async function loadValues(communityId: number, ids: number[], cols: Cols): Promise<PageValues> {
     const named = (name: string) => cols.names.has(name);
-    const [customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags] = await Promise.all([
+    const [customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags, researchResults] = await Promise.all([
       cols.customFields ? customFieldValuesOf(db, communityId, 'organization', ids, cols.customFields) : undefined,
       named('leadScores') || named('leadScoreKeyFactors') ? scoresOf(db, communityId, 'organization', ids) : undefined,
       named('recentJobOpenings') ? organizations.recentJobOpeningsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
@@ -61,18 +61,15 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
       named('topContacts') ? organizations.topContactsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
       named('surgingTopics') ? organizations.surgingTopicsOf(db, communityId, ids, deps.clock.now(), RECENT_LIMIT) : undefined,
       named('tags') ? tagIdsOf(db, communityId, 'organization', ids) : undefined,
+      named('researchResults') ? organizations.researchResultsOf(db, communityId, ids) : undefined,
     ]);
-    return { customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags };
+    return { customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags, researchResults };
   }
 
   async function present(communityId: number, rows: organizations.OrganizationRow[], cols: Cols) {
     const values = await loadValues(communityId, rows.map((row) => row.id), cols);
     return rows.map((row) => presentOrganization(row, cols, values, deps.publicUrl));
   }
-
-  const wideColumns = (cols: Cols): organizations.WideColumns => ({
-    researchResults: cols.names.has('researchResults'),
-  });
 
   return {
     /** GET /api/v2/organizations: keyset pages by `sort` (default `id`), narrowed by name, primaryDomain and lightFilter. */
@@ -97,7 +94,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
         filters: { name: filters.name, primaryDomain: filters.primaryDomain, lightFilter: compiled?.expression },
       };
       const page = await pageWithCursor(deps.cursors, binding, pageRequest, (after) =>
-        organizations.pageOrganizations(db, communityId, filters, wideColumns(cols), order, {
+        organizations.pageOrganizations(db, communityId, filters, order, {
           direction: pageRequest.direction,
           limit: pageRequest.limit,
           after,
@@ -113,7 +110,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
     /** GET /api/v2/organizations/{id}: another community's organization is not found, like a missing one. */
     async get(communityId: number, { id, cols }: GetQuery) {
       await checkFieldCols(communityId, cols);
-      const row = await organizations.findOrganizationRow(db, communityId, id, wideColumns(cols));
+      const row = await organizations.findOrganizationRow(db, communityId, id);
       if (!row) throw notFound('org_not_found', `no organization ${formatId('organization', id)}`);
       const [organization] = await present(communityId, [row], cols);
       return organization!;

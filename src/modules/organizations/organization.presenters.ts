@@ -2,7 +2,7 @@ import type { Cols } from '../../core/list-query.ts';
 import { formatId } from '../../core/ids.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/index.ts';
 import type { StoredScore } from '../lead-scores/index.ts';
-import type { JobOpeningRow, NewsRow, OrganizationRow, TopContactRow } from './organization-read.repository.ts';
+import type { JobOpeningRow, NewsRow, OrganizationRow, ResearchResultRow, TopContactRow } from './organization-read.repository.ts';
 import type { OrganizationCol } from './organization.schemas.ts';
 
 /** The opt-in values loaded for a page, by organization ID; a map is absent when its column was not asked for. */
@@ -14,6 +14,7 @@ export interface PageValues {
   topContacts?: Map<number, TopContactRow[]>;
   surgingTopics?: Map<number, string[]>;
   tags?: Map<number, number[]>;
+  researchResults?: Map<number, ResearchResultRow[]>;
 }
 
 /** A v2 organization: the always-returned fields, then each opt-in column that `cols` names. */
@@ -36,7 +37,9 @@ export function presentOrganization(row: OrganizationRow, cols: Cols, values: Pa
     ...(values.customFields ? { customFields: values.customFields.get(row.id) ?? {} } : {}),
     ...opt('leadScores', () => presentLeadScores(values.scores?.get(row.id))),
     ...opt('leadScoreKeyFactors', () => presentKeyFactors(values.scores?.get(row.id))),
-    ...opt('researchResults', () => researchResultsOf(row.researchResults)),
+    ...opt('researchResults', () =>
+      (values.researchResults?.get(row.id) ?? []).map((result) => ({ promptId: result.promptId, answer: result.answer, isPrimaryPrompt: result.isPrimaryPrompt, promptName: result.promptName })),
+    ),
     ...opt('recentJobOpenings', () => (values.jobOpenings?.get(row.id) ?? []).map(presentJobOpening)),
     ...opt('recentNews', () => (values.news?.get(row.id) ?? []).map(presentNews)),
     ...opt('surgingTopics', () => values.surgingTopics?.get(row.id) ?? []),
@@ -78,27 +81,6 @@ function linkedInHandle(url: string): string | null {
   } catch {
     return handle;
   }
-}
-
-/**
- * `researchResults` from the stored JSON array. Entries without a prompt ID or an answer are left out
- * rather than answered with holes; a numeric prompt ID reads as its digits.
- */
-export function researchResultsOf(stored: unknown) {
-  if (!Array.isArray(stored)) return [];
-  return stored.flatMap((entry: unknown) => {
-    const item = (entry ?? {}) as { promptId?: unknown; answer?: unknown; isPrimaryPrompt?: unknown; promptName?: unknown };
-    const promptId = typeof item.promptId === 'number' ? String(item.promptId) : item.promptId;
-    if (typeof promptId !== 'string' || typeof item.answer !== 'string') return [];
-    return [
-      {
-        promptId,
-        answer: item.answer,
-        isPrimaryPrompt: item.isPrimaryPrompt === true,
-        promptName: typeof item.promptName === 'string' ? item.promptName : null,
-      },
-    ];
-  });
 }
 
 function presentJobOpening(row: JobOpeningRow) {

@@ -45,10 +45,10 @@ const Profile = Type.Object({
 });
 
 const ResearchResult = Type.Object({
-  promptId: Type.String(),
-  answer: Type.String(),
+  promptId: Type.String({ description: 'The research prompt (/api/v2/admin/research-prompts).' }),
+  answer: Type.String({ description: "Imported, or written by the configured model over the organization's own data (docs/insights.md)." }),
   isPrimaryPrompt: Type.Boolean(),
-  promptName: Nullable(Type.String()),
+  promptName: Type.String(),
 });
 
 const JobOpening = Type.Object({
@@ -90,7 +90,9 @@ export const Organization = component('Organization', Type.Object({
   customFields: Type.Optional(CustomFieldValues),
   leadScores: Type.Optional(LeadScoreValues),
   leadScoreKeyFactors: Type.Optional(LeadScoreKeyFactors),
-  researchResults: Type.Optional(Type.Array(ResearchResult)),
+  researchResults: Type.Optional(
+    Type.Array(ResearchResult, { description: 'Answers to the live research prompts, the primary one first; [] without a model and without imports.' }),
+  ),
   recentJobOpenings: Type.Optional(Type.Array(JobOpening, { description: `The latest ${RECENT_LIMIT} by \`firstSeenAt\`, newest first.` })),
   recentNews: Type.Optional(Type.Array(NewsItem, { description: `The latest ${RECENT_LIMIT} by \`publishedAt\`, newest first.` })),
   surgingTopics: Type.Optional(Type.Array(Type.String())),

@@ -126,6 +126,10 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
       activate_message: null,
       spark_summary: null,
       recent_spark_summaries: '[]',
+      sparks_generated_at: null,
+      sparks_activity_count: null,
+      sparks_latest_activity_at: null,
+      sparks_input_hash: null,
       organization_id: null,
       anonymized_at: now,
       updated_at: now,
@@ -133,7 +137,17 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
     .where('community_id', '=', communityId)
     .where('id', '=', contactId)
     .execute();
-  if (organizationId !== null) await refreshMemberCounts(trx, communityId, [organizationId]);
+  if (organizationId !== null) {
+    await refreshMemberCounts(trx, communityId, [organizationId]);
+    // A model's research answers about the organization were written from its people's titles and
+    // activity, this person's included: they go, and are written again without them (docs/insights.md).
+    await trx
+      .deleteFrom('research_answers')
+      .where('community_id', '=', communityId)
+      .where('organization_id', '=', organizationId)
+      .where('origin', '=', 'model')
+      .execute();
+  }
 }
 
 export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {

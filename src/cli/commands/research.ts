@@ -1,0 +1,119 @@
+import { cliWriter } from '../../core/writer.ts';
+import { checkPromptKey, type ImportedAnswer, type ResearchPromptChanges } from '../../modules/insights/index.ts';
+import { fileLines } from '../record-files.ts';
+import { community, required, table, UsageError, type Command, type Options } from '../command.ts';
+
+function yesNo(value: string): boolean {
+  if (value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  throw new UsageError(`--primary takes true or false, not "${value}"`);
+}
+
+/** What `add` and `update` read alike. */
+function common(values: Options): ResearchPromptChanges {
+  return {
+    ...(values.name !== undefined ? { promptName: values.name } : {}),
+    ...(values.prompt !== undefined ? { prompt: values.prompt } : {}),
+    ...(values.primary !== undefined ? { isPrimaryPrompt: yesNo(values.primary) } : {}),
+  };
+}
+
+const describe = (prompt: { promptId: string; promptName: string; isPrimaryPrompt: boolean }) =>
+  `${prompt.promptId} "${prompt.promptName}"${prompt.isPrimaryPrompt ? ' (primary)' : ''}`;
+
+export const researchPromptCommand: Command = {
+  name: 'research-prompt',
+  usage: `  research-prompt add ID --name NAME --prompt TEXT [--primary true] [--community com_N] [--json]
+                                          define a research prompt: a question the model answers about
+                                          each organization (ID: its promptId, e.g. fit)
+  research-prompt list [--all] [--community com_N] [--json]
+                                          the research prompts (--all: retired ones too)
+  research-prompt update ID [--name NAME] [--prompt TEXT] [--primary true|false] [--community com_N] [--json]
+                                          change a prompt; a new text has the model answer again
+  research-prompt retire ID [--community com_N]
+                                          stop showing a prompt's answers (they stay stored)`,
+  run: {
+    async add({ services, values, args, emit }) {
+      const prompt = await services.researchPrompts.create(cliWriter(await community(services, values.community)), {
+        ...common(values),
+        promptId: checkPromptKey(required(args[0], 'the prompt ID')),
+        promptName: required(values.name, '--name'),
+        prompt: required(values.prompt, '--prompt'),
+      });
+      emit(prompt, `Defined research prompt ${describe(prompt)}.`);
+      return 0;
+    },
+    async list({ services, values, emit }) {
+      const prompts = await services.researchPrompts.list(await community(services, values.community), values.all ?? false);
+      const rows = prompts.map((prompt) => [
+        prompt.promptId,
+        prompt.promptName,
+        prompt.isPrimaryPrompt ? 'yes' : '',
+        String(prompt.answerCount),
+        prompt.prompt.length > 60 ? `${prompt.prompt.slice(0, 59)}…` : prompt.prompt,
+        prompt.retiredAt ? `retired ${prompt.retiredAt}` : '',
+      ]);
+      emit(prompts, rows.length ? table([['ID', 'NAME', 'PRIMARY', 'ANSWERS', 'PROMPT', ''], ...rows]) : '(none)');
+      return 0;
+    },
+    async update({ services, values, args, emit }) {
+      const changes = common(values);
+      if (Object.keys(changes).length === 0) throw new UsageError('say what changes: --name, --prompt or --primary');
+      const prompt = await services.researchPrompts.update(cliWriter(await community(services, values.community)), required(args[0], 'the prompt ID'), changes);
+      emit(prompt, `Changed research prompt ${describe(prompt)}.`);
+      return 0;
+    },
+    async retire({ services, values, args, emit }) {
+      const prompt = await services.researchPrompts.retire(cliWriter(await community(services, values.community)), required(args[0], 'the prompt ID'));
+      emit(prompt, `Retired research prompt ${prompt.promptId}; its ${prompt.answerCount} answer(s) stay stored and are no longer shown.`);
+      return 0;
+    },
+  },
+};
+
+/** Answers imported per request to the service: the route's limit. */
+const CHUNK = 1000;
+
+export const researchCommand: Command = {
+  name: 'research',
+  usage: `  research import FILE [--community com_N] [--json]
+                                          import research answers: JSON Lines of {organizationId or
+                                          domain, promptId, answer}, in chunks of 1,000 each checked
+                                          whole first (a fault names its line; nothing of its chunk is stored)`,
+  run: {
+    async import({ services, values, args, emit }) {
+      const file = required(args[0], 'the file');
+      const writer = cliWriter(await community(services, values.community));
+      let chunk: { line: number; answer: ImportedAnswer }[] = [];
+      let imported = 0;
+      const flush = async () => {
+        if (chunk.length === 0) return;
+        const lines = chunk.map((entry) => entry.line);
+        imported += (await services.researchPrompts.importAnswers(writer, chunk.map((entry) => entry.answer), (index) => `line ${lines[index]}`)).imported;
+        chunk = [];
+      };
+      for await (const row of fileLines(file, { byteOffset: 0, line: 0 })) {
+        if (row.value.trim() === '') continue;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(row.value);
+        } catch {
+          throw new UsageError(`line ${row.line} of ${file} is not JSON (${imported} answer(s) imported before it)`);
+        }
+        if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`line ${row.line} of ${file} is not a JSON object`);
+        const item = parsed as Record<string, unknown>;
+        const extra = Object.keys(item).filter((key) => !['organizationId', 'domain', 'promptId', 'answer'].includes(key));
+        if (extra.length) throw new UsageError(`line ${row.line} of ${file}: unknown field(s) ${extra.join(', ')} (expected organizationId or domain, promptId, answer)`);
+        for (const key of ['organizationId', 'domain', 'promptId', 'answer'] as const) {
+          if (item[key] !== undefined && typeof item[key] !== 'string') throw new UsageError(`line ${row.line} of ${file}: ${key} must be a string`);
+        }
+        if (typeof item.promptId !== 'string' || typeof item.answer !== 'string') throw new UsageError(`line ${row.line} of ${file}: promptId and answer are required`);
+        chunk.push({ line: row.line, answer: item as unknown as ImportedAnswer });
+        if (chunk.length === CHUNK) await flush();
+      }
+      await flush();
+      emit({ imported }, `Imported ${imported} research answer(s).`);
+      return 0;
+    },
+  },
+};
