@@ -45,7 +45,7 @@ import { createFeedService } from './modules/feeds/index.ts';
 import { createBuyingCommitteeService } from './modules/buying-committees/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
-import { createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
+import { createTrackerService, createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
 
 export interface ServiceDeps {
   db: Kysely<DB>;
@@ -69,6 +69,7 @@ export async function createServices(deps: ServiceDeps) {
   const objects = createObjectService({ db, cursors, filters });
   const ingestion = createIngestionService({ db, clock, activityTypes });
   const organizationUpserts = createOrganizationUpsertService({ db, clock });
+  const websiteVisitPushes = createWebsiteVisitPushService({ db, clock });
   return {
     db,
     clock,
@@ -107,7 +108,8 @@ export async function createServices(deps: ServiceDeps) {
     objectTypeAdmin: createObjectTypeAdminService({ db, clock }),
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
-    websiteVisitPushes: createWebsiteVisitPushService({ db, clock }),
+    websiteVisitPushes,
+    trackers: createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes }),
     prospector: createProspectorService({ db, cursors, filters }),
     prospectorImports: createProspectorImportService({ db, clock }),
     jobs,
