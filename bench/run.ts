@@ -13,6 +13,7 @@ import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './option
 import { measureProspector } from './prospector.ts';
 import { seedProspector } from './prospector-seed.ts';
 import { measurePush } from './push.ts';
+import { measureTracker } from './tracker.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -20,8 +21,8 @@ import { cliActor } from '../src/core/writer.ts';
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
- * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list
- * (`--only list|titles|bulk|push|prospector` for one part).
+ * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
+ * one of the website tracker's page views (`--only list|titles|bulk|push|prospector|tracker` for one part).
  */
 
 const options = (() => {
@@ -81,7 +82,7 @@ async function run(options: BenchOptions) {
   // 2. Seed: the community, unless only the prospector figures are measured, and the prospector data they read.
   const wanted = (part: BenchPart) => options.only === null || options.only === part;
   let seed: SeedReport | null = null;
-  if (!options.reuse && options.only !== 'prospector') {
+  if (!options.reuse && options.only !== 'prospector' && options.only !== 'tracker') {
     log(`Seeding ${options.contacts.toLocaleString('en')} contacts and ${options.activities.toLocaleString('en')} activities…`);
     seed = await seedCommunity(db, {
       communityId: setup.communityId,
@@ -133,6 +134,20 @@ async function run(options: BenchOptions) {
     ? await measureProspector(options, { token: setup.token, hearth, env, log, track: (child) => children.push(child) })
     : null;
   if (prospector) figures.push(...prospector.figures);
+  const tracker = wanted('tracker')
+    ? await measureTracker({
+        services,
+        setup,
+        hearth,
+        env,
+        concurrency: options.concurrency,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        log,
+        track: (child) => children.push(child),
+      })
+    : null;
+  if (tracker) figures.push(...tracker.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -155,6 +170,7 @@ async function run(options: BenchOptions) {
     bulk: bulk?.results ?? null,
     push: push?.results ?? null,
     prospector: prospector?.results ?? null,
+    tracker: tracker?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

@@ -150,7 +150,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
         description:
           'Community data service: the v2 family (/api/v2) reads and updates contacts, organizations and activities; ' +
           'the core family (/community/v1) ingests users, activities and organizations. Every call takes ' +
-          '`Authorization: Bearer <token>`.',
+          '`Authorization: Bearer <token>`, but the probes, this documentation and the website tracker (`/t.js` and ' +
+          '`/community/v1/t/{key}/…`, which take a source\'s public key).',
       },
       servers: [{ url: options.publicUrl }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },

@@ -70,6 +70,8 @@ export async function createServices(deps: ServiceDeps) {
   const ingestion = createIngestionService({ db, clock, activityTypes });
   const organizationUpserts = createOrganizationUpsertService({ db, clock });
   const websiteVisitPushes = createWebsiteVisitPushService({ db, clock });
+  const trackers = createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes });
+  if (deps.listen) await trackers.watchChanges(deps.listen);
   return {
     db,
     clock,
@@ -109,7 +111,7 @@ export async function createServices(deps: ServiceDeps) {
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
     websiteVisitPushes,
-    trackers: createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes }),
+    trackers,
     prospector: createProspectorService({ db, cursors, filters }),
     prospectorImports: createProspectorImportService({ db, clock }),
     jobs,

@@ -9,7 +9,7 @@ const PRINTABLE_KEY = /^[\x21-\x7e]{1,100}$/;
 /**
  * The one gate every request passes (an onRequest hook): authenticate the bearer token, count the request
  * against its token's limit (or its address's, without a valid token), then check the route's scopes. Both
- * usually answer from memory (token-cache.ts, rate-limit.ts), so most requests add no database work here.
+ * usually answer from memory (core/listened-cache.ts, rate-limit.ts), so most requests add no database work here.
  * Every failure of authentication or scope is the same 403 `{status: "forbidden"}`; the reason is added.
  */
 export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter; probes: ProbeCounter }) {

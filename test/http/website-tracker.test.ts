@@ -231,6 +231,23 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
     });
   });
 
+  it('refuses a key revoked behind its back (a plain UPDATE) once the database has notified the change', async () => {
+    const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Behind its back' })).id;
+    const { key } = await enable(t, source);
+    const view = { url: 'https://hearth.dev/cached', anonymousId: 'browser-cache' };
+    // Read, then kept in memory.
+    expect((await beacon(t, key, 'pageview', view)).statusCode).toBe(202);
+    expect((await beacon(t, key, 'pageview', view)).statusCode).toBe(202);
+    await t.services.db.updateTable('website_trackers').set({ revoked_at: new Date() }).where('public_key', '=', key).execute();
+    const deadline = Date.now() + 5_000;
+    let status = 202;
+    while (status === 202 && Date.now() < deadline) {
+      status = (await beacon(t, key, 'pageview', view)).statusCode;
+      if (status === 202) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(status).toBe(403);
+  });
+
   describe('CORS', () => {
     it('answers a preflight for any origin, or only the allowed ones, and refuses a page of another origin', async () => {
       const open = await t.app.inject({ method: 'OPTIONS', url: `/community/v1/t/${tracker.key}/pageview`, headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'POST' } });

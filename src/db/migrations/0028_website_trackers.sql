@@ -33,3 +33,16 @@ create table website_visitors (
   foreign key (community_id, contact_id) references contacts (community_id, id) on delete cascade
 );
 create index website_visitors_contact on website_visitors (community_id, contact_id) where contact_id is not null;
+
+-- Hearth processes keep the tracker keys they have read in memory (core/listened-cache.ts), as they keep
+-- tokens (0005): any change to a key (a rotation or revocation by any process, the CLI or plain SQL; a
+-- deleted row) notifies every listening process at commit, so a revoked key is refused at once everywhere.
+create function website_trackers_changed() returns trigger language plpgsql as $$
+begin
+  perform pg_notify('hearth_trackers_changed', coalesce(old.public_key, new.public_key));
+  return null;
+end
+$$;
+
+create trigger website_trackers_changed after update or delete on website_trackers
+  for each row execute function website_trackers_changed();

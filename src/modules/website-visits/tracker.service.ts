@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
+import { createListenedCache } from '../../core/listened-cache.ts';
+import type { Listen } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { conflict, forbidden, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
@@ -14,6 +16,8 @@ import * as trackers from './tracker.repository.ts';
 /** `pk_<communityId>_<24 characters>`: the community is part of the key, so finding it is scoped like every query. */
 const KEY = /^pk_([1-9][0-9]{0,14})_([A-Za-z0-9_-]{24})$/;
 const MAX_ORIGINS = 50;
+/** Notified by a trigger at every change of a key (migration 0028). */
+const TRACKER_CHANGES = 'hearth_trackers_changed';
 
 function newKey(communityId: number): string {
   return `pk_${communityId}_${randomBytes(18).toString('base64url')}`;
@@ -53,6 +57,18 @@ export interface TrackerCaller {
  */
 export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publicUrl: string; visits: WebsiteVisitPushService }) {
   const { db, clock } = deps;
+  // The keys read, while every change is heard: most page views then read no key from the database.
+  const keys = createListenedCache<trackers.TrackerRow>({ ttlMs: 60_000, maxEntries: 10_000, now: () => Date.now() });
+
+  async function readKey(communityId: number, key: string) {
+    const cacheKey = `${communityId}:${key}`;
+    const cached = keys.get(cacheKey);
+    if (cached) return cached;
+    const generation = keys.generation();
+    const row = await trackers.trackerByKey(db, communityId, key);
+    if (row) keys.put(cacheKey, row, generation);
+    return row;
+  }
 
   function view(row: trackers.TrackerRow) {
     return {
@@ -80,7 +96,7 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
     const match = KEY.exec(key);
     if (!match) throw new HearthError('invalid', 'invalid_tracker_key', `"${key.slice(0, 80)}" is not a tracker key (pk_<community>_<24 characters>)`);
     const communityId = Number(match[1]);
-    const row = await trackers.trackerByKey(db, communityId, key);
+    const row = await readKey(communityId, key);
     if (!row) throw notFound('tracker_not_found', `no website tracker has the key ${key}`);
     if (row.revokedAt) throw forbidden(`the tracker key ${key} was revoked or replaced at ${row.revokedAt.toISOString()}; embed the source's current key`);
     if (row.allowedOrigins.length && (!caller.origin || !row.allowedOrigins.includes(caller.origin.toLowerCase()))) {
@@ -90,12 +106,17 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
   }
 
   return {
+    /** Keeps keys in memory for as long as every change to them is heard. */
+    async watchChanges(listen: Listen) {
+      await listen(TRACKER_CHANGES, { ready: keys.listening, message: keys.changed, lost: keys.deaf });
+    },
+
     /** Enables the source's tracker with a new key, or changes the origins of the one it has. */
     async enable(writer: Writer, sourceId: number, input: { allowedOrigins?: string[] }) {
       await sourceOf(writer.communityId, sourceId);
       const allowedOrigins = input.allowedOrigins === undefined ? undefined : readOrigins(input.allowedOrigins);
       try {
-        return await db.transaction().execute(async (trx) => {
+        const done = await db.transaction().execute(async (trx) => {
           const existing = await trackers.liveTracker(trx, writer.communityId, sourceId);
           const row = existing
             ? allowedOrigins === undefined
@@ -109,6 +130,8 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
           });
           return { created: !existing, tracker: view(row) };
         });
+        keys.changed();
+        return done;
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(`source ${formatId('provider', sourceId)} was given a tracker meanwhile; ask again`);
         throw error;
@@ -127,13 +150,15 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
     /** A new key for the source's tracker; the old one is refused from now on. */
     async rotate(writer: Writer, sourceId: number) {
       const old = await live(writer.communityId, sourceId);
-      return db.transaction().execute(async (trx) => {
+      const row = await db.transaction().execute(async (trx) => {
         const now = clock.now();
         await trackers.revokeTracker(trx, writer.communityId, old.id, now);
-        const row = await trackers.insertTracker(trx, writer.communityId, { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: old.allowedOrigins }, now);
+        const made = await trackers.insertTracker(trx, writer.communityId, { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: old.allowedOrigins }, now);
         await recordWrite(trx, writer, { operation: 'tracker.rotate', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
-        return view(row);
+        return made;
       });
+      keys.changed();
+      return view(row);
     },
 
     /** Turns the source's tracker off: its key is refused from now on; the visits it recorded stay. */
@@ -143,6 +168,8 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
         await trackers.revokeTracker(trx, writer.communityId, old.id, clock.now());
         await recordWrite(trx, writer, { operation: 'tracker.revoke', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
       });
+      // This process forgets the key at once; the others as the notification reaches them.
+      keys.changed();
       return view(old);
     },
 

@@ -85,6 +85,7 @@ export interface NewVisit {
 /** Stores visits in one statement; one already stored (same visitor, page and time) is kept as it is. Their IDs, in order. */
 export async function insertVisits(db: Executor, communityId: number, sourceId: number, visits: NewVisit[], now: Date): Promise<number[]> {
   if (visits.length === 0) return [];
+  if (visits.length === 1) return [await insertVisit(db, communityId, sourceId, visits[0]!, now)];
   const { rows } = await sql<{ n: number; id: number }>`
     with input as (
       select * from unnest(
@@ -165,4 +166,23 @@ export async function linkVisits(db: Executor, communityId: number, links: { ano
         where o.community_id = w.community_id and o.contact_id = t.contact_id and o.anonymous_id = w.anonymous_id
           and o.url = w.url and o.visit_time = w.visit_time)`.execute(db);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * One visit (a tracker's page view): a plain insert, and a read of the stored one only when it was there
+ * already. The set-based statement above costs the database several times as much for a single row
+ * (docs/performance.md, the tracker figure).
+ */
+async function insertVisit(db: Executor, communityId: number, sourceId: number, visit: NewVisit, now: Date): Promise<number> {
+  const inserted = await sql<{ id: number }>`
+    insert into website_visits (community_id, source_id, url, visit_time, contact_id, anonymous_id, organization_id, created_at)
+    values (${communityId}, ${sourceId}, ${visit.url}, ${visit.visitTime}, ${visit.contactId}, ${visit.anonymousId}, ${visit.organizationId}, ${now})
+    on conflict (community_id, coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time) do nothing
+    returning id`.execute(db);
+  if (inserted.rows[0]) return Number(inserted.rows[0].id);
+  const { rows } = await sql<{ id: number }>`
+    select id from website_visits
+    where community_id = ${communityId} and coalesce(contact_id, 0) = coalesce(${visit.contactId}::bigint, 0)
+      and coalesce(anonymous_id, '') = coalesce(${visit.anonymousId}::text, '') and url = ${visit.url} and visit_time = ${visit.visitTime}`.execute(db);
+  return Number(rows[0]!.id);
 }
