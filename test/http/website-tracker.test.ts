@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.ts';
 import { cliWriter } from '../../src/core/writer.ts';
+import { createWorker } from '../../src/jobs/worker.ts';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
@@ -164,6 +166,21 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       // The batch route's anonymous visits of an identified browser are the contact's too: one mechanism.
       const pushed = await t.send('POST', `/community/v1/source/${t.sourceId}/website-visits`, [{ url: 'https://hearth.dev/app', anonymousId: 'browser-bo' }]);
       expect((pushed.json() as { results: { contactId: string }[] }).results[0]).toMatchObject({ contactId: bo });
+    });
+
+    it('erases with a removal request the browsers identified by the address and their visits, and stores nothing for it afterwards', async () => {
+      await beacon(t, tracker.key, 'pageview', { url: 'https://hearth.dev/gone', anonymousId: 'browser-gone' });
+      await beacon(t, tracker.key, 'identify', { anonymousId: 'browser-gone', email: 'gone@nowhere.io' });
+      const visitors = () => t.services.db.selectFrom('website_visitors').select('anonymous_id').where('email', '=', 'gone@nowhere.io').execute();
+      const gone = async () => (await visitsOf(t, '')).filter((visit) => visit.url === 'https://hearth.dev/gone');
+      expect(await visitors()).toHaveLength(1);
+      expect(await gone()).toHaveLength(1);
+      expect((await t.send('DELETE', '/community/v1/user/gone@nowhere.io', undefined)).statusCode).toBe(200);
+      await createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs }).runUntilIdle();
+      expect(await visitors()).toEqual([]);
+      expect(await gone()).toEqual([]);
+      expect((await beacon(t, tracker.key, 'identify', { anonymousId: 'browser-gone-2', email: 'Gone@nowhere.io' })).json()).toEqual({ status: 'accepted' });
+      expect(await visitors()).toEqual([]);
     });
 
     it('stores nothing for a browser that sends Do Not Track or Global Privacy Control', async () => {

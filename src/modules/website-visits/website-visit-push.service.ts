@@ -9,6 +9,7 @@ import type { Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { normalizeEmail } from '../identity/index.ts';
 import { organizationsByDomains, registrableDomain } from '../organizations/index.ts';
+import { findSuppressed } from '../privacy/index.ts';
 import { findSource } from '../sources/index.ts';
 import * as visits from './website-visit.repository.ts';
 
@@ -220,6 +221,8 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
       const normalized = normalizeEmail(email);
       if (!normalized.ok) throw invalidParameters(`email: ${normalized.reason}`);
       const address = normalized.identity.value;
+      // An address erased on request (it is on the suppression list) is not brought back by a page.
+      if ((await findSuppressed(db, communityId, [normalized.identity])).size) return { contactId: null };
       const contact = (await visits.contactsByEmail(db, communityId, [address])).get(address) ?? null;
       const id = anonymousId.trim();
       await db.transaction().execute(async (trx) => {
