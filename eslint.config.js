@@ -26,6 +26,14 @@ export default tseslint.config(
     },
   },
   {
+    // Scripts Hearth serves to browsers (the website tracker, /t.js): plain scripts, no modules.
+    files: ['src/**/*.browser.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', history: 'readonly', localStorage: 'readonly', fetch: 'readonly', crypto: 'readonly' },
+    },
+  },
+  {
     files: ['src/core/**/*.ts', 'src/db/**/*.ts', 'src/filters/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noHttp, noModules] }] },
   },

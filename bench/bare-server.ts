@@ -19,6 +19,8 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  * - BENCH_BARE_PUSH (`{communityId, sourceId}`): `POST /bare-push` takes an activity push body and does the
  *   least a push must: in one transaction, find the contact by email or make it, and upsert the activity;
  *   `POST /bare-push-batch` does the same for an array of pushes, set-based.
+ * - BENCH_BARE_TRACKER: `POST /bare-pageview/:key` takes a page view as /t.js sends it (text/plain JSON) and
+ *   does the least the tracker must: find the live key, insert the visit (once per browser, page and time).
  */
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -210,6 +212,25 @@ if (push) {
     } finally {
       client.release();
     }
+  });
+}
+if (process.env.BENCH_BARE_TRACKER) {
+  app.post('/bare-pageview/:key', async (request, reply) => {
+    const key = (request.params as { key: string }).key;
+    const view = JSON.parse(request.body as string) as { url: string; anonymousId: string };
+    const communityId = Number(/^pk_(\d+)_/.exec(key)?.[1] ?? 0);
+    const tracker = await pool.query<{ source_id: string }>(
+      `select source_id from website_trackers where community_id = $1 and public_key = $2 and revoked_at is null`,
+      [communityId, key],
+    );
+    const sourceId = tracker.rows[0]?.source_id;
+    if (!sourceId) return reply.code(404).send({ status: 'not-found' });
+    await pool.query(
+      `insert into website_visits (community_id, source_id, url, visit_time, anonymous_id, created_at) values ($1, $2, $3, now(), $4, now())
+       on conflict (community_id, coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time) do nothing`,
+      [communityId, sourceId, view.url, view.anonymousId],
+    );
+    return reply.code(202).send({ status: 'accepted' });
   });
 }
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -12,7 +12,7 @@ export async function benchApp(database: Database) {
     db: database.db,
     listen: database.listen,
     clock: systemClock,
-    config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, windowSeconds: 60 } },
+    config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: HIGH, perAddress: HIGH, trackerPerKey: HIGH, trackerPerAddress: HIGH, windowSeconds: 60 } },
   });
   const app = await buildApp({ services, publicUrl: 'http://127.0.0.1', logger: false });
   return { services, app };

@@ -20,7 +20,8 @@ export interface Client {
   close(): void;
 }
 
-export function createClient(options: { token?: string; connections?: number } = {}): Client {
+/** `contentType`: of the bodies sent (default JSON; the tracker's beacons are `text/plain`). */
+export function createClient(options: { token?: string; connections?: number; contentType?: string } = {}): Client {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
   const send = (method: 'GET' | 'POST', url: string, token: string | undefined, body?: unknown) => {
     const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
@@ -28,7 +29,7 @@ export function createClient(options: { token?: string; connections?: number } =
       const started = performance.now();
       const payload = body === undefined ? undefined : JSON.stringify(body);
       if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
+        headers['content-type'] = options.contentType ?? 'application/json';
         headers['content-length'] = Buffer.byteLength(payload);
       }
       const request = http.request(url, { method, agent, headers }, (response) => {
@@ -125,10 +126,10 @@ export async function measureThroughput(
     seconds?: number;
     count?: number;
     /** POST the n-th body of the run instead of a GET, expecting `status` (a push: 202). */
-    post?: { body: (n: number) => unknown; status: number };
+    post?: { body: (n: number) => unknown; status: number; contentType?: string };
   },
 ): Promise<Throughput> {
-  const client = createClient({ token: options.token, connections: options.concurrency });
+  const client = createClient({ token: options.token, connections: options.concurrency, contentType: options.post?.contentType });
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();

@@ -15,6 +15,7 @@ import { seedProspector } from './prospector-seed.ts';
 import { measureInsights } from './insights.ts';
 import { measurePush } from './push.ts';
 import { measureSustained } from './sustained.ts';
+import { measureTracker } from './tracker.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -23,8 +24,8 @@ import { cliActor } from '../src/core/writer.ts';
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
- * sustained pushing, two of the insights job (`--only list|titles|bulk|push|prospector|sustained|insights`
- * for one part).
+ * sustained pushing, two of the insights job, one of the website tracker's page views
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker` for one part).
  */
 
 const options = (() => {
@@ -149,6 +150,20 @@ async function run(options: BenchOptions) {
   if (sustained) figures.push(...sustained.figures);
   const insights = wanted('insights') ? await measureInsights({ db, log }) : null;
   if (insights) figures.push(...insights.figures);
+  const tracker = wanted('tracker')
+    ? await measureTracker({
+        services,
+        setup,
+        hearth,
+        env,
+        concurrency: options.concurrency,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        log,
+        track: (child) => children.push(child),
+      })
+    : null;
+  if (tracker) figures.push(...tracker.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -173,6 +188,7 @@ async function run(options: BenchOptions) {
     prospector: prospector?.results ?? null,
     sustained: sustained?.results ?? null,
     insights: insights?.results ?? null,
+    tracker: tracker?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

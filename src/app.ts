@@ -8,7 +8,7 @@ import { components } from './http/components.ts';
 import { createErrorHandler, errorFormatFor } from './http/error-handler.ts';
 import { HearthError } from './core/errors.ts';
 import { runInRequestScope } from './db/request-scope.ts';
-import { createClientErrorHandler, jsonBodyParser, MAX_HEADER_BYTES, NDJSON, ndjsonBodyParser } from './http/raw-input.ts';
+import { createClientErrorHandler, jsonBodyParser, MAX_HEADER_BYTES, NDJSON, ndjsonBodyParser, plainTextBodyParser } from './http/raw-input.ts';
 import { createRequestGuard } from './http/request-guard.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
@@ -51,7 +51,7 @@ import { feedRoutes } from './modules/feeds/index.ts';
 import { buyingCommitteeRoutes } from './modules/buying-committees/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
-import { websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
+import { trackerRoutes, websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
 import { insightsRoutes, researchPromptAdminRoutes } from './modules/insights/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
@@ -100,6 +100,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(app));
   app.addContentTypeParser(NDJSON, { parseAs: 'string' }, ndjsonBodyParser);
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, plainTextBodyParser(app));
   app.decorateRequest('context', null);
   app.decorateRequest('readQuery', null);
   app.addHook('onRoute', declareRoute);
@@ -151,7 +153,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
         description:
           'Community data service: the v2 family (/api/v2) reads and updates contacts, organizations and activities; ' +
           'the core family (/community/v1) ingests users, activities and organizations. Every call takes ' +
-          '`Authorization: Bearer <token>`.',
+          '`Authorization: Bearer <token>`, but the probes, this documentation and the website tracker (`/t.js` and ' +
+          '`/community/v1/t/{key}/…`, which take a source\'s public key).',
       },
       servers: [{ url: options.publicUrl }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
@@ -215,6 +218,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   objectAdminRoutes(app, services);
   websiteVisitRoutes(app, services);
   websiteVisitPushRoutes(app, services);
+  trackerRoutes(app, services);
   prospectorRoutes(app, services);
   prospectorAdminRoutes(app, services);
   sourceImportRoutes(app, services);

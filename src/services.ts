@@ -45,7 +45,7 @@ import { createFeedService } from './modules/feeds/index.ts';
 import { createBuyingCommitteeService } from './modules/buying-committees/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
-import { createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
+import { createTrackerService, createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
 import { createInsightsService, createLlmClient, createResearchPromptAdminService } from './modules/insights/index.ts';
 
 export interface ServiceDeps {
@@ -72,6 +72,9 @@ export async function createServices(deps: ServiceDeps) {
   const objects = createObjectService({ db, cursors, filters });
   const ingestion = createIngestionService({ db, clock, activityTypes });
   const organizationUpserts = createOrganizationUpsertService({ db, clock });
+  const websiteVisitPushes = createWebsiteVisitPushService({ db, clock });
+  const trackers = createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes });
+  if (deps.listen) await trackers.watchChanges(deps.listen);
   return {
     db,
     clock,
@@ -110,7 +113,8 @@ export async function createServices(deps: ServiceDeps) {
     objectTypeAdmin: createObjectTypeAdminService({ db, clock }),
     objectUpserts: createObjectUpsertService({ db, clock }),
     websiteVisits: createWebsiteVisitService({ db, cursors, filters }),
-    websiteVisitPushes: createWebsiteVisitPushService({ db, clock }),
+    websiteVisitPushes,
+    trackers,
     prospector: createProspectorService({ db, cursors, filters }),
     prospectorImports: createProspectorImportService({ db, clock }),
     jobs,

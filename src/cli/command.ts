@@ -35,6 +35,7 @@ export const OPTIONS = {
   description: { type: 'string' },
   'object-type': { type: 'string' },
   writers: { type: 'string' },
+  origins: { type: 'string' },
   all: { type: 'boolean' },
   prompt: { type: 'string' },
   primary: { type: 'string' },

@@ -56,6 +56,10 @@ export interface RateLimitConfig {
   /** Requests per window for one client address without a valid token. */
   perAddress: number;
   windowSeconds: number;
+  /** Website tracker requests per window for one tracker key (default 6,000). */
+  trackerPerKey?: number;
+  /** Website tracker requests per window for one client address (default 120). */
+  trackerPerAddress?: number;
 }
 
 export class ConfigError extends Error {}
@@ -112,6 +116,8 @@ export function loadConfig(env: Env = process.env): Config {
       perToken: integer(env, 'HEARTH_RATE_LIMIT', 600, 1, 10_000_000),
       perAddress: integer(env, 'HEARTH_RATE_LIMIT_ANONYMOUS', 60, 1, 10_000_000),
       windowSeconds: integer(env, 'HEARTH_RATE_LIMIT_WINDOW', 60, 1, 86_400),
+      trackerPerKey: integer(env, 'HEARTH_TRACKER_RATE_LIMIT', 6000, 1, 10_000_000),
+      trackerPerAddress: integer(env, 'HEARTH_TRACKER_RATE_LIMIT_ADDRESS', 120, 1, 10_000_000),
     },
     statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),

@@ -649,6 +649,24 @@ export interface Topics {
   name: string;
 }
 
+export interface WebsiteTrackers {
+  allowed_origins: Generated<string[]>;
+  community_id: Int8;
+  created_at: Timestamp;
+  id: Generated<Int8>;
+  public_key: string;
+  revoked_at: Timestamp | null;
+  source_id: Int8;
+}
+
+export interface WebsiteVisitors {
+  anonymous_id: string;
+  community_id: Int8;
+  contact_id: Int8 | null;
+  email: string | null;
+  identified_at: Timestamp;
+}
+
 export interface WebsiteVisits {
   anonymous_id: string | null;
   community_id: Int8;
@@ -720,5 +738,7 @@ export interface DB {
   tags: Tags;
   tech_products: TechProducts;
   topics: Topics;
+  website_trackers: WebsiteTrackers;
+  website_visitors: WebsiteVisitors;
   website_visits: WebsiteVisits;
 }

@@ -5,7 +5,14 @@ import type { RateLimitState } from '../core/errors.ts';
 import type { DB } from '../db/schema.ts';
 import { deleteWindowsBefore, reserveHits } from './rate-limit.repository.ts';
 
-export type BucketKind = 'token' | 'address';
+/**
+ * `token` and `address` are the API's limits; `tracker-key` and `tracker-address` the website tracker's own
+ * (its public routes are called by every visitor of a site, so they are counted apart from the API's).
+ */
+export type BucketKind = 'token' | 'address' | 'tracker-key' | 'tracker-address';
+
+/** The tracker's limits when the configuration names none (HEARTH_TRACKER_RATE_LIMIT, HEARTH_TRACKER_RATE_LIMIT_ADDRESS). */
+export const TRACKER_LIMITS = { perKey: 6000, perAddress: 120 };
 
 /** Hits a process has reserved from a bucket's shared count in the current window and not yet used. */
 interface Lease {
@@ -39,6 +46,14 @@ export function createRateLimiter(deps: { db: Kysely<DB>; clock: Clock; config: 
   const windowMs = deps.config.windowSeconds * 1000;
   const leases = new Map<string, Lease>();
   let lastSweep = 0;
+  const limitOf = (kind: BucketKind) =>
+    kind === 'token'
+      ? deps.config.perToken
+      : kind === 'address'
+        ? deps.config.perAddress
+        : kind === 'tracker-key'
+          ? (deps.config.trackerPerKey ?? TRACKER_LIMITS.perKey)
+          : (deps.config.trackerPerAddress ?? TRACKER_LIMITS.perAddress);
 
   async function sweep(windowStart: number) {
     if (windowStart <= lastSweep) return;
@@ -70,7 +85,7 @@ export function createRateLimiter(deps: { db: Kysely<DB>; clock: Clock; config: 
   return {
     /** Counts one hit of a bucket and returns its state. */
     async hit(kind: BucketKind, key: string): Promise<RateLimitState> {
-      const limit = kind === 'token' ? deps.config.perToken : deps.config.perAddress;
+      const limit = limitOf(kind);
       const now = deps.clock.now().getTime();
       const windowStart = Math.floor(now / windowMs) * windowMs;
       const bucket = `${kind}:${key}`;

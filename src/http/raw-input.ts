@@ -62,6 +62,20 @@ export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'
   };
 }
 
+/**
+ * `text/plain` bodies: JSON for a route that says so (`plainTextJson`: the website tracker, since
+ * `navigator.sendBeacon` sends a string as text/plain and a page cannot send JSON across origins without a
+ * preflight), read by the JSON parser above; for every other route the text as it came, as Fastify's own
+ * parser gives it (and the route's schema refuses it).
+ */
+export function plainTextBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'>) {
+  const json = jsonBodyParser(app);
+  return (request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void) => {
+    if (request.routeOptions.config.plainTextJson) return json(request, body, done);
+    return done(null, body);
+  };
+}
+
 /** JSON Lines bodies (`application/x-ndjson`): the text as it came; the route reads it line by line. */
 export const NDJSON = 'application/x-ndjson';
 

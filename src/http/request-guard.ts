@@ -4,10 +4,12 @@ import { HearthError, rateLimited } from '../core/errors.ts';
 import type { ProbeCounter, RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';
 
+const PRINTABLE_KEY = /^[\x21-\x7e]{1,100}$/;
+
 /**
  * The one gate every request passes (an onRequest hook): authenticate the bearer token, count the request
  * against its token's limit (or its address's, without a valid token), then check the route's scopes. Both
- * usually answer from memory (token-cache.ts, rate-limit.ts), so most requests add no database work here.
+ * usually answer from memory (core/listened-cache.ts, rate-limit.ts), so most requests add no database work here.
  * Every failure of authentication or scope is the same 403 `{status: "forbidden"}`; the reason is added.
  */
 export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter; probes: ProbeCounter }) {
@@ -21,6 +23,18 @@ export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: Ra
       return;
     }
     const auth = config.auth ?? 'public';
+    if (config.trackerLimits) {
+      // The address first: one address trying many keys spends its own allowance, not theirs.
+      const byAddress = await deps.rateLimiter.hit('tracker-address', request.ip);
+      const key = (request.params as { key?: unknown }).key;
+      // A key that cannot be one (the route answers 400) has no bucket of its own: its text never reaches the counters.
+      const byKey = typeof key === 'string' && PRINTABLE_KEY.test(key) && !byAddress.exceeded ? await deps.rateLimiter.hit('tracker-key', key) : null;
+      const tighter = byKey && (byKey.exceeded || byKey.remaining < byAddress.remaining) ? byKey : byAddress;
+      reply.header('X-RateLimit-Limit', tighter.limit);
+      reply.header('X-RateLimit-Remaining', tighter.remaining);
+      if (tighter.exceeded) throw rateLimited(tighter);
+      return;
+    }
 
     const bearer = bearerToken(request.headers.authorization);
     let failure = bearer.reason;

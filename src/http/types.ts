@@ -19,6 +19,13 @@ declare module 'fastify' {
      * refuses only itself (core batch pushes), or the answer names every bad item (prospector imports).
      */
     itemsCheckedAlone?: boolean;
+    /**
+     * The website tracker's public routes: counted against the tracker's limits (per key of the path's `key`,
+     * and per client address) instead of the API's, since every visitor of a site calls them.
+     */
+    trackerLimits?: boolean;
+    /** A `text/plain` body is read as JSON (what `navigator.sendBeacon` sends a string as). */
+    plainTextJson?: boolean;
   }
   interface FastifyRequest {
     /** Set for every request with a valid token. */

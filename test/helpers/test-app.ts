@@ -48,7 +48,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       config: {
         jwtSecret: null,
         publicUrl: TEST_PUBLIC_URL,
-        rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
+        rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, trackerPerKey: 1_000_000, trackerPerAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
         allowPrivateFetch: options.allowPrivateFetch ?? false,
         llm: options.llm ?? null,
       },

@@ -236,6 +236,34 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       operation: 'website_visit.push',
       ids: (b) => [(b.results as { id: string }[])[0]!.id],
     });
+    const tracker = data(
+      await write('PUT /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: ['https://hearth.dev'] }, {
+        status: 201,
+        operation: 'tracker.enable',
+        ids: () => [`sig_${t.sourceId}`],
+      }),
+    );
+    await write('PUT /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: [] }, {
+      status: 200,
+      operation: 'tracker.update',
+      ids: () => [`sig_${t.sourceId}`],
+    });
+    const rotated = data(
+      await write('POST /api/v2/admin/sources/{id}/tracker/rotate', `/api/v2/admin/sources/${t.sourceId}/tracker/rotate`, undefined, {
+        status: 200,
+        operation: 'tracker.rotate',
+        ids: () => [`sig_${t.sourceId}`],
+      }),
+    );
+    // The tracker's public routes are written by any visitor of a site: no entry (docs/ingestion.md).
+    const beforeBeacons = (await newest()).id;
+    for (const [event, body] of [['pageview', { url: 'https://hearth.dev/', anonymousId: 'audit-browser' }], ['identify', { anonymousId: 'audit-browser', email: 'ada@example.org' }]] as const) {
+      const response = await t.app.inject({ method: 'POST', url: `/community/v1/t/${rotated.key}/${event}`, headers: { 'content-type': 'text/plain' }, payload: JSON.stringify(body) });
+      expect(response.statusCode, response.body).toBe(202);
+    }
+    expect((await newest()).id).toBe(beforeBeacons);
+    await write('DELETE /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, undefined, { status: 200, operation: 'tracker.revoke', ids: () => [`sig_${t.sourceId}`] });
+    expect(tracker.key).not.toBe(rotated.key);
     const definition = data(
       await write('POST /api/v2/admin/custom-fields', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }, {
         status: 201,
@@ -273,13 +301,15 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     expect(source.id).toMatch(/^sig_/);
 
     // Every write route the service publishes was exercised above: a new one must be audited (and added here).
-    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
-    const writeRoutes = Object.entries(document.paths).flatMap(([path, operations]) =>
-      Object.keys(operations)
-        .filter((method) => ['post', 'patch', 'put', 'delete'].includes(method))
-        .map((method) => `${method.toUpperCase()} ${path}`),
+    // The public writes (no token, so no one to name) are the website tracker's, checked above to leave no entry.
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const writes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method]) => ['post', 'patch', 'put', 'delete'].includes(method))
+        .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, public: operation.security?.length === 0 })),
     );
-    expect([...written].sort()).toEqual(writeRoutes.sort());
+    expect([...written].sort()).toEqual(writes.filter((w) => !w.public).map((w) => w.route).sort());
+    expect(writes.filter((w) => w.public).map((w) => w.route).sort()).toEqual(['POST /community/v1/t/{key}/identify', 'POST /community/v1/t/{key}/pageview']);
   });
 
   it('names a token without a console user by its name, and keeps the address of a removal request out of the log', async () => {

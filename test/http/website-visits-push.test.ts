@@ -75,6 +75,15 @@ describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
     const ids = [...first.results, ...again.results].map((result) => (result.status === 'accepted' ? result.id : null));
     expect(new Set(ids).size).toBe(1);
     expect((await webOf(ada)).recentWebPages).toContainEqual({ url: 'https://hearth.dev/careers', numVisits: 1 });
+    // A request of one visit (as the tracker's page views are) is stored by a statement of its own: the same rule.
+    const alone = [{ url: 'https://hearth.dev/jobs', visitTime: ago(5), anonymousId: 'visitor-once' }];
+    const [once, twice] = [await push(alone), await push(alone)];
+    expect(once.results[0]).toMatchObject({ status: 'accepted', id: expect.stringMatching(/^w_\d+$/) });
+    expect(twice.results[0]).toEqual(once.results[0]);
+    const lightFilter = JSON.stringify({ type: 'and', clauses: [{ type: 'stringFilter', field: 'url', params: { op: 'eq', value: 'https://hearth.dev/jobs' } }] });
+    const listed = await t.get(`/api/v2/website-visits?lightFilter=${encodeURIComponent(lightFilter)}`);
+    expect(listed.json(), listed.body).toMatchObject({ data: [{ id: (once.results[0] as { id: string }).id }] });
+    expect((listed.json() as { data: unknown[] }).data).toHaveLength(1);
   });
 
   it('answers each bad item with its errors and stores the others', async () => {

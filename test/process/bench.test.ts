@@ -6,6 +6,7 @@ import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
 import { measureInsights } from '../../bench/insights.ts';
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
+import { measureTracker } from '../../bench/tracker.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { measureSustained } from '../../bench/sustained.ts';
@@ -13,7 +14,7 @@ import type { BenchDatabase } from '../../bench/database.ts';
 import { systemClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/services.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';
 
@@ -34,12 +35,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
   let communityId: number;
   let token: string;
   let report: SeedReport;
+  let services: Services;
+  let sourceId: number;
   const children: ServerChild[] = [];
 
   beforeAll(async () => {
     ({ url, drop } = await createPostgresDatabase());
     database = await openDatabase({ engine: 'postgres', url, poolSize: 2 });
-    const services = await createServices({
+    services = await createServices({
       db: database.db,
       clock: systemClock,
       config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
@@ -47,6 +50,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     const setup = await services.communities.init(cliActor());
     communityId = setup.communityId;
     token = setup.token;
+    sourceId = setup.sourceId;
     report = await seedCommunity(database.db, {
       communityId,
       apiSourceId: setup.sourceId,
@@ -343,5 +347,32 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     ];
     expect(pickListStatement(queries, 'contacts', 50)).toBe(queries[2]);
     expect(() => pickListStatement(queries, 'organizations', 50)).toThrow(/no statement reading "organizations"/);
+  });
+
+  it('runs the tracker figure: Hearth and the bare endpoint answer every page view and store them', async () => {
+    const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' };
+    const hearth = await ServerChild.start('hearth-server.ts', env);
+    children.push(hearth);
+    const stored = async () => (await one(sql<{ n: number }>`select count(*)::int as n from website_visits where community_id = ${communityId} and source_id = ${sourceId}`)).n;
+    const before = await stored();
+    const lines: string[] = [];
+    const { figures, results } = await measureTracker({
+      services,
+      setup: { communityId, sourceId },
+      hearth,
+      env,
+      concurrency: 2,
+      seconds: 1,
+      rounds: 1,
+      log: (line) => lines.push(line),
+      track: (child) => children.push(child),
+    });
+    const rates = results as { hearth: number[]; bare: number[]; errors: { hearth: number; bare: number } };
+    expect(rates.errors).toEqual({ hearth: 0, bare: 0 });
+    expect(rates.hearth).toHaveLength(1);
+    expect(rates.bare).toHaveLength(1);
+    expect(figures).toEqual([expect.objectContaining({ name: 'tracker page views, 2 connections, vs bare insert', baselineName: 'bare', unit: 'req/s' })]);
+    expect(await stored()).toBeGreaterThan(before);
+    expect(lines.some((line) => line.includes('round 1: Hearth'))).toBe(true);
   });
 });

@@ -116,7 +116,7 @@ export function describeCli(engine: Engine) {
       const dir = processes.tempDir();
       const made = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'Exports', '--kind', 'file', '--path', dir, '--json'));
       const listed = json<{ sourceId: number; name: string; kind: string; path: string | null }[]>(await hearth('source', 'list', '--json'));
-      expect(listed).toContainEqual({ sourceId: made.sourceId, name: 'Exports', kind: 'file', path: dir, visible: true });
+      expect(listed).toContainEqual({ sourceId: made.sourceId, name: 'Exports', kind: 'file', path: dir, visible: true, trackerKey: null });
 
       const human = await hearth('source', 'list');
       expect(human.stdout).toMatch(new RegExp(`^${made.sourceId}\\s+Exports\\s+file\\s+\\S+$`, 'm'));
@@ -125,6 +125,24 @@ export function describeCli(engine: Engine) {
       expectRefusal(await hearth('source', 'create', '--name', 'Gone', '--kind', 'file', '--path', `${dir}/missing`, '--json'), `path "${dir}/missing" is not a folder`);
       expectUsageError(await hearth('source', 'create', '--name', 'Odd', '--kind', 'ftp', '--json'), '--kind must be api or file');
       expectRefusal(await hearth('source', 'create', '--name', 'ApiPath', '--path', dir, '--json'), 'only a file source takes a path');
+    });
+
+    it('source tracker: enable, show, rotate and revoke a source\'s website tracker; source list shows its key', { timeout: 180_000 }, async () => {
+      const { sourceId } = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'Website', '--json'));
+      const enabled = json<{ key: string; allowedOrigins: string[]; snippet: string }>(
+        await hearth('source', 'tracker', 'enable', String(sourceId), '--origins', 'https://www.example.com,https://example.com', '--json'),
+      );
+      expect(enabled).toMatchObject({ key: expect.stringMatching(/^pk_\d+_/), allowedOrigins: ['https://www.example.com', 'https://example.com'] });
+      const shown = await hearth('source', 'tracker', 'show', `sig_${sourceId}`);
+      expect(shown.stdout).toContain(`data-key="${enabled.key}"`);
+      const listed = json<{ sourceId: number; trackerKey: string | null }[]>(await hearth('source', 'list', '--json'));
+      expect(listed).toContainEqual(expect.objectContaining({ sourceId, trackerKey: enabled.key }));
+      const rotated = json<{ key: string }>(await hearth('source', 'tracker', 'rotate', String(sourceId), '--json'));
+      expect(rotated.key).not.toBe(enabled.key);
+      expect((await hearth('source', 'tracker', 'revoke', String(sourceId))).stdout).toContain(`${rotated.key} is refused from now on`);
+      expectRefusal(await hearth('source', 'tracker', 'show', String(sourceId), '--json'), `source sig_${sourceId} has no website tracker; enable one first`);
+      expectUsageError(await hearth('source', 'tracker', 'start', String(sourceId)), 'source tracker takes one of enable, show, rotate, revoke');
+      expectRefusal(await hearth('source', 'tracker', 'enable', String(sourceId), '--origins', 'example.com', '--json'), 'allowedOrigins: "example.com" is not an origin (a scheme and host, as https://www.example.com)');
     });
 
     it('ingestion: with no server pushing, [] (or a sentence saying so); a bad --community is a clear error', { timeout: 180_000 }, async () => {

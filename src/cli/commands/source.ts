@@ -1,16 +1,50 @@
+import { parseCoreId } from '../../core/ids.ts';
 import { cliWriter } from '../../core/writer.ts';
-import { community, required, table, UsageError, type Command } from '../command.ts';
+import { community, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
 
 function sourceKind(value: string | undefined): 'api' | 'file' | undefined {
   if (value === undefined || value === 'api' || value === 'file') return value;
   throw new UsageError('--kind must be api or file');
 }
 
+const TRACKER_ACTIONS = ['enable', 'show', 'rotate', 'revoke'] as const;
+
+/** `hearth source tracker ACTION SOURCE_ID`: the source's website tracker, as the admin routes manage it. */
+async function tracker({ services, values, args, emit }: CommandContext): Promise<number> {
+  const action = args[0] as (typeof TRACKER_ACTIONS)[number] | undefined;
+  if (!action || !TRACKER_ACTIONS.includes(action)) throw new UsageError(`source tracker takes one of ${TRACKER_ACTIONS.join(', ')}`);
+  const sourceId = parseCoreId('provider', required(args[1], 'the source ID (as `hearth source list` shows it)'));
+  if (values.origins !== undefined && action !== 'enable') throw new UsageError('--origins goes with `source tracker enable`');
+  const communityId = await community(services, values.community);
+  const writer = cliWriter(communityId);
+  const shown = (data: { key: string; allowedOrigins: string[]; snippet: string }, what: string) =>
+    emit(data, `${what}\n  key      ${data.key}\n  origins  ${data.allowedOrigins.join(', ') || 'any'}\n  embed    ${data.snippet}`);
+  if (action === 'enable') {
+    const origins = values.origins === undefined ? undefined : values.origins.split(',').map((origin) => origin.trim()).filter(Boolean);
+    const { created, tracker } = await services.trackers.enable(writer, sourceId, { allowedOrigins: origins });
+    shown(tracker, created ? `Enabled the website tracker of source ${sourceId}.` : `The website tracker of source ${sourceId} is enabled.`);
+  } else if (action === 'show') {
+    shown(await services.trackers.get(communityId, sourceId), `The website tracker of source ${sourceId}:`);
+  } else if (action === 'rotate') {
+    shown(await services.trackers.rotate(writer, sourceId), `Source ${sourceId} has a new tracker key; the old one is refused from now on.`);
+  } else {
+    const old = await services.trackers.revoke(writer, sourceId);
+    emit(old, `Revoked the website tracker of source ${sourceId}: ${old.key} is refused from now on.`);
+  }
+  return 0;
+}
+
 export const sourceCommand: Command = {
   name: 'source',
   usage: `  source create --name NAME [--community com_N] [--kind api|file] [--path DIR] [--json]
-  source list [--community com_N] [--json]`,
+  source list [--community com_N] [--json]
+  source tracker enable SOURCE_ID [--origins https://a.example,https://b.example] [--community com_N] [--json]
+                                          the source's website tracker: a public key for /t.js (--origins:
+                                          the only origins whose pages may send; "" lets any)
+  source tracker show|rotate|revoke SOURCE_ID [--community com_N] [--json]
+                                          its key and snippet; a new key (the old one stops at once); off`,
   run: {
+    tracker,
     async create({ services, values, emit }) {
       const source = await services.sources.create(cliWriter(await community(services, values.community)), {
         name: required(values.name, '--name'),
@@ -21,10 +55,13 @@ export const sourceCommand: Command = {
       return 0;
     },
     async list({ services, values, emit }) {
-      const list = await services.sources.list(await community(services, values.community));
+      const communityId = await community(services, values.community);
+      const list = await services.sources.list(communityId);
+      const keys = new Map((await services.trackers.list(communityId)).map((tracker) => [tracker.sourceId, tracker.key]));
+      const keyOf = (id: number) => keys.get(`sig_${id}`) ?? null;
       emit(
-        list.map((s) => ({ sourceId: s.id, name: s.name, kind: s.kind, path: s.path, visible: s.visible })),
-        table(list.map((s) => [String(s.id), s.name, s.kind, s.path ?? ''])),
+        list.map((s) => ({ sourceId: s.id, name: s.name, kind: s.kind, path: s.path, visible: s.visible, trackerKey: keyOf(s.id) })),
+        table(list.map((s) => [String(s.id), s.name, s.kind, s.path ?? '', keyOf(s.id) ?? ''])),
       );
       return 0;
     },

@@ -101,6 +101,7 @@ export const CONTACT_REFERENCES = {
     ['source_profiles', 'contact_id'],
     ['activities', 'contact_id'],
     ['website_visits', 'contact_id'],
+    ['website_visitors', 'contact_id'],
     ['app_users', 'contact_id'],
   ],
   /** About an entity (`entity_type`, `entity_id`): the merged contact's row moves unless the survivor has its own of that key. */

@@ -172,7 +172,10 @@ export async function eraseActivityContent(trx: Transaction<DB>, communityId: nu
   return Number(result.numUpdatedRows);
 }
 
-/** The rest that names the person: merge records' identity values, web visits, lead score explanations. */
+/**
+ * The rest that names the person: merge records' identity values, web visits and the browsers a site
+ * identified as theirs (with the address it gave), lead score explanations.
+ */
 export async function eraseTraces(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
   await trx
     .updateTable('contact_merges')
@@ -188,5 +191,21 @@ export async function eraseTraces(trx: Transaction<DB>, communityId: number, con
     .where('entity_id', '=', contactId)
     .execute();
   const visits = await trx.deleteFrom('website_visits').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
+  await trx.deleteFrom('website_visitors').where('community_id', '=', communityId).where('contact_id', '=', contactId).execute();
   return Number(visits.numDeletedRows);
+}
+
+/**
+ * Browsers a site identified by the address while no contact held it (website tracker), and their visits:
+ * the address and what it would have linked go with the request.
+ */
+export async function eraseVisitorsByEmail(db: Kysely<DB>, communityId: number, email: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with gone as (
+      delete from website_visitors where community_id = ${communityId} and email = ${email} returning anonymous_id
+    ), visits as (
+      delete from website_visits w using gone where w.community_id = ${communityId} and w.anonymous_id = gone.anonymous_id returning 1
+    )
+    select count(*)::int as n from visits`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

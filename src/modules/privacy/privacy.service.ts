@@ -78,6 +78,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
           await context.progress({ erased: { ...totals } });
         }
       }
+      totals = { ...totals, websiteVisits: totals.websiteVisits + (await privacy.eraseVisitorsByEmail(db, job.communityId, normalized.identity.value)) };
       await privacy.updateRemovalRequest(db, job.communityId, request.id, {
         status: 'completed',
         completedAt: clock.now(),

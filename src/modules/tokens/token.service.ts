@@ -9,7 +9,7 @@ import { formatId, parseCoreId } from '../../core/ids.ts';
 import { DEFAULT_SCOPES, isScope, type Scope } from '../../core/scopes.ts';
 import { recordWrite } from '../audit/index.ts';
 import { tokenActor, type RequestContext, type Writer } from '../../core/writer.ts';
-import { createTokenCache } from './token-cache.ts';
+import { createListenedCache } from '../../core/listened-cache.ts';
 import * as tokens from './token.repository.ts';
 
 export type Authentication = { ok: true; context: RequestContext } | { ok: false; reason: string };
@@ -31,7 +31,7 @@ export const MAX_TOKEN_LIFETIME_SECONDS = 10 * 365 * 24 * 3600;
 export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock: Clock }) {
   // Imported once: given raw bytes, jose imports the key again on every verification (a measurable share of
   // each request's CPU under load; docs/performance.md).
-  const cache = createTokenCache<NonNullable<Awaited<ReturnType<typeof tokens.findActiveToken>>>>({
+  const cache = createListenedCache<NonNullable<Awaited<ReturnType<typeof tokens.findActiveToken>>>>({
     ttlMs: 60_000,
     maxEntries: 10_000,
     now: () => Date.now(),
@@ -83,7 +83,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       return { token: await jwt.sign(await key), jti };
     },
 
-    /** Keeps token rows in memory for as long as every change to them is heard (token-cache.ts). */
+    /** Keeps token rows in memory for as long as every change to them is heard (core/listened-cache.ts). */
     async watchChanges(listen: Listen) {
       await listen(TOKEN_CHANGES, { ready: cache.listening, message: cache.changed, lost: cache.deaf });
     },

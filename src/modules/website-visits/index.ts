@@ -4,3 +4,5 @@ export { websiteVisitRoutes } from './website-visit.routes.ts';
 export { createWebsiteVisitService } from './website-visit.service.ts';
 export { websiteVisitPushRoutes } from './website-visit-push.routes.ts';
 export { createWebsiteVisitPushService } from './website-visit-push.service.ts';
+export { trackerRoutes } from './tracker.routes.ts';
+export { createTrackerService } from './tracker.service.ts';

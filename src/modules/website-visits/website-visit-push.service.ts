@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
-import { notFound } from '../../core/errors.ts';
+import { invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
 import { readTogether } from '../../core/lookups.ts';
 import { findInvalidText } from '../../core/validation.ts';
@@ -9,6 +9,7 @@ import type { Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { normalizeEmail } from '../identity/index.ts';
 import { organizationsByDomains, registrableDomain } from '../organizations/index.ts';
+import { findSuppressed } from '../privacy/index.ts';
 import { findSource } from '../sources/index.ts';
 import * as visits from './website-visit.repository.ts';
 
@@ -83,9 +84,9 @@ function readVisit(item: unknown, now: Date): { visit: ReadVisit } | { errors: s
     }
   }
   if (given.anonymousId !== undefined && given.anonymousId !== null) {
-    if (typeof given.anonymousId !== 'string' || !given.anonymousId.trim() || given.anonymousId.length > MAX_ANONYMOUS_ID) {
-      errors.push(`anonymousId: a non-empty string of at most ${MAX_ANONYMOUS_ID} characters`);
-    } else anonymousId = given.anonymousId.trim();
+    const problem = anonymousIdProblem(given.anonymousId);
+    if (problem) errors.push(problem);
+    else anonymousId = (given.anonymousId as string).trim();
   }
 
   let domain: string | null = null;
@@ -97,74 +98,138 @@ function readVisit(item: unknown, now: Date): { visit: ReadVisit } | { errors: s
   return { visit: { url, visitTime, email, contactId, anonymousId, domain, warnings } };
 }
 
+/** Why an anonymous ID is not one, or null. */
+export function anonymousIdProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || !value.trim() || value.length > MAX_ANONYMOUS_ID) return `anonymousId: a non-empty string of at most ${MAX_ANONYMOUS_ID} characters`;
+  return null;
+}
+
 /**
- * Website visits pushed by a source (POST /community/v1/source/{id}/website-visits, issue #14), up to 1,000
- * a request: each item is checked by itself, visitors are found among the community's contacts (by ID, a
- * merged ID finding the survivor, or by email identity) and organizations by domain, or else the
- * contact's organization; nothing is created. A visit of an unknown email is kept without a contact, with a
- * warning. Stored in one statement, once per visitor, page and time.
+ * Website visits, from a source's pushes (POST /community/v1/source/{id}/website-visits, issue #14; up to
+ * 1,000 a request) and from its website tracker (a page view at a time): each item is checked by itself,
+ * visitors are found among the community's contacts (by ID, a merged ID finding the survivor, by email
+ * identity, or by an anonymous ID the site identified) and organizations by domain, or else the contact's
+ * organization; nothing is created. A visit of an unknown email is kept without a contact, with a warning.
+ * Stored in one statement, once per visitor, page and time.
  */
 export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clock }) {
   const { db, clock } = deps;
+
+  /** Reads, links and stores visits of a source; with a writer (the push route) the write is audited. */
+  async function store(communityId: number, sourceId: number, items: unknown[], writer: Writer | null) {
+    const now = clock.now();
+    const read = items.map((item) => readVisit(item, now));
+    const good = read.flatMap((entry, index) => ('visit' in entry ? [{ index, visit: entry.visit }] : []));
+    const wanted = <T>(pick: (visit: ReadVisit) => T | null): T[] => [...new Set(good.map(({ visit }) => pick(visit)).filter((value): value is T => value !== null))];
+    const { byDomain } = await readTogether(db, { byDomain: organizationsByDomains(communityId, wanted((visit) => visit.domain)) });
+    const byId = await visits.currentContacts(db, communityId, wanted((visit) => visit.contactId));
+    const byEmail = await visits.contactsByEmail(db, communityId, wanted((visit) => visit.email));
+    const byAnonymous = await visits.visitorsOf(db, communityId, wanted((visit) => visit.anonymousId));
+    // A browser identified by an address Hearth did not know then: linked as soon as a visit finds its contact.
+    const waiting = [...byAnonymous].filter(([, visitor]) => visitor.contactId === null && visitor.email !== null);
+    const found = await visits.contactsByEmail(db, communityId, [...new Set(waiting.map(([, visitor]) => visitor.email!))]);
+    const links: { anonymousId: string; contactId: number; organizationId: number | null }[] = [];
+    for (const [anonymousId, visitor] of waiting) {
+      const contact = found.get(visitor.email!);
+      if (!contact) continue;
+      visitor.contactId = contact.id;
+      visitor.organizationId = contact.organizationId;
+      links.push({ anonymousId, contactId: contact.id, organizationId: contact.organizationId });
+    }
+
+    const results: ItemResult[] = new Array(items.length);
+    read.forEach((entry, index) => {
+      if ('errors' in entry) results[index] = { index, status: 'rejected', errors: entry.errors };
+    });
+    const rows: visits.NewVisit[] = [];
+    const accepted: { index: number; row: visits.NewVisit; warnings: string[] }[] = [];
+    for (const { index, visit } of good) {
+      const warnings = [...visit.warnings];
+      let contact: { id: number; organizationId: number | null } | undefined;
+      if (visit.contactId !== null) {
+        contact = byId.get(visit.contactId);
+        if (!contact) {
+          results[index] = { index, status: 'rejected', errors: [`contactId: no contact ${formatId('contact', visit.contactId)}`] };
+          continue;
+        }
+      } else if (visit.email !== null) {
+        contact = byEmail.get(visit.email);
+        if (!contact) warnings.push('email: no contact has this address; the visit is kept without a contact');
+      } else if (visit.anonymousId !== null) {
+        const visitor = byAnonymous.get(visit.anonymousId);
+        if (visitor?.contactId) contact = { id: visitor.contactId, organizationId: visitor.organizationId };
+      }
+      const organization = visit.domain ? byDomain.get(visit.domain) : undefined;
+      if (visit.domain && !organization) warnings.push(`organizationDomain: no organization has the domain ${visit.domain}`);
+      const row = { url: visit.url, visitTime: visit.visitTime, contactId: contact?.id ?? null, anonymousId: visit.anonymousId, organizationId: organization?.id ?? contact?.organizationId ?? null };
+      rows.push(row);
+      accepted.push({ index, row, warnings });
+    }
+
+    // One statement needs no transaction of its own: a page view of the tracker, most often (three round
+    // trips of five; docs/performance.md).
+    const ids = links.length === 0 && !writer ? await visits.insertVisits(db, communityId, sourceId, rows, now) : await db.transaction().execute(async (trx) => {
+      await visits.linkVisits(trx, communityId, links);
+      const stored = await visits.insertVisits(trx, communityId, sourceId, rows, now);
+      if (stored.length && writer) {
+        await recordWrite(trx, writer, {
+          operation: 'website_visit.push',
+          entityIds: [...new Set(stored)].slice(0, 100).map((id) => formatId('website_visit', id)),
+          detail: { sourceId, visits: stored.length },
+        });
+      }
+      return stored;
+    });
+    accepted.forEach(({ index, row, warnings }, position) => {
+      results[index] = {
+        index,
+        status: 'accepted',
+        id: formatId('website_visit', ids[position]!),
+        contactId: row.contactId === null ? null : formatId('contact', row.contactId),
+        organizationId: row.organizationId === null ? null : formatId('organization', row.organizationId),
+        warnings,
+      };
+    });
+    return { status: 'accepted' as const, accepted: accepted.length, rejected: items.length - accepted.length, results };
+  }
+
   return {
     async push(writer: Writer, sourceId: number, items: unknown[]) {
       if (!(await findSource(db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
-      const now = clock.now();
-      const read = items.map((item) => readVisit(item, now));
-      const good = read.flatMap((entry, index) => ('visit' in entry ? [{ index, visit: entry.visit }] : []));
-      const wanted = <T>(pick: (visit: ReadVisit) => T | null): T[] => [...new Set(good.map(({ visit }) => pick(visit)).filter((value): value is T => value !== null))];
-      const { byDomain } = await readTogether(db, { byDomain: organizationsByDomains(writer.communityId, wanted((visit) => visit.domain)) });
-      const byId = await visits.currentContacts(db, writer.communityId, wanted((visit) => visit.contactId));
-      const byEmail = await visits.contactsByEmail(db, writer.communityId, wanted((visit) => visit.email));
+      return store(writer.communityId, sourceId, items, writer);
+    },
 
-      const results: ItemResult[] = new Array(items.length);
-      read.forEach((entry, index) => {
-        if ('errors' in entry) results[index] = { index, status: 'rejected', errors: entry.errors };
-      });
-      const rows: visits.NewVisit[] = [];
-      const accepted: { index: number; row: visits.NewVisit; warnings: string[] }[] = [];
-      for (const { index, visit } of good) {
-        const warnings = [...visit.warnings];
-        let contact: { id: number; organizationId: number | null } | undefined;
-        if (visit.contactId !== null) {
-          contact = byId.get(visit.contactId);
-          if (!contact) {
-            results[index] = { index, status: 'rejected', errors: [`contactId: no contact ${formatId('contact', visit.contactId)}`] };
-            continue;
-          }
-        } else if (visit.email !== null) {
-          contact = byEmail.get(visit.email);
-          if (!contact) warnings.push('email: no contact has this address; the visit is kept without a contact');
-        }
-        const organization = visit.domain ? byDomain.get(visit.domain) : undefined;
-        if (visit.domain && !organization) warnings.push(`organizationDomain: no organization has the domain ${visit.domain}`);
-        const row = { url: visit.url, visitTime: visit.visitTime, contactId: contact?.id ?? null, anonymousId: visit.anonymousId, organizationId: organization?.id ?? contact?.organizationId ?? null };
-        rows.push(row);
-        accepted.push({ index, row, warnings });
-      }
+    /**
+     * One page view from a source's website tracker (the caller found the source by its key): a visit of an
+     * anonymous browser, stored and linked as a pushed one is. Not audited: its writer is any visitor of the
+     * site, and the audit log names who changed the data, not who browsed.
+     */
+    async recordPageView(communityId: number, sourceId: number, view: { url: string; anonymousId: string }) {
+      const answer = await store(communityId, sourceId, [{ url: view.url, anonymousId: view.anonymousId }], null);
+      const result = answer.results[0]!;
+      if (result.status === 'rejected') throw invalidParameters(result.errors.join('; '));
+      return result;
+    },
 
-      const ids = await db.transaction().execute(async (trx) => {
-        const stored = await visits.insertVisits(trx, writer.communityId, sourceId, rows, now);
-        if (stored.length) {
-          await recordWrite(trx, writer, {
-            operation: 'website_visit.push',
-            entityIds: [...new Set(stored)].slice(0, 100).map((id) => formatId('website_visit', id)),
-            detail: { sourceId, visits: stored.length },
-          });
-        }
-        return stored;
+    /**
+     * The site says who a browser is: its earlier visits become the contact's, and so do its later ones.
+     * An address Hearth does not know yet is kept, and the visits are linked once a visit finds its contact.
+     */
+    async identify(communityId: number, anonymousId: string, email: unknown): Promise<{ contactId: number | null }> {
+      const problem = anonymousIdProblem(anonymousId);
+      if (problem) throw invalidParameters(problem);
+      const normalized = normalizeEmail(email);
+      if (!normalized.ok) throw invalidParameters(`email: ${normalized.reason}`);
+      const address = normalized.identity.value;
+      // An address erased on request (it is on the suppression list) is not brought back by a page.
+      if ((await findSuppressed(db, communityId, [normalized.identity])).size) return { contactId: null };
+      const contact = (await visits.contactsByEmail(db, communityId, [address])).get(address) ?? null;
+      const id = anonymousId.trim();
+      await db.transaction().execute(async (trx) => {
+        await visits.identifyVisitor(trx, communityId, { anonymousId: id, email: address, contactId: contact?.id ?? null }, clock.now());
+        if (contact) await visits.linkVisits(trx, communityId, [{ anonymousId: id, contactId: contact.id, organizationId: contact.organizationId }]);
       });
-      accepted.forEach(({ index, row, warnings }, position) => {
-        results[index] = {
-          index,
-          status: 'accepted',
-          id: formatId('website_visit', ids[position]!),
-          contactId: row.contactId === null ? null : formatId('contact', row.contactId),
-          organizationId: row.organizationId === null ? null : formatId('organization', row.organizationId),
-          warnings,
-        };
-      });
-      return { status: 'accepted' as const, accepted: accepted.length, rejected: items.length - accepted.length, results };
+      return { contactId: contact?.id ?? null };
     },
   };
 }

@@ -85,6 +85,7 @@ export interface NewVisit {
 /** Stores visits in one statement; one already stored (same visitor, page and time) is kept as it is. Their IDs, in order. */
 export async function insertVisits(db: Executor, communityId: number, sourceId: number, visits: NewVisit[], now: Date): Promise<number[]> {
   if (visits.length === 0) return [];
+  if (visits.length === 1) return [await insertVisit(db, communityId, sourceId, visits[0]!, now)];
   const { rows } = await sql<{ n: number; id: number }>`
     with input as (
       select * from unnest(
@@ -107,4 +108,81 @@ export async function insertVisits(db: Executor, communityId: number, sourceId: 
       and coalesce(w.anonymous_id, '') = coalesce(i.anonymous_id, '') and w.url = i.url and w.visit_time = i.visit_time
     order by i.n`.execute(db);
   return rows.map((row) => Number(row.id));
+}
+
+export interface Visitor {
+  /** The contact the site identified this browser as; null until Hearth knows the address. */
+  contactId: number | null;
+  organizationId: number | null;
+  /** The normalized address the site gave (identify), kept to find the contact later. */
+  email: string | null;
+}
+
+/** The identified browsers among these anonymous IDs, with their contacts (a merge moved them to the survivor). */
+export async function visitorsOf(db: Executor, communityId: number, anonymousIds: string[]): Promise<Map<string, Visitor>> {
+  if (anonymousIds.length === 0) return new Map();
+  const { rows } = await sql<{ anonymousId: string; contactId: number | null; organizationId: number | null; email: string | null }>`
+    select v.anonymous_id as "anonymousId", c.id as "contactId", c.organization_id as "organizationId", v.email
+    from website_visitors v
+    left join contacts c on c.community_id = v.community_id and c.id = v.contact_id and c.anonymized_at is null
+    where v.community_id = ${communityId} and v.anonymous_id = any(${anonymousIds}::text[])`.execute(db);
+  const id = (value: number | null) => (value === null ? null : Number(value));
+  return new Map(rows.map((row) => [row.anonymousId, { contactId: id(row.contactId), organizationId: id(row.organizationId), email: row.email }]));
+}
+
+/** Records what the site said of a browser: its address and, when Hearth knows it, its contact. */
+export async function identifyVisitor(
+  db: Executor,
+  communityId: number,
+  visitor: { anonymousId: string; email: string; contactId: number | null },
+  now: Date,
+): Promise<void> {
+  await sql`
+    insert into website_visitors (community_id, anonymous_id, contact_id, email, identified_at)
+    values (${communityId}, ${visitor.anonymousId}, ${visitor.contactId}, ${visitor.email}, ${now})
+    on conflict (community_id, anonymous_id) do update
+      set contact_id = excluded.contact_id, email = excluded.email, identified_at = excluded.identified_at`.execute(db);
+}
+
+/**
+ * Gives browsers their contacts: the visitor rows, and every visit of theirs that had no contact yet (its
+ * organization, when it had none, becomes the contact's). A visit the contact already has under the same
+ * anonymous ID, page and time stays the only one.
+ */
+export async function linkVisits(db: Executor, communityId: number, links: { anonymousId: string; contactId: number; organizationId: number | null }[]): Promise<number> {
+  if (links.length === 0) return 0;
+  const input = sql`unnest(${links.map((l) => l.anonymousId)}::text[], ${links.map((l) => l.contactId)}::bigint[], ${links.map((l) => l.organizationId)}::bigint[])
+    as t(anonymous_id, contact_id, organization_id)`;
+  await sql`
+    update website_visitors v set contact_id = t.contact_id
+    from ${input}
+    where v.community_id = ${communityId} and v.anonymous_id = t.anonymous_id`.execute(db);
+  const result = await sql`
+    update website_visits w set contact_id = t.contact_id, organization_id = coalesce(w.organization_id, t.organization_id)
+    from ${input}
+    where w.community_id = ${communityId} and w.anonymous_id = t.anonymous_id and w.contact_id is null
+      and not exists (
+        select 1 from website_visits o
+        where o.community_id = w.community_id and o.contact_id = t.contact_id and o.anonymous_id = w.anonymous_id
+          and o.url = w.url and o.visit_time = w.visit_time)`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * One visit (a tracker's page view): a plain insert, and a read of the stored one only when it was there
+ * already. The set-based statement above costs the database several times as much for a single row
+ * (docs/performance.md, the tracker figure).
+ */
+async function insertVisit(db: Executor, communityId: number, sourceId: number, visit: NewVisit, now: Date): Promise<number> {
+  const inserted = await sql<{ id: number }>`
+    insert into website_visits (community_id, source_id, url, visit_time, contact_id, anonymous_id, organization_id, created_at)
+    values (${communityId}, ${sourceId}, ${visit.url}, ${visit.visitTime}, ${visit.contactId}, ${visit.anonymousId}, ${visit.organizationId}, ${now})
+    on conflict (community_id, coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time) do nothing
+    returning id`.execute(db);
+  if (inserted.rows[0]) return Number(inserted.rows[0].id);
+  const { rows } = await sql<{ id: number }>`
+    select id from website_visits
+    where community_id = ${communityId} and coalesce(contact_id, 0) = coalesce(${visit.contactId}::bigint, 0)
+      and coalesce(anonymous_id, '') = coalesce(${visit.anonymousId}::text, '') and url = ${visit.url} and visit_time = ${visit.visitTime}`.execute(db);
+  return Number(rows[0]!.id);
 }

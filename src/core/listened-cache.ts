@@ -1,14 +1,15 @@
 /**
- * Token rows a process has read, kept while it hears every change to the `api_tokens` table (a trigger
- * notifies at commit, migration 0005). A revoked token is therefore refused as soon as the notification
- * arrives, milliseconds after the revocation commits, and the guard reads the database only for tokens it
- * has not seen. While the process is not listening (starting, or its listening connection dropped), nothing
- * is cached and every request reads the row.
+ * Rows a process has read, kept while it hears every change to their table (a trigger notifies at commit):
+ * token rows (`api_tokens`, migration 0005) and website tracker keys (`website_trackers`, migration 0028).
+ * A revoked token or key is therefore refused as soon as the notification arrives, milliseconds after the
+ * revocation commits, and the database is read only for rows the process has not seen. While the process
+ * is not listening (starting, or its listening connection dropped), nothing is cached and every request
+ * reads the row.
  *
  * A read that began before a change must not store what it read after the change was heard: each read
  * takes the current generation, and its result is kept only if no change came in between.
  */
-export function createTokenCache<Row>(options: { ttlMs: number; maxEntries: number; now: () => number }) {
+export function createListenedCache<Row>(options: { ttlMs: number; maxEntries: number; now: () => number }) {
   const entries = new Map<string, { row: Row; at: number }>();
   let listening = false;
   let generation = 0;

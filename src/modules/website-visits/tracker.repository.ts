@@ -1,0 +1,55 @@
+import type { Executor } from '../../core/executor.ts';
+
+export interface TrackerRow {
+  id: number;
+  sourceId: number;
+  publicKey: string;
+  allowedOrigins: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+const columns = ['id', 'source_id as sourceId', 'public_key as publicKey', 'allowed_origins as allowedOrigins', 'created_at as createdAt', 'revoked_at as revokedAt'] as const;
+
+/** The source's live tracker, if it has one. */
+export async function liveTracker(db: Executor, communityId: number, sourceId: number): Promise<TrackerRow | undefined> {
+  return db
+    .selectFrom('website_trackers')
+    .select(columns)
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** The community's live trackers, by source. */
+export async function liveTrackers(db: Executor, communityId: number): Promise<TrackerRow[]> {
+  return db.selectFrom('website_trackers').select(columns).where('community_id', '=', communityId).where('revoked_at', 'is', null).orderBy('source_id').execute();
+}
+
+/** The tracker of a key, live or revoked. */
+export async function trackerByKey(db: Executor, communityId: number, publicKey: string): Promise<TrackerRow | undefined> {
+  return db.selectFrom('website_trackers').select(columns).where('community_id', '=', communityId).where('public_key', '=', publicKey).executeTakeFirst();
+}
+
+export async function insertTracker(db: Executor, communityId: number, tracker: { sourceId: number; publicKey: string; allowedOrigins: string[] }, now: Date): Promise<TrackerRow> {
+  return db
+    .insertInto('website_trackers')
+    .values({ community_id: communityId, source_id: tracker.sourceId, public_key: tracker.publicKey, allowed_origins: tracker.allowedOrigins, created_at: now })
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+export async function setAllowedOrigins(db: Executor, communityId: number, id: number, allowedOrigins: string[]): Promise<TrackerRow> {
+  return db
+    .updateTable('website_trackers')
+    .set({ allowed_origins: allowedOrigins })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+export async function revokeTracker(db: Executor, communityId: number, id: number, now: Date): Promise<void> {
+  await db.updateTable('website_trackers').set({ revoked_at: now }).where('community_id', '=', communityId).where('id', '=', id).execute();
+}

@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import { createListenedCache } from '../../core/listened-cache.ts';
+import type { Listen } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { conflict, forbidden, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
+import type { Writer } from '../../core/writer.ts';
+import { recordWrite } from '../audit/index.ts';
+import { findSource } from '../sources/index.ts';
+import type { WebsiteVisitPushService } from './website-visit-push.service.ts';
+import * as trackers from './tracker.repository.ts';
+
+/** `pk_<communityId>_<24 characters>`: the community is part of the key, so finding it is scoped like every query. */
+const KEY = /^pk_([1-9][0-9]{0,14})_([A-Za-z0-9_-]{24})$/;
+const MAX_ORIGINS = 50;
+/** Notified by a trigger at every change of a key (migration 0028). */
+const TRACKER_CHANGES = 'hearth_trackers_changed';
+
+function newKey(communityId: number): string {
+  return `pk_${communityId}_${randomBytes(18).toString('base64url')}`;
+}
+
+/** The origins as given, checked: each an http(s) origin and nothing more (no path), once. */
+export function readOrigins(given: string[]): string[] {
+  if (given.length > MAX_ORIGINS) throw invalidParameters(`allowedOrigins: at most ${MAX_ORIGINS} origins`);
+  const origins = given.map((value) => {
+    const text = value.trim().replace(/\/$/, '').toLowerCase();
+    let origin: string | null = null;
+    try {
+      const url = new URL(text);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text) origin = url.origin;
+    } catch {
+      origin = null;
+    }
+    if (!origin) throw invalidParameters(`allowedOrigins: "${value}" is not an origin (a scheme and host, as https://www.example.com)`);
+    return origin;
+  });
+  return [...new Set(origins)];
+}
+
+/** What the caller of a public tracker route says of itself. */
+export interface TrackerCaller {
+  /** The `Origin` header: a browser sends it with every cross-origin POST and preflight. */
+  origin: string | null;
+  /** `DNT: 1` or `Sec-GPC: 1`: the browser asks not to be tracked. */
+  optedOut: boolean;
+}
+
+/**
+ * Website trackers (issue #14): a source's public key, which a site writes into its pages with the script
+ * Hearth serves (/t.js), and the public routes the script calls with it. A key can only record page views
+ * and identify calls into its one source; an admin enables it, may limit the origins whose pages send,
+ * rotates it (the old key stops at once) and revokes it. docs/ingestion.md says why it is not a token.
+ */
+export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publicUrl: string; visits: WebsiteVisitPushService }) {
+  const { db, clock } = deps;
+  // The keys read, while every change is heard: most page views then read no key from the database.
+  const keys = createListenedCache<trackers.TrackerRow>({ ttlMs: 60_000, maxEntries: 10_000, now: () => Date.now() });
+
+  async function readKey(communityId: number, key: string) {
+    const cacheKey = `${communityId}:${key}`;
+    const cached = keys.get(cacheKey);
+    if (cached) return cached;
+    const generation = keys.generation();
+    const row = await trackers.trackerByKey(db, communityId, key);
+    if (row) keys.put(cacheKey, row, generation);
+    return row;
+  }
+
+  function view(row: trackers.TrackerRow) {
+    return {
+      sourceId: formatId('provider', row.sourceId),
+      key: row.publicKey,
+      allowedOrigins: row.allowedOrigins,
+      createdAt: row.createdAt.toISOString(),
+      snippet: `<script src="${deps.publicUrl}/t.js" data-key="${row.publicKey}" async></script>`,
+    };
+  }
+
+  async function sourceOf(communityId: number, sourceId: number) {
+    if (!(await findSource(db, communityId, sourceId))) throw notFound('source_not_found', `no source ${formatId('provider', sourceId)}`);
+  }
+
+  async function live(communityId: number, sourceId: number) {
+    await sourceOf(communityId, sourceId);
+    const row = await trackers.liveTracker(db, communityId, sourceId);
+    if (!row) throw notFound('tracker_not_found', `source ${formatId('provider', sourceId)} has no website tracker; enable one first`);
+    return row;
+  }
+
+  /** The tracker a public route's key names, if it may take this caller's requests. */
+  async function trackerFor(key: string, caller: TrackerCaller) {
+    const match = KEY.exec(key);
+    if (!match) throw new HearthError('invalid', 'invalid_tracker_key', `"${key.slice(0, 80)}" is not a tracker key (pk_<community>_<24 characters>)`);
+    const communityId = Number(match[1]);
+    const row = await readKey(communityId, key);
+    if (!row) throw notFound('tracker_not_found', `no website tracker has the key ${key}`);
+    if (row.revokedAt) throw forbidden(`the tracker key ${key} was revoked or replaced at ${row.revokedAt.toISOString()}; embed the source's current key`);
+    if (row.allowedOrigins.length && (!caller.origin || !row.allowedOrigins.includes(caller.origin.toLowerCase()))) {
+      throw forbidden(`pages of ${caller.origin ?? 'an unnamed origin (no Origin header)'} may not send to this tracker`);
+    }
+    return { communityId, sourceId: row.sourceId, allowedOrigins: row.allowedOrigins };
+  }
+
+  return {
+    /** Keeps keys in memory for as long as every change to them is heard. */
+    async watchChanges(listen: Listen) {
+      await listen(TRACKER_CHANGES, { ready: keys.listening, message: keys.changed, lost: keys.deaf });
+    },
+
+    /** Enables the source's tracker with a new key, or changes the origins of the one it has. */
+    async enable(writer: Writer, sourceId: number, input: { allowedOrigins?: string[] }) {
+      await sourceOf(writer.communityId, sourceId);
+      const allowedOrigins = input.allowedOrigins === undefined ? undefined : readOrigins(input.allowedOrigins);
+      try {
+        const done = await db.transaction().execute(async (trx) => {
+          const existing = await trackers.liveTracker(trx, writer.communityId, sourceId);
+          const row = existing
+            ? allowedOrigins === undefined
+              ? existing
+              : await trackers.setAllowedOrigins(trx, writer.communityId, existing.id, allowedOrigins)
+            : await trackers.insertTracker(trx, writer.communityId, { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: allowedOrigins ?? [] }, clock.now());
+          await recordWrite(trx, writer, {
+            operation: existing ? 'tracker.update' : 'tracker.enable',
+            entityIds: [formatId('provider', sourceId)],
+            detail: { allowedOrigins: row.allowedOrigins },
+          });
+          return { created: !existing, tracker: view(row) };
+        });
+        keys.changed();
+        return done;
+      } catch (error) {
+        if (isUniqueViolation(error)) throw conflict(`source ${formatId('provider', sourceId)} was given a tracker meanwhile; ask again`);
+        throw error;
+      }
+    },
+
+    async get(communityId: number, sourceId: number) {
+      return view(await live(communityId, sourceId));
+    },
+
+    /** The community's enabled trackers (for `hearth source list`). */
+    async list(communityId: number) {
+      return (await trackers.liveTrackers(db, communityId)).map(view);
+    },
+
+    /** A new key for the source's tracker; the old one is refused from now on. */
+    async rotate(writer: Writer, sourceId: number) {
+      const old = await live(writer.communityId, sourceId);
+      const row = await db.transaction().execute(async (trx) => {
+        const now = clock.now();
+        await trackers.revokeTracker(trx, writer.communityId, old.id, now);
+        const made = await trackers.insertTracker(trx, writer.communityId, { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: old.allowedOrigins }, now);
+        await recordWrite(trx, writer, { operation: 'tracker.rotate', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
+        return made;
+      });
+      keys.changed();
+      return view(row);
+    },
+
+    /** Turns the source's tracker off: its key is refused from now on; the visits it recorded stay. */
+    async revoke(writer: Writer, sourceId: number) {
+      const old = await live(writer.communityId, sourceId);
+      await db.transaction().execute(async (trx) => {
+        await trackers.revokeTracker(trx, writer.communityId, old.id, clock.now());
+        await recordWrite(trx, writer, { operation: 'tracker.revoke', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
+      });
+      // This process forgets the key at once; the others as the notification reaches them.
+      keys.changed();
+      return view(old);
+    },
+
+    /** A CORS preflight: the origin the answer allows (`*` when the tracker takes any). */
+    async preflight(key: string, caller: TrackerCaller): Promise<string> {
+      const tracker = await trackerFor(key, caller);
+      return tracker.allowedOrigins.length ? caller.origin! : '*';
+    },
+
+    /** A page view; nothing is stored for a browser that asks not to be tracked. */
+    async pageView(key: string, caller: TrackerCaller, view: { url: string; anonymousId: string }): Promise<'accepted' | 'ignored'> {
+      const tracker = await trackerFor(key, caller);
+      if (caller.optedOut) return 'ignored';
+      await deps.visits.recordPageView(tracker.communityId, tracker.sourceId, view);
+      return 'accepted';
+    },
+
+    async identify(key: string, caller: TrackerCaller, given: { anonymousId: string; email: string }): Promise<'accepted' | 'ignored'> {
+      const tracker = await trackerFor(key, caller);
+      if (caller.optedOut) return 'ignored';
+      await deps.visits.identify(tracker.communityId, given.anonymousId, given.email);
+      return 'accepted';
+    },
+  };
+}
+
+export type TrackerService = ReturnType<typeof createTrackerService>;
