@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
-export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector'] as const;
+export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'lead-scores'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
@@ -30,7 +30,7 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures or the prospector list figures; null: all of them. */
+  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures or the lead score figures; null: all of them. */
   only: BenchPart | null;
   /** Prospector contacts to seed for the prospector figures (companies: one per 20). */
   prospectorContacts: number;
@@ -57,9 +57,10 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector>
+  --only <list|titles|bulk|push|prospector|lead-scores>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
-                        or the prospector contacts list figures (which seed no community contacts)
+                        the prospector contacts list figures (which seed no community contacts), or the lead
+                        score figures (a full recompute, and what a definition adds to pushes)
   --prospector-contacts <n>
                         prospector contacts to seed for the prospector figures (100000)
   --bulk-warmup <n>     warm-up rounds before bulk update samples (20)

@@ -10,6 +10,7 @@ import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, throughputRounds, type Summary } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
+import { measureLeadScores } from './lead-scores.ts';
 import { measureProspector } from './prospector.ts';
 import { seedProspector } from './prospector-seed.ts';
 import { measurePush } from './push.ts';
@@ -20,8 +21,8 @@ import { cliActor } from '../src/core/writer.ts';
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
- * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list
- * (`--only list|titles|bulk|push|prospector` for one part).
+ * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
+ * four of lead scores (`--only list|titles|bulk|push|prospector|lead-scores` for one part).
  */
 
 const options = (() => {
@@ -133,6 +134,10 @@ async function run(options: BenchOptions) {
     ? await measureProspector(options, { token: setup.token, hearth, env, log, track: (child) => children.push(child) })
     : null;
   if (prospector) figures.push(...prospector.figures);
+  const leadScores = wanted('lead-scores')
+    ? await measureLeadScores({ db, services, setup, hearth, seconds: options.seconds, rounds: options.rounds, log })
+    : null;
+  if (leadScores) figures.push(...leadScores.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -155,6 +160,7 @@ async function run(options: BenchOptions) {
     bulk: bulk?.results ?? null,
     push: push?.results ?? null,
     prospector: prospector?.results ?? null,
+    leadScores: leadScores?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

@@ -36,6 +36,8 @@ export const OPTIONS = {
   'object-type': { type: 'string' },
   writers: { type: 'string' },
   all: { type: 'boolean' },
+  enabled: { type: 'string' },
+  primary: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -241,6 +241,17 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       ids: () => [definition.id],
     });
     await write('DELETE /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, undefined, { status: 200, operation: 'custom_field.retire', ids: () => [definition.id] });
+    const score = { name: 'Engaged', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 1 }] };
+    const leadScore = data(
+      await write('POST /api/v2/admin/lead-scores', '/api/v2/admin/lead-scores', score, { status: 201, operation: 'lead_score.create', ids: (b) => [data(b).id] }),
+    );
+    await write('PATCH /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, { halfLifeDays: 7 }, {
+      status: 200,
+      operation: 'lead_score.update',
+      ids: () => [leadScore.id],
+    });
+    await write('POST /api/v2/admin/lead-scores/dry-run', '/api/v2/admin/lead-scores/dry-run', score, { status: 200, operation: 'lead_score.dry_run', ids: () => [] });
+    await write('DELETE /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, undefined, { status: 200, operation: 'lead_score.retire', ids: () => [leadScore.id] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
