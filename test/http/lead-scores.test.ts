@@ -37,6 +37,7 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
   let plan = '';
   let scoreId = '';
   let definition: Record<string, unknown>;
+  let organization = { id: '', scoreId: '' };
 
   async function activity(user: Record<string, unknown>, days: number, activityType: string, subSource?: string) {
     return accepted(t, 'activity', { id: `ls-${++n}`, activityType, timestamp: daysAgo(days), user, content: 'x', ...(subSource ? { subSource } : {}) });
@@ -255,7 +256,7 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     expect((await scored(ids.ada)).leadScores.map((s) => `ls_${s.scoreId}`)).toEqual([scoreId]);
   });
 
-  it('scores organizations from their contacts\' activities and their own fit', async () => {
+  it("scores organizations from their contacts' activities and their own fit", async () => {
     const org = await ok(
       await t.send('POST', '/api/v2/admin/lead-scores', {
         name: 'Accounts',
@@ -274,6 +275,7 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     expect(record.leadScoreKeyFactors).toEqual([
       { scoreId: Number(org.id.slice(3)), factors: [{ label: 'Organization size', value: '250 employees', strength: 5 }, { label: 'Activity: starred_repo', value: '×2, latest 2026-01-15', strength: 3 }] },
     ]);
+    organization = { id: `o_${acme.rows[0]!.id}`, scoreId: org.id };
   });
 
   it('keeps communities apart', async () => {
@@ -292,6 +294,20 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     // A tag of the other community is no tag here.
     const foreign = await t.send('POST', '/api/v2/admin/lead-scores', { name: 'B', entityType: 'contact', fit: [{ field: 'tag', tagId: vip, points: 1 }] }, beta);
     expect(foreign.statusCode).toBe(400);
+  });
+
+  it('recomputes every score in full once a day, as scores decay, asking once', async () => {
+    await worker.runSteps();
+    expect(await worker.runUntilIdle()).toBe(0);
+    clock.advance(10 * DAY);
+    await worker.runSteps();
+    await worker.runSteps();
+    // One job per computed, enabled definition (the contact score and the organization score), asked once.
+    expect(await worker.runUntilIdle()).toBe(2);
+    const record = await ok(await t.get(`/api/v2/organizations/${organization.id}?cols=leadScores`));
+    // Ten days later Ada's stars are one half-life older: 2 × 0.5^(1 + 1/14400) + 2 × 0.5^(2 + 1/14400) = 1.50; + 5.
+    expect(record.leadScores).toEqual([{ scoreId: Number(organization.scoreId.slice(3)), score: 6.5, percentile: 0 }]);
+    expect(await ok(await t.get(`/api/v2/admin/lead-scores/${organization.scoreId}`))).toMatchObject({ computedAt: clock.now().toISOString() });
   });
 
   it('retires a definition: gone from reads, filters and sorts, its scores removed', async () => {

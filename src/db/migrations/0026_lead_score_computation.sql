@@ -10,6 +10,9 @@ alter table lead_score_definitions
   add column updated_at timestamptz not null default now(),
   add column computed_version integer,
   add column computed_at timestamptz,
+  -- When the job worker's background step last enqueued the daily full recompute (at most once a day,
+  -- even when that job keeps failing).
+  add column refresh_asked_at timestamptz,
   add column retired_at timestamptz;
 
 -- One primary score per entity type among live definitions: keep the oldest where SQL made several.

@@ -122,12 +122,22 @@ export async function computedDefinitions(db: Executor, communityId: number): Pr
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
-/** Computed definitions, in any community, whose last full recompute finished before `before` (or never did). */
-export async function staleDefinitions(db: Executor, before: Date, limit: number): Promise<{ communityId: number; id: number; version: number }[]> {
+/**
+ * Computed definitions, in any community, last computed in full (or changed, if never computed) before
+ * `before`, for which no daily recompute was asked since then: each is marked asked at `now`.
+ */
+export async function takeStaleDefinitions(db: Executor, before: Date, now: Date, limit: number): Promise<{ communityId: number; id: number; version: number }[]> {
   const { rows } = await sql<{ communityId: number; id: number; version: number }>`
-    select community_id as "communityId", id, version from lead_score_definitions
-    where enabled and retired_at is null and rules is not null and (computed_at is null or computed_at < ${before})
-    order by computed_at nulls first limit ${limit}`.execute(db);
+    update lead_score_definitions d set refresh_asked_at = ${now}
+    from (
+      select community_id, id from lead_score_definitions
+      where enabled and retired_at is null and rules is not null
+        and coalesce(computed_at, updated_at) < ${before} and (refresh_asked_at is null or refresh_asked_at < ${before})
+      order by coalesce(computed_at, updated_at) limit ${limit}
+      for update skip locked
+    ) s
+    where d.community_id = s.community_id and d.id = s.id
+    returning d.community_id as "communityId", d.id, d.version`.execute(db);
   return rows.map((row) => ({ communityId: Number(row.communityId), id: Number(row.id), version: row.version }));
 }
 

@@ -216,6 +216,11 @@ export async function storeScores(db: Executor, scoreId: number, computation: Co
  * percentile; the lowest is 0, the highest 100 (0 when only one record is scored). Only changed rows are written.
  */
 export async function refreshPercentiles(db: Executor, communityId: number, scoreId: number, entityType: LeadScoreEntity): Promise<number> {
+  if (!db.isTransaction) return db.transaction().execute((trx) => refreshPercentiles(trx, communityId, scoreId, entityType));
+  // Joined in a nested loop, the ranked scores are computed again for every row: hours at 100,000, where a
+  // hash join takes a second. PostgreSQL chooses the nested loop when its statistics of lead_scores
+  // predate the scores (a first recompute inserts them all), so it is ruled out for this statement.
+  const { rows } = await sql<{ before: string }>`select current_setting('enable_nestloop') as before, set_config('enable_nestloop', 'off', true)`.execute(db);
   const result = await sql`
     update lead_scores l set percentile = p.percentile
     from (
@@ -224,6 +229,7 @@ export async function refreshPercentiles(db: Executor, communityId: number, scor
     ) p
     where l.community_id = ${communityId} and l.score_id = ${scoreId} and l.entity_type = ${entityType}
       and l.entity_id = p.entity_id and l.percentile <> p.percentile`.execute(db);
+  await sql`select set_config('enable_nestloop', ${rows[0]!.before}, true)`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
 
@@ -297,4 +303,9 @@ export async function chunkEnds(db: Executor, communityId: number, entityType: L
       select id, row_number() over (order by id) as n, count(*) over () as total from ${table} where community_id = ${communityId}
     ) x where n % ${size} = 0 or n = total order by id`.execute(db);
   return { ends: rows.map((row) => Number(row.id)), total: rows[0] ? Number(rows[0].total) : 0 };
+}
+
+/** Fresh statistics of lead_scores, after a full recompute wrote a definition's rows (the plans of the reads that follow depend on them). */
+export async function analyzeScores(db: Executor): Promise<void> {
+  await sql`analyze lead_scores`.execute(db);
 }

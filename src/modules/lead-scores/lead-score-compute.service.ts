@@ -4,8 +4,9 @@ import type { DB, JsonValue } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 import { formatId } from '../../core/ids.ts';
 import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
-import { computedDefinitions, markComputed, staleDefinitions, type ComputedDefinition } from './lead-score-admin.repository.ts';
+import { computedDefinitions, markComputed, takeStaleDefinitions, type ComputedDefinition } from './lead-score-admin.repository.ts';
 import {
+  analyzeScores,
   chunkEnds,
   dryRunScores,
   namesOf,
@@ -100,6 +101,7 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
       after = through ?? after;
       await context.progress({ scoreId: formatId('lead_score', scoreId), version, done: Math.min(total, (index + 1) * CHUNK), total });
     }
+    await analyzeScores(db);
     await refreshPercentiles(db, communityId, scoreId, definition.entityType);
     await markComputed(db, communityId, scoreId, version, now);
     return { scoreId: formatId('lead_score', scoreId), version, scored: total, changed, removed };
@@ -150,13 +152,12 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
    */
   async function runStep(): Promise<void> {
     const now = clock.now();
-    for (const stale of await staleDefinitions(db, new Date(now.getTime() - FULL_REFRESH_MS), 100)) {
-      await db.transaction().execute(async (trx) => {
-        // The definition's row lock makes the check for an unfinished job and the enqueue one.
-        await sql`select 1 from lead_score_definitions where community_id = ${stale.communityId} and id = ${stale.id} for update`.execute(trx);
+    await db.transaction().execute(async (trx) => {
+      // The definitions' row locks (taken by the update) make the check for an unfinished job and the enqueue one.
+      for (const stale of await takeStaleDefinitions(trx, new Date(now.getTime() - FULL_REFRESH_MS), now, 100)) {
         await enqueueRecompute(trx, stale.communityId, stale.id, stale.version);
-      });
-    }
+      }
+    });
     for (const communityId of await markedCommunities(db, 100)) {
       for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
         if ((await refreshCommunity(communityId)) < MARKS_PER_BATCH) break;
