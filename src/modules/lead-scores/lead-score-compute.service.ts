@@ -24,8 +24,12 @@ import type { ScoreRules } from './lead-score.rules.ts';
 
 export const RECOMPUTE_JOB = 'lead_scores.recompute';
 
-/** Records per statement of a full recompute: its progress moves chunk by chunk. */
-const CHUNK = 10_000;
+/**
+ * Records per statement of a full recompute: its progress moves chunk by chunk. Each chunk reads the
+ * community's activities once (a range of contacts is spread over the whole table), so chunks are large:
+ * a community of up to 100,000 records is one pass.
+ */
+const CHUNK = 100_000;
 /** Marked records the background step computes per transaction. */
 const MARKS_PER_BATCH = 2_000;
 /** Batches per community per run of the step, so that one busy community does not hold the worker. */
@@ -115,8 +119,11 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
     return (await jobs.enqueueOnce(executor, { communityId, kind: RECOMPUTE_JOB, payload: { ...payload } })).id;
   }
 
-  /** Computes a community's marked records, one batch, in one transaction; returns how many marks it took. */
-  async function refreshCommunity(communityId: number): Promise<number> {
+  /**
+   * Computes a community's marked records, one batch, in one transaction: how many marks it took, and the
+   * definitions whose values changed (their percentiles are refreshed once the community's batches are done).
+   */
+  async function refreshCommunity(communityId: number, changed: Map<number, LeadScoreEntity>): Promise<number> {
     return db.transaction().execute(async (trx) => {
       const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${STEP_LOCK}, ${communityId}::int) as locked`.execute(trx);
       if (!rows[0]?.locked) return 0;
@@ -138,7 +145,7 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
         const targets = ids[definition.entityType];
         if (targets.length === 0) continue;
         const result = await storeScores(trx, definition.id, await computation(trx, communityId, definition, { ids: targets }, now));
-        if (result.changed + result.removed > 0) await refreshPercentiles(trx, communityId, definition.id, definition.entityType);
+        if (result.changed + result.removed > 0) changed.set(definition.id, definition.entityType);
       }
       await clearMarks(trx, communityId, marks);
       return marks.length;
@@ -159,9 +166,12 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
       }
     });
     for (const communityId of await markedCommunities(db, 100)) {
+      // A percentile refresh reads every score of the definition: once per community and run, not per batch.
+      const changed = new Map<number, LeadScoreEntity>();
       for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
-        if ((await refreshCommunity(communityId)) < MARKS_PER_BATCH) break;
+        if ((await refreshCommunity(communityId, changed)) < MARKS_PER_BATCH) break;
       }
+      for (const [scoreId, entityType] of changed) await refreshPercentiles(db, communityId, scoreId, entityType);
     }
   }
 
