@@ -66,13 +66,17 @@ function weightRows(computation: Computation) {
   });
 }
 
-/** The activities of the records: a contact's own; an organization's, those of its contacts. */
-function activityRows({ communityId, entityType, rules, now }: Computation, types: string[]) {
+/**
+ * The activities of the records: a contact's own (read by the contact IDs themselves, not joined to the
+ * targets: over a whole community that is one scan aggregated by hash, where a join sorted every activity);
+ * an organization's, those of its contacts.
+ */
+function activityRows({ communityId, entityType, rules, now, targets }: Computation, types: string[]) {
   const since = new Date(now.getTime() - rules.lookbackDays * DAY_SECONDS * 1000);
   const filter = sql`a.activity_time > ${since} and a.activity_type = any(${types}::text[])`;
   return entityType === 'contact'
-    ? sql`select t.id as entity_id, a.activity_type, a.source_id, a.sub_source_id, a.activity_time
-          from t join activities a on a.community_id = ${communityId} and a.contact_id = t.id where ${filter}`
+    ? sql`select a.contact_id as entity_id, a.activity_type, a.source_id, a.sub_source_id, a.activity_time
+          from activities a where a.community_id = ${communityId} and ${targetFilter(sql`a.contact_id`, targets)} and ${filter}`
     : sql`select t.id as entity_id, a.activity_type, a.source_id, a.sub_source_id, a.activity_time
           from t join contacts m on m.community_id = ${communityId} and m.organization_id = t.id and m.anonymized_at is null
           join activities a on a.community_id = ${communityId} and a.contact_id = m.id where ${filter}`;
@@ -185,19 +189,24 @@ export function scoredRows(computation: Computation): RawBuilder<unknown> {
 
 /**
  * Computes and stores the scores of the targets for one definition, in one statement: changed scores
- * are written (a new record's percentile is 0 until refreshPercentiles), unchanged ones left alone, and
- * those of records no longer scored (gone, erased) among the targets removed.
+ * are written, unchanged ones left alone, and those of records no longer scored (gone, erased) among the
+ * targets removed. With `percentiles` (the targets are every record of the community) the percentiles
+ * are computed and written by the same statement; otherwise a new record's percentile is 0 and a changed
+ * one keeps its old percentile until refreshPercentiles.
  */
-export async function storeScores(db: Executor, scoreId: number, computation: Computation): Promise<{ changed: number; removed: number }> {
+export async function storeScores(db: Executor, scoreId: number, computation: Computation, percentiles = false): Promise<{ changed: number; removed: number }> {
   const { communityId, entityType, now, targets } = computation;
+  const percentile = percentiles ? sql`round((percent_rank() over (order by score) * 100)::numeric, 2)` : sql`0`;
   const { rows } = await sql<{ changed: number; removed: number }>`
     with ${scoredRows(computation)},
     upserted as (
       insert into lead_scores (community_id, score_id, entity_type, entity_id, score, percentile, key_factors, computed_at)
-      select ${communityId}, ${scoreId}, ${entityType}, entity_id, score, 0, key_factors, ${now} from scored
+      select ${communityId}, ${scoreId}, ${entityType}, entity_id, score, ${percentile}, key_factors, ${now} from scored
       on conflict (community_id, score_id, entity_type, entity_id) do update
         set score = excluded.score, key_factors = excluded.key_factors, computed_at = excluded.computed_at
+          ${percentiles ? sql`, percentile = excluded.percentile` : sql``}
         where lead_scores.score <> excluded.score or lead_scores.key_factors <> excluded.key_factors
+          ${percentiles ? sql`or lead_scores.percentile <> excluded.percentile` : sql``}
       returning 1
     ),
     removed as (

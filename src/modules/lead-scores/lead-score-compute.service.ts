@@ -39,6 +39,13 @@ export const STEP_INTERVAL_MS = 10_000;
 /** Scores decay with time: each computed definition is recomputed in full at least this often. */
 const FULL_REFRESH_MS = 24 * 3_600_000;
 
+/**
+ * A percentile refresh rewrites most of a definition's rows whenever the number of scored records changes
+ * (every percentile moves): the step refreshes a definition at most this often, so that a stream of new
+ * contacts does not rewrite every score every 10 seconds.
+ */
+const PERCENTILE_INTERVAL_MS = 60_000;
+
 /** "lss" in ASCII: the first key of the lock that lets one worker at a time run the step in a community. */
 const STEP_LOCK = 0x6c7373;
 
@@ -96,22 +103,28 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
     let removed = 0;
     // The last chunk is open-ended: records made during the run are scored too.
     const chunks = ends.length ? ends.map((end, index) => (index === ends.length - 1 ? null : end)) : [null];
+    // One chunk is every record: its statement writes the percentiles too, instead of a second pass.
+    const whole = chunks.length === 1;
     for (const [index, through] of chunks.entries()) {
       if (context.signal.aborted) throw new Error('the worker is stopping');
       if (index > 0 && (await currentVersion(communityId, scoreId))?.version !== version) return superseded;
-      const result = await storeScores(db, scoreId, await computation(db, communityId, definition, { after, through }, now));
+      const result = await storeScores(db, scoreId, await computation(db, communityId, definition, { after, through }, now), whole);
       changed += result.changed;
       removed += result.removed;
       after = through ?? after;
       await context.progress({ scoreId: formatId('lead_score', scoreId), version, done: Math.min(total, (index + 1) * CHUNK), total });
     }
     await analyzeScores(db);
-    await refreshPercentiles(db, communityId, scoreId, definition.entityType);
+    if (!whole) await refreshPercentiles(db, communityId, scoreId, definition.entityType);
     await markComputed(db, communityId, scoreId, version, now);
     return { scoreId: formatId('lead_score', scoreId), version, scored: total, changed, removed };
   }
 
   jobs.register(RECOMPUTE_JOB, recompute);
+
+  /** Definitions whose values the step changed and whose percentiles are still to refresh; when each was last refreshed. */
+  const stalePercentiles = new Map<string, { communityId: number; scoreId: number; entityType: LeadScoreEntity }>();
+  const percentilesRefreshedAt = new Map<string, number>();
 
   /** Enqueues the full recompute of a definition's version, once; pass the transaction that changed it. */
   async function enqueueRecompute(executor: Kysely<DB>, communityId: number, scoreId: number, version: number): Promise<number> {
@@ -166,12 +179,19 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
       }
     });
     for (const communityId of await markedCommunities(db, 100)) {
-      // A percentile refresh reads every score of the definition: once per community and run, not per batch.
       const changed = new Map<number, LeadScoreEntity>();
       for (let batch = 0; batch < BATCHES_PER_RUN; batch += 1) {
         if ((await refreshCommunity(communityId, changed)) < MARKS_PER_BATCH) break;
       }
-      for (const [scoreId, entityType] of changed) await refreshPercentiles(db, communityId, scoreId, entityType);
+      for (const [scoreId, entityType] of changed) stalePercentiles.set(`${communityId}:${scoreId}`, { communityId, scoreId, entityType });
+    }
+    // A percentile refresh reads (and mostly rewrites) every score of the definition: at most once a minute each.
+    for (const [key, { communityId, scoreId, entityType }] of stalePercentiles) {
+      const last = percentilesRefreshedAt.get(key);
+      if (last !== undefined && now.getTime() - last < PERCENTILE_INTERVAL_MS) continue;
+      await refreshPercentiles(db, communityId, scoreId, entityType);
+      percentilesRefreshedAt.set(key, now.getTime());
+      stalePercentiles.delete(key);
     }
   }
 
