@@ -10,6 +10,7 @@ import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, throughputRounds, type Summary } from './load.ts';
 import { describeMachine } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
+import { measureLeadScores } from './lead-scores.ts';
 import { measureProspector } from './prospector.ts';
 import { seedProspector } from './prospector-seed.ts';
 import { measureInsights } from './insights.ts';
@@ -24,8 +25,8 @@ import { cliActor } from '../src/core/writer.ts';
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
- * sustained pushing, two of the insights job, one of the website tracker's page views
- * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker` for one part).
+ * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores` for one part).
  */
 
 const options = (() => {
@@ -164,6 +165,10 @@ async function run(options: BenchOptions) {
       })
     : null;
   if (tracker) figures.push(...tracker.figures);
+  const leadScores = wanted('lead-scores')
+    ? await measureLeadScores({ db, services, setup, hearth, seconds: options.seconds, rounds: options.rounds, log })
+    : null;
+  if (leadScores) figures.push(...leadScores.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -189,6 +194,7 @@ async function run(options: BenchOptions) {
     sustained: sustained?.results ?? null,
     insights: insights?.results ?? null,
     tracker: tracker?.results ?? null,
+    leadScores: leadScores?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

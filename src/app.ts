@@ -26,7 +26,7 @@ import { customFieldAdminRoutes, customFieldDefinitionRoutes } from './modules/c
 import { filterFieldRoutes } from './modules/filter-fields/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { ingestionRoutes } from './modules/ingestion/index.ts';
-import { leadScoreRoutes } from './modules/lead-scores/index.ts';
+import { leadScoreAdminRoutes, leadScoreRoutes } from './modules/lead-scores/index.ts';
 import { locationRoutes } from './modules/locations/index.ts';
 import { meRoutes } from './modules/me/index.ts';
 import { organizationReadRoutes } from './modules/organizations/index.ts';
@@ -213,6 +213,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   customFieldDefinitionRoutes(app, services);
   customFieldAdminRoutes(app, services);
   leadScoreRoutes(app, services);
+  leadScoreAdminRoutes(app, services);
   objectRoutes(app, services);
   objectWriteRoutes(app, services);
   objectAdminRoutes(app, services);

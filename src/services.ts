@@ -18,7 +18,7 @@ import { createContactCustomFieldService } from './modules/custom-fields/index.t
 import { createCustomFieldAdminService, createCustomFieldDefinitionService } from './modules/custom-fields/index.ts';
 import { createFilterService } from './modules/filter-fields/index.ts';
 import { createIngestionService } from './modules/ingestion/index.ts';
-import { createLeadScoreService } from './modules/lead-scores/index.ts';
+import { createLeadScoreAdminService, createLeadScoreComputeService, createLeadScoreService } from './modules/lead-scores/index.ts';
 import { createLocationService } from './modules/locations/index.ts';
 import { createMeService } from './modules/me/index.ts';
 import { createOrganizationReadService } from './modules/organizations/index.ts';
@@ -42,7 +42,7 @@ import { createIndustryService } from './modules/industries/index.ts';
 import { createTechProductService } from './modules/tech-products/index.ts';
 import { createCompanyUpdateService } from './modules/company-updates/index.ts';
 import { createFeedService } from './modules/feeds/index.ts';
-import { createBuyingCommitteeService } from './modules/buying-committees/index.ts';
+import { createBuyingCommitteeService, createTitleClassifier, SENIORITY_KEYS } from './modules/buying-committees/index.ts';
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createTrackerService, createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
@@ -75,6 +75,9 @@ export async function createServices(deps: ServiceDeps) {
   const websiteVisitPushes = createWebsiteVisitPushService({ db, clock });
   const trackers = createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes });
   if (deps.listen) await trackers.watchChanges(deps.listen);
+  // Title seniority is the buying committees' classifier; the root hands it over, as buying committees read organizations, which read lead scores.
+  const classify = createTitleClassifier();
+  const leadScoreCompute = createLeadScoreComputeService({ db, clock, jobs, seniorityOf: (title) => classify(title).seniority });
   return {
     db,
     clock,
@@ -107,6 +110,8 @@ export async function createServices(deps: ServiceDeps) {
     customFields: createCustomFieldDefinitionService({ db }),
     customFieldAdmin: createCustomFieldAdminService({ db, clock }),
     leadScores: createLeadScoreService({ db }),
+    leadScoreCompute,
+    leadScoreAdmin: createLeadScoreAdminService({ db, clock, compute: leadScoreCompute, seniorities: SENIORITY_KEYS }),
     objectTypes: createObjectTypeService({ db }),
     objects,
     objectWrites: createObjectWriteService({ db, clock, objects }),

@@ -38,6 +38,7 @@ export const OPTIONS = {
   origins: { type: 'string' },
   all: { type: 'boolean' },
   prompt: { type: 'string' },
+  enabled: { type: 'string' },
   primary: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;

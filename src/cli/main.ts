@@ -11,6 +11,7 @@ import { auditCommand } from './commands/audit.ts';
 import { buyingCommitteeCommand } from './commands/buying-committee.ts';
 import { communityCommand } from './commands/community.ts';
 import { customFieldCommand } from './commands/custom-field.ts';
+import { leadScoreCommand } from './commands/lead-score.ts';
 import { feedCommand } from './commands/feed.ts';
 import { ingestionCommand } from './commands/ingestion.ts';
 import { initCommand } from './commands/init.ts';
@@ -37,6 +38,7 @@ const COMMANDS: Command[] = [
   objectTypeCommand,
   objectsCommand,
   customFieldCommand,
+  leadScoreCommand,
   prospectorCommand,
   feedCommand,
   buyingCommitteeCommand,

@@ -316,13 +316,28 @@ export interface JobTitles {
 
 export interface LeadScoreDefinitions {
   community_id: Int8;
+  computed_at: Timestamp | null;
+  computed_version: number | null;
   created_at: Generated<Timestamp>;
+  description: string | null;
   enabled: Generated<boolean>;
   entity_type: string;
   id: Generated<Int8>;
   is_primary: Generated<boolean>;
   name: string;
   output_type: Generated<string>;
+  refresh_asked_at: Timestamp | null;
+  retired_at: Timestamp | null;
+  rules: Json | null;
+  updated_at: Generated<Timestamp>;
+  version: Generated<number>;
+}
+
+export interface LeadScoreDirty {
+  community_id: Int8;
+  entity_id: Int8;
+  entity_type: string;
+  mark: Generated<Int8>;
 }
 
 export interface LeadScores {
@@ -707,6 +722,7 @@ export interface DB {
   job_titles: JobTitles;
   jobs: Jobs;
   lead_score_definitions: LeadScoreDefinitions;
+  lead_score_dirty: LeadScoreDirty;
   lead_scores: LeadScores;
   locations: Locations;
   news_items: NewsItems;

@@ -36,12 +36,24 @@ export type JobHandler = (job: JobRow, context: JobContext) => Promise<JsonValue
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
+ * Background work that is not a job: a step the worker runs between jobs at most every `intervalMs`,
+ * taking whatever is waiting (e.g. records marked for scoring). Each worker runs it; a step that must
+ * not run twice at once in a community takes its own lock.
+ */
+export interface BackgroundStep {
+  name: string;
+  intervalMs: number;
+  run(): Promise<void>;
+}
+
+/**
  * Durable background work. Services register a handler for each kind of job they make, and enqueue jobs in
  * their own transactions, so that a request and its job commit (or roll back) together. A worker
  * (worker.ts) runs them.
  */
 export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
   const handlers = new Map<string, JobHandler>();
+  const steps = new Map<string, BackgroundStep>();
 
   async function enqueue(executor: Kysely<DB>, job: NewJob): Promise<number> {
     if (!handlers.has(job.kind)) throw new Error(`no handler is registered for jobs of kind "${job.kind}"`);
@@ -70,6 +82,16 @@ export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
       return [...handlers.keys()];
     },
 
+    /** Adds a background step, which every worker runs between jobs (worker.ts). */
+    every(step: BackgroundStep): void {
+      if (steps.has(step.name)) throw new Error(`a background step named "${step.name}" is already registered`);
+      steps.set(step.name, step);
+    },
+
+    steps(): BackgroundStep[] {
+      return [...steps.values()];
+    },
+
     /** Adds a job through `executor`: pass the caller's transaction to commit the job with its work. */
     enqueue,
 
@@ -89,6 +111,11 @@ export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
         return { id: existing.id, created: false, status: existing.status };
       }
       return { id: await enqueue(executor, job), created: true, status: 'queued' };
+    },
+
+    /** The queued or running job of `kind` whose payload contains `payload`, if any. */
+    findUnfinished(communityId: number, kind: string, payload: JsonValue): Promise<JobRow | undefined> {
+      return findUnfinishedJob(deps.db, communityId, kind, payload);
     },
 
     /** Newest first, of one community or of every one (`communityId` null). */

@@ -54,6 +54,8 @@ export function createWorker(options: WorkerOptions) {
   const stopping = new AbortController();
   let loop: Promise<void> | null = null;
   let wake: (() => void) | null = null;
+  /** When each background step last started (real time: steps pace the worker, not the data). */
+  const stepStarted = new Map<string, number>();
 
   const leaseUntil = () => new Date(clock.now().getTime() + leaseMs);
 
@@ -100,6 +102,22 @@ export function createWorker(options: WorkerOptions) {
     return true;
   }
 
+  /** Runs the background steps that are due (all of them with `all`); a failing step is logged, not fatal. */
+  async function runSteps(all = false): Promise<void> {
+    for (const step of queue.steps()) {
+      if (stopping.signal.aborted) return;
+      const last = stepStarted.get(step.name);
+      if (!all && last !== undefined && Date.now() - last < step.intervalMs) continue;
+      stepStarted.set(step.name, Date.now());
+      try {
+        await step.run();
+      } catch (error) {
+        if (all) throw error;
+        log.error({ err: error, step: step.name }, 'background step failed; it runs again at its next interval');
+      }
+    }
+  }
+
   async function poll(): Promise<void> {
     if (options.exclusive) {
       try {
@@ -112,6 +130,7 @@ export function createWorker(options: WorkerOptions) {
     while (!stopping.signal.aborted) {
       let worked = false;
       try {
+        await runSteps();
         worked = await runOnce();
       } catch (error) {
         log.error({ err: error }, 'job worker could not poll');
@@ -135,6 +154,9 @@ export function createWorker(options: WorkerOptions) {
   return {
     id,
     runOnce,
+
+    /** Runs every background step once, now (tests drive the steps with it); a failure is thrown. */
+    runSteps: () => runSteps(true),
 
     /** Runs due jobs until none is left (tests; a retry scheduled later is not due). Returns how many ran. */
     async runUntilIdle(): Promise<number> {

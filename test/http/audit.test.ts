@@ -294,6 +294,17 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     });
     await write('DELETE /api/v2/admin/research-prompts/{promptId}', '/api/v2/admin/research-prompts/fit', undefined, { status: 200, operation: 'research_prompt.retire', ids: () => ['fit'] });
     await write('POST /api/v2/admin/insights/refresh', '/api/v2/admin/insights/refresh', {}, { status: 202, operation: 'insights.refresh', ids: () => [] });
+    const score = { name: 'Engaged', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 1 }] };
+    const leadScore = data(
+      await write('POST /api/v2/admin/lead-scores', '/api/v2/admin/lead-scores', score, { status: 201, operation: 'lead_score.create', ids: (b) => [data(b).id] }),
+    );
+    await write('PATCH /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, { halfLifeDays: 7 }, {
+      status: 200,
+      operation: 'lead_score.update',
+      ids: () => [leadScore.id],
+    });
+    await write('POST /api/v2/admin/lead-scores/dry-run', '/api/v2/admin/lead-scores/dry-run', score, { status: 200, operation: 'lead_score.dry_run', ids: () => [] });
+    await write('DELETE /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, undefined, { status: 200, operation: 'lead_score.retire', ids: () => [leadScore.id] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });

@@ -5,6 +5,7 @@ import { captureQueries, countRows, cursorOfPage, exactListOf, firstDifference, 
 import { ServerChild } from '../../bench/ipc.ts';
 import { compareLatency, createClient, getJson, measureThroughput, median, summarize } from '../../bench/load.ts';
 import { measureInsights } from '../../bench/insights.ts';
+import { measureLeadScores } from '../../bench/lead-scores.ts';
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
 import { measureTracker } from '../../bench/tracker.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
@@ -335,6 +336,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(run!.contacts).toBeGreaterThan(0);
     expect(lines.join('\n')).toMatch(new RegExp(`the job wrote ${run!.contacts} contacts .* the same ${run!.contacts} requests`));
   }, 120_000);
+  it('runs the lead score figures: a full recompute scores every contact, and pushes run with the score on and off', async () => {
+    const services = await createServices({
+      db: database.db,
+      clock: systemClock,
+      config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
+    });
+    const source = await one(sql<{ id: number }>`select id from sources where community_id = ${communityId} and name = 'API'`);
+    const hearth = await ServerChild.start('hearth-server.ts', { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' });
+    children.push(hearth);
+    const contacts = await one(sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${communityId}`);
+    const measured = await measureLeadScores({ db: database.db, services, setup: { communityId, sourceId: Number(source.id), token }, hearth, seconds: 1, rounds: 1, log: () => {} });
+    const results = measured.results as { job: { scored: number }; summedContacts: number; step: { marked: number } };
+    expect(results.job.scored).toBe(contacts.n);
+    expect(results.summedContacts).toBeGreaterThan(0);
+    expect(results.step.marked).toBeGreaterThan(0);
+    expect(measured.figures.map((figure) => figure.unit)).toEqual(['ms', 'ms', 'items/s', 'req/s']);
+    expect(measured.figures.every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
+    const left = await one(sql<{ n: number }>`select count(*)::int as n from lead_score_dirty where community_id = ${communityId}`);
+    expect(left.n).toBe(0);
+  }, 180_000);
 
   it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {
     expect(summarize([5, 1, 4, 2, 3])).toMatchObject({ count: 5, p50: 3, p95: 5 });

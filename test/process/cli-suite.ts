@@ -55,7 +55,7 @@ export function describeCli(engine: Engine) {
     it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
-      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  custom-field add ', '  prospector import FILE ', '  buying-committee set FILE.json ', '  audit prune ']) {
+      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  custom-field add ', '  lead-score dry-run ', '  prospector import FILE ', '  buying-committee set FILE.json ', '  audit prune ']) {
         expect(all.stdout).toContain(line);
       }
       const token = await hearth('token', '--help');
@@ -369,6 +369,28 @@ export function describeCli(engine: Engine) {
       expect(json<Prompt>(await hearth('research-prompt', 'retire', 'fit', '--json'))).toMatchObject({ promptId: 'fit', retiredAt: expect.any(String) });
       expect(json<{ configured: boolean; latestJob: null }>(await hearth('insights', '--json'))).toMatchObject({ configured: false, latestJob: null });
       expectRefusal(await hearth('insights', 'refresh'), 'no model endpoint is configured: set HEARTH_LLM_URL and HEARTH_LLM_MODEL (docs/insights.md); without one the texts are the deterministic ones');
+    });
+
+    // The rules are tested through HTTP (lead-scores.test.ts); here, that the commands reach them.
+    it('lead-score add, list, dry-run, update and retire; a bad file is a clear error', { timeout: 180_000 }, async () => {
+      type Score = { id: string; name: string; isPrimaryScore: boolean; recomputeJobId: number | null; version: number; retiredAt: string | null };
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-lead-score-'));
+      const file = path.join(dir, 'score.json');
+      fs.writeFileSync(file, JSON.stringify({ name: 'Engaged', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 2 }] }));
+      const added = json<Score>(await hearth('lead-score', 'add', file, '--primary', 'true', '--community', communityId, '--json'));
+      expect(added).toMatchObject({ id: expect.stringMatching(/^ls_\d+$/), name: 'Engaged', isPrimaryScore: true, recomputeJobId: expect.any(Number) });
+      const listed = await hearth('lead-score', 'list', '--community', communityId);
+      expect(listed.stdout.split('\n')[0]).toMatch(/^SCORE +NAME +FOR +STATE +RULES +SCORED +COMPUTED/);
+      expect(listed.stdout).toContain('enabled, primary');
+      const dry = json<{ entityType: string; scored: number; top: unknown[] }>(await hearth('lead-score', 'dry-run', added.id, '--community', communityId, '--json'));
+      expect(dry).toMatchObject({ entityType: 'contact', scored: expect.any(Number), top: expect.any(Array) });
+      expect(json<Score>(await hearth('lead-score', 'update', added.id, '--name', 'Builders', '--community', communityId, '--json'))).toMatchObject({ name: 'Builders', version: 1 });
+      fs.writeFileSync(file, JSON.stringify({ name: 'Bad', entityType: 'contact', fit: [{ field: 'titleSeniority', values: ['ceo'], points: 1 }] }));
+      expectRefusal(
+        await hearth('lead-score', 'add', file, '--community', communityId),
+        '"fit.0.values.0" must be one of c_level, vp, head, director, manager, lead, senior, individual_contributor, intern (not "ceo")',
+      );
+      expect(json<Score>(await hearth('lead-score', 'retire', added.id, '--community', communityId, '--json'))).toMatchObject({ id: added.id, retiredAt: expect.any(String) });
     });
   });
 }

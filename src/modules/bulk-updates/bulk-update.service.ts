@@ -4,6 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
 import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/index.ts';
+import { markForScoring } from '../lead-scores/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { lockSegment } from '../segments/index.ts';
 import { bulkUpdateError, checkRequest, keysOf, parseRequest, type BulkUpdateInput, type Loaded, type ParsedRequest, type Plan } from './bulk-update.checks.ts';
@@ -49,6 +50,10 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
       await bulk.removeTagAssignments(trx, communityId, target.entity, ids, plan.removeTagIds);
     }
     await bulk.writeCustomFieldValues(trx, { communityId, entity: target.entity, now: deps.clock.now() }, ids, plan.values);
+    // Tags and custom field values are what fit rules read: the records' lead scores are computed again.
+    if (target.entity !== 'object' && (plan.addTagIds.length || plan.removeTagIds.length || plan.values.length)) {
+      await markForScoring(trx, communityId, ids.map((id) => ({ entityType: target.entity as 'contact' | 'organization', entityId: id })));
+    }
     const tags = (list: number[]) => list.map((id) => formatId('tag', id));
     const segment = plan.segmentId === null ? null : formatId('segment', plan.segmentId);
     await recordWrite(trx, writer, {

@@ -3,3 +3,4 @@ export { buyingCommitteeRoutes } from './buying-committee.routes.ts';
 export { BuyingCommitteeBody } from './buying-committee.schemas.ts';
 export { type BuyingCommitteeService, type Committee, createBuyingCommitteeService } from './buying-committee.service.ts';
 export { DEPARTMENT_CLASSES, DEPARTMENT_KEYS, SENIORITY_CLASSES, SENIORITY_KEYS } from './title-rules.ts';
+export { createTitleClassifier } from './title-classifier.ts';

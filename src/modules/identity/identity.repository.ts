@@ -109,6 +109,8 @@ export const CONTACT_REFERENCES = {
     ['tag_assignments', 'tag_id'],
     ['custom_field_values', 'custom_field_id'],
     ['lead_scores', 'score_id'],
+    // A mark to score the contact again (one per contact: its key is the entity type).
+    ['lead_score_dirty', 'entity_type'],
   ],
   /** Members of a contact segment (`entity_id`), kept once per segment. */
   memberships: 'segment_memberships',

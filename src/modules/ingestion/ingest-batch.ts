@@ -8,6 +8,7 @@ import * as customFields from '../custom-fields/index.ts';
 import { readTogether, writeTogether, type Write } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as identity from '../identity/index.ts';
+import { scoringMarks } from '../lead-scores/index.ts';
 import { moveMembers, type Place } from '../locations/index.ts';
 import * as organizations from '../organizations/index.ts';
 import { suppressedAmong } from '../privacy/index.ts';
@@ -221,11 +222,16 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   }
   // What is left depends on nothing else left, so it is one statement: the activities' topic links, the
   // contacts (with what their new activities add to their counts: one new version of each row), the
-  // organizations' member counts and the audit entries.
+  // organizations' member counts, the marks that have their lead scores computed again (the contacts, and
+  // the organizations they left or joined) and the audit entries.
   await writeTogether(trx, [
     topicLinks,
     contacts.contactUpdates(communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now),
     organizations.memberCountChanges(communityId, memberDeltas),
+    scoringMarks(communityId, [
+      ...refs.map((ref) => ({ entityType: 'contact' as const, entityId: ref.id! })),
+      ...[...memberDeltas.keys()].map((id) => ({ entityType: 'organization' as const, entityId: id })),
+    ]),
     auditEntries(entries),
   ]);
   await contacts.refreshActivityStats(trx, communityId, recount);

@@ -5,6 +5,7 @@ import * as activities from '../activities/index.ts';
 import { recordWrite } from '../audit/index.ts';
 import * as contacts from '../contacts/index.ts';
 import * as customFields from '../custom-fields/index.ts';
+import { markForScoring } from '../lead-scores/index.ts';
 import { findSuppressed } from '../privacy/index.ts';
 import { replaceActivityTopics } from '../topics/index.ts';
 import type { PushItem } from './push-item.ts';
@@ -37,7 +38,9 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
   await applyTags(trx, origin, { type: 'contact', id: contact.contactId }, item.tags, warnings);
   const outcome: PushOutcome = { contactId: contact.contactId, created: contact.created, merged: contact.merged, activityId: null, warnings };
   const pushed = item.activity;
+  // This is the way of the rare pushes (merges, looping threads), so its lead-score marks are a statement of their own.
   if (!pushed) {
+    await markForScoring(trx, origin.communityId, [{ entityType: 'contact', entityId: contact.contactId }]);
     await recordWrite(trx, item.writer, { operation: 'contact.push', ...personRecord(outcome, origin.sourceId) });
     return outcome;
   }
@@ -48,6 +51,7 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
   const affected = [contact.contactId];
   if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
   await contacts.refreshActivityStats(trx, origin.communityId, affected);
+  await markForScoring(trx, origin.communityId, affected.map((id) => ({ entityType: 'contact', entityId: id })));
   await applyTags(trx, origin, { type: 'activity', id: activity.id }, pushed.tags, warnings);
   if (activity.parentRefused) warnings.push('parentActivity: names this activity or one of its replies; it was stored without a parent, as threads cannot loop');
   if (activity.repliesRefused) {

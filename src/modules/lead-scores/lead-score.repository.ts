@@ -23,7 +23,13 @@ const definitionColumns = [
 ] as const;
 
 export async function listDefinitions(db: Executor, communityId: number): Promise<LeadScoreDefinitionRow[]> {
-  return db.selectFrom('lead_score_definitions').select(definitionColumns).where('community_id', '=', communityId).orderBy('id').execute();
+  return db
+    .selectFrom('lead_score_definitions')
+    .select(definitionColumns)
+    .where('community_id', '=', communityId)
+    .where('retired_at', 'is', null)
+    .orderBy('id')
+    .execute();
 }
 
 export async function findDefinition(db: Executor, communityId: number, id: number): Promise<LeadScoreDefinitionRow | undefined> {
@@ -32,16 +38,18 @@ export async function findDefinition(db: Executor, communityId: number, id: numb
     .select(definitionColumns)
     .where('community_id', '=', communityId)
     .where('id', '=', id)
+    .where('retired_at', 'is', null)
     .executeTakeFirst();
 }
 
-/** IDs of the community's lead score definitions for an entity. */
+/** IDs of the community's live (not retired) lead score definitions for an entity. */
 export async function definitionIds(db: Executor, communityId: number, entityType: LeadScoreEntity): Promise<number[]> {
   const rows = await db
     .selectFrom('lead_score_definitions')
     .select('id')
     .where('community_id', '=', communityId)
     .where('entity_type', '=', entityType)
+    .where('retired_at', 'is', null)
     .execute();
   return rows.map((row) => row.id);
 }

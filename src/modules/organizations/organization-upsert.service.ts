@@ -10,6 +10,7 @@ import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { checkCustomFieldWrites } from '../custom-fields/index.ts';
 import * as customFields from '../custom-fields/index.ts';
+import { markForScoring } from '../lead-scores/index.ts';
 import { findSource } from '../sources/index.ts';
 import { assignTags, resolveTagRefs, unassignTags } from '../tags/index.ts';
 import { registrableDomain } from './domains.ts';
@@ -98,6 +99,7 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
       await customFields.writeValues(trx, { communityId, entityType: 'organization', entityId: organization.id, now }, values);
       await assignTags(trx, communityId, 'organization', organization.id, adding);
       await unassignTags(trx, communityId, 'organization', organization.id, removing);
+      await markForScoring(trx, communityId, [{ entityType: 'organization', entityId: organization.id }]);
       await recordWrite(trx, writer, {
         operation: 'organization.upsert',
         entityIds: [formatId('organization', organization.id), ...[...adding, ...removing].map((id) => formatId('tag', id))],

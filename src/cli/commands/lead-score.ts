@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import { invalidParameters } from '../../core/errors.ts';
+import { parseId } from '../../core/ids.ts';
+import { compileBodyValidator, describeValidation, findInvalidText } from '../../core/validation.ts';
+import { cliWriter } from '../../core/writer.ts';
+import { LeadScoreChangesBody, NewLeadScoreBody, type LeadScoreChanges, type NewLeadScore } from '../../modules/lead-scores/index.ts';
+import { community, positiveInteger, required, table, UsageError, type Command, type Options } from '../command.ts';
+
+const checkNew = compileBodyValidator(NewLeadScoreBody as object);
+const checkChanges = compileBodyValidator(LeadScoreChangesBody as object);
+
+/** A definition file, checked as the admin routes check their bodies. */
+function readDefinition<T>(file: string, check: typeof checkNew): T {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalidParameters(`${file} is not JSON: ${(error as Error).message}`);
+  }
+  const invalid = findInvalidText(value);
+  if (invalid) throw invalidParameters(`${file}: "${invalid.path}" ${invalid.problem}`);
+  if (!check(value)) throw invalidParameters(`${file}: ${describeValidation(check.errors ?? [], 'field')}`);
+  return value as T;
+}
+
+function yesNo(value: string, option: string): boolean {
+  if (value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  throw new UsageError(`${option} takes true or false, not "${value}"`);
+}
+
+/** What the options say on top of a file (they win over it). */
+function flags(values: Options): LeadScoreChanges {
+  return {
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(values.description !== undefined ? { description: values.description === '' ? null : values.description } : {}),
+    ...(values.enabled !== undefined ? { enabled: yesNo(values.enabled, '--enabled') } : {}),
+    ...(values.primary !== undefined ? { isPrimaryScore: yesNo(values.primary, '--primary') } : {}),
+  };
+}
+
+const isScoreId = (value: string) => /^ls_/.test(value);
+
+export const leadScoreCommand: Command = {
+  name: 'lead-score',
+  usage: `  lead-score add FILE.json [--name NAME] [--enabled true|false] [--primary true|false] [--community com_N] [--json]
+                                          define a lead score: FILE.json is the body of POST
+                                          /api/v2/admin/lead-scores (docs/lead-scores.md); its full
+                                          recompute is a job (\`hearth jobs\`)
+  lead-score list [--all] [--community com_N] [--json]
+                                          the lead scores and how they are computed (--all: retired too)
+  lead-score update ls_N [FILE.json] [--name NAME] [--description TEXT] [--enabled true|false]
+           [--primary true|false] [--community com_N] [--json]
+                                          change a lead score (FILE.json: the members that change); new
+                                          rules are recomputed in full
+  lead-score retire ls_N [--community com_N]
+                                          stop computing and showing a lead score; its values are removed
+  lead-score dry-run (ls_N | FILE.json) [--limit N] [--community com_N] [--json]
+                                          the top records a definition would score now; nothing is stored`,
+  run: {
+    async add({ services, values, args, emit }) {
+      const given = { ...readDefinition<NewLeadScore>(required(args[0], 'the definition file (FILE.json)'), checkNew), ...flags(values) } as NewLeadScore;
+      const score = await services.leadScoreAdmin.create(cliWriter(await community(services, values.community)), given);
+      const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
+      emit(score, `Defined ${score.id} "${score.name}" for ${score.entityType}s${job}.`);
+      return 0;
+    },
+    async list({ services, values, emit }) {
+      const scores = await services.leadScoreAdmin.list(await community(services, values.community), values.all ?? false);
+      const rows = scores.map((score) => [
+        score.id,
+        score.name,
+        score.entityType,
+        [score.enabled ? 'enabled' : 'disabled', score.isPrimaryScore ? 'primary' : '', score.computed ? '' : 'not computed'].filter(Boolean).join(', '),
+        `${score.weights.length} weights, ${score.fit.length} fit`,
+        String(score.scoredCount),
+        score.recomputeJobId === null ? (score.computedAt ?? 'never') : `job ${score.recomputeJobId}`,
+        score.retiredAt ? `retired ${score.retiredAt}` : '',
+      ]);
+      emit(scores, rows.length ? table([['SCORE', 'NAME', 'FOR', 'STATE', 'RULES', 'SCORED', 'COMPUTED', ''], ...rows]) : '(none)');
+      return 0;
+    },
+    async update({ services, values, args, emit }) {
+      const id = parseId('lead_score', required(args[0], 'the lead score ID (ls_N)'));
+      const changes = { ...(args[1] === undefined ? {} : readDefinition<LeadScoreChanges>(args[1], checkChanges)), ...flags(values) };
+      if (Object.keys(changes).length === 0) throw new UsageError('say what changes: FILE.json, --name, --description, --enabled or --primary');
+      const score = await services.leadScoreAdmin.update(cliWriter(await community(services, values.community)), id, changes);
+      const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
+      emit(score, `Changed ${score.id} "${score.name}" (version ${score.version})${job}.`);
+      return 0;
+    },
+    async retire({ services, values, args, emit }) {
+      const id = parseId('lead_score', required(args[0], 'the lead score ID (ls_N)'));
+      const score = await services.leadScoreAdmin.retire(cliWriter(await community(services, values.community)), id);
+      emit(score, `Retired ${score.id} "${score.name}"; its values were removed.`);
+      return 0;
+    },
+    async 'dry-run'({ services, values, args, emit }) {
+      const target = required(args[0], 'a lead score ID (ls_N) or a definition file (FILE.json)');
+      const communityId = await community(services, values.community);
+      const given = isScoreId(target)
+        ? await services.leadScoreAdmin.storedRules(communityId, parseId('lead_score', target))
+        : readDefinition<NewLeadScore>(target, checkNew);
+      const limit = values.limit === undefined ? 10 : positiveInteger(values.limit, '--limit');
+      if (limit > 100) throw new UsageError('--limit is at most 100');
+      const result = await services.leadScoreAdmin.dryRun(cliWriter(communityId), given, limit);
+      const rows = result.top.map((record, index) => [
+        String(index + 1),
+        record.id,
+        record.name,
+        String(record.score),
+        String(record.percentile),
+        record.keyFactors.map((factor) => `${factor.label} ${factor.value} (${factor.strength})`).join('; '),
+      ]);
+      const summary = `${result.scored} ${result.entityType}(s) would be scored, ${result.nonZero} above 0.`;
+      emit(result, rows.length ? `${table([['#', 'ID', 'NAME', 'SCORE', 'PERCENTILE', 'KEY FACTORS'], ...rows])}\n${summary}` : summary);
+      return 0;
+    },
+  },
+};
