@@ -178,6 +178,9 @@ export async function throughputRounds<S extends string>(
       `  round ${round + 1}: ` +
         order.map((name) => `${name} ${result[name].perSecond.toFixed(0)} req/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '),
     );
+    // A series whose requests fail measures its failures: the figure would mean nothing.
+    const failing = order.filter((name) => result[name].errors > 0);
+    if (failing.length) throw new Error(`throughput round ${round + 1}: requests failed for ${failing.map((name) => `${name} (${result[name].errors})`).join(', ')}`);
   }
   return { rounds, perSecond: (name) => median(rounds.map((r) => r[name].perSecond)) };
 }

@@ -1,4 +1,4 @@
-import { captureQueries, cursorOfPage, listUrl, pickListStatement } from './harness.ts';
+import { captureQueries, cursorOfPage, exactListOf, firstDifference, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, throughputRounds } from './load.ts';
 import type { BenchOptions } from './options.ts';
@@ -52,8 +52,17 @@ export async function measureProspector(
   const captured = await captureQueries(hearth, client, filtered);
   const statement = pickListStatement(captured.queries, 'prospector_contacts', options.limit);
   log(`Hearth ran ${captured.queries.length} statements for the filtered page 1; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`);
-  const bare = await ServerChild.start('bare-server.ts', { ...context.env, BENCH_BARE_QUERY: JSON.stringify(statement) });
+  const bare = await ServerChild.start('bare-server.ts', {
+    ...context.env,
+    BENCH_BARE_QUERY: JSON.stringify(statement),
+    BENCH_BARE_LIST: JSON.stringify(exactListOf(captured.body, options.limit)),
+  });
   context.track(bare);
+  // The baseline must give Hearth's answer, or the ratio compares different work.
+  const bareClient = createClient();
+  const difference = firstDifference(await getJson<unknown>(client, filtered), await getJson<unknown>(bareClient, `${bare.url}/bare`));
+  bareClient.close();
+  if (difference) throw new Error(`the bare endpoint does not answer what Hearth answers for the filtered prospector contacts (${difference})`);
 
   const deepUrl = list({ lightFilter, cursor: await cursorOfPage(client, (cursor) => list({ lightFilter, cursor }), deep) });
   const filtering = await compareLatency(client, { a: unfiltered, b: filtered }, options);
