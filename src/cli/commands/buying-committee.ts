@@ -1,32 +1,11 @@
-import fs from 'node:fs';
-import { invalidParameters } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
-import { compileBodyValidator, describeValidation, findInvalidText } from '../../core/validation.ts';
+import { compileBodyValidator } from '../../core/validation.ts';
 import { cliWriter } from '../../core/writer.ts';
 import { BuyingCommitteeBody, DEPARTMENT_CLASSES, SENIORITY_CLASSES, type Committee } from '../../modules/buying-committees/index.ts';
-import { community, required, table, UsageError, type Command } from '../command.ts';
+import { readJsonFile } from '../json-file.ts';
+import { community, required, table, type Command } from '../command.ts';
 
 const checkBody = compileBodyValidator(BuyingCommitteeBody as object);
-
-/** The committee in FILE.json, checked as the PUT route checks its body. */
-function readCommitteeFile(file: string): Committee {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw invalidParameters(`${file} is not JSON: ${(error as Error).message}`);
-  }
-  const invalid = findInvalidText(value);
-  if (invalid) throw invalidParameters(`${file}: "${invalid.path}" ${invalid.problem}`);
-  if (!checkBody(value)) throw invalidParameters(`${file}: ${describeValidation(checkBody.errors ?? [], 'field')}`);
-  return value as Committee;
-}
 
 function describeCommittee(committee: Committee): string {
   const rows = (ranks: Committee['seniorities']) => table(ranks.map((rank) => [`  ${rank.id}`, rank.key, rank.name]));
@@ -47,7 +26,7 @@ export const buyingCommitteeCommand: Command = {
   run: {
     async set({ services, values, args, emit }) {
       const file = required(args[0], 'the committee file (FILE.json)');
-      const committee = readCommitteeFile(file);
+      const committee = readJsonFile<Committee>(file, checkBody);
       const communityId = await community(services, values.community);
       const { committee: stored, warnings } = await services.buyingCommittees.set(cliWriter(communityId), committee);
       if (!values.json) for (const warning of warnings) process.stderr.write(`hearth: warning: ${warning}\n`);

@@ -1,33 +1,12 @@
-import fs from 'node:fs';
-import { invalidParameters } from '../../core/errors.ts';
 import { parseId } from '../../core/ids.ts';
-import { compileBodyValidator, describeValidation, findInvalidText } from '../../core/validation.ts';
+import { compileBodyValidator } from '../../core/validation.ts';
 import { cliWriter } from '../../core/writer.ts';
 import { LeadScoreChangesBody, NewLeadScoreBody, type LeadScoreChanges, type NewLeadScore } from '../../modules/lead-scores/index.ts';
+import { readJsonFile } from '../json-file.ts';
 import { community, positiveInteger, required, table, UsageError, type Command, type Options } from '../command.ts';
 
 const checkNew = compileBodyValidator(NewLeadScoreBody as object);
 const checkChanges = compileBodyValidator(LeadScoreChangesBody as object);
-
-/** A definition file, checked as the admin routes check their bodies. */
-function readDefinition<T>(file: string, check: typeof checkNew): T {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw invalidParameters(`${file} is not JSON: ${(error as Error).message}`);
-  }
-  const invalid = findInvalidText(value);
-  if (invalid) throw invalidParameters(`${file}: "${invalid.path}" ${invalid.problem}`);
-  if (!check(value)) throw invalidParameters(`${file}: ${describeValidation(check.errors ?? [], 'field')}`);
-  return value as T;
-}
 
 function yesNo(value: string, option: string): boolean {
   if (value === 'true' || value === 'yes') return true;
@@ -65,7 +44,7 @@ export const leadScoreCommand: Command = {
                                           the top records a definition would score now; nothing is stored`,
   run: {
     async add({ services, values, args, emit }) {
-      const given = { ...readDefinition<NewLeadScore>(required(args[0], 'the definition file (FILE.json)'), checkNew), ...flags(values) } as NewLeadScore;
+      const given = { ...readJsonFile<NewLeadScore>(required(args[0], 'the definition file (FILE.json)'), checkNew), ...flags(values) } as NewLeadScore;
       const score = await services.leadScoreAdmin.create(cliWriter(await community(services, values.community)), given);
       const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
       emit(score, `Defined ${score.id} "${score.name}" for ${score.entityType}s${job}.`);
@@ -88,7 +67,7 @@ export const leadScoreCommand: Command = {
     },
     async update({ services, values, args, emit }) {
       const id = parseId('lead_score', required(args[0], 'the lead score ID (ls_N)'));
-      const changes = { ...(args[1] === undefined ? {} : readDefinition<LeadScoreChanges>(args[1], checkChanges)), ...flags(values) };
+      const changes = { ...(args[1] === undefined ? {} : readJsonFile<LeadScoreChanges>(args[1], checkChanges)), ...flags(values) };
       if (Object.keys(changes).length === 0) throw new UsageError('say what changes: FILE.json, --name, --description, --enabled or --primary');
       const score = await services.leadScoreAdmin.update(cliWriter(await community(services, values.community)), id, changes);
       const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
@@ -106,7 +85,7 @@ export const leadScoreCommand: Command = {
       const communityId = await community(services, values.community);
       const given = isScoreId(target)
         ? await services.leadScoreAdmin.storedRules(communityId, parseId('lead_score', target))
-        : readDefinition<NewLeadScore>(target, checkNew);
+        : readJsonFile<NewLeadScore>(target, checkNew);
       const limit = values.limit === undefined ? 10 : positiveInteger(values.limit, '--limit');
       if (limit > 100) throw new UsageError('--limit is at most 100');
       const result = await services.leadScoreAdmin.dryRun(cliWriter(communityId), given, limit);
