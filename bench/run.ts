@@ -23,7 +23,7 @@ import { cliActor } from '../src/core/writer.ts';
 
 /**
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
- * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): three
+ * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): four
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
  * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores
  * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores` for one part).
@@ -209,7 +209,7 @@ interface Context {
   env: Record<string, string>;
 }
 
-/** The three figures of `GET /api/v2/contacts`: page 1,000 against page 1, a lightFilter against none, throughput against bare. */
+/** The four figures of `GET /api/v2/contacts`: page 1,000 against page 1, page 1 against bare, a lightFilter against none, throughput against bare. */
 async function measureList(options: BenchOptions, context: Context & { services: Services; counts: Awaited<ReturnType<typeof countRows>> }) {
   const { db, services, setup, hearth, env, counts } = context;
   const client = createClient({ token: setup.token });
@@ -246,6 +246,10 @@ async function measureList(options: BenchOptions, context: Context & { services:
   log(`  ${(walkMs / 1000).toFixed(1)} s (${(walkMs / (options.page - 1)).toFixed(2)} ms a page on average)`);
   const paging = await compareLatency(client, { a: page1, b: deepUrl }, options);
   const figures: Figure[] = [latencyFigure(`page ${options.page} vs page 1`, { measured: `p50 page ${options.page}`, baseline: 'p50 page 1' }, paging, 1.3)];
+
+  // 4a'. Page 1 against the bare endpoint giving the same answer, one request at a time.
+  const versusBare = await compareLatency(client, { a: `${bare.url}/bare`, b: page1 }, options);
+  figures.push(latencyFigure('page 1 vs bare page 1', { measured: 'p50 Hearth', baseline: 'p50 bare' }, versusBare, 1.2));
 
   // 4b. A three-clause lightFilter against none.
   const filter = options.filter ? await lightFilterOf(db, setup.communityId) : null;
@@ -316,6 +320,7 @@ async function measureList(options: BenchOptions, context: Context & { services:
       },
       filter: filter ? { expression: filter.expression, matching: filter.matching } : null,
       paging: { walkMs: Math.round(walkMs), page1: paging.a, deep: paging.b },
+      versusBare: { bare: versusBare.a, hearth: versusBare.b },
       filtering,
       throughput: {
         rounds,
