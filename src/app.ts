@@ -26,6 +26,7 @@ import { customFieldAdminRoutes, customFieldDefinitionRoutes } from './modules/c
 import { filterFieldRoutes } from './modules/filter-fields/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { ingestionRoutes } from './modules/ingestion/index.ts';
+import { jobRoutes } from './modules/jobs/index.ts';
 import { leadScoreAdminRoutes, leadScoreRoutes } from './modules/lead-scores/index.ts';
 import { locationRoutes } from './modules/locations/index.ts';
 import { meRoutes } from './modules/me/index.ts';
@@ -227,6 +228,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   auditRoutes(app, services);
   researchPromptAdminRoutes(app, services);
   insightsRoutes(app, services);
+  jobRoutes(app, services);
 
   await app.ready();
   return app;

@@ -18,6 +18,7 @@ import { createContactCustomFieldService } from './modules/custom-fields/index.t
 import { createCustomFieldAdminService, createCustomFieldDefinitionService } from './modules/custom-fields/index.ts';
 import { createFilterService } from './modules/filter-fields/index.ts';
 import { createIngestionService } from './modules/ingestion/index.ts';
+import { createJobAdminService } from './modules/jobs/index.ts';
 import { createLeadScoreAdminService, createLeadScoreComputeService, createLeadScoreService } from './modules/lead-scores/index.ts';
 import { createLocationService } from './modules/locations/index.ts';
 import { createMeService } from './modules/me/index.ts';
@@ -123,6 +124,7 @@ export async function createServices(deps: ServiceDeps) {
     prospector: createProspectorService({ db, cursors, filters }),
     prospectorImports: createProspectorImportService({ db, clock }),
     jobs,
+    jobAdmin: createJobAdminService({ jobs, cursors }),
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
