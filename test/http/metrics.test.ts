@@ -56,6 +56,11 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
     expect(sample(after, 'hearth_http_request_duration_seconds_count', route)).toBe(count(after));
     expect(sample(after, 'hearth_http_request_duration_seconds_bucket', { ...route, le: '+Inf' })).toBe(count(after));
     expect(sample(after, 'hearth_http_request_duration_seconds_sum', route)).toBeGreaterThan(0);
+    // Buckets are cumulative: each holds at least what the one below holds, up to +Inf (every request).
+    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'].map((le) => sample(after, 'hearth_http_request_duration_seconds_bucket', { ...route, le })!);
+    expect(buckets.every((value, i) => value !== undefined && (i === 0 || value >= buckets[i - 1]!))).toBe(true);
+    expect(after).toContain('# TYPE hearth_http_request_duration_seconds histogram');
+    expect(after).toContain('# TYPE hearth_http_requests_total counter');
     expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: '/api/v2/contacts/:id', status: '400' })).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
     // A path no route matches is counted, but under one label: random paths add no series.
