@@ -232,10 +232,13 @@ export class Processes {
     }
   }
 
-  /** `hearth serve` on a free port of 127.0.0.1; resolves once it says it is serving. */
+  /**
+   * `hearth serve` on a free port of 127.0.0.1; resolves once it says it is serving. SIGTERM stops it without
+   * the drain (HEARTH_SHUTDOWN_GRACE 0) unless `env` sets one: only the drain's own test waits for it.
+   */
   async serve(env: Env, options: { logLevel?: string; cwd?: string } = {}): Promise<HearthServer> {
     const port = await freePort();
-    const child = this.spawn(['serve'], { LOG_LEVEL: options.logLevel ?? 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' }, options.cwd);
+    const child = this.spawn(['serve'], { LOG_LEVEL: options.logLevel ?? 'warn', HEARTH_SHUTDOWN_GRACE: '0', ...env, PORT: String(port), HOST: '127.0.0.1' }, options.cwd);
     await child.waitForLine(/^Hearth is serving /);
     return { process: child, port, url: `http://127.0.0.1:${port}` };
   }
