@@ -78,7 +78,7 @@ function lightFilterDocument(): OpenAPI3 {
 type Operation = { parameters?: { name: string; in: string; description?: string }[]; responses?: Record<string, unknown> };
 
 /**
- * The lists, read from the document: every GET that takes a `cursor` and answers `meta.nextCursor` is paged,
+ * The lists, read from the document: every GET that answers `meta.nextCursor` is paged,
  * and one that takes a `lightFilter` names its entity in the parameter's description (`?entity=contact`).
  */
 function listsOf(document: OpenAPI3) {
@@ -88,7 +88,9 @@ function listsOf(document: OpenAPI3) {
     const get = (item as { get?: Operation }).get;
     if (!get) continue;
     const query = (name: string) => get.parameters?.find((parameter) => parameter.in === 'query' && parameter.name === name);
-    if (query('cursor') && JSON.stringify(get.responses?.['200'] ?? {}).includes('"nextCursor"')) paged.push(route);
+    // A list that answers nextCursor is walked by it, whether or not it takes a cursor yet (buying committee
+    // cells answer one page, with nextCursor null).
+    if (JSON.stringify(get.responses?.['200'] ?? {}).includes('"nextCursor"')) paged.push(route);
     const filter = query('lightFilter');
     if (filter) {
       const entity = /filter-fields\?entity=([a-z_]+)/.exec(filter.description ?? '')?.[1];
@@ -114,11 +116,20 @@ function filterFields() {
   );
 }
 
+/** FILTER_FIELDS with one field a line, so a field's change is one line of a diff. */
+function fieldsJson(fields: ReturnType<typeof filterFields>): string {
+  const entities = Object.entries(fields).map(([entity, { fields: own, ...families }]) => {
+    const lines = Object.entries(own).map(([name, kinds]) => `      ${JSON.stringify(name)}: ${JSON.stringify(kinds)}`);
+    return `  ${JSON.stringify(entity)}: {\n    "customFields": ${families.customFields},\n    "leadScores": ${families.leadScores},\n    "fields": {\n${lines.join(',\n')}\n    }\n  }`;
+  });
+  return `{\n${entities.join(',\n')}\n}`;
+}
+
 function listsModule(document: OpenAPI3): string {
   const { paged, filtered } = listsOf(document);
   const json = (value: unknown) => JSON.stringify(value, null, 2);
   return `${HEADER}
-/** Every paged list (a GET with \`cursor\` that answers \`meta.nextCursor\`). */
+/** Every paged list (a GET that answers \`meta.nextCursor\`). */
 export const PAGED_PATHS = ${json(paged)} as const;
 
 /** The lists that take a \`lightFilter\`, with the entity whose fields it names (GET /api/v2/filter-fields?entity=…). */
@@ -134,7 +145,7 @@ export const FILTER_LIMITS = ${json({ MAX_DEPTH, MAX_CLAUSES, MAX_LIST_VALUES })
  * Each entity's own filterable fields with the operators of each clause kind they take, and whether its
  * community's custom fields (\`cf_<id>\`) and lead scores (\`ls_<id>\`, \`ls_<id>.percentile\`) are filterable too.
  */
-export const FILTER_FIELDS = ${json(filterFields())} as const;
+export const FILTER_FIELDS = ${fieldsJson(filterFields())} as const;
 `;
 }
 

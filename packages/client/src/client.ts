@@ -26,7 +26,7 @@ type Paths<M extends HttpMethod> = PathsWithMethod<paths, M>;
 /** What a successful call answers. */
 export type ResponseData<M extends HttpMethod, P extends Paths<M>> = NonNullable<FetchResponse<paths[P][M & keyof paths[P]] & Record<string | number, unknown>, object, Media>['data']>;
 
-/** The paged lists: GETs that take `cursor` and answer `meta.nextCursor`. */
+/** The paged lists: GETs that answer `meta.nextCursor`. */
 export type PagedPath = (typeof PAGED_PATHS)[number];
 /** One page of a paged list: `{success, data, meta: {nextCursor}}`. */
 export type Page<P extends PagedPath> = ResponseData<'get', P>;
@@ -57,26 +57,18 @@ export interface HearthClient extends Client<paths, Media> {
 type Outcome = { data?: unknown; error?: unknown; response: Response };
 type Call = (method: string, path: string, init?: object) => Promise<Outcome>;
 
-function unwrap(outcome: Outcome): unknown {
+function unwrap(outcome: Outcome, method: string): unknown {
   if (outcome.response.ok) return outcome.data;
   const { response } = outcome;
-  throw new HearthApiError({ status: response.status, method: methodOf(response), url: response.url, body: outcome.error, headers: response.headers });
+  throw new HearthApiError({ status: response.status, method: method.toUpperCase(), url: response.url, body: outcome.error, headers: response.headers });
 }
-
-// openapi-fetch hands back the response, which does not say its method; the request is kept for that.
-const methods = new WeakMap<Response, string>();
-const methodOf = (response: Response) => methods.get(response) ?? 'GET';
 
 const PAGED = new Set<string>(PAGED_PATHS);
 
 /** A typed client for Hearth's HTTP API. */
 export function createHearthClient(options: HearthClientOptions): HearthClient {
   const baseFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const fetch = async (request: Request, init?: unknown) => {
-    const response = await (options.retry === false ? baseFetch : retryingFetch(baseFetch as never, options.retry))(request, init as never);
-    methods.set(response, request.method);
-    return response;
-  };
+  const fetch = options.retry === false ? baseFetch : retryingFetch(baseFetch, options.retry);
   const clientOptions: ClientOptions = {
     baseUrl: options.baseUrl,
     fetch,
@@ -84,7 +76,7 @@ export function createHearthClient(options: HearthClientOptions): HearthClient {
   };
   const client = createClient<paths, Media>(clientOptions);
   const call: Call = (method, path, init) => (client.request as unknown as Call)(method, path, init);
-  const throwing = (method: string) => async (path: string, init?: object) => unwrap(await call(method, path, init));
+  const throwing = (method: string) => async (path: string, init?: object) => unwrap(await call(method, path, init), method);
 
   async function* pages(path: string, init?: { params?: { query?: Record<string, unknown> } } & object) {
     if (!PAGED.has(path)) throw new TypeError(`${path} is not a paged list (one of ${PAGED_PATHS.join(', ')})`);
@@ -92,7 +84,7 @@ export function createHearthClient(options: HearthClientOptions): HearthClient {
     const seen = new Set<string>();
     for (;;) {
       const query = { ...init?.params?.query, ...(cursor ? { cursor } : {}) };
-      const page = unwrap(await call('get', path, { ...init, params: { ...init?.params, query } })) as { data: unknown[]; meta: { nextCursor: string | null } };
+      const page = unwrap(await call('get', path, { ...init, params: { ...init?.params, query } }), 'get') as { data: unknown[]; meta: { nextCursor: string | null } };
       yield page;
       const next = page.meta.nextCursor;
       if (!next) return;

@@ -14,7 +14,8 @@ export interface RetryOptions {
   onRetry?: (event: { attempt: number; delayMs: number; method: string; url: string }) => void;
 }
 
-type Fetch = (request: Request, init?: unknown) => Promise<Response>;
+/** openapi-fetch calls its fetch with the request and, on Node, an init of undici's extensions. */
+type Fetch = (request: Request, init?: never) => Promise<Response>;
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import * as byName from '@hearth/client';
 import { encodeLightFilter, FILTER_FIELDS, lightFilter, lightFilterFor, type FieldFor, type LightFilterGroup, type OpFor } from '../src/index.ts';
 
 /** The builders' output, and what their types refuse (checked by `tsc`: an unused @ts-expect-error fails it). */
@@ -52,6 +53,8 @@ describe('lightFilter builders', () => {
     // @ts-expect-error no such list
     expect(() => lightFilter('nope')).toThrow('"nope" is not a filterable list');
     expect(() => f.and()).toThrow('an "and" group needs at least one clause');
+    // The root `npm install` links the workspace package by its name, and its exports resolve to the source.
+    expect(byName.lightFilter).toBe(lightFilter);
     expect(Object.keys(FILTER_FIELDS)).toEqual(expect.arrayContaining(['contact', 'organization', 'activity', 'prospector_company']));
   });
 });

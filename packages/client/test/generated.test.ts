@@ -34,7 +34,11 @@ describe('the generated client files', () => {
       Object.entries(document.paths)
         .filter(([, item]) => item.get?.parameters?.some((parameter) => parameter.name === name))
         .map(([route]) => route);
-    expect([...PAGED_PATHS].sort()).toEqual(withParameter('cursor').sort());
+    const answeringNextCursor = Object.entries(document.paths)
+      .filter(([, item]) => JSON.stringify((item.get as { responses?: object } | undefined)?.responses ?? {}).includes('"nextCursor"'))
+      .map(([route]) => route);
+    expect([...PAGED_PATHS].sort()).toEqual(answeringNextCursor.sort());
+    expect(PAGED_PATHS).toEqual(expect.arrayContaining(withParameter('cursor')));
     expect(Object.keys(FILTERED_LISTS).sort()).toEqual(withParameter('lightFilter').sort());
     expect(PAGED_PATHS).toEqual(expect.arrayContaining(['/api/v2/contacts', '/api/v2/organizations', '/api/v2/activities', '/api/v2/admin/audit-log']));
   });
