@@ -34,7 +34,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 /**
  * A fetch that answers a 429 by waiting what Hearth asked (Retry-After, else X-RateLimit-Reset) and sending
  * the request again. Hearth counts a token's requests in fixed windows, so the wait it names is when the
- * next request will be let through; retrying sooner would only spend the client's attempts. Any other
+ * next request will be let through; retrying sooner would only spend the client's attempts. Writes are
+ * retried too: Hearth refuses a request over its limit before any handler runs, so a 429 changed nothing. Any other
  * answer, and a 429 that asks for more than `maxDelayMs`, is returned as it is.
  */
 export function retryingFetch(fetch: Fetch, options: RetryOptions = {}): Fetch {

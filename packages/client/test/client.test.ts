@@ -152,7 +152,7 @@ describe.each(ENGINES)('@hearth/client on a rate-limited token (%s)', (engine) =
       const hearth = createHearthClient({ baseUrl: server.baseUrl, token: await server.issueToken(['read']), retry });
       // Two requests a window: one of the first few is refused, whichever window the burst starts in.
       let limited: unknown = null;
-      for (let n = 0; n < 10 && !limited; n++) limited = await hearth.get('/api/v2/api-token-status').then(() => null, (error: unknown) => error);
+      for (let n = 0; n < 20 && !limited; n++) limited = await hearth.get('/api/v2/api-token-status').then(() => null, (error: unknown) => error);
       expect(limited).toBeInstanceOf(HearthApiError);
       expect(limited).toMatchObject({ status: 429, code: 'rate_limited' });
       expect((limited as HearthApiError).retryAfterMs).toBeGreaterThan(0);
