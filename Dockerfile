@@ -2,7 +2,8 @@
 # docs/operations.md says what was verified of it, and how compose.yaml runs it with PostgreSQL 15.
 
 # Build stage: the production dependencies, exactly as the lockfile says (no compiler is needed: the
-# embedded database is WebAssembly, and esbuild ships its binary as a package).
+# embedded database is WebAssembly, and esbuild ships its binary as a package). The workspace packages
+# (packages/client, the SDK) are not part of the server: without their folders, npm ci leaves them out.
 FROM node:20.20.2-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
