@@ -22,7 +22,7 @@ export const DISABLE_AFTER_MS = 86_400_000;
 /** How long the previous secret keeps signing after a rotation, unless the admin says otherwise. */
 const PREVIOUS_SECRET_HOURS = 24;
 const FAN_OUT_BATCH = 500;
-const DELIVERY_BATCH = 200;
+const DELIVERY_BATCH = 500;
 const CONCURRENCY = 32;
 /** A step run delivers until nothing is due, or for this long (it shares the worker with jobs). */
 const STEP_BUDGET_MS = 2_000;
