@@ -277,6 +277,28 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect(JSON.stringify(at('/ops').slice(-3).map((m) => m.body))).not.toMatch(/merge\.me@example\.org|Merge Me/);
   });
 
+  it('reports organizations created and lead scores that changed value', async () => {
+    await subscribe('/scores', { events: ['organization.created', 'lead_score.changed'] });
+    const ada = await pushUser(t, { id: 'ls-1', fullName: 'Scored Sam', companyDomain: 'scoredexample.com' });
+    await accepted(t, 'activity', { id: 'ls-act-1', activityType: 'commented_replied', user: { id: 'ls-1' } });
+    const definition = await t.send('POST', '/api/v2/admin/lead-scores', {
+      name: 'Commenters',
+      entityType: 'contact',
+      halfLifeDays: 10,
+      activityCap: 20,
+      weights: [{ activityType: 'commented_replied', weight: 2 }],
+      fit: [],
+    });
+    expect(definition.statusCode, definition.body).toBe(201);
+    await worker.runUntilIdle();
+    await worker.runSteps();
+    const messages = at('/scores').map((m) => m.json);
+    const organization = messages.find((m) => m.type === 'organization.created')!;
+    expect(organization.data).toMatchObject({ primaryDomain: 'scoredexample.com' });
+    const score = messages.find((m) => m.type === 'lead_score.changed' && m.data.entityId === ada)!;
+    expect(score.data).toEqual({ scoreId: Number(String(definition.json().data.id).slice(3)), entityType: 'contact', entityId: ada, score: 2, previousScore: null });
+  });
+
   it('refuses what is wrong with a 400 naming it', async () => {
     const bad = async (body: Record<string, unknown>, pattern: RegExp) => {
       const response = await t.send('POST', '/api/v2/admin/webhooks', { url: `${base}/x`, events: ['contact.created'], ...body });
