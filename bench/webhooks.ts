@@ -19,7 +19,9 @@ import type { Figure } from './report.ts';
  *   requests in flight (32) and nothing else; events made by batch pushes through the Hearth child and
  *   fanned out (rendered) beforehand, which is timed and printed apart;
  * - pushes: single pushes/s into the Hearth child while a webhook wants contact and activity events, against
- *   the same pushes with no webhook (what writing events costs the write path), in alternating rounds.
+ *   the same pushes with no webhook (what writing events costs the write path), in rotating rounds; and, as
+ *   a diagnostic, the same pushes with the event triggers switched off (what a community without webhooks
+ *   pays for them).
  */
 
 export interface WebhooksContext {
@@ -34,6 +36,16 @@ export interface WebhooksContext {
   rounds: number;
   log: (line: string) => void;
 }
+
+/** The triggers of migration 0029 that write events on the push path. */
+const EVENT_TRIGGERS = [
+  ['contacts', 'webhook_events_contacts_inserted'],
+  ['contacts', 'webhook_events_contacts_updated'],
+  ['activities', 'webhook_events_activities_inserted'],
+  ['organizations', 'webhook_events_organizations_inserted'],
+  ['contact_merges', 'webhook_events_merges_inserted'],
+  ['tag_assignments', 'webhook_events_tags_assigned'],
+] as const;
 
 /** Requests in flight, as the delivery step has (webhook.service.ts CONCURRENCY). */
 const IN_FLIGHT = 32;
@@ -155,16 +167,28 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
     });
   const withHook: number[] = [];
   const without: number[] = [];
+  // Diagnostic (no goal): the same pushes with the event triggers switched off, as before migration 0029.
+  const untriggered: number[] = [];
+  const triggers = async (on: boolean) => {
+    for (const [table, trigger] of EVENT_TRIGGERS) await sql`alter table ${sql.table(table)} ${on ? sql`enable` : sql`disable`} trigger ${sql.ref(trigger)}`.execute(db);
+  };
   await pushes(Math.min(3, context.seconds));
+  const order = ['without', 'with', 'untriggered'] as const;
   for (let round = 0; round < context.rounds; round++) {
-    for (const which of round % 2 === 0 ? (['without', 'with'] as const) : (['with', 'without'] as const)) {
+    for (const which of order.map((_, i) => order[(i + round) % order.length]!)) {
       const hook = which === 'with' ? await hooks.create(writer, { url: 'https://hooks.example.org/bench', events: ['contact.created', 'contact.updated', 'activity.created'] }) : null;
-      const result = await pushes(context.seconds);
-      (which === 'with' ? withHook : without).push(result.perSecond);
-      if (hook) await hooks.remove(writer, Number(hook.id.slice(3)));
+      if (which === 'untriggered') await triggers(false);
+      try {
+        const result = await pushes(context.seconds);
+        (which === 'with' ? withHook : which === 'without' ? without : untriggered).push(result.perSecond);
+      } finally {
+        if (which === 'untriggered') await triggers(true);
+        if (hook) await hooks.remove(writer, Number(hook.id.slice(3)));
+      }
     }
-    log(`  round ${round + 1}: with a webhook ${withHook.at(-1)!.toFixed(0)} pushes/s, without ${without.at(-1)!.toFixed(0)}/s`);
+    log(`  round ${round + 1}: with a webhook ${withHook.at(-1)!.toFixed(0)} pushes/s, without ${without.at(-1)!.toFixed(0)}/s, without the event triggers ${untriggered.at(-1)!.toFixed(0)}/s`);
   }
+  log(`  diagnostic (no goal): pushes without a webhook / without the event triggers: ${(median(without) / median(untriggered)).toFixed(2)}`);
   // The events of those pushes: no subscription is left to deliver them to.
   await sql`delete from webhook_events where community_id = ${setup.communityId}`.execute(db);
 
@@ -192,5 +216,5 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
       goal: { op: '>=', value: 0.8 },
     },
   ];
-  return { figures, results: { deliveries: { hearth: hearthRates, bare: bareRates, fanOut: fanOutRates }, pushes: { with: withHook, without } } };
+  return { figures, results: { deliveries: { hearth: hearthRates, bare: bareRates, fanOut: fanOutRates }, pushes: { with: withHook, without, untriggered } } };
 }
