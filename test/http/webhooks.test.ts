@@ -316,6 +316,30 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect((await t.get('/api/v2/admin/webhooks', reader)).statusCode).toBe(403);
   });
 
+  it('counts a receiver that does not answer in time as a failed attempt, and tries again', async () => {
+    const impatient = await createTestApp(engine, { clock, allowPrivateFetch: true, webhookTimeoutMs: 300 });
+    try {
+      const made = await impatient.send('POST', '/api/v2/admin/webhooks', { url: `${base}/slow`, events: ['contact.created'] });
+      expect(made.statusCode, made.body).toBe(201);
+      let calls = 0;
+      receiver.respondWith(async () => {
+        if (++calls === 1) await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return 200;
+      });
+      const impatientWorker = createWorker({ db: impatient.services.db, clock, queue: impatient.services.jobs });
+      await pushUser(impatient, { id: 'u-slow', fullName: 'Slow Sally' });
+      await impatientWorker.runSteps();
+      const deliveriesOf = async () => (await impatient.get(`/api/v2/admin/webhooks/${made.json().data.id}/deliveries`)).json().data;
+      expect((await deliveriesOf())[0]).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: 'no answer within 300 ms' });
+      clock.advance(5 * SECOND);
+      await impatientWorker.runSteps();
+      expect((await deliveriesOf())[0]).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 200 });
+      expect(at('/slow').map((m) => m.id)).toEqual([at('/slow')[0]!.id, at('/slow')[0]!.id]);
+    } finally {
+      await impatient.close();
+    }
+  });
+
   it('refuses private and loopback addresses unless the operator allows them', async () => {
     const strict = await createTestApp(engine, { clock });
     try {
