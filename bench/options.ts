@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
-export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores'] as const;
+export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores', 'webhooks'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
@@ -30,7 +30,7 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's or the lead score figures; null: all of them. */
+  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score or the webhook figures; null: all of them. */
   only: BenchPart | null;
   /** Prospector contacts to seed for the prospector figures (companies: one per 20). */
   prospectorContacts: number;
@@ -59,12 +59,13 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small
                         community of their own), the website tracker's page views (no seed), or the lead score
-                        figures (a full recompute, and what a definition adds to pushes)
+                        figures (a full recompute, and what a definition adds to pushes), or the webhook figures
+                        (5,000 deliveries to a local receiver against a bare client; pushes with a webhook and without)
   --sustained-pushes <n>
                         single pushes of the sustained figure, in ten equal parts (100000)
   --prospector-contacts <n>

@@ -17,6 +17,7 @@ import { measureInsights } from './insights.ts';
 import { measurePush } from './push.ts';
 import { measureSustained } from './sustained.ts';
 import { measureTracker } from './tracker.ts';
+import { measureWebhooks } from './webhooks.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -25,8 +26,8 @@ import { cliActor } from '../src/core/writer.ts';
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): four
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
- * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores
- * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores` for one part).
+ * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks` for one part).
  */
 
 const options = (() => {
@@ -169,6 +170,10 @@ async function run(options: BenchOptions) {
     ? await measureLeadScores({ db, services, setup, hearth, seconds: options.seconds, rounds: options.rounds, log })
     : null;
   if (leadScores) figures.push(...leadScores.figures);
+  const webhooks = wanted('webhooks')
+    ? await measureWebhooks({ db, services, setup, hearth, events: 5000, concurrency: options.concurrency, seconds: options.seconds, rounds: options.rounds, log })
+    : null;
+  if (webhooks) figures.push(...webhooks.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -195,6 +200,7 @@ async function run(options: BenchOptions) {
     insights: insights?.results ?? null,
     tracker: tracker?.results ?? null,
     leadScores: leadScores?.results ?? null,
+    webhooks: webhooks?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

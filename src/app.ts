@@ -54,6 +54,7 @@ import { buyingCommitteeRoutes } from './modules/buying-committees/index.ts';
 import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { trackerRoutes, websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
+import { webhookRoutes } from './modules/webhooks/index.ts';
 import { insightsRoutes, researchPromptAdminRoutes } from './modules/insights/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
@@ -235,6 +236,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   insightsRoutes(app, services);
   jobRoutes(app, services);
   metricsRoutes(app, services);
+  webhookRoutes(app, services);
 
   await app.ready();
   return app;

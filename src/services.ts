@@ -49,6 +49,7 @@ import { createBuyingCommitteeService, createTitleClassifier, SENIORITY_KEYS } f
 import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createTrackerService, createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
+import { createWebhookService } from './modules/webhooks/index.ts';
 import { createInsightsService, createLlmClient, createResearchPromptAdminService } from './modules/insights/index.ts';
 
 export interface ServiceDeps {
@@ -56,7 +57,7 @@ export interface ServiceDeps {
   /** The database's notifications; without them (the CLI) nothing that needs them is kept in memory. */
   listen?: Listen;
   clock: Clock;
-  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm'>>;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm' | 'webhookTimeoutMs'>>;
   /** Where background work reports what a caller does not see (the insights model's failures); none by default. */
   log?: { info(details: object, message: string): void; warn(details: object, message: string): void };
   /** The database pool's use, for the metrics (Database.poolUse), and its engine; none: no pool gauges. */
@@ -83,6 +84,8 @@ export async function createServices(deps: ServiceDeps) {
   if (deps.listen) await trackers.watchChanges(deps.listen);
   // Title seniority is the buying committees' classifier; the root hands it over, as buying committees read organizations, which read lead scores.
   const classify = createTitleClassifier();
+  const contacts = createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl });
+  const organizations = createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl });
   const leadScoreCompute = createLeadScoreComputeService({ db, clock, jobs, seniorityOf: (title) => classify(title).seniority });
   return {
     db,
@@ -97,7 +100,7 @@ export async function createServices(deps: ServiceDeps) {
     activityTypes,
     ingestion,
     organizationUpserts,
-    organizations: createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl }),
+    organizations,
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db, clock }),
     tags: createTagService({ db, cursors }),
@@ -113,7 +116,7 @@ export async function createServices(deps: ServiceDeps) {
     contactCustomFields: createContactCustomFieldService({ db }),
     filters,
     activities,
-    contacts: createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl }),
+    contacts,
     customFields: createCustomFieldDefinitionService({ db }),
     customFieldAdmin: createCustomFieldAdminService({ db, clock }),
     leadScores: createLeadScoreService({ db }),
@@ -137,6 +140,17 @@ export async function createServices(deps: ServiceDeps) {
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
     bulkUpdates: createBulkUpdateService({ db, clock }),
     audit: createAuditService({ db, clock, cursors }),
+    webhooks: createWebhookService({
+      db,
+      clock,
+      jobs,
+      filters,
+      // Payloads are the v2 representations, read as the v2 routes read them.
+      representations: { contact: contacts.get, activity: activities.get, organization: organizations.get },
+      allowPrivateAddresses: deps.config.allowPrivateFetch ?? false,
+      timeoutMs: deps.config.webhookTimeoutMs,
+      log: deps.log,
+    }),
     researchPrompts: createResearchPromptAdminService({ db, clock }),
     insights: createInsightsService({
       db,

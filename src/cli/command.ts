@@ -40,6 +40,10 @@ export const OPTIONS = {
   prompt: { type: 'string' },
   enabled: { type: 'string' },
   primary: { type: 'string' },
+  events: { type: 'string' },
+  filter: { type: 'string' },
+  'filter-entity': { type: 'string' },
+  'keep-previous': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

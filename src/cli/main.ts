@@ -13,6 +13,7 @@ import { communityCommand } from './commands/community.ts';
 import { customFieldCommand } from './commands/custom-field.ts';
 import { leadScoreCommand } from './commands/lead-score.ts';
 import { feedCommand } from './commands/feed.ts';
+import { webhookCommand } from './commands/webhook.ts';
 import { ingestionCommand } from './commands/ingestion.ts';
 import { initCommand } from './commands/init.ts';
 import { jobsCommand } from './commands/jobs.ts';
@@ -41,6 +42,7 @@ const COMMANDS: Command[] = [
   leadScoreCommand,
   prospectorCommand,
   feedCommand,
+  webhookCommand,
   buyingCommitteeCommand,
   auditCommand,
   researchPromptCommand,

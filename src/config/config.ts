@@ -27,6 +27,11 @@ export interface Config {
    */
   jobLeaseMs: number;
   /**
+   * How long a webhook receiver may take to answer one delivery (ms; HEARTH_WEBHOOK_TIMEOUT, seconds). A
+   * delivery being sent is held for twice that: should its process die, it is sent again after it.
+   */
+  webhookTimeoutMs: number;
+  /**
    * PostgreSQL: seconds after which a pooled connection is closed and replaced, so that no session keeps its
    * plans and caches for the life of the process (HEARTH_DB_CONNECTION_LIFETIME; 0 keeps them).
    */
@@ -132,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
     jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
+    webhookTimeoutMs: integer(env, 'HEARTH_WEBHOOK_TIMEOUT', 10, 1, 300) * 1000,
     connectionLifetimeSeconds: integer(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600, 0, 604_800),
     metrics: metricsConfig(env, host, port),
     shutdownGraceMs: duration(env, 'HEARTH_SHUTDOWN_GRACE', 10_000, 3_600_000),

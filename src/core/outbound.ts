@@ -56,6 +56,14 @@ export function isSpecialAddress(address: string): boolean {
   return blocked.check(address, family);
 }
 
+/**
+ * POST `body` to `url` (webhooks): no redirect is followed (a 3xx is the answer), and the answer's body is
+ * read up to the limit (default 64 KiB) and no further.
+ */
+export function outboundPost(url: string, headers: Record<string, string>, body: string, options: OutboundOptions): Promise<OutboundResponse> {
+  return requestOnce(url, headers, { ...options, maxBytes: options.maxBytes ?? 65_536 }, { method: 'POST', body });
+}
+
 /** GET `url`; redirects followed (each hop checked), the body read up to the limit. */
 export async function outboundGet(url: string, headers: Record<string, string>, options: OutboundOptions): Promise<OutboundResponse> {
   let current = url;
@@ -71,7 +79,12 @@ export async function outboundGet(url: string, headers: Record<string, string>, 
   }
 }
 
-function requestOnce(url: string, headers: Record<string, string>, options: OutboundOptions): Promise<OutboundResponse> {
+function requestOnce(
+  url: string,
+  headers: Record<string, string>,
+  options: OutboundOptions,
+  send: { method: 'GET' | 'POST'; body?: string } = { method: 'GET' },
+): Promise<OutboundResponse> {
   let target: URL;
   try {
     target = new URL(url);
@@ -90,8 +103,12 @@ function requestOnce(url: string, headers: Record<string, string>, options: Outb
     const request = client.request(
       target,
       {
-        method: 'GET',
-        headers: { 'user-agent': 'Hearth (+https://github.com/hearth)', ...headers },
+        method: send.method,
+        headers: {
+          'user-agent': 'Hearth (+https://github.com/hearth)',
+          ...(send.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(send.body)) }),
+          ...headers,
+        },
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         // Checked at connection time: what the name resolves to now is what is connected to.
         lookup: (hostname, lookupOptions, callback) => {
@@ -111,6 +128,12 @@ function requestOnce(url: string, headers: Record<string, string>, options: Outb
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > maxBytes) {
+            if (send.method === 'POST') {
+              // What a webhook receiver says is only looked at, not needed: its status is the answer.
+              response.destroy();
+              resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), url: target.toString() });
+              return;
+            }
             request.destroy(new OutboundError(`the answer is larger than ${maxBytes} bytes`));
             return;
           }
@@ -122,7 +145,7 @@ function requestOnce(url: string, headers: Record<string, string>, options: Outb
     );
     request.on('timeout', () => request.destroy(new OutboundError(`no answer within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)));
     request.on('error', (error) => reject(wrap(error)));
-    request.end();
+    request.end(send.body);
   });
 }
 

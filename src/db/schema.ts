@@ -664,6 +664,63 @@ export interface Topics {
   name: string;
 }
 
+export interface WebhookAttempts {
+  attempt: number;
+  attempted_at: Timestamp;
+  community_id: Int8;
+  delivery_id: Int8;
+  duration_ms: number;
+  error: string | null;
+  response_status: number | null;
+}
+
+export interface WebhookDeliveries {
+  attempts: Generated<number>;
+  community_id: Int8;
+  created_at: Timestamp;
+  delivered_at: Timestamp | null;
+  event_id: Int8;
+  expires_at: Timestamp;
+  id: Generated<Int8>;
+  last_error: string | null;
+  last_status: number | null;
+  next_attempt_at: Timestamp;
+  order_key: string | null;
+  status: Generated<string>;
+  subscription_id: Int8;
+}
+
+export interface WebhookEvents {
+  community_id: Int8;
+  detail: Generated<Json>;
+  entity_id: Int8 | null;
+  entity_type: string | null;
+  fanned_out_at: Timestamp | null;
+  id: Generated<Int8>;
+  kind: string;
+  occurred_at: Timestamp;
+  payload: string | null;
+}
+
+export interface WebhookSubscriptions {
+  community_id: Int8;
+  created_at: Timestamp;
+  description: string | null;
+  disabled_at: Timestamp | null;
+  disabled_reason: string | null;
+  enabled: Generated<boolean>;
+  event_kinds: string[];
+  failing_since: Timestamp | null;
+  filter_entity: string | null;
+  id: Generated<Int8>;
+  light_filter: Json | null;
+  previous_secret: string | null;
+  previous_secret_until: Timestamp | null;
+  secret: string;
+  updated_at: Timestamp;
+  url: string;
+}
+
 export interface WebsiteTrackers {
   allowed_origins: Generated<string[]>;
   community_id: Int8;
@@ -754,6 +811,10 @@ export interface DB {
   tags: Tags;
   tech_products: TechProducts;
   topics: Topics;
+  webhook_attempts: WebhookAttempts;
+  webhook_deliveries: WebhookDeliveries;
+  webhook_events: WebhookEvents;
+  webhook_subscriptions: WebhookSubscriptions;
   website_trackers: WebsiteTrackers;
   website_visitors: WebsiteVisitors;
   website_visits: WebsiteVisits;

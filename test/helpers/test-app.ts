@@ -35,6 +35,8 @@ export interface TestAppOptions {
   allowPrivateFetch?: boolean;
   /** A model endpoint for insights (test/helpers/fake-llm.ts); none by default. */
   llm?: LlmConfig;
+  /** How long a webhook receiver may take to answer (HEARTH_WEBHOOK_TIMEOUT); 10 s by default. */
+  webhookTimeoutMs?: number;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
@@ -53,6 +55,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, trackerPerKey: 1_000_000, trackerPerAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
         allowPrivateFetch: options.allowPrivateFetch ?? false,
         llm: options.llm ?? null,
+        webhookTimeoutMs: options.webhookTimeoutMs,
       },
     });
     const setup = await services.communities.init(cliActor());

@@ -231,6 +231,30 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     );
     await write('POST /api/v2/admin/feeds/{id}/fetch', `/api/v2/admin/feeds/${feed.id}/fetch`, {}, { status: 202, operation: 'feed.fetch', ids: () => [feed.id] });
     await write('DELETE /api/v2/admin/feeds/{id}', `/api/v2/admin/feeds/${feed.id}`, undefined, { status: 200, operation: 'feed.delete', ids: () => [feed.id] });
+
+    const hook = data(
+      await write('POST /api/v2/admin/webhooks', '/api/v2/admin/webhooks', { url: 'https://hooks.example.org/hearth', events: ['contact.created'] }, {
+        status: 201,
+        operation: 'webhook.create',
+        ids: (b) => [data(b).id],
+      }),
+    );
+    const hookIds = () => [hook.id as string];
+    await write('PATCH /api/v2/admin/webhooks/{id}', `/api/v2/admin/webhooks/${hook.id}`, { description: 'CRM' }, { status: 200, operation: 'webhook.update', ids: hookIds });
+    // Disabled, its deliveries wait: made by the fan-out, never sent anywhere.
+    await write('POST /api/v2/admin/webhooks/{id}/disable', `/api/v2/admin/webhooks/${hook.id}/disable`, undefined, { status: 200, operation: 'webhook.disable', ids: hookIds });
+    expect((await send('POST', `/community/v1/source/${t.sourceId}/user`, { id: 'u-hook', fullName: 'Hooked' })).statusCode).toBe(202);
+    await t.services.webhooks.deliverNow();
+    const [delivery] = ((await t.get(`/api/v2/admin/webhooks/${hook.id}/deliveries`)).json() as { data: { id: string }[] }).data;
+    await write('POST /api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver', `/api/v2/admin/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`, undefined, {
+      status: 202,
+      operation: 'webhook.redeliver',
+      ids: () => [delivery!.id, hook.id as string],
+    });
+    await write('POST /api/v2/admin/webhooks/{id}/replay', `/api/v2/admin/webhooks/${hook.id}/replay`, { since: '2020-01-01T00:00:00Z' }, { status: 202, operation: 'webhook.replay', ids: hookIds });
+    await write('POST /api/v2/admin/webhooks/{id}/rotate-secret', `/api/v2/admin/webhooks/${hook.id}/rotate-secret`, {}, { status: 200, operation: 'webhook.rotate_secret', ids: hookIds });
+    await write('POST /api/v2/admin/webhooks/{id}/enable', `/api/v2/admin/webhooks/${hook.id}/enable`, undefined, { status: 200, operation: 'webhook.enable', ids: hookIds });
+    await write('DELETE /api/v2/admin/webhooks/{id}', `/api/v2/admin/webhooks/${hook.id}`, undefined, { status: 200, operation: 'webhook.delete', ids: hookIds });
     await write('POST /community/v1/source/{destinationSourceId}/website-visits', `/community/v1/source/${t.sourceId}/website-visits`, [{ url: 'https://hearth.dev/', contactId }], {
       status: 202,
       operation: 'website_visit.push',

@@ -8,6 +8,7 @@ import { measureInsights } from '../../bench/insights.ts';
 import { measureLeadScores } from '../../bench/lead-scores.ts';
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
 import { measureTracker } from '../../bench/tracker.ts';
+import { measureWebhooks } from '../../bench/webhooks.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { measureSustained } from '../../bench/sustained.ts';
@@ -395,5 +396,33 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(figures).toEqual([expect.objectContaining({ name: 'tracker page views, 2 connections, vs bare insert', baselineName: 'bare', unit: 'req/s' })]);
     expect(await stored()).toBeGreaterThan(before);
     expect(lines.some((line) => line.includes('round 1: Hearth'))).toBe(true);
+  });
+  it('runs the webhook figures: every event reaches the receiver from Hearth and from the bare client, and pushes are measured with and without a webhook', async () => {
+    const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' };
+    const hearth = await ServerChild.start('hearth-server.ts', env);
+    children.push(hearth);
+    const lines: string[] = [];
+    const { figures, results } = await measureWebhooks({
+      db: database.db,
+      services,
+      setup: { communityId, sourceId, token },
+      hearth,
+      events: 60,
+      concurrency: 2,
+      seconds: 1,
+      rounds: 1,
+      log: (line) => lines.push(line),
+    });
+    const rates = results as { deliveries: { hearth: number[]; bare: number[] }; pushes: { with: number[]; without: number[]; untriggered: number[] } };
+    expect(rates.deliveries.hearth).toHaveLength(1);
+    expect(rates.deliveries.bare).toHaveLength(1);
+    expect(rates.pushes.with[0]).toBeGreaterThan(0);
+    expect(rates.pushes.without[0]).toBeGreaterThan(0);
+    expect(rates.pushes.untriggered[0]).toBeGreaterThan(0);
+    // The triggers switched off for the diagnostic are on again.
+    expect((await one(sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'webhook_events_%' and tgenabled = 'D'`)).n).toBe(0);
+    expect(figures.map((figure) => figure.name)).toEqual(['webhook deliveries, 60 events, vs bare client', 'pushes with a webhook, 2 connections, vs none']);
+    expect(lines.some((line) => line.includes('round 1: Hearth'))).toBe(true);
+    expect((await one(sql<{ n: number }>`select count(*)::int as n from webhook_subscriptions`)).n).toBe(0);
   });
 });

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { cliWriter } from '../../core/writer.ts';
+import { community, positiveInteger, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
+
+function webhookId(value: string | undefined): number {
+  const given = required(value, 'the webhook ID');
+  const match = /^wh_(\d+)$/.exec(given);
+  if (!match) throw new UsageError(`"${given}" is not a webhook ID (wh_N)`);
+  return Number(match[1]);
+}
+
+function deliveryId(value: string | undefined): number {
+  const given = required(value, 'the delivery ID');
+  const match = /^whd_(\d+)$/.exec(given);
+  if (!match) throw new UsageError(`"${given}" is not a delivery ID (whd_N)`);
+  return Number(match[1]);
+}
+
+const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+
+/** `--filter` is the expression's JSON, or `@file` holding it; `--filter none` removes it (update). */
+function filterOf(value: string | undefined): unknown {
+  if (value === undefined) return undefined;
+  if (value === 'none') return null;
+  const text = value.startsWith('@') ? readFileSync(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError(`--filter: ${value.startsWith('@') ? `${value.slice(1)} does not hold` : 'is not'} a JSON filter expression`);
+  }
+}
+
+function date(value: string, what: string): Date {
+  const parsed = new Date(value);
+  if (Number.isNaN(parsed.getTime())) throw new UsageError(`${what} must be a date-time (2026-03-01T00:00:00Z)`);
+  return parsed;
+}
+
+type Hook = { id: string; url: string; events: string[]; enabled: boolean; disabledReason: string | null; filterEntity: string | null };
+const line = (hook: Hook) => `${hook.id} ${hook.enabled ? 'enabled' : `disabled (${hook.disabledReason ?? ''})`}: ${hook.url} (${hook.events.join(', ')})`;
+
+async function writer({ services, values }: CommandContext) {
+  return cliWriter(await community(services, values.community));
+}
+
+export const webhookCommand: Command = {
+  name: 'webhook',
+  usage: `  webhook add --url URL --events contact.created,activity.created [--filter JSON|@file] [--filter-entity contact]
+           [--description TEXT] [--community com_N] [--json]   subscribe a URL to events (docs/webhooks.md); prints the secret
+  webhook list [--community com_N] [--json]   the webhooks and their state
+  webhook update wh_N [--url URL] [--events …] [--filter JSON|@file|none] [--description TEXT]
+  webhook disable wh_N | enable wh_N          pause deliveries (they wait) | deliver again, what waits first
+  webhook rotate-secret wh_N [--keep-previous HOURS]   a new secret; the old one signs too for 24 hours by default
+  webhook deliveries wh_N [--status pending|delivered|failed] [--limit N] [--json]   newest first
+  webhook deliveries whd_N [--json]           one delivery: its attempts and its body
+  webhook redeliver whd_N                     send a delivery's event again
+  webhook replay wh_N --since DATE [--until DATE]   send every event of its kinds since DATE again`,
+  run: {
+    async add(context) {
+      const { services, values, emit } = context;
+      const hook = await services.webhooks.create(await writer(context), {
+        url: required(values.url, '--url'),
+        events: list(required(values.events, '--events')),
+        description: values.description,
+        lightFilter: filterOf(values.filter) ?? undefined,
+        filterEntity: values['filter-entity'],
+      });
+      emit(hook, `Added ${line(hook)}.\nSigning secret (shown once; \`hearth webhook rotate-secret ${hook.id}\` makes another): ${hook.secret}`);
+      return 0;
+    },
+    async list({ services, values, emit }) {
+      const hooks = await services.webhooks.list(await community(services, values.community));
+      const rows = hooks.map((hook) => [hook.id, hook.enabled ? 'enabled' : 'disabled', hook.url, hook.events.join(','), hook.filterEntity ? `${hook.filterEntity} filter` : '', hook.failingSince ?? '']);
+      emit(hooks, rows.length ? table([['WEBHOOK', 'STATE', 'URL', 'EVENTS', 'FILTER', 'FAILING SINCE'], ...rows]) : '(none)');
+      return 0;
+    },
+    async update(context) {
+      const { services, values, args, emit } = context;
+      const hook = await services.webhooks.update(await writer(context), webhookId(args[0]), {
+        url: values.url,
+        events: values.events === undefined ? undefined : list(values.events),
+        description: values.description,
+        lightFilter: filterOf(values.filter),
+        filterEntity: values['filter-entity'],
+      });
+      emit(hook, `Updated ${line(hook)}.`);
+      return 0;
+    },
+    async disable(context) {
+      const hook = await context.services.webhooks.disable(await writer(context), webhookId(context.args[0]));
+      context.emit(hook, `Disabled ${hook.id}: its deliveries wait until \`hearth webhook enable ${hook.id}\`.`);
+      return 0;
+    },
+    async enable(context) {
+      const hook = await context.services.webhooks.enable(await writer(context), webhookId(context.args[0]));
+      context.emit(hook, `Enabled ${line(hook)}; what waited is sent first.`);
+      return 0;
+    },
+    async 'rotate-secret'(context) {
+      const { values, args } = context;
+      const hours = values['keep-previous'] === undefined ? undefined : values['keep-previous'] === '0' ? 0 : positiveInteger(values['keep-previous'], '--keep-previous');
+      const hook = await context.services.webhooks.rotateSecret(await writer(context), webhookId(args[0]), hours);
+      context.emit(hook, `New signing secret of ${hook.id}: ${hook.secret}${hook.previousSecretUntil ? `\nThe previous one signs too until ${hook.previousSecretUntil}.` : ''}`);
+      return 0;
+    },
+    async deliveries({ services, values, args, emit }) {
+      const communityId = await community(services, values.community);
+      if (args[0]?.startsWith('whd_')) {
+        const delivery = await services.webhooks.delivery(communityId, deliveryId(args[0]));
+        const attempts = delivery.attemptLog.map((a) => [String(a.attempt), a.attemptedAt, a.responseStatus === null ? '' : String(a.responseStatus), `${a.durationMs} ms`, a.error ?? '']);
+        emit(delivery, `${delivery.id} ${delivery.event} ${delivery.status} (${delivery.messageId})\n${attempts.length ? table([['ATTEMPT', 'AT', 'STATUS', 'TOOK', 'ERROR'], ...attempts]) : '(no attempt yet)'}\n${delivery.payload ?? ''}`);
+        return 0;
+      }
+      const status = values.status;
+      if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new UsageError('--status must be pending, delivered or failed');
+      const rows = await services.webhooks.deliveries(communityId, webhookId(args[0]), { status, limit: values.limit === undefined ? 50 : positiveInteger(values.limit, '--limit') });
+      emit(rows, rows.length
+        ? table([['DELIVERY', 'EVENT', 'OCCURRED', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'], ...rows.map((d) => [d.id, d.event, d.occurredAt, d.status, String(d.attempts), d.lastError ?? (d.lastStatus === null ? '' : String(d.lastStatus)), d.nextAttemptAt ?? ''])])
+        : '(none)');
+      return 0;
+    },
+    async redeliver(context) {
+      const delivery = await context.services.webhooks.redeliver(await writer(context), deliveryId(context.args[0]));
+      context.emit(delivery, `Sending ${delivery.event} (${delivery.messageId}) again as ${delivery.id}, while \`hearth serve\` runs.`);
+      return 0;
+    },
+    async replay(context) {
+      const { values, args } = context;
+      const since = date(required(values.since, '--since'), '--since');
+      const result = await context.services.webhooks.replay(await writer(context), webhookId(args[0]), since, values.until === undefined ? undefined : date(values.until, '--until'));
+      context.emit(result, `${result.deliveries} events since ${result.since} will be sent again to ${result.webhookId}.`);
+      return 0;
+    },
+  },
+};
