@@ -53,6 +53,8 @@ import { tokenStatusRoutes } from './modules/tokens/index.ts';
 import { tokenRoutes } from './modules/tokens/index.ts';
 import { trackerRoutes, websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
 import { insightsRoutes, researchPromptAdminRoutes } from './modules/insights/index.ts';
+import { appUserRoutes } from './modules/app-users/index.ts';
+import { consoleRoutes } from './modules/console/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 import { createReadQueryHandler } from './http/read-query.ts';
@@ -103,6 +105,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, plainTextBodyParser(app));
   app.decorateRequest('context', null);
+  app.decorateRequest('consoleSession', null);
   app.decorateRequest('readQuery', null);
   app.addHook('onRoute', declareRoute);
   // Every statement of a request runs in its scope (db/request-scope.ts): under the statement timeout, and
@@ -116,7 +119,10 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  app.addHook('onRequest', createRequestGuard({ tokens: services.tokens, rateLimiter: services.rateLimiter, probes: services.probeCounter }));
+  app.addHook(
+    'onRequest',
+    createRequestGuard({ tokens: services.tokens, sessions: services.appUsers, rateLimiter: services.rateLimiter, probes: services.probeCounter, publicUrl: options.publicUrl }),
+  );
   // Once closing, answer requests in flight with `Connection: close`: server.close() waits for every
   // connection, and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s).
   let closing = false;
@@ -157,12 +163,23 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
           '`/community/v1/t/{key}/…`, which take a source\'s public key).',
       },
       servers: [{ url: options.publicUrl }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'hearth_session',
+            description: "The web console's session (POST /api/v2/session); writes also need its X-CSRF-Token header.",
+          },
+        },
+      },
       tags: [
         { name: 'v2', description: 'Read and update API' },
         { name: 'core', description: 'Ingestion API' },
         { name: 'admin', description: 'Tokens and sources (admin scope)' },
         { name: 'health', description: 'Probes and this documentation' },
+        { name: 'console', description: 'Web console sign-in, sessions and users' },
       ],
     },
     // Named schemas (http/components.ts) keep their names under components.schemas.
@@ -227,6 +244,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   auditRoutes(app, services);
   researchPromptAdminRoutes(app, services);
   insightsRoutes(app, services);
+  appUserRoutes(app, services, options.publicUrl);
+  consoleRoutes(app);
 
   await app.ready();
   return app;
@@ -278,7 +297,7 @@ function declareRoute(route: RouteOptions): void {
     schema.security = [];
   } else {
     response[403] ??= Forbidden;
-    schema.security = [{ bearerAuth: [] }];
+    schema.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
   }
   if (!config.probe) response[429] ??= RateLimited;
   response['4XX'] ??= failure;
