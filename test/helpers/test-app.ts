@@ -35,6 +35,8 @@ export interface TestAppOptions {
   allowPrivateFetch?: boolean;
   /** A model endpoint for insights (test/helpers/fake-llm.ts); none by default. */
   llm?: LlmConfig;
+  /** The address the app names itself by (TEST_PUBLIC_URL by default); a browser test gives the one it listens on. */
+  publicUrl?: string;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
@@ -47,7 +49,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       clock: options.clock ?? systemClock,
       config: {
         jwtSecret: null,
-        publicUrl: TEST_PUBLIC_URL,
+        publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, trackerPerKey: 1_000_000, trackerPerAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
         allowPrivateFetch: options.allowPrivateFetch ?? false,
         llm: options.llm ?? null,
@@ -56,7 +58,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
     const setup = await services.communities.init(cliActor());
     const app = await buildApp({
       services,
-      publicUrl: TEST_PUBLIC_URL,
+      publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
       logger: false,
       statementTimeoutMs: options.statementTimeoutMs,
       cancelStatements: db.database.cancel,

@@ -76,7 +76,7 @@ export function consoleRoutes(app: HearthApp, dir = CONSOLE_DIST) {
     return reply.headers(PAGE_HEADERS).send(dist.index);
   };
   for (const url of CONSOLE_PAGES) {
-    app.get(url, { config: { auth: 'public' }, schema: { hide: true, params: url.includes(':id') ? Type.Object({ id: Type.String() }) : undefined } }, page);
+    app.get(url, { config: { auth: 'public' }, schema: { hide: true, ...(url.includes(':id') ? { params: Type.Object({ id: Type.String() }) } : {}) } }, page);
   }
   app.get(
     '/console/assets/:file',
