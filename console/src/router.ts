@@ -30,7 +30,8 @@ export function useLocation(): { path: string; search: URLSearchParams } {
 export function interceptLinks(event: MouseEvent) {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const anchor = (event.target as Element | null)?.closest?.('a');
-  if (!anchor || anchor.target || anchor.hasAttribute('download')) return;
+  // In-page links (the skip link) keep the browser's behaviour: move to, and focus, their target.
+  if (!anchor || anchor.target || anchor.hasAttribute('download') || anchor.getAttribute('href')?.startsWith('#')) return;
   const url = new URL(anchor.href, location.href);
   if (url.origin !== location.origin || url.pathname.startsWith('/api/') || url.pathname.startsWith('/docs')) return;
   event.preventDefault();
