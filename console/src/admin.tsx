@@ -304,8 +304,7 @@ export function UsersPage(props: { me: string }) {
 }
 
 export function RemovalRequestsPage() {
-  const pager = usePager('');
-  const requests = useApi<{ data: Row[]; meta: { nextCursor: string | null } }>(`/api/v2/admin/removal-requests${query({ limit: 50, cursor: pager.cursor })}`);
+  const requests = useApi<{ data: Row[] }>('/api/v2/admin/removal-requests');
   return (
     <Page title="Removal requests">
       <p class="muted">Requests to erase a person’s data (DELETE /community/v1/user/{'{email}'}); the address is kept only until erasure.</p>
@@ -314,29 +313,31 @@ export function RemovalRequestsPage() {
         <thead>
           <tr>
             <th scope="col">ID</th>
+            <th scope="col">Address</th>
             <th scope="col">Status</th>
             <th scope="col">Requested</th>
             <th scope="col">Deadline</th>
             <th scope="col">Completed</th>
-            <th scope="col">Contacts erased</th>
+            <th scope="col">Erased</th>
           </tr>
         </thead>
         <tbody>
           {(requests.data?.data ?? []).map((request) => (
             <tr key={request.id}>
               <td>{request.id}</td>
+              <td>{request.email ?? <span class="muted">erased</span>}</td>
               <td>{request.status}</td>
               <td>{formatDate(request.requestedAt)}</td>
               <td>{formatDate(request.deadline)}</td>
               <td>{formatDate(request.completedAt)}</td>
               <td>
-                <Value value={request.erasedContacts} />
+                <Value value={request.erased} />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-      <Pager page={pager.page} nextCursor={requests.data?.meta.nextCursor} onNext={pager.next} onPrevious={pager.previous} />
+      {requests.data?.data.length === 0 ? <p class="muted">No removal request.</p> : null}
     </Page>
   );
 }

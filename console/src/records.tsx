@@ -264,6 +264,7 @@ export function ContactPage(props: { id: string }) {
                   {merges.data.data.map((merge) => (
                     <li key={merge.mergedId}>
                       {merge.mergedId} merged in {formatDate(merge.mergedAt)}: {merge.reason}
+                      {merge.identityType ? ` (shared ${merge.identityType})` : ''}
                     </li>
                   ))}
                 </ul>

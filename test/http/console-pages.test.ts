@@ -64,4 +64,32 @@ describe.each(ENGINES)('console pages (%s)', (engine) => {
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ success: false, error: { code: 'not_found' } });
   });
+
+  it("gives a contact's merge history, which its page shows", async () => {
+    const byEmail = await accepted(t, 'user', { id: 'm-1', fullName: 'Grace Hopper', email: 'grace@example.org' });
+    const byGithub = await accepted(t, 'user', { id: 'm-2', fullName: 'Grace H', github: { type: 'handle', value: 'ghopper' } });
+    expect(byGithub.contactId).not.toBe(byEmail.contactId);
+    const both = await accepted(t, 'user', { id: 'm-3', email: 'grace@example.org', github: { type: 'handle', value: 'ghopper' } });
+    const survivor = both.contactId;
+    const merged = [byEmail.contactId, byGithub.contactId].find((id) => id !== survivor)!;
+    const history = await t.get(`/api/v2/contacts/${survivor}/merges`);
+    expect(history.statusCode, history.body).toBe(200);
+    expect(history.json().data).toEqual([
+      { mergedId: merged, reason: expect.any(String), identityType: expect.any(String), providerId: `sig_${t.sourceId}`, mergedAt: expect.any(String) },
+    ]);
+    // The merged ID answers for its survivor; a contact without merges has none; bad IDs are 4xx.
+    expect((await t.get(`/api/v2/contacts/${merged}/merges`)).json().data).toHaveLength(1);
+    expect((await t.get(`/api/v2/contacts/${(await accepted(t, 'user', { id: 'm-4', email: 'solo@example.org' })).contactId}/merges`)).json().data).toEqual([]);
+    expect((await t.get('/api/v2/contacts/x/merges')).statusCode).toBe(400);
+    expect((await t.get('/api/v2/contacts/c_99999999/merges')).statusCode).toBe(404);
+  });
+
+  it('lists removal requests to admins, with the address until the erasure ran', async () => {
+    expect((await t.send('DELETE', '/community/v1/user/leave@example.org', undefined)).statusCode).toBe(200);
+    const list = await t.get('/api/v2/admin/removal-requests');
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().data[0]).toMatchObject({ email: 'leave@example.org', status: 'queued', completedAt: null });
+    const reader = await t.issueToken(['read']);
+    expect((await t.get('/api/v2/admin/removal-requests', reader)).statusCode).toBe(403);
+  });
 });
