@@ -27,19 +27,25 @@ function SignIn(props: { onSignedIn: (session: Session) => void }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  // A one-time link (`/sign-in#link=…`): its secret is in the fragment, which the browser never sends.
+  // A one-time link (`/sign-in#link=…`): its secret is in the fragment, which the browser never sends. A link
+  // pasted into a tab already showing this page changes only the fragment, hence the hashchange listener.
   useEffect(() => {
-    const link = new URLSearchParams(location.hash.slice(1)).get('link');
-    if (!link) return;
-    history.replaceState(null, '', '/sign-in');
-    setBusy(true);
-    api('POST', '/api/v2/session/link', { link }).then(
-      (session) => props.onSignedIn(session.data),
-      (failure: unknown) => {
-        setError(failure);
-        setBusy(false);
-      },
-    );
+    const useLink = () => {
+      const link = new URLSearchParams(location.hash.slice(1)).get('link');
+      if (!link) return;
+      history.replaceState(null, '', '/sign-in');
+      setBusy(true);
+      api('POST', '/api/v2/session/link', { link }).then(
+        (session) => props.onSignedIn(session.data),
+        (failure: unknown) => {
+          setError(failure);
+          setBusy(false);
+        },
+      );
+    };
+    useLink();
+    window.addEventListener('hashchange', useLink);
+    return () => window.removeEventListener('hashchange', useLink);
   }, []);
   return (
     <main id="main" class="sign-in">

@@ -141,7 +141,7 @@ function AddToSegment(props: { contacts: Row[]; done: () => void }) {
       }}
     >
       <label for="add-to-segment">Segment</label>
-      <select id="add-to-segment" value={segmentId} onChange={(event) => setSegmentId(event.currentTarget.value)}>
+      <select id="add-to-segment" value={segmentId || choices[0]?.id} onChange={(event) => setSegmentId(event.currentTarget.value)}>
         {choices.map((segment) => (
           <option key={segment.id} value={segment.id}>
             {segment.name}
@@ -210,6 +210,8 @@ export function ContactPage(props: { id: string }) {
   const contact = useApi<{ data: Row }>(`/api/v2/contacts/${encodeURIComponent(props.id)}${query({ cols: CONTACT_COLS })}`);
   const activities = useApi<ListPage>(`/api/v2/activities${query({ contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' })}`);
   const merges = useApi<{ data: Row[] }>(`/api/v2/contacts/${encodeURIComponent(props.id)}/merges`);
+  const tags = useApi<ListPage>('/api/v2/tags?limit=1000');
+  const tagName = (id: string) => tags.data?.data.find((tag) => tag.id === id)?.name ?? id;
   const data = contact.data?.data;
   return (
     <Page title={data ? data.name : 'Contact'}>
@@ -218,9 +220,21 @@ export function ContactPage(props: { id: string }) {
         <div class="grid">
           <Section title="Profile">
             <dl>
-              {(['fullName', 'primaryEmail', 'title', 'companyName', 'companyWebsite', 'location', 'activityCount28d', 'activityCountAll', 'sparkSummary'] as const).map((key) => (
+              {(
+                [
+                  ['fullName', 'Full name'],
+                  ['primaryEmail', 'Email'],
+                  ['title', 'Title'],
+                  ['companyName', 'Company'],
+                  ['companyWebsite', 'Website'],
+                  ['location', 'Location'],
+                  ['activityCount28d', 'Activities, 28 days'],
+                  ['activityCountAll', 'Activities, all'],
+                  ['sparkSummary', 'Summary'],
+                ] as const
+              ).map(([key, label]) => (
                 <div key={key}>
-                  <dt>{key}</dt>
+                  <dt>{label}</dt>
                   <dd>
                     <Value value={data[key]} />
                   </dd>
@@ -245,7 +259,7 @@ export function ContactPage(props: { id: string }) {
             )}
           </Section>
           <Section title="Tags">
-            <Value value={data.tags} />
+            <Value value={(data.tags ?? []).map((tag: string | Row) => (typeof tag === 'string' ? tagName(tag) : tag.name))} />
           </Section>
           <Section title="Custom fields">
             <Value value={data.customFields} />

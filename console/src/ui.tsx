@@ -133,7 +133,8 @@ export function Value(props: { value: unknown }): preact.JSX.Element {
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
     if ('name' in record && 'id' in record && Object.keys(record).length <= 3) return <span>{String(record.name)}</span>;
-    if ('type' in record && 'value' in record && Object.keys(record).length === 2) return <span>{`${String(record.value)}`}</span>;
+    if ('type' in record && 'value' in record && Object.keys(record).length === 2) return <span>{`${String(record.type)}: ${String(record.value)}`}</span>;
+    if (Object.keys(record).length === 0) return <span class="muted">none</span>;
     return (
       <dl class="inline">
         {Object.entries(record).map(([key, item]) => (
