@@ -40,6 +40,7 @@ export const OPTIONS = {
   prompt: { type: 'string' },
   enabled: { type: 'string' },
   primary: { type: 'string' },
+  role: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

@@ -222,6 +222,13 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       return users.listUsers(db, communityId);
     },
 
+    /** The user of a community signing in with this address (the CLI names users by address). */
+    async byEmail(communityId: number, email: string) {
+      const [row] = await users.usersByLoginEmail(db, email.trim(), communityId);
+      if (!row) throw new HearthError('not_found', 'user_not_found', `no user signs in with ${email.trim()}`);
+      return userOf(communityId, row.id);
+    },
+
     /** A new user; without a password, the answer's one-time link is how they first sign in. */
     async add(writer: Writer, input: { name: string; loginEmail: string; role: users.Role; password?: string }) {
       const loginEmail = checkEmail(input.loginEmail);
