@@ -197,4 +197,27 @@ describe.each(ENGINES)('console sign-in and sessions (%s)', (engine) => {
     clock.advance(24 * 3600 * 1000 + 1000);
     expect((await t.app.inject({ method: 'POST', url: '/api/v2/session/link', payload: { link: link.url } })).statusCode).toBe(403);
   });
+
+  it('keeps a session to its community; an address in several communities names one', async () => {
+    const other = await t.services.communities.create('Other', 'test');
+    const otherAdmin = (await t.services.appUsers.list(other.communityId)).find((user) => user.role === 'admin')!;
+    const link = await t.services.appUsers.firstRunLink(other.communityId, otherAdmin.id);
+    const opened = await t.app.inject({ method: 'POST', url: '/api/v2/session/link', payload: { link: link.url } });
+    const first: Session = { cookie: cookieOf(opened), csrf: opened.json().data.csrfToken };
+    expect((await write('PUT', '/api/v2/session/password', first, { newPassword: 'correct horse battery' })).statusCode).toBe(200);
+    // The same address and password in two communities: the sign-in must say which.
+    const ambiguous = await signIn({ email: 'admin@hearth.local', password: 'correct horse battery' });
+    expect(ambiguous.statusCode).toBe(400);
+    expect(ambiguous.json().error.code).toBe('community_required');
+    const chosen = await signIn({ email: 'admin@hearth.local', password: 'correct horse battery', community: `com_${other.communityId}` });
+    expect(chosen.statusCode, chosen.body).toBe(201);
+    const s: Session = { cookie: cookieOf(chosen), csrf: chosen.json().data.csrfToken };
+    expect((await get('/api/v2/session', s)).json().data.communityId).toBe(`com_${other.communityId}`);
+    const names = ((await get('/api/v2/contacts?limit=1000', s)).json().data as { name: string }[]).map((contact) => contact.name);
+    expect(names).not.toContain('Mia Member');
+    expect((await get('/api/v2/contacts?limit=1000', s)).json().data).toHaveLength(1); // its admin's own contact
+    // A cookie naming another community with this secret finds no session there.
+    const moved = s.cookie.replace(/=\d+\./, `=${t.communityId}.`);
+    expect((await get('/api/v2/contacts', { cookie: moved, csrf: '' })).statusCode).toBe(403);
+  });
 });
