@@ -139,8 +139,9 @@ export async function measureThroughput(
   const worker = async (_: unknown, index: number) => {
     const token = options.tokens?.length ? options.tokens[index % options.tokens.length] : options.token;
     while (sent < count && performance.now() < deadline) {
+      const n = sent++;
       try {
-        const response = options.post ? await client.post(url, options.post.body(sent++), token) : await client.get(url, token);
+        const response = options.post ? await client.post(url, options.post.body(n), token) : await client.get(url, token);
         if (response.status === (options.post?.status ?? 200)) latencies.push(response.ms);
         else errors++;
       } catch {

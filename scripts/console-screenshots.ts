@@ -123,6 +123,7 @@ async function main() {
     await open('/sources', 'Sources', 'sources');
     await open('/users', 'Users', 'users');
     await open('/removal-requests', 'Removal requests', 'removal-requests');
+    await open('/jobs', 'Jobs', 'jobs');
     await open('/audit-log', 'Audit log', 'audit-log');
     await browser.close();
   } finally {

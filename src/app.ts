@@ -26,6 +26,8 @@ import { customFieldAdminRoutes, customFieldDefinitionRoutes } from './modules/c
 import { filterFieldRoutes } from './modules/filter-fields/index.ts';
 import { healthRoutes } from './modules/health/index.ts';
 import { ingestionRoutes } from './modules/ingestion/index.ts';
+import { jobRoutes } from './modules/jobs/index.ts';
+import { metricsRoutes } from './modules/metrics/index.ts';
 import { leadScoreAdminRoutes, leadScoreRoutes } from './modules/lead-scores/index.ts';
 import { locationRoutes } from './modules/locations/index.ts';
 import { meRoutes } from './modules/me/index.ts';
@@ -108,6 +110,9 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.decorateRequest('consoleSession', null);
   app.decorateRequest('readQuery', null);
   app.addHook('onRoute', declareRoute);
+  // Requests are counted by route pattern as each route is added (modules/metrics); the rest as unmatched.
+  app.addHook('onRoute', services.metrics.instrumentRoute);
+  app.addHook('onResponse', services.metrics.countUnmatched);
   // Every statement of a request runs in its scope (db/request-scope.ts): under the statement timeout, and
   // cancelled when the client leaves before its answer is sent.
   app.addHook('onRequest', (_request, reply, done) => {
@@ -123,14 +128,15 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     'onRequest',
     createRequestGuard({ tokens: services.tokens, sessions: services.appUsers, rateLimiter: services.rateLimiter, probes: services.probeCounter, publicUrl: options.publicUrl }),
   );
-  // Once closing, answer requests in flight with `Connection: close`: server.close() waits for every
-  // connection, and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s).
+  // Once draining or closing, answer with `Connection: close`: server.close() waits for every connection,
+  // and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s); while draining, a
+  // client that connects again is sent (by its load balancer) to a process that is staying.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
   app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('Connection', 'close');
+    if (closing || services.readiness.draining) reply.header('Connection', 'close');
   });
   app.addHook('preValidation', async (request) => {
     const body = request.routeOptions.config.itemsCheckedAlone ? undefined : request.body;
@@ -244,6 +250,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   auditRoutes(app, services);
   researchPromptAdminRoutes(app, services);
   insightsRoutes(app, services);
+  jobRoutes(app, services);
+  metricsRoutes(app, services);
   appUserRoutes(app, services, options.publicUrl);
   consoleRoutes(app);
 

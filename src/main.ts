@@ -5,24 +5,42 @@ import { databaseTarget, openDatabase, type Database } from './db/database.ts';
 import { serializeRequest } from './http/logging.ts';
 import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
+import { startMetricsServer, type MetricsServer } from './modules/metrics/index.ts';
 import { cliActor } from './core/writer.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
   app: HearthApp;
   url: string;
+  /** Where `/metrics` is served without a token (HEARTH_METRICS_PORT), if anywhere. */
+  metricsUrl: string | null;
   /** Stops accepting connections and the job worker, lets requests and the job in flight finish, then closes the database. */
   stop(): Promise<void>;
+  /**
+   * SIGTERM: `/readyz` answers 503 at once while requests are still served for `graceMs`, so that a load
+   * balancer stops sending; then stop(). A later stop() (a second signal) skips what is left of the wait.
+   */
+  drain(graceMs: number, closing?: () => void): Promise<void>;
 }
 
 /** `hearth serve`: database, migrations, first-run bootstrap, HTTP. */
 export async function serve(config: Config, out: (line: string) => void): Promise<RunningServer> {
   const database = await openDatabase(databaseTarget(config, 'hearth serve'));
   let app: HearthApp | null = null;
+  let metricsServer: MetricsServer | null = null;
   try {
     // Background work logs through the app's logger, made after the services.
     const log = { info: (details: object, message: string) => app?.log.info(details, message), warn: (details: object, message: string) => app?.log.warn(details, message) };
-    const services = await createServices({ db: database.db, listen: database.listen, clock: systemClock, config, log });
+    const services = await createServices({
+      db: database.db,
+      listen: database.listen,
+      poolUse: database.poolUse,
+      engine: database.engine,
+      clock: systemClock,
+      config,
+      log,
+    });
+    services.metrics.collectProcessMetrics();
     await announceBootstrap(services, config, out);
     app = await buildApp({
       services,
@@ -35,20 +53,53 @@ export async function serve(config: Config, out: (line: string) => void): Promis
       if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
       throw new ConfigError(`port ${config.port} on ${config.host} is already in use: stop what uses it, or set PORT`);
     });
+    // Up before the line that says the server is serving, which scripts and tests wait for.
+    if (config.metrics) {
+      metricsServer = await startMetricsServer(services.metrics, { ...config.metrics, onError: (error) => app?.log.warn({ err: error }, 'could not read the metrics') }).catch((error: unknown) => {
+        if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
+        throw new ConfigError(`port ${config.metrics!.port} on ${config.metrics!.host} is already in use: stop what uses it, or set HEARTH_METRICS_PORT`);
+      });
+    }
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
+    if (metricsServer) out(`Metrics (Prometheus, every community, no token): ${metricsServer.url}/metrics`);
     const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log, leaseMs: config.jobLeaseMs, exclusive: !database.shared });
     worker.start();
     // With a model endpoint, look for contacts and organizations whose insights are due (docs/insights.md).
     services.insights.startSchedule((error) => app?.log.warn({ err: error }, 'could not look for due insights'));
     // Other processes and `hearth ingestion` read this process's backlog from the database.
     services.ingestion.startReporting((error) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
+    const metricsClose = metricsServer ? metricsServer.close : async () => {};
     const withdraw = async () => {
       await services.insights.stopSchedule().catch(() => undefined);
       await services.ingestion.stopReporting().catch(() => undefined);
+      await metricsClose();
     };
-    return { app, url: config.publicUrl, stop: stopper(app, worker, database, withdraw) };
+    const stop = stopper(app, worker, database, withdraw);
+    let endGrace: (() => void) | null = null;
+    return {
+      app,
+      url: config.publicUrl,
+      metricsUrl: metricsServer?.url ?? null,
+      stop: () => {
+        endGrace?.();
+        return stop();
+      },
+      async drain(graceMs, closing) {
+        services.readiness.drain();
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, graceMs);
+          endGrace = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        closing?.();
+        await stop();
+      },
+    };
   } catch (error) {
+    await metricsServer?.close();
     await app?.close();
     await database.close();
     throw error;

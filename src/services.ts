@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { Config } from './config/config.ts';
-import type { Listen } from './db/database.ts';
+import type { Engine, Listen, PoolUse } from './db/database.ts';
 import type { DB } from './db/schema.ts';
 import { CursorCodec } from './core/cursor.ts';
 import { createProbeCounter, createRateLimiter } from './http/rate-limit.ts';
@@ -18,7 +18,10 @@ import { createContactService } from './modules/contacts/index.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/index.ts';
 import { createCustomFieldAdminService, createCustomFieldDefinitionService } from './modules/custom-fields/index.ts';
 import { createFilterService } from './modules/filter-fields/index.ts';
+import { createReadiness } from './modules/health/index.ts';
 import { createIngestionService } from './modules/ingestion/index.ts';
+import { createJobAdminService } from './modules/jobs/index.ts';
+import { createMetricsService } from './modules/metrics/index.ts';
 import { createLeadScoreAdminService, createLeadScoreComputeService, createLeadScoreService } from './modules/lead-scores/index.ts';
 import { createLocationService } from './modules/locations/index.ts';
 import { createMeService } from './modules/me/index.ts';
@@ -57,6 +60,9 @@ export interface ServiceDeps {
   config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm'>>;
   /** Where background work reports what a caller does not see (the insights model's failures); none by default. */
   log?: { info(details: object, message: string): void; warn(details: object, message: string): void };
+  /** The database pool's use, for the metrics (Database.poolUse), and its engine; none: no pool gauges. */
+  poolUse?: () => PoolUse;
+  engine?: Engine;
 }
 
 /** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
@@ -86,6 +92,7 @@ export async function createServices(deps: ServiceDeps) {
     cursors,
     rateLimiter: createRateLimiter({ db, clock, config: deps.config.rateLimit }),
     probeCounter: createProbeCounter({ clock, config: deps.config.rateLimit }),
+    readiness: createReadiness(),
     communities: createCommunityService({ db, tokens, clock }),
     appUsers: createAppUserService({ db, clock, secret, publicUrl: deps.config.publicUrl }),
     sources: createSourceService({ db, cursors }),
@@ -125,6 +132,8 @@ export async function createServices(deps: ServiceDeps) {
     prospector: createProspectorService({ db, cursors, filters }),
     prospectorImports: createProspectorImportService({ db, clock }),
     jobs,
+    jobAdmin: createJobAdminService({ jobs, cursors }),
+    metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine }),
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),

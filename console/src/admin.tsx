@@ -342,10 +342,11 @@ export function RemovalRequestsPage() {
   );
 }
 
-/** Background jobs, read again every two seconds while the page is open, so running jobs show their progress. */
+/** Background jobs (`GET /api/v2/admin/jobs`), read again every two seconds, so running jobs show their progress. */
 export function JobsPage() {
   const [status, setStatus] = useState('');
-  const jobs = useApi<{ data: Row[] }>(`/api/v2/admin/jobs${query({ status, limit: 50 })}`);
+  const pager = usePager(status);
+  const jobs = useApi<{ data: Row[]; meta: { nextCursor: string | null } }>(`/api/v2/admin/jobs${query({ status, limit: 50, cursor: pager.cursor })}`);
   useEffect(() => {
     const timer = window.setInterval(jobs.reload, 2000);
     return () => window.clearInterval(timer);
@@ -355,20 +356,16 @@ export function JobsPage() {
       <Field label="Status" id="job-status">
         <select id="job-status" value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
           <option value="">any</option>
-          {['queued', 'running', 'succeeded', 'failed'].map((value) => (
+          {['queued', 'running', 'completed', 'failed'].map((value) => (
             <option key={value} value={value}>
               {value}
             </option>
           ))}
         </select>
       </Field>
-      {jobs.error ? (
-        <Notice kind="info">
-          Jobs are not readable over HTTP on this server yet (GET /api/v2/admin/jobs): use <code>npx hearth jobs</code>.
-        </Notice>
-      ) : null}
+      <ErrorNotice error={jobs.error} />
       {jobs.loading && !jobs.data ? <Loading /> : null}
-      <table aria-live="polite">
+      <table>
         <thead>
           <tr>
             <th scope="col">ID</th>
@@ -376,24 +373,34 @@ export function JobsPage() {
             <th scope="col">Status</th>
             <th scope="col">Progress</th>
             <th scope="col">Attempts</th>
-            <th scope="col">Updated</th>
+            <th scope="col">Enqueued</th>
+            <th scope="col">Finished</th>
+            <th scope="col">Result or error</th>
           </tr>
         </thead>
         <tbody>
           {(jobs.data?.data ?? []).map((job) => (
             <tr key={job.id}>
               <td>{job.id}</td>
-              <td>{job.kind}</td>
+              <td>
+                <code>{job.kind}</code>
+              </td>
               <td>{job.status}</td>
               <td>
                 <JobProgress progress={job.progress} />
               </td>
-              <td>{job.attempts}</td>
-              <td>{formatDate(job.updatedAt ?? job.finishedAt ?? job.createdAt)}</td>
+              <td>
+                {job.attempts} / {job.maxAttempts}
+              </td>
+              <td>{formatDate(job.createdAt)}</td>
+              <td>{formatDate(job.finishedAt)}</td>
+              <td class="clip">{job.error ?? (job.result === null || job.result === undefined ? '' : JSON.stringify(job.result))}</td>
             </tr>
           ))}
         </tbody>
       </table>
+      {jobs.data?.data.length === 0 ? <p class="muted">No job.</p> : null}
+      <Pager page={pager.page} nextCursor={jobs.data?.meta.nextCursor} onNext={pager.next} onPrevious={pager.previous} />
     </Page>
   );
 }
@@ -402,11 +409,13 @@ function JobProgress(props: { progress: unknown }) {
   const progress = props.progress as { done?: number; total?: number } | null | undefined;
   if (progress && typeof progress.done === 'number' && typeof progress.total === 'number' && progress.total > 0) {
     return (
-      <progress max={progress.total} value={progress.done}>
+      <>
+        <progress max={progress.total} value={progress.done} aria-label={`${progress.done} of ${progress.total}`} />{' '}
         {progress.done} / {progress.total}
-      </progress>
+      </>
     );
   }
+  if (progress && typeof progress === 'object' && Object.keys(progress).length === 0) return <span class="muted">—</span>;
   return <Value value={props.progress} />;
 }
 

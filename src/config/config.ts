@@ -31,6 +31,16 @@ export interface Config {
    * plans and caches for the life of the process (HEARTH_DB_CONNECTION_LIFETIME; 0 keeps them).
    */
   connectionLifetimeSeconds: number;
+  /**
+   * Where `/metrics` is served for every community without a token (HEARTH_METRICS_PORT, _HOST); null: only
+   * on the API port, to admin tokens (docs/operations.md).
+   */
+  metrics: { port: number; host: string } | null;
+  /**
+   * After SIGTERM, how long `/readyz` answers 503 while requests are still served, so that a load balancer
+   * stops sending before the server closes (HEARTH_SHUTDOWN_GRACE; ms).
+   */
+  shutdownGraceMs: number;
   /** The OpenAI-compatible endpoint that writes insights (docs/insights.md); null: the deterministic text only. */
   llm: LlmConfig | null;
 }
@@ -123,8 +133,48 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
     jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
     connectionLifetimeSeconds: integer(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600, 0, 604_800),
+    metrics: metricsConfig(env, host, port),
+    shutdownGraceMs: duration(env, 'HEARTH_SHUTDOWN_GRACE', 10_000, 3_600_000),
     llm: llmConfig(env),
   };
+}
+
+function metricsConfig(env: Env, host: string, apiPort: number): Config['metrics'] {
+  const raw = text(env, 'HEARTH_METRICS_PORT');
+  const metricsHost = text(env, 'HEARTH_METRICS_HOST');
+  if (raw === null) {
+    if (metricsHost !== null) throw new ConfigError('HEARTH_METRICS_HOST needs HEARTH_METRICS_PORT, the port to serve /metrics on');
+    return null;
+  }
+  const port = integer(env, 'HEARTH_METRICS_PORT', 0, 1, 65535);
+  if (port === apiPort) throw new ConfigError(`HEARTH_METRICS_PORT must differ from PORT (${apiPort}): the API port serves /metrics to admin tokens already`);
+  return { port, host: metricsHost ?? host };
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration: `10s`, `1m`, `500ms`, `1h`, ISO 8601 (`PT10S`, `PT1M30S`) or a number of seconds. Months
+ * and days are refused: no setting here is that long, and a month has no fixed length.
+ */
+export function parseDurationMs(raw: string): number | null {
+  const value = raw.trim();
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const short = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
+  if (short) return Math.round(Number(short[1]) * UNIT_MS[short[2]!]!);
+  const iso = /^PT(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/i.exec(value);
+  if (iso) return Math.round(((Number(iso[1] ?? 0) * 60 + Number(iso[2] ?? 0)) * 60 + Number(iso[3] ?? 0)) * 1000);
+  return null;
+}
+
+function duration(env: Env, name: string, fallbackMs: number, maxMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallbackMs;
+  const ms = parseDurationMs(raw);
+  if (ms === null || ms > maxMs) {
+    throw new ConfigError(`${name} must be a duration up to ${maxMs / 60_000} minutes: 10s, 1m, 500ms, PT10S or a number of seconds; got "${raw}"`);
+  }
+  return ms;
 }
 
 function llmConfig(env: Env): LlmConfig | null {

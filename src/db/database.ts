@@ -22,9 +22,22 @@ export interface Database {
   listen: Listen;
   /** Cancels the statements these backends are running (a request whose client left; request-scope.ts). */
   cancel(backends: number[]): Promise<void>;
+  /** How the connections are used now (the metrics' pool gauges). */
+  poolUse(): PoolUse;
   /** PostgreSQL: the planner statistics this process keeps current (statistics.ts); the embedded driver does its own. */
   statistics?: PlannerStatistics;
   close(): Promise<void>;
+}
+
+/**
+ * Connections of this process's pool: at most `max`, `total` open, `idle` of them free, and `waiting`
+ * callers queued for one. The embedded database is a pool of one session (pglite-dialect.ts).
+ */
+export interface PoolUse {
+  max: number;
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 /**
@@ -145,6 +158,7 @@ function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600
       if (backends.length === 0) return;
       await outsideRequestScope(() => pool.query('select pg_cancel_backend(pid) from unnest($1::int[]) as pid', [backends])).catch(() => undefined);
     },
+    poolUse: () => ({ max: poolSize, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     statistics,
     async close() {
       closed = true;
@@ -165,10 +179,12 @@ async function openPGlite(target: { dataDir: string | null; command?: string; te
       parsers: TYPE_PARSERS,
       extensions: PGLITE_EXTENSIONS,
     });
-    const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+    const dialect = new PGliteDialect(pglite);
+    const db = new Kysely<DB>({ dialect });
     return {
       db,
       engine: 'pglite',
+      poolUse: () => dialect.use(),
       shared: false,
       // One process, one connection: nothing can be missed.
       async listen(channel, handlers) {

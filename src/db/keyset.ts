@@ -1,5 +1,6 @@
-import { sql, type Expression, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type QueryResult, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { invalidCursor, type CursorPosition } from '../core/cursor.ts';
+import { reusableStatement, type StatementValues } from './reusable-statements.ts';
 
 /** One sort key of a list. The record's ID is always appended as the final tie-breaker. */
 export interface SortKey {
@@ -27,33 +28,68 @@ export interface KeysetPage<Row> {
 }
 
 /**
+ * A list's base query built from named values, so that its pages' statements are compiled once per shape
+ * (db/reusable-statements.ts) instead of being built again for every request. `shape` names everything
+ * the base query's text depends on besides those values (null: build it every time, as for a filter that
+ * carries values of its own); the page adds its sort, direction and position.
+ */
+export interface ListSource<O, V extends StatementValues = StatementValues> {
+  db: { executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> };
+  shape: string | null;
+  values: V;
+  // Repositories build their fully typed builder; only its output type matters here.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  build(values: V): SelectQueryBuilder<any, any, O>;
+}
+
+/** What a page is read from: a built query, or a source that builds it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PageQuery<O> = SelectQueryBuilder<any, any, O> | ListSource<O>;
+
+function isSource<O>(query: PageQuery<O>): query is ListSource<O> {
+  return 'build' in query && 'values' in query;
+}
+
+/** The query narrowed by `refine`; a source's shape gains `suffix`, which must name the refinement. */
+function refined<O>(query: PageQuery<O>, suffix: string, refine: (query: AnySelect) => AnySelect): PageQuery<O> {
+  if (!isSource(query)) return refine(query);
+  const { shape, build } = query;
+  return { ...query, shape: shape === null ? null : `${shape}|${suffix}`, build: (values) => refine(build(values)) };
+}
+
+/**
  * Keyset (seek) paging: the page starts strictly after the previous page's last position, so page 10,000
  * costs what page 1 costs, and rows inserted meanwhile are neither skipped nor repeated. It selects the sort
  * values as `_k0`, `_k1`, ... (left on the rows) to build the next position, and fetches one row more than asked to know
  * whether another page follows. Positions hold the values as PostgreSQL prints them (text): exact for
- * microsecond timestamps and numerics, which a JavaScript Date or number would round.
+ * microsecond timestamps and numerics, which a JavaScript Date or number would round. A source's shape
+ * must name its sort keys (the list's sort), as they are not values.
  */
-export async function keysetPage<O>(
-  // Repositories pass their fully typed builder; only its output type matters here.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query: SelectQueryBuilder<any, any, O>,
-  request: KeysetRequest,
-): Promise<KeysetPage<O>> {
+export async function keysetPage<O>(query: PageQuery<O>, request: KeysetRequest): Promise<KeysetPage<O>> {
   const keys: SortKey[] = [...request.keys, { expr: request.id }];
   // Only a cursor signed by this service gets here, but one from a version with other sort keys might.
   if (request.after && request.after.length !== keys.length) throw invalidCursor('cursor does not fit this list; start again without it');
   if (request.keys[0]?.nullable) return nullsLastPage(query, request);
   const direction = sql.raw(request.direction);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  let builder = query as SelectQueryBuilder<any, any, any>;
-  keys.forEach((key, index) => {
-    builder = builder.select(sql`(${key.expr})::text`.as(`_k${index}`));
-  });
-  if (request.after) builder = builder.where(after(keys, request.after, request.direction === 'asc' ? '>' : '<'));
-  for (const key of keys) {
-    builder = builder.orderBy(key.nullable ? sql`${key.expr} ${direction} nulls last` : sql`${key.expr} ${direction}`);
+  const statement = (base: AnySelect, position: CursorPosition | null, fetch: number) => {
+    let builder = base;
+    keys.forEach((key, index) => {
+      builder = builder.select(sql`(${key.expr})::text`.as(`_k${index}`));
+    });
+    if (position) builder = builder.where(after(keys, position, request.direction === 'asc' ? '>' : '<'));
+    for (const key of keys) {
+      builder = builder.orderBy(key.nullable ? sql`${key.expr} ${direction} nulls last` : sql`${key.expr} ${direction}`);
+    }
+    return builder.limit(fetch);
+  };
+  let found: Record<string, unknown>[];
+  if (!isSource(query)) found = await statement(query, request.after, request.limit + 1).execute();
+  else if (query.shape === null) found = await statement(query.build(query.values), request.after, request.limit + 1).execute();
+  else {
+    const values = { ...query.values, _after: request.after, _fetch: request.limit + 1 };
+    const compiled = reusableStatement(`${query.shape}|keyset ${request.direction} ${keys.length}`, values, (given) => statement(query.build(given), given._after, given._fetch));
+    found = (await query.db.executeQuery(compiled)).rows as Record<string, unknown>[];
   }
-  const found = (await builder.limit(request.limit + 1).execute()) as Record<string, unknown>[];
   const more = found.length > request.limit;
   // The `_k` columns stay on the rows: every caller reads its own fields, and stripping them (a copy and a
   // delete per row) cost a measurable share of a list request.
@@ -71,20 +107,17 @@ export async function keysetPage<O>(
  * page of 5,000 contacts by latest activity read all 5,000). Positions are the same as the one comparison's:
  * a null first value for the rows without one.
  */
-async function nullsLastPage<O>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query: SelectQueryBuilder<any, any, O>,
-  request: KeysetRequest,
-): Promise<KeysetPage<O>> {
+async function nullsLastPage<O>(query: PageQuery<O>, request: KeysetRequest): Promise<KeysetPage<O>> {
   const [first, ...rest] = request.keys as [SortKey, ...SortKey[]];
   const { after, limit } = request;
   const inNulls = after !== null && after[0] === null;
   let valued: KeysetPage<O> = { rows: [], next: null, last: null };
   if (!inNulls) {
-    valued = await keysetPage(query.where(sql<SqlBool>`${first.expr} is not null`), { ...request, keys: [{ expr: first.expr }, ...rest] });
+    const withValue = refined(query, 'valued', (base) => base.where(sql<SqlBool>`${first.expr} is not null`));
+    valued = await keysetPage(withValue, { ...request, keys: [{ expr: first.expr }, ...rest] });
     if (valued.next) return valued;
   }
-  const nulls = query.where(sql<SqlBool>`${first.expr} is null`);
+  const nulls = refined(query, 'null', (base) => base.where(sql<SqlBool>`${first.expr} is null`));
   const remaining = limit - valued.rows.length;
   if (remaining === 0) {
     // The page is full of rows with a value: another page follows if any row has none.
@@ -144,8 +177,11 @@ export interface SideSort {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnySelect = SelectQueryBuilder<any, any, any>;
 
-/** How a list is ordered: sort keys on the record's own row, or a side table's value. */
-export type ListOrder = { keys: SortKey[] } | { side: SideSort };
+/**
+ * How a list is ordered: sort keys on the record's own row (named, as a source's shape names its sort), or
+ * a side table's value.
+ */
+export type ListOrder = { name: string; keys: SortKey[] } | { side: SideSort };
 
 export interface OrderedPageRequest {
   id: Expression<unknown>;
@@ -158,13 +194,10 @@ export interface OrderedPageRequest {
  * One keyset page in the given order. A side sort's positions are `[value, id]`, with a null value for the
  * records without one, exactly as a nullable key's: records with a value come first in both directions.
  */
-export async function orderedPage<O>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  query: SelectQueryBuilder<any, any, O>,
-  order: ListOrder,
-  request: OrderedPageRequest,
-): Promise<KeysetPage<O>> {
-  if ('keys' in order) return keysetPage(query, { ...request, keys: order.keys });
+export async function orderedPage<O>(source: PageQuery<O>, order: ListOrder, request: OrderedPageRequest): Promise<KeysetPage<O>> {
+  if ('keys' in order) return keysetPage(refined(source, `sort ${order.name}`, (base) => base), { ...request, keys: order.keys });
+  // A side sort's expressions carry values of their own (the community, the field): built every time.
+  const query = isSource(source) ? source.build(source.values) : source;
   const { side } = order;
   const { after, limit } = request;
   if (after && after.length !== 2) throw invalidCursor('cursor does not fit this list; start again without it');

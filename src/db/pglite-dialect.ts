@@ -21,10 +21,19 @@ import { StatementNames } from './prepared-statements.ts';
  * work, which PGlite has no worker for (pglite-autovacuum.ts).
  */
 export class PGliteDialect implements Dialect {
+  private driver: PGliteDriver | null = null;
+
   constructor(private readonly pglite: PGlite) {}
 
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    this.driver = new PGliteDriver(this.pglite);
+    return this.driver;
+  }
+
+  /** The one session as a pool of one: whether a caller holds it, and how many wait for it. */
+  use(): { max: number; total: number; idle: number; waiting: number } {
+    const held = this.driver?.held ?? false;
+    return { max: 1, total: 1, idle: held ? 0 : 1, waiting: this.driver?.waiting ?? 0 };
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();
@@ -44,6 +53,9 @@ class PGliteDriver implements Driver {
   private readonly autovacuum = new EmbeddedAutovacuum();
   private vacuuming: Promise<void> | null = null;
   private destroyed = false;
+  /** Callers waiting for the session, and whether one holds it (the metrics read them). */
+  waiting = 0;
+  held = false;
 
   constructor(pglite: PGlite) {
     this.connection = new PGliteConnection(pglite);
@@ -55,7 +67,10 @@ class PGliteDriver implements Driver {
     const previous = this.queue;
     let release!: () => void;
     this.queue = new Promise<void>((resolve) => (release = resolve));
+    this.waiting += 1;
     await previous;
+    this.waiting -= 1;
+    this.held = true;
     this.release = release;
     return this.connection;
   }
@@ -63,6 +78,7 @@ class PGliteDriver implements Driver {
   async releaseConnection(): Promise<void> {
     const release = this.release;
     this.release = null;
+    this.held = false;
     release?.();
     if (!this.vacuuming && !this.destroyed && this.autovacuum.due()) this.vacuuming = this.vacuum();
   }

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { DB, JsonValue } from '../db/schema.ts';
-import { findJob, findJobById, findUnfinishedJob, insertJob, listJobs, wakeJob, type JobRow } from './job.repository.ts';
+import type { CursorPosition } from '../core/cursor.ts';
+import { countJobs, findJob, findJobById, findUnfinishedJob, insertJob, listJobs, pageJobs, wakeJob, type JobRow } from './job.repository.ts';
 
 export type { JobRow };
 
@@ -121,6 +122,16 @@ export function createJobQueue(deps: { db: Kysely<DB>; clock: Clock }) {
     /** Newest first, of one community or of every one (`communityId` null). */
     list(filter: { communityId: number | null; status?: JobRow['status']; kind?: string; limit?: number }): Promise<JobRow[]> {
       return listJobs(deps.db, { ...filter, limit: filter.limit ?? 50 });
+    },
+
+    /** One community's jobs, newest first, a keyset page at a time (GET /api/v2/admin/jobs). */
+    page(filter: { communityId: number; status?: JobRow['status']; kind?: string }, page: { after: CursorPosition | null; limit: number }) {
+      return pageJobs(deps.db, filter, page);
+    },
+
+    /** Jobs counted by community, kind and status (of one community, or of all: null). */
+    counts(communityId: number | null) {
+      return countJobs(deps.db, communityId);
     },
 
     /** A job by ID, in any community unless one is given. */

@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import type { CursorPosition } from '../core/cursor.ts';
 import type { DB, JsonValue } from '../db/schema.ts';
+import { keysetPage, type KeysetPage } from '../db/keyset.ts';
 
 export interface JobRow {
   communityId: number;
@@ -73,6 +75,31 @@ export async function listJobs(
   if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
   if (filter.status) query = query.where('status', '=', filter.status);
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(filter.limit).execute();
+}
+
+/**
+ * One community's jobs newest first, keyset paged on the ID (the primary key's second column, so a deep
+ * page costs what the first does); IDs grow with creation, so this is the order of `listJobs`.
+ */
+export function pageJobs(
+  db: Kysely<DB>,
+  filter: { communityId: number; status?: JobRow['status']; kind?: string },
+  page: { after: CursorPosition | null; limit: number },
+): Promise<KeysetPage<JobRow>> {
+  let query = db.selectFrom('jobs').select(columns).where('community_id', '=', filter.communityId);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  return keysetPage(query, { keys: [], id: sql.ref('id'), direction: 'desc', after: page.after, limit: page.limit });
+}
+
+/** How many jobs there are of each community, kind and status (of one community, or of all). */
+export async function countJobs(db: Kysely<DB>, communityId: number | null): Promise<{ communityId: number; kind: string; status: JobRow['status']; count: number }[]> {
+  let query = db
+    .selectFrom('jobs')
+    .select(['community_id as communityId', 'kind', sql<JobRow['status']>`status`.as('status'), sql<string>`count(*)::text`.as('count')]);
+  if (communityId !== null) query = query.where('community_id', '=', communityId);
+  const rows = await query.groupBy(['community_id', 'kind', 'status']).execute();
+  return rows.map((row) => ({ communityId: Number(row.communityId), kind: row.kind, status: row.status, count: Number(row.count) }));
 }
 
 /** A job by its ID, in any community unless one is given (job IDs are unique across communities). */

@@ -109,7 +109,11 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
     let after: CursorPosition | null = null;
     for (let index = 0; ; index++) {
       const limit = limits[index % limits.length]!;
-      const page: { rows: Row[]; next: CursorPosition | null } = await keysetPage(select(), { keys, id: sql`id`, direction, limit, after });
+      const request = { keys, id: sql`id`, direction, limit, after };
+      const page: { rows: Row[]; next: CursorPosition | null } = await keysetPage(select(), request);
+      // The same page from a source compiled once per shape (its value in the place of a stand-in).
+      const source = { db, shape: `scratch ${keys.map((key) => keyNames.get(key)).join(' ')}`, values: { above: 0 }, build: (values: { above: number }) => select().where('id', '>', values.above) };
+      expect(await keysetPage(source, request)).toEqual(page);
       result.pages.push(page.rows);
       result.ids.push(...page.rows.map((row) => row.id));
       // Rows come back without the helper columns.
@@ -131,6 +135,7 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
   const grp: SortKey = { expr: sql`grp` };
   const at: SortKey = { expr: sql`at`, nullable: true };
   const atNotNull: SortKey = { expr: sql`at` };
+  const keyNames = new Map([[score, 'score'], [grp, 'grp'], [at, 'at'], [atNotNull, 'at not null']]);
 
   // 40 rows: scores with many duplicates and nulls, IDs not in score order and with gaps.
   const MIXED: Row[] = Array.from({ length: 40 }, (_, index) => {

@@ -64,9 +64,11 @@ export class HearthProcess {
   constructor(
     readonly args: string[],
     env: Env,
+    /** Where Hearth is installed (a copy laid out as an image has it); this checkout by default. */
+    root = REPO_ROOT,
   ) {
-    this.child = spawn(process.execPath, [BIN, ...args], {
-      cwd: REPO_ROOT,
+    this.child = spawn(process.execPath, [root === REPO_ROOT ? BIN : path.join(root, 'bin/hearth.mjs'), ...args], {
+      cwd: root,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -206,8 +208,8 @@ export class Processes {
   private readonly processes = new Set<HearthProcess>();
   private readonly dirs = new Set<string>();
 
-  spawn(args: string[], env: Env = {}): HearthProcess {
-    const child = new HearthProcess(args, env);
+  spawn(args: string[], env: Env = {}, root?: string): HearthProcess {
+    const child = new HearthProcess(args, env, root);
     this.processes.add(child);
     return child;
   }
@@ -230,10 +232,13 @@ export class Processes {
     }
   }
 
-  /** `hearth serve` on a free port of 127.0.0.1; resolves once it says it is serving. */
-  async serve(env: Env, options: { logLevel?: string } = {}): Promise<HearthServer> {
+  /**
+   * `hearth serve` on a free port of 127.0.0.1; resolves once it says it is serving. SIGTERM stops it without
+   * the drain (HEARTH_SHUTDOWN_GRACE 0) unless `env` sets one: only the drain's own test waits for it.
+   */
+  async serve(env: Env, options: { logLevel?: string; cwd?: string } = {}): Promise<HearthServer> {
     const port = await freePort();
-    const child = this.spawn(['serve'], { LOG_LEVEL: options.logLevel ?? 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' });
+    const child = this.spawn(['serve'], { LOG_LEVEL: options.logLevel ?? 'warn', HEARTH_SHUTDOWN_GRACE: '0', ...env, PORT: String(port), HOST: '127.0.0.1' }, options.cwd);
     await child.waitForLine(/^Hearth is serving /);
     return { process: child, port, url: `http://127.0.0.1:${port}` };
   }

@@ -46,6 +46,8 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
     const services = await createServices({
       db: db.database.db,
       listen: db.database.listen,
+      poolUse: db.database.poolUse,
+      engine: db.database.engine,
       clock: options.clock ?? systemClock,
       config: {
         jwtSecret: null,

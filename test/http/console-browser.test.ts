@@ -129,5 +129,14 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${SKIP_R
       expect(refused.statusCode).toBe(403);
       expect(refused.json().reason).toBe('token has been revoked');
     });
+
+    it('shows background jobs (GET /api/v2/admin/jobs) and removal requests', async () => {
+      expect((await t.send('DELETE', '/community/v1/user/leave@example.org', undefined)).statusCode).toBe(200);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Jobs' }).click();
+      await page.getByRole('heading', { name: 'Jobs' }).waitFor();
+      await page.getByRole('cell', { name: 'privacy.erase' }).waitFor();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Removal requests' }).click();
+      await page.getByRole('cell', { name: 'leave@example.org' }).waitFor();
+    });
   });
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Processes, call, readLock } from '../helpers/process.ts';
+import { ENGINES } from '../helpers/test-database.ts';
+import { Processes, call, freePort, freshDatabaseEnv, readLock } from '../helpers/process.ts';
 
 /**
  * SIGTERM stops `hearth serve` gracefully: requests the server has taken in are answered (none is cut off),
@@ -64,7 +65,8 @@ describe('SIGTERM', () => {
 
   it('answers every request taken in, exits with 0 and removes the lock', { timeout: 90_000 }, async () => {
     const dataDir = processes.tempDir();
-    const server = await processes.serve({ HEARTH_DATA_DIR: dataDir }, { logLevel: 'info' });
+    // No drain: what is answered once the server closes (the drain before it is the next test's).
+    const server = await processes.serve({ HEARTH_DATA_DIR: dataDir, HEARTH_SHUTDOWN_GRACE: '0s' }, { logLevel: 'info' });
     const token = /^ {2}Token: +(\S+)$/m.exec(server.process.stdout)?.[1];
     expect(token).toBeDefined();
     const log = () => logLines(server.process.lines());
@@ -113,3 +115,77 @@ describe('SIGTERM', () => {
     expect(server.process.stderr).toBe('');
   });
 });
+
+/**
+ * Issue #15: on SIGTERM, /readyz fails at once while the server goes on serving for HEARTH_SHUTDOWN_GRACE
+ * (so a load balancer takes it out of rotation before it closes); then it closes, answering what it took in.
+ */
+describe.each(ENGINES)('SIGTERM with a grace period (%s)', (engine) => {
+  const processes = new Processes();
+  afterEach(() => processes.cleanup());
+
+  const GRACE_MS = 3000;
+
+  it('fails /readyz at once, serves through the grace period, completes the request in flight and exits 0', { timeout: 90_000 }, async () => {
+    const database = await freshDatabaseEnv(engine, processes);
+    try {
+      const metricsPort = await freePort();
+      const server = await processes.serve({ ...database.env, HEARTH_SHUTDOWN_GRACE: 'PT3S', HEARTH_METRICS_PORT: String(metricsPort) }, { logLevel: 'info' });
+      const token = /^ {2}Token: +(\S+)$/m.exec(server.process.stdout)?.[1];
+      expect(token).toBeDefined();
+      const log = () => logLines(server.process.lines());
+      const waitForLog = (what: string, found: (line: LogLine) => boolean) =>
+        server.process.waitFor(() => (log().some(found) ? true : undefined), what);
+
+      // The metrics port of a serving process: every community, the process's own figures, no token.
+      const announced = await server.process.waitForLine(/^Metrics \(Prometheus, every community, no token\): (\S+)$/);
+      expect(announced[1]).toBe(`http://127.0.0.1:${metricsPort}/metrics`);
+      const metrics = await call(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.body).toMatch(/^process_cpu_user_seconds_total \d/m);
+      expect(metrics.body).toMatch(new RegExp(`^hearth_db_pool_max\\{engine="${engine}"\\} ${engine === 'pglite' ? 1 : 10}$`, 'm'));
+
+      expect(await call(`${server.url}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
+      const upload = slowUpload(new URL(`${server.url}/api/v2/admin/sources`), token!, JSON.stringify({ name: 'Sent before SIGTERM' }));
+      await waitForLog('the upload taken in', (line) => line.msg === 'incoming request' && line.reqId === 'slow-upload');
+
+      const signalled = Date.now();
+      server.process.kill('SIGTERM');
+      await waitForLog('the drain begun', (line) => line.msg?.startsWith('SIGTERM: draining') === true);
+      // Not ready at once, while still up and serving: a new request is answered, and told to connect again.
+      expect(await call(`${server.url}/readyz`)).toMatchObject({ status: 503, body: { status: 'draining' } });
+      expect(Date.now() - signalled).toBeLessThan(GRACE_MS);
+      expect(await call(`${server.url}/healthz`)).toMatchObject({ status: 200, body: { status: 'ok' } });
+      const during = await requestOnce(`${server.url}/api/v2/me`, token!);
+      expect(during.status).toBe(200);
+      expect(during.connection).toBe('close');
+      expect(server.process.running).toBe(true);
+
+      // The grace period over, the server closes, still reading and answering the upload taken in before.
+      await waitForLog('the close begun', (line) => line.msg?.startsWith('SIGTERM: finishing requests in flight') === true);
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(GRACE_MS - 100);
+      upload.finish();
+      const uploaded = await upload.response;
+      expect(uploaded.status).toBe(201);
+      expect(uploaded.body).toMatchObject({ success: true, data: { name: 'Sent before SIGTERM' } });
+
+      expect(await server.process.waitForExit(40_000)).toEqual({ code: 0, signal: null });
+      expect(server.process.stderr).toBe('');
+      if (engine === 'pglite') expect(readLock(database.env.HEARTH_DATA_DIR!)).toBeNull();
+    } finally {
+      await processes.cleanup();
+      await database.drop();
+    }
+  });
+});
+
+/** One GET on a connection of its own: its status and its Connection header (which fetch does not show). */
+function requestOnce(url: string, token: string): Promise<{ status: number; connection: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+    });
+    request.on('error', reject);
+  });
+}

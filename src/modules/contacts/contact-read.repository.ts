@@ -57,7 +57,15 @@ export async function pageContacts(
   order: ListOrder,
   page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
 ) {
-  return orderedPage(contactsOf(db, communityId, filters).select(columns), order, { ...page, id: sql.ref('c.id') });
+  // Without a lightFilter the statement's text depends only on which filters are given: compiled once.
+  const source = {
+    db,
+    shape: filters.where ? null : 'contacts',
+    values: { community: communityId, organization: filters.organizationId, segment: filters.segmentId },
+    build: (values: { community: number; organization?: number; segment?: number }) =>
+      contactsOf(db, values.community, { organizationId: values.organization, segmentId: values.segment, where: filters.where }).select(columns),
+  };
+  return orderedPage(source, order, { ...page, id: sql.ref('c.id') });
 }
 
 export type ContactRow = Awaited<ReturnType<typeof pageContacts>>['rows'][number];

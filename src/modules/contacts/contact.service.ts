@@ -52,7 +52,7 @@ export function createContactService(deps: {
   }
 
   async function sortOrder(communityId: number, sort: SortChoice): Promise<ListOrder> {
-    if (sort.kind === 'fixed') return { keys: contacts.CONTACT_SORT_KEYS[sort.name]! };
+    if (sort.kind === 'fixed') return { name: sort.name, keys: contacts.CONTACT_SORT_KEYS[sort.name]! };
     if (sort.kind === 'custom_field') {
       if (!(await existingFieldIds(db, communityId, 'contact', [sort.id])).has(sort.id)) {
         throw invalidParameters(`sort ${sort.name}: no such contact custom field`);

@@ -73,7 +73,15 @@ export async function pageOrganizations(
   order: ListOrder,
   page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
 ): Promise<KeysetPage<OrganizationRow>> {
-  return orderedPage(withColumns(filtered(db, communityId, filters)), order, { ...page, id: sql.ref('o.id') });
+  // Without a lightFilter the statement's text depends only on which filters are given: compiled once.
+  const source = {
+    db,
+    shape: filters.where ? null : 'organizations',
+    values: { community: communityId, name: filters.name, primaryDomain: filters.primaryDomain },
+    build: (values: { community: number; name: string | null; primaryDomain: string | null }) =>
+      withColumns(filtered(db, values.community, { name: values.name, primaryDomain: values.primaryDomain, where: filters.where })),
+  };
+  return orderedPage(source, order, { ...page, id: sql.ref('o.id') });
 }
 
 export async function countOrganizations(db: Executor, communityId: number, filters: OrganizationFilters): Promise<number> {

@@ -37,7 +37,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
       }
       return { side: customFieldSort(communityId, 'organization', 'o', sort.id) };
     }
-    return { keys: sort.name === 'member_count' ? [organizations.memberCountKey] : [] };
+    return sort.name === 'member_count' ? { name: sort.name, keys: [organizations.memberCountKey] } : { name: 'id', keys: [] };
   }
 
   /** Every `cf_<id>` of `cols` must be a live organization field of the community; one 400 names the others. */

@@ -1,0 +1,176 @@
+import type { onResponseHookHandler, RouteOptions } from 'fastify';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { PoolUse } from '../../db/database.ts';
+import { formatId } from '../../core/ids.ts';
+import type { JobQueue } from '../../jobs/job-queue.ts';
+import type { IngestionService } from '../ingestion/index.ts';
+import { JOB_STATUSES } from '../jobs/index.ts';
+
+/** The route label of requests no route matched: one value, so that random paths add no series. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/** Latency buckets, in seconds. */
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/**
+ * The requests of one method, route and status: plain numbers, summed into at each answer. prom-client's
+ * labelled children hash their label set on every call (about 1 µs a request); these cost an increment and
+ * a short scan of the bucket bounds, and become Prometheus samples only when scraped.
+ */
+class RequestSeries {
+  count = 0;
+  sum = 0;
+  /** Requests per bucket, not cumulative (the scrape adds them up). */
+  readonly buckets = new Float64Array(BUCKETS.length);
+
+  constructor(readonly labels: { method: string; route: string; status: string }) {}
+
+  observe(seconds: number): void {
+    this.count += 1;
+    this.sum += seconds;
+    for (let i = 0; i < BUCKETS.length; i++) {
+      if (seconds <= BUCKETS[i]!) {
+        this.buckets[i]! += 1;
+        return;
+      }
+    }
+  }
+}
+
+/** A metric prom-client's registry prints: it calls get() at each scrape. */
+function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => { metricName?: string; labels: Record<string, string | number>; value: number }[]) {
+  return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) };
+}
+
+/**
+ * Prometheus metrics (docs/operations.md). What the process counts as it serves (requests by route and
+ * status, the database pool) lives in one registry for the life of the process; what lives in the
+ * database (jobs, the ingestion backlog) is read at each scrape, for one community (the admin's, on the
+ * API port) or for all (the metrics port).
+ */
+export function createMetricsService(deps: { jobs: JobQueue; ingestion: IngestionService; poolUse?: () => PoolUse; engine?: string }) {
+  const registry = new Registry();
+  const series: RequestSeries[] = [];
+  const requestsHelp = 'HTTP requests answered, by method, route pattern and status.';
+  const durationHelp = 'Time from receiving a request to answering it, by method, route pattern and status.';
+  registry.registerMetric(
+    scrapedMetric('hearth_http_requests_total', requestsHelp, 'counter', () => series.map((one) => ({ labels: one.labels, value: one.count }))) as never,
+  );
+  registry.registerMetric(
+    scrapedMetric('hearth_http_request_duration_seconds', durationHelp, 'histogram', () =>
+      series.flatMap((one) => {
+        let cumulative = 0;
+        const buckets = BUCKETS.map((le, i) => {
+          cumulative += one.buckets[i]!;
+          return { metricName: 'hearth_http_request_duration_seconds_bucket', labels: { ...one.labels, le }, value: cumulative };
+        });
+        return [
+          ...buckets,
+          { metricName: 'hearth_http_request_duration_seconds_bucket', labels: { ...one.labels, le: '+Inf' }, value: one.count },
+          { metricName: 'hearth_http_request_duration_seconds_sum', labels: one.labels, value: one.sum },
+          { metricName: 'hearth_http_request_duration_seconds_count', labels: one.labels, value: one.count },
+        ];
+      }),
+    ) as never,
+  );
+
+  const poolUse = deps.poolUse;
+  if (poolUse) {
+    const engine = deps.engine ?? 'unknown';
+    const pool = (name: string, help: string, read: (use: PoolUse) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['engine'],
+        registers: [registry],
+        collect() {
+          this.set({ engine }, read(poolUse()));
+        },
+      });
+    pool('hearth_db_pool_max', 'Connections the database pool may open (1 for the embedded database: one session).', (use) => use.max);
+    pool('hearth_db_pool_connections', 'Connections open in the pool.', (use) => use.total);
+    pool('hearth_db_pool_idle', 'Open connections no statement or transaction holds.', (use) => use.idle);
+    pool('hearth_db_pool_waiting', 'Callers waiting for a connection.', (use) => use.waiting);
+  }
+
+  // Each route keeps its series by method and status: a request costs two map reads and an observation.
+  function seriesFor(cache: Map<string, Map<number, RequestSeries>>, route: string, method: string, status: number): RequestSeries {
+    let byStatus = cache.get(method);
+    if (!byStatus) cache.set(method, (byStatus = new Map()));
+    let found = byStatus.get(status);
+    if (!found) {
+      byStatus.set(status, (found = new RequestSeries({ method, route, status: String(status) })));
+      series.push(found);
+    }
+    return found;
+  }
+
+  function hookFor(route: string): onResponseHookHandler {
+    const cache = new Map<string, Map<number, RequestSeries>>();
+    return (request, reply, done) => {
+      seriesFor(cache, route, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+      done();
+    };
+  }
+
+  const unmatched = hookFor(UNMATCHED_ROUTE);
+  let processMetrics = false;
+
+  return {
+    contentType: registry.contentType,
+
+    /** onRoute: counts the route's requests under its pattern (`/api/v2/contacts/:id`), never the raw URL. */
+    instrumentRoute(route: RouteOptions): void {
+      const hook = hookFor(route.url);
+      const own = route.onResponse;
+      route.onResponse = own === undefined ? [hook] : [...(Array.isArray(own) ? own : [own]), hook];
+    },
+
+    /** An app-wide onResponse hook for what no route matched (the 404s). */
+    countUnmatched: ((request, reply, done) => {
+      if (request.is404) unmatched.call(request.server, request, reply, done);
+      else done();
+    }) as onResponseHookHandler,
+
+    /** The process's CPU, memory, event loop and garbage collection (prom-client's defaults); once, by a serving process. */
+    collectProcessMetrics(): void {
+      if (processMetrics) return;
+      processMetrics = true;
+      collectDefaultMetrics({ register: registry });
+    },
+
+    /** The exposition text: the process's metrics, then the jobs and ingestion backlog of one community or of all (null). */
+    async render(communityId: number | null): Promise<string> {
+      const scrape = new Registry();
+      const jobs = new Gauge({ name: 'hearth_jobs', help: 'Background jobs by community, kind and status.', labelNames: ['community', 'kind', 'status'], registers: [scrape] });
+      const counts = await deps.jobs.counts(communityId);
+      // Every kind the server runs, in every status, for each community shown: a status with no job reads 0,
+      // so that an alert on failed jobs sees a series before the first failure.
+      const communities = new Set(counts.map((row) => row.communityId));
+      if (communityId !== null) communities.add(communityId);
+      for (const community of communities) {
+        for (const kind of deps.jobs.kinds()) for (const status of JOB_STATUSES) jobs.set({ community: formatId('community', community), kind, status }, 0);
+      }
+      for (const row of counts) jobs.set({ community: formatId('community', row.communityId), kind: row.kind, status: row.status }, row.count);
+
+      const backlog = (name: string, help: string) => new Gauge({ name, help, labelNames: ['community'], registers: [scrape] });
+      const queued = backlog('hearth_ingestion_queued_pushes', 'Pushes taken in and not yet stored, over every serving process.');
+      const oldest = backlog('hearth_ingestion_oldest_queued_seconds', 'How long the oldest push waiting has waited (0 when none waits).');
+      const stored = backlog('hearth_ingestion_stored_last_minute', 'Pushes stored in the last minute, over every serving process (the throughput).');
+      const batches = backlog('hearth_ingestion_batches_last_minute', 'Transactions that stored pushes in the last minute.');
+      const processes = backlog('hearth_ingestion_processes', 'Serving processes with pushes waiting or stored in the last minute.');
+      const backlogs = communityId === null ? await deps.ingestion.backlogs() : [{ communityId, ...(await deps.ingestion.backlog(communityId)) }];
+      for (const row of backlogs) {
+        const labels = { community: formatId('community', row.communityId) };
+        queued.set(labels, row.queuedPushes);
+        oldest.set(labels, (row.oldestQueuedMs ?? 0) / 1000);
+        stored.set(labels, row.storedLastMinute);
+        batches.set(labels, row.batchesLastMinute);
+        processes.set(labels, row.processes);
+      }
+      return (await registry.metrics()) + (await scrape.metrics());
+    },
+  };
+}
+
+export type MetricsService = ReturnType<typeof createMetricsService>;
