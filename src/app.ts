@@ -56,6 +56,8 @@ import { tokenRoutes } from './modules/tokens/index.ts';
 import { trackerRoutes, websiteVisitPushRoutes, websiteVisitRoutes } from './modules/website-visits/index.ts';
 import { webhookRoutes } from './modules/webhooks/index.ts';
 import { insightsRoutes, researchPromptAdminRoutes } from './modules/insights/index.ts';
+import { appUserRoutes } from './modules/app-users/index.ts';
+import { consoleRoutes } from './modules/console/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 import { createReadQueryHandler } from './http/read-query.ts';
@@ -106,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, plainTextBodyParser(app));
   app.decorateRequest('context', null);
+  app.decorateRequest('consoleSession', null);
   app.decorateRequest('readQuery', null);
   app.addHook('onRoute', declareRoute);
   // Requests are counted by route pattern as each route is added (modules/metrics); the rest as unmatched.
@@ -122,7 +125,10 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
-  app.addHook('onRequest', createRequestGuard({ tokens: services.tokens, rateLimiter: services.rateLimiter, probes: services.probeCounter }));
+  app.addHook(
+    'onRequest',
+    createRequestGuard({ tokens: services.tokens, sessions: services.appUsers, rateLimiter: services.rateLimiter, probes: services.probeCounter, publicUrl: options.publicUrl }),
+  );
   // Once draining or closing, answer with `Connection: close`: server.close() waits for every connection,
   // and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s); while draining, a
   // client that connects again is sent (by its load balancer) to a process that is staying.
@@ -164,12 +170,23 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
           '`/community/v1/t/{key}/…`, which take a source\'s public key).',
       },
       servers: [{ url: options.publicUrl }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'hearth_session',
+            description: "The web console's session (POST /api/v2/session); writes also need its X-CSRF-Token header.",
+          },
+        },
+      },
       tags: [
         { name: 'v2', description: 'Read and update API' },
         { name: 'core', description: 'Ingestion API' },
         { name: 'admin', description: 'Tokens and sources (admin scope)' },
         { name: 'health', description: 'Probes and this documentation' },
+        { name: 'console', description: 'Web console sign-in, sessions and users' },
       ],
     },
     // Named schemas (http/components.ts) keep their names under components.schemas.
@@ -237,6 +254,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   jobRoutes(app, services);
   metricsRoutes(app, services);
   webhookRoutes(app, services);
+  appUserRoutes(app, services, options.publicUrl);
+  consoleRoutes(app);
 
   await app.ready();
   return app;
@@ -288,7 +307,7 @@ function declareRoute(route: RouteOptions): void {
     schema.security = [];
   } else {
     response[403] ??= Forbidden;
-    schema.security = [{ bearerAuth: [] }];
+    schema.security = [{ bearerAuth: [] }, { sessionCookie: [] }];
   }
   if (!config.probe) response[429] ??= RateLimited;
   response['4XX'] ??= failure;

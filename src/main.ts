@@ -126,10 +126,13 @@ async function announceBootstrap(services: Services, config: Config, out: (line:
   const bootstrap = await services.communities.bootstrap(actor);
   if (!bootstrap.created) return;
   const setup = { ...bootstrap, ...(await services.communities.issueAdminToken(bootstrap, actor)) };
+  const link = await services.appUsers.firstRunLink(bootstrap.communityId, bootstrap.adminUserId);
   out('');
   out('First run: created the community "Default", an admin user, the source "API" and an API token.');
-  out('This token is shown once; keep it (make more with `npx hearth token create`).');
+  out('This token and the sign-in link are shown once; keep the token (make more with `npx hearth token create`).');
   out('');
+  out(`  Console:   ${link.url}`);
+  out('             (signs the admin in once, within 24 hours; then choose a password)');
   out(`  Token:     ${setup.token}`);
   out(`  Source ID: ${setup.sourceId}`);
   out(`  Docs:      ${config.publicUrl}/docs`);

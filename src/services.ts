@@ -1,3 +1,4 @@
+import { createAppUserService } from './modules/app-users/index.ts';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from './clock.ts';
@@ -96,6 +97,7 @@ export async function createServices(deps: ServiceDeps) {
     probeCounter: createProbeCounter({ clock, config: deps.config.rateLimit }),
     readiness: createReadiness(),
     communities: createCommunityService({ db, tokens, clock }),
+    appUsers: createAppUserService({ db, clock, secret, publicUrl: deps.config.publicUrl }),
     sources: createSourceService({ db, cursors }),
     activityTypes,
     ingestion,

@@ -44,6 +44,7 @@ export const OPTIONS = {
   filter: { type: 'string' },
   'filter-entity': { type: 'string' },
   'keep-previous': { type: 'string' },
+  role: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 

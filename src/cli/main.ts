@@ -24,6 +24,7 @@ import { prospectorCommand } from './commands/prospector.ts';
 import { runServer } from './commands/serve.ts';
 import { sourceCommand } from './commands/source.ts';
 import { tokenCommand } from './commands/token.ts';
+import { userCommand } from './commands/user.ts';
 import { insightsCommand } from './commands/insights.ts';
 import { researchCommand, researchPromptCommand } from './commands/research.ts';
 
@@ -31,6 +32,7 @@ import { researchCommand, researchPromptCommand } from './commands/research.ts';
 const COMMANDS: Command[] = [
   communityCommand,
   tokenCommand,
+  userCommand,
   sourceCommand,
   activityTypeCommand,
   privacyCommand,

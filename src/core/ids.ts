@@ -26,6 +26,7 @@ export const ID_PREFIXES = {
   prospector_contact: 'pc_',
   prospector_company: 'pco_',
   audit_entry: 'au_',
+  app_user: 'u_',
 } as const;
 
 export type IdEntity = keyof typeof ID_PREFIXES;

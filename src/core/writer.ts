@@ -11,7 +11,7 @@ export interface Writer {
    * (a token of no user), `cli:<os user>@<host>`, or `job:<id>` (background work another write enqueued).
    */
   actor: string;
-  /** The API token (`jti`) of the request; null for the CLI and for jobs. */
+  /** The API token (`jti`) of the request, or `session:<id>` for the web console's; null for the CLI and for jobs. */
   tokenId: string | null;
 }
 

@@ -74,6 +74,26 @@ export interface ApiTokens {
   scopes: string[];
 }
 
+export interface AppSessions {
+  community_id: Int8;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  id: Generated<Int8>;
+  secret_hash: string;
+  user_id: Int8;
+  via: string;
+}
+
+export interface AppSignInLinks {
+  community_id: Int8;
+  created_at: Generated<Timestamp>;
+  expires_at: Timestamp;
+  id: Generated<Int8>;
+  secret_hash: string;
+  used_at: Timestamp | null;
+  user_id: Int8;
+}
+
 export interface AppUserPersonas {
   community_id: Int8;
   persona_id: Int8;
@@ -87,6 +107,8 @@ export interface AppUsers {
   id: Generated<Int8>;
   login_email: string;
   name: string;
+  password_changed_at: Timestamp | null;
+  password_hash: string | null;
   role: Generated<string>;
   title: string | null;
 }
@@ -756,6 +778,8 @@ export interface DB {
   activity_topics: ActivityTopics;
   activity_types: ActivityTypes;
   api_tokens: ApiTokens;
+  app_sessions: AppSessions;
+  app_sign_in_links: AppSignInLinks;
   app_user_personas: AppUserPersonas;
   app_user_segment_bookmarks: AppUserSegmentBookmarks;
   app_users: AppUsers;

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TokenService } from '../modules/tokens/index.ts';
+import { sessionCookieOf, type AppUserService } from '../modules/app-users/index.ts';
 import { HearthError, rateLimited } from '../core/errors.ts';
 import type { ProbeCounter, RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';
@@ -12,9 +13,17 @@ const PRINTABLE_KEY = /^[\x21-\x7e]{1,100}$/;
  * usually answer from memory (core/listened-cache.ts, rate-limit.ts), so most requests add no database work here.
  * Every failure of authentication or scope is the same 403 `{status: "forbidden"}`; the reason is added.
  */
-export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: RateLimiter; probes: ProbeCounter }) {
+export function createRequestGuard(deps: {
+  tokens: TokenService;
+  sessions: Pick<AppUserService, 'authenticate' | 'csrfMatches'>;
+  rateLimiter: RateLimiter;
+  probes: ProbeCounter;
+  publicUrl: string;
+}) {
+  const publicOrigin = new URL(deps.publicUrl).origin;
   return async function guard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.context = null;
+    request.consoleSession = null;
     const config = request.routeOptions.config;
     if (config.probe) {
       const count = deps.probes.hit(request.ip);
@@ -42,6 +51,10 @@ export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: Ra
       const result = await deps.tokens.authenticate(bearer.token);
       if (result.ok) request.context = result.context;
       else failure = result.reason;
+    } else if (request.headers.authorization === undefined) {
+      // The console's session cookie, only when no Authorization header is sent: the bearer path does no more work.
+      const cookie = sessionCookieOf(request.headers.cookie);
+      if (cookie !== null) failure = await authenticateSession(request, cookie);
     }
 
     const limit = request.context
@@ -54,10 +67,35 @@ export function createRequestGuard(deps: { tokens: TokenService; rateLimiter: Ra
     if (auth === 'public') return;
     if (!request.context) throw new HearthError('forbidden', 'forbidden', failure ?? 'a bearer token is required');
     if (!satisfies(request.context.scopes, auth)) {
-      throw new HearthError('forbidden', 'forbidden', `token lacks the scope this operation needs (${describeAuth(auth)})`);
+      const who = request.consoleSession ? "the signed-in user's role" : 'token';
+      throw new HearthError('forbidden', 'forbidden', `${who} lacks the scope this operation needs (${describeAuth(auth)})`);
     }
   };
+
+  /**
+   * Sets the request's context from a session cookie, or answers why not. A state-changing request made
+   * with a cookie must also come from the console's origin (when the browser names one) and carry the
+   * session's CSRF token in `X-CSRF-Token`: a page of another site can make the browser send the cookie,
+   * but can neither read the token nor set the header without the console's consent (no CORS is granted).
+   */
+  async function authenticateSession(request: FastifyRequest, cookie: string): Promise<string | null> {
+    const result = await deps.sessions.authenticate(cookie);
+    if (!result.ok) return result.reason;
+    if (!SAFE_METHODS.has(request.method)) {
+      const origin = request.headers.origin;
+      if (origin !== undefined && origin !== publicOrigin) return `a request from ${origin} may not use the console's session`;
+      const given = request.headers['x-csrf-token'];
+      if (!deps.sessions.csrfMatches(cookie, typeof given === 'string' ? given : undefined)) {
+        return 'the X-CSRF-Token header is missing or wrong (GET /api/v2/session gives the token of the session)';
+      }
+    }
+    request.context = result.context;
+    request.consoleSession = { id: result.id, via: result.via, expiresAt: result.expiresAt, cookie };
+    return null;
+  }
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function bearerToken(header: string | undefined): { token: string | null; reason: string | null } {
   if (!header) return { token: null, reason: 'a bearer token is required (Authorization: Bearer <token>)' };

@@ -28,9 +28,19 @@ declare module 'fastify' {
     plainTextJson?: boolean;
   }
   interface FastifyRequest {
-    /** Set for every request with a valid token. */
+    /** Set for every request with a valid token or console session. */
     context: RequestContext | null;
+    /** The console session that authenticated the request (none for a bearer token). */
+    consoleSession: ConsoleSession | null;
   }
+}
+
+export interface ConsoleSession {
+  id: number;
+  via: 'password' | 'link';
+  expiresAt: Date;
+  /** The cookie's value (its secret): the CSRF token is derived from it, and signing out ends it. */
+  cookie: string;
 }
 
 export type HearthApp = FastifyInstance<

@@ -37,6 +37,8 @@ export interface TestAppOptions {
   llm?: LlmConfig;
   /** How long a webhook receiver may take to answer (HEARTH_WEBHOOK_TIMEOUT); 10 s by default. */
   webhookTimeoutMs?: number;
+  /** The address the app names itself by (TEST_PUBLIC_URL by default); a browser test gives the one it listens on. */
+  publicUrl?: string;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
@@ -51,7 +53,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       clock: options.clock ?? systemClock,
       config: {
         jwtSecret: null,
-        publicUrl: TEST_PUBLIC_URL,
+        publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
         rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, trackerPerKey: 1_000_000, trackerPerAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
         allowPrivateFetch: options.allowPrivateFetch ?? false,
         llm: options.llm ?? null,
@@ -61,7 +63,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
     const setup = await services.communities.init(cliActor());
     const app = await buildApp({
       services,
-      publicUrl: TEST_PUBLIC_URL,
+      publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
       logger: false,
       statementTimeoutMs: options.statementTimeoutMs,
       cancelStatements: db.database.cancel,

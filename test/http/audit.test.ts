@@ -332,6 +332,37 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
+    // Console users (issue #15): managed with the admin token; signing in and out, and a password, with the session.
+    const consoleUser = (
+      await write('POST /api/v2/admin/users', '/api/v2/admin/users', { name: 'Mia', loginEmail: 'mia@example.org', password: 'mia password 1' }, {
+        status: 201,
+        operation: 'user.create',
+        ids: (body) => [data(body).user.id],
+      })
+    ).data.user;
+    await write('PATCH /api/v2/admin/users/{id}', `/api/v2/admin/users/${consoleUser.id}`, { role: 'admin' }, { status: 200, operation: 'user.update', ids: () => [consoleUser.id] });
+    const link = (
+      await write('POST /api/v2/admin/users/{id}/sign-in-link', `/api/v2/admin/users/${consoleUser.id}/sign-in-link`, undefined, {
+        status: 201,
+        operation: 'user.sign_in_link',
+        ids: () => [consoleUser.id],
+      })
+    ).data;
+    const signedIn = await t.app.inject({ method: 'POST', url: '/api/v2/session', payload: { email: 'mia@example.org', password: 'mia password 1' } });
+    expect(signedIn.statusCode, signedIn.body).toBe(201);
+    expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'session.create', entityIds: [consoleUser.id], tokenId: expect.stringMatching(/^session:/) });
+    const byLink = await t.app.inject({ method: 'POST', url: '/api/v2/session/link', payload: { link: link.url } });
+    expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'session.create', detail: { via: 'link' } });
+    const sessionHeaders = (response: typeof signedIn) => ({ cookie: String(response.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': response.json().data.csrfToken as string });
+    const changed = await t.app.inject({ method: 'PUT', url: '/api/v2/session/password', headers: sessionHeaders(byLink), payload: { newPassword: 'mia password 2' } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'user.password', entityIds: [consoleUser.id] });
+    written.add('PUT /api/v2/session/password');
+    const out = await t.app.inject({ method: 'DELETE', url: '/api/v2/session', headers: sessionHeaders(byLink) });
+    expect(out.statusCode, out.body).toBe(200);
+    expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'session.delete', entityIds: [consoleUser.id] });
+    written.add('DELETE /api/v2/session');
+    await write('DELETE /api/v2/admin/users/{id}', `/api/v2/admin/users/${consoleUser.id}`, undefined, { status: 200, operation: 'user.remove', ids: () => [consoleUser.id] });
     await write('DELETE /api/v2/admin/tokens/{jti}', `/api/v2/admin/tokens/${issued.jti}`, undefined, { status: 200, operation: 'token.revoke', ids: () => [issued.jti] });
     expect(source.id).toMatch(/^sig_/);
 
@@ -344,7 +375,13 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
         .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, public: operation.security?.length === 0 })),
     );
     expect([...written].sort()).toEqual(writes.filter((w) => !w.public).map((w) => w.route).sort());
-    expect(writes.filter((w) => w.public).map((w) => w.route).sort()).toEqual(['POST /community/v1/t/{key}/identify', 'POST /community/v1/t/{key}/pageview']);
+    // And the console's sign-in, recorded as the user who signed in (above).
+    expect(writes.filter((w) => w.public).map((w) => w.route).sort()).toEqual([
+      'POST /api/v2/session',
+      'POST /api/v2/session/link',
+      'POST /community/v1/t/{key}/identify',
+      'POST /community/v1/t/{key}/pageview',
+    ]);
   });
 
   it('names a token without a console user by its name, and keeps the address of a removal request out of the log', async () => {

@@ -11,7 +11,7 @@ import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/lis
 import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/index.ts';
 import type { ActivityService } from '../activities/index.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { resolveContactId } from '../identity/index.ts';
+import { mergesInto, resolveContactId } from '../identity/index.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/index.ts';
 import { definitionIds, leadScoreSort, scoresOf, type StoredScore } from '../lead-scores/index.ts';
 import { findOrganization } from '../organizations/index.ts';
@@ -191,6 +191,20 @@ export function createContactService(deps: {
       if (!row) throw notFound('contact_not_found', `no contact ${formatId('contact', id)}`);
       const [contact] = await present(communityId, [row], cols, deps.clock.now());
       return contact!;
+    },
+
+    /** GET /api/v2/contacts/{id}/merges: the contacts merged into this one, and why (the identity's type, not its value). */
+    async merges(communityId: number, id: number) {
+      const live = await resolveContactId(db, communityId, id);
+      if (live === null) throw notFound('contact_not_found', `no contact ${formatId('contact', id)}`);
+      const rows = await mergesInto(db, communityId, live);
+      return rows.map((row) => ({
+        mergedId: formatId('contact', row.mergedId),
+        reason: row.reason,
+        identityType: row.identityType,
+        providerId: row.sourceId === null ? null : formatId('provider', row.sourceId),
+        mergedAt: row.mergedAt.toISOString(),
+      }));
     },
   };
 }

@@ -226,6 +226,18 @@ export async function mergeContacts(
     .execute();
 }
 
+/** The contacts merged into a survivor (directly or through another merged contact), newest first. */
+export async function mergesInto(db: Executor, communityId: number, survivorId: number) {
+  return db
+    .selectFrom('contact_merges')
+    .select(['merged_id as mergedId', 'reason', 'identity_type as identityType', 'source_id as sourceId', 'merged_at as mergedAt'])
+    .where('community_id', '=', communityId)
+    .where('survivor_id', '=', survivorId)
+    .orderBy('merged_at', 'desc')
+    .orderBy('merged_id', 'desc')
+    .execute();
+}
+
 /** The live contact an ID names: itself, or the survivor it was merged into. */
 export async function resolveContactId(db: Executor, communityId: number, contactId: number): Promise<number | null> {
   const row = await sql<{ id: number }>`

@@ -430,6 +430,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/contacts/{id}/merges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's merge history
+         * @description The contacts merged into this one (a merged ID answers for its survivor), newest first, with the reason and the type of the identity they shared.
+         */
+        get: operations["listContactMerges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/community/v1/organizations": {
         parameters: {
             query?: never;
@@ -711,6 +731,23 @@ export interface paths {
         };
         /** List contact custom fields */
         get: operations["listCoreContactCustomFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/removal-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List removal requests and their status (what `hearth privacy list` shows), newest first */
+        get: operations["listRemovalRequests"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2058,6 +2095,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in console user, and the CSRF token of their session */
+        get: operations["getSession"];
+        put?: never;
+        /**
+         * Sign in to the console with an email address and a password
+         * @description Answers 201 and sets the HttpOnly session cookie `hearth_session` (a week). A wrong address or password is one 403 `sign_in_failed`.
+         */
+        post: operations["signIn"];
+        /** Sign out: the session ends at once */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/session/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in to the console with a one-time link
+         * @description The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day.
+         */
+        post: operations["signInWithLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/session/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the signed-in user's password
+         * @description Asks for the current password, unless the session was opened by a one-time link. Ends the user’s other sessions.
+         */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List console users */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Add a console user
+         * @description Answers 201 with the user and a one-time sign-in link to hand them (shown once). Role: member by default.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a console user
+         * @description Their sessions end at once; their tokens keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).
+         */
+        delete: operations["removeUser"];
+        options?: never;
+        head?: never;
+        /** Rename a console user or change their role */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/v2/admin/users/{id}/sign-in-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A one-time sign-in link for a user (a password reset)
+         * @description Signed in by it, the user sets a new password without the old one.
+         */
+        post: operations["createSignInLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2100,6 +2261,94 @@ export interface components {
             success: false;
             message: string;
         };
+        AuditLogEntry: {
+            /** @description au_N */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the write committed its transaction.
+             */
+            at: string;
+            /** @description `user:<login email>`, `token:<token name>`, `cli:<os user>@<host>` or `job:<id>`. */
+            actor: string;
+            tokenId: string | null;
+            /** @description `<entity>.<verb>`, e.g. `contact.push`, `segment.rename`, `contacts.bulk_update`. */
+            operation: string;
+            /** @description Every record the write created or changed (c_N, o_N, s_N, l_N, ...). */
+            entityIds: string[];
+            /** @description What the IDs alone do not say: the change, counts, the job enqueued. */
+            detail: unknown;
+        };
+        CoreContactLookupResult: {
+            fullName: string;
+            /** @description "" when there is no value */
+            avatar: string;
+            /** @description "" when there is no value */
+            bio: string;
+            /** @description "" when there is no value */
+            organization: string;
+            /** @description "" when there is no value */
+            title: string;
+            /** Format: date-time */
+            first_seen: string;
+            /** @description date-time of the latest activity; "" when there is none */
+            last_active: string;
+            url: string;
+            /** @description "" when there is no value */
+            twitter: string;
+            /** @description "" when there is no value */
+            github: string;
+            /** @description "" when there is no value */
+            linkedin: string;
+            /** @description "" when there is no value */
+            discord: string;
+            /** @description "" when there is no value */
+            youtube: string;
+            common_room_member_url: string;
+            activities_count: number;
+            segments: {
+                id: number;
+                name: string;
+            }[];
+            custom_fields: {
+                name: string;
+                type: string;
+                value: unknown;
+            }[];
+            location: {
+                city: string | null;
+                region: string | null;
+                country: string | null;
+                countryCode: string | null;
+                worldRegion: string | null;
+            };
+            member_tags: {
+                id: string;
+                name: string;
+            }[];
+        };
+        Location: {
+            /** @description loc_N */
+            id: string;
+            /** @description e.g. "Austin, Texas, United States", "Texas, United States", "United States", "North America" */
+            name: string;
+            /** @enum {unknown} */
+            type: "city" | "country" | "country_region" | "world_region";
+            city: string | null;
+            region: string | null;
+            country: string | null;
+        };
+        Segment: {
+            /** @description s_N */
+            id: string;
+            name: string;
+            /** @enum {unknown} */
+            entityType: "contact" | "organization" | "object";
+            /** @description Members of the segment (opt-in: `cols=entityCount`). */
+            entityCount?: number;
+            /** @description The segment in the web console (opt-in: `cols=url`). */
+            url?: string;
+        };
         CoreTag: {
             /** @description l_N */
             id: string;
@@ -2125,24 +2374,6 @@ export interface components {
             /** @description What the tag may be assigned to */
             entityTypes: ("contact" | "activity" | "organization")[];
             deletedAt: string | null;
-        };
-        AuditLogEntry: {
-            /** @description au_N */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the write committed its transaction.
-             */
-            at: string;
-            /** @description `user:<login email>`, `token:<token name>`, `cli:<os user>@<host>` or `job:<id>`. */
-            actor: string;
-            tokenId: string | null;
-            /** @description `<entity>.<verb>`, e.g. `contact.push`, `segment.rename`, `contacts.bulk_update`. */
-            operation: string;
-            /** @description Every record the write created or changed (c_N, o_N, s_N, l_N, ...). */
-            entityIds: string[];
-            /** @description What the IDs alone do not say: the change, counts, the job enqueued. */
-            detail: unknown;
         };
         FullActivity: {
             /** @description a_N */
@@ -2203,17 +2434,6 @@ export interface components {
             /** @description For display */
             name: string;
         };
-        Location: {
-            /** @description loc_N */
-            id: string;
-            /** @description e.g. "Austin, Texas, United States", "Texas, United States", "United States", "North America" */
-            name: string;
-            /** @enum {unknown} */
-            type: "city" | "country" | "country_region" | "world_region";
-            city: string | null;
-            region: string | null;
-            country: string | null;
-        };
         CustomField: {
             /** @description cf_N */
             id: string;
@@ -2269,17 +2489,6 @@ export interface components {
             visible: boolean;
             /** Format: date-time */
             createdAt: string;
-        };
-        Segment: {
-            /** @description s_N */
-            id: string;
-            name: string;
-            /** @enum {unknown} */
-            entityType: "contact" | "organization" | "object";
-            /** @description Members of the segment (opt-in: `cols=entityCount`). */
-            entityCount?: number;
-            /** @description The segment in the web console (opt-in: `cols=url`). */
-            url?: string;
         };
         LeadScore: {
             /** @description ls_N */
@@ -2443,67 +2652,6 @@ export interface components {
             /** @description The organization's address in the web console. */
             url?: string;
         };
-        ActivityType: {
-            /** @description The value pushed as activityType and shown as an activity's type */
-            id: string;
-            displayName: string;
-        };
-        ActivityCategory: {
-            /** @description cat_<value> */
-            id: string;
-            /** @description For display */
-            name: string;
-            /** @description The category as activity types name it (e.g. `social`) */
-            value: string;
-        };
-        CoreContactLookupResult: {
-            fullName: string;
-            /** @description "" when there is no value */
-            avatar: string;
-            /** @description "" when there is no value */
-            bio: string;
-            /** @description "" when there is no value */
-            organization: string;
-            /** @description "" when there is no value */
-            title: string;
-            /** Format: date-time */
-            first_seen: string;
-            /** @description date-time of the latest activity; "" when there is none */
-            last_active: string;
-            url: string;
-            /** @description "" when there is no value */
-            twitter: string;
-            /** @description "" when there is no value */
-            github: string;
-            /** @description "" when there is no value */
-            linkedin: string;
-            /** @description "" when there is no value */
-            discord: string;
-            /** @description "" when there is no value */
-            youtube: string;
-            common_room_member_url: string;
-            activities_count: number;
-            segments: {
-                id: number;
-                name: string;
-            }[];
-            custom_fields: {
-                name: string;
-                type: string;
-                value: unknown;
-            }[];
-            location: {
-                city: string | null;
-                region: string | null;
-                country: string | null;
-                countryCode: string | null;
-                worldRegion: string | null;
-            };
-            member_tags: {
-                id: string;
-                name: string;
-            }[];
-        };
         Contact: {
             /** @description c_N */
             id: string;
@@ -2600,6 +2748,61 @@ export interface components {
             tags?: string[];
             /** @description The contact's address in the web console. */
             url?: string;
+        };
+        ContactMerge: {
+            /** @description c_N: the contact merged in; its ID keeps resolving to this one */
+            mergedId: string;
+            reason: string;
+            identityType: string | null;
+            providerId: string | null;
+            /** Format: date-time */
+            mergedAt: string;
+        };
+        ActivityType: {
+            /** @description The value pushed as activityType and shown as an activity's type */
+            id: string;
+            displayName: string;
+        };
+        ActivityCategory: {
+            /** @description cat_<value> */
+            id: string;
+            /** @description For display */
+            name: string;
+            /** @description The category as activity types name it (e.g. `social`) */
+            value: string;
+        };
+        AppUser: {
+            /** @description u_N */
+            id: string;
+            name: string;
+            loginEmail: string;
+            /**
+             * @description admin: everything, tokens, users and sources included; member: reads and writes data.
+             * @enum {unknown}
+             */
+            role: "admin" | "member";
+            /** @description Whether the user has set a password (else they sign in by a one-time link). */
+            hasPassword: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ConsoleSession: {
+            user: components["schemas"]["AppUser"];
+            communityId: string;
+            communityName: string;
+            /** @description The scopes of the user's role: what the session may call. */
+            scopes: string[];
+            /** @description Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie. */
+            csrfToken: string;
+            expiresAt: string | null;
+            /** @description The session was opened by a one-time link and the user has no password yet. */
+            passwordRequired: boolean;
+        };
+        SignInLink: {
+            /** @description Shown once; good for one sign-in within a day. */
+            url: string;
+            /** Format: date-time */
+            expiresAt: string;
         };
         JobOpeningItem: {
             /** @description job_N */
@@ -2762,6 +2965,22 @@ export interface components {
             url?: string;
             contactId?: string | null;
             organizationId?: string | null;
+        };
+        RemovalRequest: {
+            id: number;
+            email: string | null;
+            /** @enum {unknown} */
+            status: "queued" | "running" | "completed" | "failed";
+            requestedBy: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            /** Format: date-time */
+            deadline: string;
+            completedAt: string | null;
+            /** @description What the erasure touched, by kind (contacts, identities, ...). */
+            erased: {
+                [key: string]: number;
+            };
         };
         Topic: {
             /** @description tp_N */
@@ -4777,6 +4996,69 @@ export interface operations {
             };
         };
     };
+    listContactMerges: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description c_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ContactMerge"][];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
     upsertCoreOrganization: {
         parameters: {
             query?: never;
@@ -6143,6 +6425,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CoreError"];
+                };
+            };
+        };
+    };
+    listRemovalRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RemovalRequest"][];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
                 };
             };
         };
@@ -12053,6 +12395,669 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    password: string;
+                    /** @description com_N: needed only when the address signs in to several communities. */
+                    community?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            signedOut: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    signInWithLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The sign-in link, or what follows its `#link=`. */
+                    link: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ConsoleSession"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword?: string;
+                    /** @description At least 10 characters. */
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AppUser"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AppUser"][];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    loginEmail: string;
+                    /**
+                     * @description admin: everything, tokens, users and sources included; member: reads and writes data.
+                     * @enum {unknown}
+                     */
+                    role?: "admin" | "member";
+                    /** @description Optional: without one, the user signs in first by the answer’s one-time link. */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            user: components["schemas"]["AppUser"];
+                            signInLink: components["schemas"]["SignInLink"];
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    removeUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description u_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AppUser"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description u_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    /**
+                     * @description admin: everything, tokens, users and sources included; member: reads and writes data.
+                     * @enum {unknown}
+                     */
+                    role?: "admin" | "member";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["AppUser"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    createSignInLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description u_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SignInLink"];
+                    };
                 };
             };
             /** @description Missing, invalid, expired or revoked token, or a missing scope */

@@ -1,0 +1,218 @@
+import { render } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, SourcesPage, TokensPage, UsersPage } from './admin.tsx';
+import { api, setCsrfToken, whenSignedOut } from './api.ts';
+import { ActivitiesPage, ActivityPage, ContactPage, ContactsPage, OrganizationPage, OrganizationsPage, SegmentPage, SegmentsPage, TagsPage } from './records.tsx';
+import { interceptLinks, navigate, useLocation } from './router.ts';
+import { ErrorNotice, Field, Loading, Page } from './ui.tsx';
+
+type Session = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const NAV: { path: string; label: string; admin?: boolean }[] = [
+  { path: '/contacts', label: 'Contacts' },
+  { path: '/organizations', label: 'Organizations' },
+  { path: '/activities', label: 'Activities' },
+  { path: '/segments', label: 'Segments' },
+  { path: '/tags', label: 'Tags' },
+  { path: '/tokens', label: 'API tokens', admin: true },
+  { path: '/sources', label: 'Sources', admin: true },
+  { path: '/users', label: 'Users', admin: true },
+  { path: '/removal-requests', label: 'Removal requests', admin: true },
+  { path: '/jobs', label: 'Jobs', admin: true },
+  { path: '/audit-log', label: 'Audit log', admin: true },
+];
+
+function SignIn(props: { onSignedIn: (session: Session) => void }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  // A one-time link (`/sign-in#link=…`): its secret is in the fragment, which the browser never sends. A link
+  // pasted into a tab already showing this page changes only the fragment, hence the hashchange listener.
+  useEffect(() => {
+    const useLink = () => {
+      const link = new URLSearchParams(location.hash.slice(1)).get('link');
+      if (!link) return;
+      history.replaceState(null, '', '/sign-in');
+      setBusy(true);
+      api('POST', '/api/v2/session/link', { link }).then(
+        (session) => props.onSignedIn(session.data),
+        (failure: unknown) => {
+          setError(failure);
+          setBusy(false);
+        },
+      );
+    };
+    useLink();
+    window.addEventListener('hashchange', useLink);
+    return () => window.removeEventListener('hashchange', useLink);
+  }, []);
+  return (
+    <main id="main" class="sign-in">
+      <Page title="Sign in to Hearth">
+        <form
+          class="card"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            setBusy(true);
+            try {
+              const session = await api('POST', '/api/v2/session', { email, password });
+              props.onSignedIn(session.data);
+            } catch (failure) {
+              setError(failure);
+              setBusy(false);
+            }
+          }}
+        >
+          <ErrorNotice error={error} />
+          <Field label="Email address" id="email">
+            <input id="email" type="email" autocomplete="username" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+          </Field>
+          <Field label="Password" id="password">
+            <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+          </Field>
+          <button type="submit" class="primary" disabled={busy}>
+            Sign in
+          </button>
+          <p class="muted">The first admin signs in with the one-time link Hearth printed at its first start.</p>
+        </form>
+      </Page>
+    </main>
+  );
+}
+
+function Routes(props: { session: Session; reloadSession: () => void }) {
+  const { path } = useLocation();
+  const [, section, id] = path.split('/');
+  const admin = props.session.scopes.includes('admin');
+  switch (section) {
+    case '':
+    case 'contacts':
+      return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactsPage />;
+    case 'organizations':
+      return id ? <OrganizationPage id={decodeURIComponent(id)} /> : <OrganizationsPage />;
+    case 'activities':
+      return id ? <ActivityPage id={decodeURIComponent(id)} /> : <ActivitiesPage />;
+    case 'segments':
+      return id ? <SegmentPage id={decodeURIComponent(id)} /> : <SegmentsPage />;
+    case 'tags':
+      return <TagsPage />;
+    case 'account':
+      return <AccountPage session={props.session} onChanged={props.reloadSession} />;
+  }
+  if (!admin) {
+    return (
+      <Page title="Admins only">
+        <p>This page is for admins: your role is {props.session.user.role}.</p>
+      </Page>
+    );
+  }
+  switch (section) {
+    case 'tokens':
+      return <TokensPage />;
+    case 'sources':
+      return <SourcesPage />;
+    case 'users':
+      return <UsersPage me={props.session.user.id} />;
+    case 'removal-requests':
+      return <RemovalRequestsPage />;
+    case 'jobs':
+      return <JobsPage />;
+    case 'audit-log':
+      return <AuditLogPage />;
+  }
+  return (
+    <Page title="Not found">
+      <p>No page at {path}.</p>
+    </Page>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const { path } = useLocation();
+  const load = useCallback(() => {
+    api('GET', '/api/v2/session').then(
+      (answer) => {
+        setCsrfToken(answer.data.csrfToken);
+        setSession(answer.data);
+      },
+      () => setSession(null),
+    );
+  }, []);
+  useEffect(() => {
+    whenSignedOut(() => setSession(null));
+    load();
+  }, [load]);
+  useEffect(() => {
+    document.addEventListener('click', interceptLinks);
+    return () => document.removeEventListener('click', interceptLinks);
+  }, []);
+
+  if (session === undefined) return <Loading />;
+  if (session === null || path === '/sign-in') {
+    if (session && path === '/sign-in' && !location.hash) {
+      navigate('/contacts', true);
+      return null;
+    }
+    return (
+      <SignIn
+        onSignedIn={(opened) => {
+          setCsrfToken(opened.csrfToken);
+          setSession(opened);
+          const back = path === '/sign-in' || path === '/' ? (opened.passwordRequired ? '/account' : '/contacts') : path;
+          navigate(back + (path === '/sign-in' ? '' : location.search), true);
+        }}
+      />
+    );
+  }
+  const admin = session.scopes.includes('admin');
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a href="/contacts" class="brand">
+          Hearth
+        </a>
+        <span class="muted">{session.communityName}</span>
+        <nav aria-label="Account" class="account">
+          <a href="/account">{session.user.name}</a>
+          <a href="/docs" target="_blank" rel="noopener">
+            API reference
+          </a>
+          <button
+            type="button"
+            class="link"
+            onClick={async () => {
+              await api('DELETE', '/api/v2/session').catch(() => undefined);
+              setSession(null);
+              navigate('/sign-in');
+            }}
+          >
+            Sign out
+          </button>
+        </nav>
+      </header>
+      <div class="layout">
+        <nav aria-label="Main" class="side">
+          <ul>
+            {NAV.filter((item) => admin || !item.admin).map((item) => (
+              <li key={item.path}>
+                <a href={item.path} aria-current={path === item.path || path.startsWith(`${item.path}/`) || (path === '/' && item.path === '/contacts') ? 'page' : undefined}>
+                  {item.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" tabIndex={-1}>
+          <Routes session={session} reloadSession={load} />
+        </main>
+      </div>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

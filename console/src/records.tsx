@@ -1,0 +1,603 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { api, query } from './api.ts';
+import { FilterBuilder } from './filters.tsx';
+import { ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, usePager, useApi, Value } from './ui.tsx';
+
+type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+interface ListPage {
+  data: Row[];
+  meta: { nextCursor: string | null };
+}
+
+interface Column {
+  label: string;
+  render: (row: Row) => ComponentChildren;
+}
+
+/** A list page of the API: filters from its filter fields, a sort, keyset pages, and optional row selection. */
+function RecordList(props: {
+  entity: string;
+  path: string;
+  cols: string;
+  sorts: { value: string; label: string }[];
+  columns: Column[];
+  params?: Record<string, string>;
+  selection?: (selected: Row[], done: () => void) => ComponentChildren;
+  filters?: boolean;
+}) {
+  const [lightFilter, setLightFilter] = useState<string | null>(null);
+  const [sort, setSort] = useState(props.sorts[0]!.value);
+  const [direction, setDirection] = useState('asc');
+  const [selected, setSelected] = useState<Map<string, Row>>(new Map());
+  const resetKey = `${lightFilter}|${sort}|${direction}|${JSON.stringify(props.params ?? {})}`;
+  const pager = usePager(resetKey);
+  const path = `${props.path}${query({ limit: 25, cols: props.cols, sort, direction, lightFilter, cursor: pager.cursor, ...props.params })}`;
+  const list = useApi<ListPage>(path);
+  const toggle = (row: Row, on: boolean) =>
+    setSelected((current) => {
+      const next = new Map(current);
+      if (on) next.set(row.id, row);
+      else next.delete(row.id);
+      return next;
+    });
+  return (
+    <div class="record-list">
+      {props.filters === false ? null : <FilterBuilder entity={props.entity} onApply={setLightFilter} />}
+      <div class="toolbar">
+        <Field label="Sort by" id={`${props.entity}-sort`}>
+          <select id={`${props.entity}-sort`} value={sort} onChange={(event) => setSort(event.currentTarget.value)}>
+            {props.sorts.map((option) => (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Direction" id={`${props.entity}-direction`}>
+          <select id={`${props.entity}-direction`} value={direction} onChange={(event) => setDirection(event.currentTarget.value)}>
+            <option value="asc">Ascending</option>
+            <option value="desc">Descending</option>
+          </select>
+        </Field>
+      </div>
+      {props.selection && selected.size > 0 ? (
+        <div class="selection" role="region" aria-label="Selected records">
+          <span>{selected.size} selected</span>
+          {props.selection([...selected.values()], () => {
+            setSelected(new Map());
+            list.reload();
+          })}
+        </div>
+      ) : null}
+      <ErrorNotice error={list.error} />
+      {list.loading && !list.data ? <Loading /> : null}
+      {list.data ? (
+        list.data.data.length === 0 ? (
+          <p class="muted">Nothing matches.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                {props.selection ? (
+                  <th scope="col">
+                    <span class="visually-hidden">Select</span>
+                  </th>
+                ) : null}
+                {props.columns.map((column) => (
+                  <th scope="col" key={column.label}>
+                    {column.label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((row) => (
+                <tr key={row.id}>
+                  {props.selection ? (
+                    <td>
+                      <input
+                        type="checkbox"
+                        id={`select-${row.id}`}
+                        aria-label={`Select ${row.name ?? row.id}`}
+                        checked={selected.has(row.id)}
+                        onChange={(event) => toggle(row, event.currentTarget.checked)}
+                      />
+                    </td>
+                  ) : null}
+                  {props.columns.map((column) => (
+                    <td key={column.label}>{column.render(row)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      ) : null}
+      <Pager page={pager.page} nextCursor={list.data?.meta.nextCursor} onNext={pager.next} onPrevious={pager.previous} />
+    </div>
+  );
+}
+
+/** Adds the selected contacts to a segment, with the bulk update the API offers. */
+function AddToSegment(props: { contacts: Row[]; done: () => void }) {
+  const segments = useApi<ListPage>('/api/v2/segments?limit=1000');
+  const [segmentId, setSegmentId] = useState('');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const choices = (segments.data?.data ?? []).filter((segment) => segment.entityType === 'contact');
+  return (
+    <form
+      class="inline-form"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        try {
+          const target = segmentId || choices[0]?.id;
+          await api('POST', '/api/v2/contacts/bulk-update', { contactIds: props.contacts.map((contact) => contact.id), segmentId: target });
+          setMessage({ kind: 'ok', text: `Added ${props.contacts.length} contact(s) to ${choices.find((segment) => segment.id === target)?.name ?? target}.` });
+          props.done();
+        } catch (error) {
+          setMessage({ kind: 'error', text: (error as Error).message });
+        }
+      }}
+    >
+      <label for="add-to-segment">Segment</label>
+      <select id="add-to-segment" value={segmentId || choices[0]?.id} onChange={(event) => setSegmentId(event.currentTarget.value)}>
+        {choices.map((segment) => (
+          <option key={segment.id} value={segment.id}>
+            {segment.name}
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="primary" disabled={choices.length === 0}>
+        Add to segment
+      </button>
+      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+    </form>
+  );
+}
+
+const link = (base: string) => (row: Row) => <a href={`/${base}/${row.id}`}>{row.name ?? row.id}</a>;
+
+export function ContactsPage(props: { segmentId?: string }) {
+  const [message, setMessage] = useState<string | null>(null);
+  return (
+    <Page title="Contacts">
+      {message ? <Notice kind="ok">{message}</Notice> : null}
+      <RecordList
+        entity="contact"
+        path="/api/v2/contacts"
+        cols="primaryEmail,title,companyName,activityCountAll"
+        params={props.segmentId ? { segmentId: props.segmentId } : undefined}
+        sorts={[
+          { value: 'id', label: 'Added' },
+          { value: 'name', label: 'Name' },
+          { value: 'latest_activity', label: 'Latest activity' },
+        ]}
+        columns={[
+          { label: 'Name', render: link('contacts') },
+          { label: 'Email', render: (row) => <Value value={row.primaryEmail} /> },
+          { label: 'Title', render: (row) => <Value value={row.title} /> },
+          { label: 'Company', render: (row) => <Value value={row.companyName} /> },
+          { label: 'Activities', render: (row) => row.activityCountAll },
+        ]}
+        selection={(contacts, done) => (
+          <AddToSegment
+            contacts={contacts}
+            done={() => {
+              setMessage(`Added ${contacts.length} contact(s) to the segment.`);
+              done();
+            }}
+          />
+        )}
+      />
+    </Page>
+  );
+}
+
+function Section(props: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
+const CONTACT_COLS =
+  'fullName,primaryEmail,title,companyName,companyWebsite,location,profiles,segments,tags,leadScores,activityCount28d,activityCountAll,sparkSummary,jobHistory,cf_*';
+
+export function ContactPage(props: { id: string }) {
+  const contact = useApi<{ data: Row }>(`/api/v2/contacts/${encodeURIComponent(props.id)}${query({ cols: CONTACT_COLS })}`);
+  const activities = useApi<ListPage>(`/api/v2/activities${query({ contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' })}`);
+  const merges = useApi<{ data: Row[] }>(`/api/v2/contacts/${encodeURIComponent(props.id)}/merges`);
+  const tags = useApi<ListPage>('/api/v2/tags?limit=1000');
+  const tagName = (id: string) => tags.data?.data.find((tag) => tag.id === id)?.name ?? id;
+  const data = contact.data?.data;
+  return (
+    <Page title={data ? data.name : 'Contact'}>
+      <ErrorNotice error={contact.error} />
+      {data ? (
+        <div class="grid">
+          <Section title="Profile">
+            <dl>
+              {(
+                [
+                  ['fullName', 'Full name'],
+                  ['primaryEmail', 'Email'],
+                  ['title', 'Title'],
+                  ['companyName', 'Company'],
+                  ['companyWebsite', 'Website'],
+                  ['location', 'Location'],
+                  ['activityCount28d', 'Activities, 28 days'],
+                  ['activityCountAll', 'Activities, all'],
+                  ['sparkSummary', 'Summary'],
+                ] as const
+              ).map(([key, label]) => (
+                <div key={key}>
+                  <dt>{label}</dt>
+                  <dd>
+                    <Value value={data[key]} />
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          </Section>
+          <Section title="Identities">
+            <Value value={data.profiles} />
+          </Section>
+          <Section title="Segments">
+            {(data.segments ?? []).length ? (
+              <ul class="plain">
+                {(data.segments as Row[]).map((segment) => (
+                  <li key={segment.id}>
+                    <a href={`/segments/${segment.id}`}>{segment.name}</a>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p class="muted">In no segment.</p>
+            )}
+          </Section>
+          <Section title="Tags">
+            <Value value={(data.tags ?? []).map((tag: string | Row) => (typeof tag === 'string' ? tagName(tag) : tag.name))} />
+          </Section>
+          <Section title="Custom fields">
+            <Value value={data.customFields} />
+          </Section>
+          <Section title="Scores">
+            <Value value={data.leadScores} />
+          </Section>
+          <Section title="Job history">
+            <Value value={data.jobHistory} />
+          </Section>
+          <Section title="Merge history">
+            {merges.error ? <ErrorNotice error={merges.error} /> : null}
+            {merges.data ? (
+              merges.data.data.length ? (
+                <ul class="plain">
+                  {merges.data.data.map((merge) => (
+                    <li key={merge.mergedId}>
+                      {merge.mergedId} merged in {formatDate(merge.mergedAt)}: {merge.reason}
+                      {merge.identityType ? ` (shared ${merge.identityType})` : ''}
+                    </li>
+                  ))}
+                </ul>
+              ) : (
+                <p class="muted">No contact was merged into this one.</p>
+              )
+            ) : null}
+          </Section>
+        </div>
+      ) : contact.loading ? (
+        <Loading />
+      ) : null}
+      <Section title="Activities">
+        <ErrorNotice error={activities.error} />
+        {activities.data ? <ActivityTable rows={activities.data.data} /> : null}
+      </Section>
+    </Page>
+  );
+}
+
+function ActivityTable(props: { rows: Row[] }) {
+  if (props.rows.length === 0) return <p class="muted">No activity.</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Type</th>
+          <th scope="col">Source</th>
+          <th scope="col">Content</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.rows.map((row) => (
+          <tr key={row.id}>
+            <td>
+              <a href={`/activities/${row.id}`}>{formatDate(row.activityTime)}</a>
+            </td>
+            <td>{row.type}</td>
+            <td>
+              <Value value={row.providerName} />
+            </td>
+            <td class="clip">{row.content ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function OrganizationsPage() {
+  return (
+    <Page title="Organizations">
+      <RecordList
+        entity="organization"
+        path="/api/v2/organizations"
+        cols="contactsCount,employees,location"
+        sorts={[
+          { value: 'id', label: 'Added' },
+          { value: 'member_count', label: 'Contacts' },
+        ]}
+        columns={[
+          { label: 'Name', render: link('organizations') },
+          { label: 'Contacts', render: (row) => row.contactsCount ?? 0 },
+          { label: 'Employees', render: (row) => <Value value={row.employees} /> },
+          { label: 'Location', render: (row) => <Value value={row.location} /> },
+        ]}
+      />
+    </Page>
+  );
+}
+
+export function OrganizationPage(props: { id: string }) {
+  const organization = useApi<{ data: Row }>(
+    `/api/v2/organizations/${encodeURIComponent(props.id)}${query({ cols: 'about,contactsCount,employees,linkedInUrl,profiles,location,subIndustry,tags,leadScores,topContacts,cf_*' })}`,
+  );
+  const contacts = useApi<ListPage>(`/api/v2/contacts${query({ organizationId: props.id, limit: 25, cols: 'title,primaryEmail' })}`);
+  const data = organization.data?.data;
+  return (
+    <Page title={data ? data.name : 'Organization'}>
+      <ErrorNotice error={organization.error} />
+      {data ? (
+        <div class="grid">
+          <Section title="Profile">
+            <Value value={Object.fromEntries(Object.entries(data).filter(([key]) => !['id', 'name', 'topContacts', 'customFields', 'url'].includes(key)))} />
+          </Section>
+          <Section title="Custom fields">
+            <Value value={data.customFields} />
+          </Section>
+        </div>
+      ) : organization.loading ? (
+        <Loading />
+      ) : null}
+      <Section title="Contacts">
+        <ErrorNotice error={contacts.error} />
+        <ul class="plain">
+          {(contacts.data?.data ?? []).map((contact) => (
+            <li key={contact.id}>
+              <a href={`/contacts/${contact.id}`}>{contact.name}</a> <span class="muted">{contact.title ?? ''}</span>
+            </li>
+          ))}
+        </ul>
+      </Section>
+    </Page>
+  );
+}
+
+export function ActivitiesPage() {
+  return (
+    <Page title="Activities">
+      <RecordList
+        entity="activity"
+        path="/api/v2/activities"
+        cols="contactId,content,providerName"
+        sorts={[
+          { value: 'activityTime', label: 'Time' },
+          { value: 'id', label: 'Added' },
+        ]}
+        columns={[
+          { label: 'When', render: (row) => <a href={`/activities/${row.id}`}>{formatDate(row.activityTime)}</a> },
+          { label: 'Type', render: (row) => row.type },
+          { label: 'Contact', render: (row) => (row.contactId ? <a href={`/contacts/${row.contactId}`}>{row.contactId}</a> : '—') },
+          { label: 'Source', render: (row) => <Value value={row.providerName} /> },
+          { label: 'Content', render: (row) => <span class="clip">{row.content ?? ''}</span> },
+        ]}
+      />
+    </Page>
+  );
+}
+
+export function ActivityPage(props: { id: string }) {
+  const activity = useApi<{ data: Row }>(
+    `/api/v2/activities/${encodeURIComponent(props.id)}${query({ cols: 'contactId,content,isUserInitiated,participantCount,providerName,replyCount,sentiment,subSourceNames' })}`,
+  );
+  const data = activity.data?.data;
+  return (
+    <Page title={data ? `${data.type} · ${formatDate(data.activityTime)}` : 'Activity'}>
+      <ErrorNotice error={activity.error} />
+      {data ? (
+        <Section title="Activity">
+          {data.contactId ? (
+            <p>
+              By <a href={`/contacts/${data.contactId}`}>{data.contactId}</a>
+            </p>
+          ) : null}
+          <Value value={data} />
+        </Section>
+      ) : null}
+    </Page>
+  );
+}
+
+export function SegmentsPage() {
+  const segments = useApi<ListPage>('/api/v2/segments?limit=1000&cols=entityCount');
+  const [name, setName] = useState('');
+  const [entityType, setEntityType] = useState('contact');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  return (
+    <Page title="Segments">
+      <form
+        class="card inline-form"
+        aria-label="New segment"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          try {
+            const made = await api('POST', '/api/v2/segments', { name, entityType });
+            setMessage({ kind: 'ok', text: `Created the segment ${made.data.name}.` });
+            setName('');
+            segments.reload();
+          } catch (error) {
+            setMessage({ kind: 'error', text: (error as Error).message });
+          }
+        }}
+      >
+        <label for="segment-name">New segment</label>
+        <input id="segment-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <label for="segment-type">of</label>
+        <select id="segment-type" value={entityType} onChange={(event) => setEntityType(event.currentTarget.value)}>
+          <option value="contact">contacts</option>
+          <option value="organization">organizations</option>
+        </select>
+        <button type="submit" class="primary">
+          Create segment
+        </button>
+      </form>
+      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+      <ErrorNotice error={segments.error} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Of</th>
+            <th scope="col">Members</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(segments.data?.data ?? []).map((segment) => (
+            <tr key={segment.id}>
+              <td>
+                <a href={`/segments/${segment.id}`}>{segment.name}</a>
+              </td>
+              <td>{segment.entityType}</td>
+              <td>{segment.entityCount}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Page>
+  );
+}
+
+export function SegmentPage(props: { id: string }) {
+  const segment = useApi<{ data: Row }>(`/api/v2/segments/${encodeURIComponent(props.id)}?cols=entityCount`);
+  const [name, setName] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const data = segment.data?.data;
+  return (
+    <Page title={data ? `Segment: ${data.name}` : 'Segment'}>
+      <ErrorNotice error={segment.error} />
+      {data ? (
+        <>
+          <p>
+            {data.entityCount} {data.entityType === 'contact' ? 'contact(s)' : `${data.entityType}(s)`} in this segment.
+          </p>
+          <form
+            class="card inline-form"
+            aria-label="Rename the segment"
+            onSubmit={async (event) => {
+              event.preventDefault();
+              try {
+                await api('PATCH', `/api/v2/segments/${data.id}`, { name: name ?? data.name });
+                setMessage({ kind: 'ok', text: 'Renamed.' });
+                segment.reload();
+              } catch (error) {
+                setMessage({ kind: 'error', text: (error as Error).message });
+              }
+            }}
+          >
+            <label for="segment-rename">Name</label>
+            <input id="segment-rename" required value={name ?? data.name} onInput={(event) => setName(event.currentTarget.value)} />
+            <button type="submit">Rename</button>
+          </form>
+          {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+          {data.entityType === 'contact' ? (
+            <section aria-label="Members">
+              <h2>Members</h2>
+              <RecordList
+                entity="contact"
+                path="/api/v2/contacts"
+                cols="primaryEmail,title"
+                filters={false}
+                params={{ segmentId: data.id }}
+                sorts={[
+                  { value: 'name', label: 'Name' },
+                  { value: 'id', label: 'Added' },
+                ]}
+                columns={[
+                  { label: 'Name', render: link('contacts') },
+                  { label: 'Email', render: (row) => <Value value={row.primaryEmail} /> },
+                  { label: 'Title', render: (row) => <Value value={row.title} /> },
+                ]}
+              />
+            </section>
+          ) : null}
+        </>
+      ) : null}
+    </Page>
+  );
+}
+
+export function TagsPage() {
+  const tags = useApi<ListPage>('/api/v2/tags?limit=1000');
+  const [name, setName] = useState('');
+  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  return (
+    <Page title="Tags">
+      <form
+        class="card inline-form"
+        aria-label="New tag"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          try {
+            await api('POST', '/community/v1/tags', { name, entityTypes: ['member', 'activity', 'company'] });
+            setMessage({ kind: 'ok', text: `Created the tag ${name}.` });
+            setName('');
+            tags.reload();
+          } catch (error) {
+            setMessage({ kind: 'error', text: (error as Error).message });
+          }
+        }}
+      >
+        <label for="tag-name">New tag</label>
+        <input id="tag-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
+        <button type="submit" class="primary">
+          Create tag
+        </button>
+      </form>
+      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
+      <ErrorNotice error={tags.error} />
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Tag</th>
+            <th scope="col">ID</th>
+            <th scope="col">For</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(tags.data?.data ?? []).map((tag) => (
+            <tr key={tag.id}>
+              <td>{tag.name}</td>
+              <td>
+                <code>{tag.id}</code>
+              </td>
+              <td>{(tag.entityTypes ?? []).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </Page>
+  );
+}

@@ -1,0 +1,172 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from './api.ts';
+
+/** A page's frame: its heading takes the focus when the page opens, so screen readers announce it. */
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${props.title} · Hearth`;
+    heading.current?.focus();
+  }, [props.title]);
+  return (
+    <section aria-labelledby="page-title">
+      <header class="page-header">
+        <h1 id="page-title" tabIndex={-1} ref={heading}>
+          {props.title}
+        </h1>
+        {props.actions}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+/** A message read out by screen readers as it appears. */
+export function Notice(props: { kind: 'error' | 'ok' | 'info'; children: ComponentChildren }) {
+  return (
+    <p class={`notice notice-${props.kind}`} role={props.kind === 'error' ? 'alert' : 'status'}>
+      {props.children}
+    </p>
+  );
+}
+
+export function ErrorNotice(props: { error: unknown }) {
+  if (!props.error) return null;
+  const message = props.error instanceof ApiError ? props.error.message : String(props.error);
+  return <Notice kind="error">{message}</Notice>;
+}
+
+/** Loads `path` (again whenever it changes or `reload` is called). */
+export function useApi<T>(path: string | null) {
+  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({ data: null, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    if (path === null) return;
+    let live = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    api<T>('GET', path).then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error: unknown) => live && setState({ data: null, error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path, tick]);
+  const reload = useCallback(() => setTick((value) => value + 1), []);
+  return { ...state, reload };
+}
+
+export function Loading() {
+  return (
+    <p class="muted" role="status">
+      Loading…
+    </p>
+  );
+}
+
+export function Field(props: { label: string; id: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      {props.children}
+      {props.hint ? (
+        <small id={`${props.id}-hint`} class="muted">
+          {props.hint}
+        </small>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * Keyset pages: the API gives the next page's cursor; the cursors of the pages seen are kept, so
+ * "Previous" goes back without the API knowing offsets.
+ */
+export function usePager(resetKey: string) {
+  const [cursors, setCursors] = useState<string[]>([]);
+  useEffect(() => setCursors([]), [resetKey]);
+  return {
+    cursor: cursors[cursors.length - 1] ?? null,
+    page: cursors.length + 1,
+    next: (cursor: string) => setCursors((list) => [...list, cursor]),
+    previous: () => setCursors((list) => list.slice(0, -1)),
+  };
+}
+
+export function Pager(props: { page: number; nextCursor: string | null | undefined; onNext: (cursor: string) => void; onPrevious: () => void }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={props.page === 1} onClick={props.onPrevious}>
+        ← Previous
+      </button>
+      <span aria-live="polite">Page {props.page}</span>
+      <button type="button" disabled={!props.nextCursor} onClick={() => props.nextCursor && props.onNext(props.nextCursor)}>
+        Next →
+      </button>
+    </nav>
+  );
+}
+
+export function formatDate(value: string | null | undefined): string {
+  if (!value) return '—';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? value : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
+
+/** A value of any shape, shown readably: what the API adds later still shows without a change here. */
+export function Value(props: { value: unknown }): preact.JSX.Element {
+  const value = props.value;
+  if (value === null || value === undefined || value === '') return <span class="muted">—</span>;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return <span class="muted">none</span>;
+    return (
+      <ul class="plain">
+        {value.map((item, index) => (
+          <li key={index}>
+            <Value value={item} />
+          </li>
+        ))}
+      </ul>
+    );
+  }
+  if (typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    if ('name' in record && 'id' in record && Object.keys(record).length <= 3) return <span>{String(record.name)}</span>;
+    if ('type' in record && 'value' in record && Object.keys(record).length === 2) return <span>{`${String(record.type)}: ${String(record.value)}`}</span>;
+    if (Object.keys(record).length === 0) return <span class="muted">none</span>;
+    return (
+      <dl class="inline">
+        {Object.entries(record).map(([key, item]) => (
+          <div key={key}>
+            <dt>{key}</dt>
+            <dd>
+              <Value value={item} />
+            </dd>
+          </div>
+        ))}
+      </dl>
+    );
+  }
+  if (typeof value === 'boolean') return <span>{value ? 'yes' : 'no'}</span>;
+  return <span>{String(value)}</span>;
+}
+
+export function CopyText(props: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div class="copy">
+      <pre tabIndex={0} aria-label={props.label}>
+        {props.text}
+      </pre>
+      <button
+        type="button"
+        onClick={() => {
+          void navigator.clipboard?.writeText(props.text).then(() => setCopied(true));
+        }}
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,302 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/schema.ts';
+import { HearthError, invalidParameters } from '../../core/errors.ts';
+import { formatId, parseCoreId } from '../../core/ids.ts';
+import type { Scope } from '../../core/scopes.ts';
+import type { RequestContext, Writer } from '../../core/writer.ts';
+import { recordWrite } from '../audit/index.ts';
+import { linkAppUserContact } from '../communities/index.ts';
+import * as users from './app-user.repository.ts';
+import { decoyHash, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './password.ts';
+
+export const SESSION_COOKIE = 'hearth_session';
+/** A session lasts a week from sign-in; signing out, a password change or the user's removal ends it sooner. */
+export const SESSION_LIFETIME_SECONDS = 7 * 24 * 3600;
+/** A one-time sign-in link is good for a day. */
+export const LINK_LIFETIME_SECONDS = 24 * 3600;
+
+/** What a console user may do through the API: members read and write data, admins also manage tokens, users and sources. */
+export const ROLE_SCOPES: Record<users.Role, Scope[]> = {
+  admin: ['read', 'write', 'admin'],
+  member: ['read', 'write'],
+};
+
+export type SessionAuthentication =
+  | { ok: true; context: RequestContext; id: number; via: 'password' | 'link'; expiresAt: Date }
+  | { ok: false; reason: string };
+
+export interface OpenedSession {
+  /** The cookie's value: `<community>.<secret>`; only its hash is stored. */
+  cookie: string;
+  csrfToken: string;
+  expiresAt: Date;
+  user: users.AppUserRow;
+  communityName: string;
+}
+
+const SECRET_FORM = /^([0-9]{1,16})\.([A-Za-z0-9_-]{43})$/;
+
+function newSecret(communityId: number): string {
+  return `${communityId}.${randomBytes(32).toString('base64url')}`;
+}
+
+function parseSecret(value: string): { communityId: number; hash: string } | null {
+  const match = SECRET_FORM.exec(value);
+  if (!match) return null;
+  const communityId = Number(match[1]);
+  if (!Number.isSafeInteger(communityId)) return null;
+  return { communityId, hash: createHash('sha256').update(match[2]!).digest('base64url') };
+}
+
+const badSignIn = () => new HearthError('forbidden', 'sign_in_failed', 'the email address or the password is wrong');
+
+function checkPassword(password: string) {
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameters(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH) throw invalidParameters(`the password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+}
+
+function checkEmail(email: string): string {
+  const trimmed = email.trim();
+  if (!/^[^\s@]+@[^\s@]+$/.test(trimmed)) throw invalidParameters(`"${email}" is not an email address`);
+  return trimmed;
+}
+
+/**
+ * Console users, their sign-in (password or one-time link) and sessions. A session authenticates the same
+ * API routes a token does (the request guard asks `authenticate` when a request has no Authorization
+ * header), with the scopes of the user's role, so the console needs no API of its own.
+ */
+export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string }) {
+  const { db, clock } = deps;
+  const csrfKey = createHmac('sha256', deps.secret).update('hearth console csrf').digest();
+
+  /** The CSRF token of a session: derived from its secret, so nothing more is stored, and unguessable without it. */
+  function csrfTokenOf(cookie: string): string {
+    return createHmac('sha256', csrfKey).update(cookie).digest('base64url');
+  }
+
+  async function open(user: users.AppUserRow, communityName: string, via: 'password' | 'link'): Promise<OpenedSession> {
+    const cookie = newSecret(user.communityId);
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000);
+    await db.transaction().execute(async (trx) => {
+      const id = await users.insertSession(trx, { communityId: user.communityId, userId: user.id, secretHash: parseSecret(cookie)!.hash, via, expiresAt, now });
+      await recordWrite(trx, { communityId: user.communityId, actor: `user:${user.loginEmail}`, tokenId: `session:${id}` }, {
+        operation: 'session.create',
+        entityIds: [formatId('app_user', user.id)],
+        detail: { via },
+      });
+    });
+    return { cookie, csrfToken: csrfTokenOf(cookie), expiresAt, user, communityName };
+  }
+
+  async function communityName(communityId: number): Promise<string> {
+    const row = await db.selectFrom('communities').select('name').where('id', '=', communityId).executeTakeFirst();
+    return row?.name ?? '';
+  }
+
+  async function linkFor(writer: Writer | null, communityId: number, userId: number): Promise<{ url: string; expiresAt: Date }> {
+    const secret = newSecret(communityId);
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + LINK_LIFETIME_SECONDS * 1000);
+    await db.transaction().execute(async (trx) => {
+      await users.insertLink(trx, { communityId, userId, secretHash: parseSecret(secret)!.hash, expiresAt, now });
+      if (writer) await recordWrite(trx, writer, { operation: 'user.sign_in_link', entityIds: [formatId('app_user', userId)] });
+    });
+    // In the fragment: a browser sends none of it to any server, so no log or proxy keeps the link.
+    return { url: `${deps.publicUrl}/sign-in#link=${secret}`, expiresAt };
+  }
+
+  async function userOf(communityId: number, id: number) {
+    const user = await users.findUser(db, communityId, id);
+    if (!user) throw new HearthError('not_found', 'user_not_found', `no user ${formatId('app_user', id)}`);
+    return user;
+  }
+
+  /** An admin may not remove or demote the community's last admin: no one could manage it any more. */
+  async function keepAnAdmin(trx: Kysely<DB>, communityId: number) {
+    if ((await users.countAdmins(trx, communityId)) === 0) {
+      throw new HearthError('conflict', 'last_admin', 'the community must keep at least one admin');
+    }
+  }
+
+  return {
+    csrfTokenOf,
+
+    scopesOf(role: users.Role): Scope[] {
+      return ROLE_SCOPES[role];
+    },
+
+    async signIn(input: { email: string; password: string; community?: string }): Promise<OpenedSession> {
+      const communityId = input.community === undefined ? null : parseCoreId('community', input.community);
+      const candidates = await users.usersByLoginEmail(db, input.email.trim(), communityId);
+      const matches: typeof candidates = [];
+      for (const candidate of candidates) {
+        if (candidate.passwordHash && (await verifyPassword(input.password, candidate.passwordHash))) matches.push(candidate);
+      }
+      if (candidates.length === 0) await verifyPassword(input.password, await decoyHash());
+      if (matches.length === 0) throw badSignIn();
+      if (matches.length > 1) {
+        throw new HearthError('invalid', 'community_required', 'this address signs in to several communities: name one (community: "com_N")');
+      }
+      const user = (await users.findUser(db, matches[0]!.communityId, matches[0]!.id))!;
+      return open(user, await communityName(user.communityId), 'password');
+    },
+
+    async signInWithLink(link: string): Promise<OpenedSession> {
+      const secret = link.includes('#link=') ? link.slice(link.indexOf('#link=') + 6) : link;
+      const parsed = parseSecret(secret.trim());
+      const used = parsed ? await users.useLink(db, parsed.communityId, parsed.hash, clock.now()) : undefined;
+      if (!parsed || !used) throw new HearthError('forbidden', 'sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
+      const user = (await users.findUser(db, parsed.communityId, used.userId))!;
+      return open(user, await communityName(user.communityId), 'link');
+    },
+
+    /** The request context of a session cookie's value, or why there is none. */
+    async authenticate(cookie: string): Promise<SessionAuthentication> {
+      const parsed = parseSecret(cookie);
+      if (!parsed) return { ok: false, reason: 'the session cookie is malformed' };
+      const session = await users.findSession(db, parsed.communityId, parsed.hash, clock.now());
+      if (!session) return { ok: false, reason: 'the session has ended: sign in again' };
+      return {
+        ok: true,
+        id: session.id,
+        via: session.via as 'password' | 'link',
+        expiresAt: session.expiresAt,
+        context: {
+          communityId: parsed.communityId,
+          communityName: session.communityName,
+          actor: `user:${session.loginEmail}`,
+          tokenId: `session:${session.id}`,
+          scopes: ROLE_SCOPES[session.role as users.Role],
+          userId: session.userId,
+        },
+      };
+    },
+
+    /** Whether `given` is the CSRF token of the session `cookie`, compared in constant time. */
+    csrfMatches(cookie: string, given: string | undefined): boolean {
+      if (!given) return false;
+      const expected = Buffer.from(csrfTokenOf(cookie));
+      const actual = Buffer.from(given);
+      return expected.length === actual.length && timingSafeEqual(expected, actual);
+    },
+
+    async session(context: RequestContext) {
+      const user = await userOf(context.communityId, context.userId!);
+      return { user, communityName: context.communityName };
+    },
+
+    async signOut(context: RequestContext, cookie: string) {
+      const parsed = parseSecret(cookie);
+      if (!parsed) return;
+      await db.transaction().execute(async (trx) => {
+        const ended = await users.deleteSession(trx, parsed.communityId, parsed.hash);
+        if (ended) await recordWrite(trx, context, { operation: 'session.delete', entityIds: [formatId('app_user', context.userId!)] });
+      });
+    },
+
+    /**
+     * Sets the signed-in user's password. The current one is asked for, unless the session was opened by a
+     * one-time link (a first sign-in, a reset): then the link stood for it. Every other session of the user ends.
+     */
+    async changePassword(context: RequestContext, session: { id: number; via: 'password' | 'link' }, input: { currentPassword?: string; newPassword: string }) {
+      checkPassword(input.newPassword);
+      const user = await userOf(context.communityId, context.userId!);
+      if (session.via === 'password' && user.passwordHash) {
+        if (!input.currentPassword || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
+          throw new HearthError('forbidden', 'wrong_password', 'the current password is wrong');
+        }
+      }
+      const hash = await hashPassword(input.newPassword);
+      await db.transaction().execute(async (trx) => {
+        await users.setPassword(trx, context.communityId, user.id, hash, clock.now());
+        await users.deleteUserSessions(trx, context.communityId, user.id, session.id, clock.now());
+        await recordWrite(trx, context, { operation: 'user.password', entityIds: [formatId('app_user', user.id)] });
+      });
+    },
+
+    list(communityId: number) {
+      return users.listUsers(db, communityId);
+    },
+
+    /** The user of a community signing in with this address (the CLI names users by address). */
+    async byEmail(communityId: number, email: string) {
+      const [row] = await users.usersByLoginEmail(db, email.trim(), communityId);
+      if (!row) throw new HearthError('not_found', 'user_not_found', `no user signs in with ${email.trim()}`);
+      return userOf(communityId, row.id);
+    },
+
+    /** A new user; without a password, the answer's one-time link is how they first sign in. */
+    async add(writer: Writer, input: { name: string; loginEmail: string; role: users.Role; password?: string }) {
+      const loginEmail = checkEmail(input.loginEmail);
+      const name = input.name.trim();
+      if (!name) throw invalidParameters('a user needs a name');
+      if (input.password !== undefined) checkPassword(input.password);
+      const hash = input.password === undefined ? null : await hashPassword(input.password);
+      const id = await db.transaction().execute(async (trx) => {
+        if ((await users.usersByLoginEmail(trx, loginEmail, writer.communityId)).length) {
+          throw new HearthError('conflict', 'user_exists', `a user signs in with ${loginEmail} already`);
+        }
+        const row = await trx
+          .insertInto('app_users')
+          .values({ community_id: writer.communityId, name, login_email: loginEmail, role: input.role, password_hash: hash, password_changed_at: hash ? clock.now() : null })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        await linkAppUserContact(trx, { communityId: writer.communityId, id: row.id, name, loginEmail }, clock.now());
+        await recordWrite(trx, writer, { operation: 'user.create', entityIds: [formatId('app_user', row.id)], detail: { loginEmail, role: input.role } });
+        return row.id;
+      });
+      const link = await linkFor(null, writer.communityId, id);
+      return { user: await userOf(writer.communityId, id), signInLink: link };
+    },
+
+    async update(writer: Writer, id: number, changes: { name?: string; role?: users.Role }) {
+      const name = changes.name?.trim();
+      if (changes.name !== undefined && !name) throw invalidParameters('a user needs a name');
+      await userOf(writer.communityId, id);
+      await db.transaction().execute(async (trx) => {
+        await users.updateUser(trx, writer.communityId, id, { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) });
+        if (changes.role === 'member') await keepAnAdmin(trx, writer.communityId);
+        await recordWrite(trx, writer, { operation: 'user.update', entityIds: [formatId('app_user', id)], detail: { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) } });
+      });
+      return userOf(writer.communityId, id);
+    },
+
+    /** Removes a user: their sessions end at once; their tokens stay, no longer tied to anyone. */
+    async remove(writer: Writer, id: number) {
+      const user = await userOf(writer.communityId, id);
+      await db.transaction().execute(async (trx) => {
+        await users.deleteUser(trx, writer.communityId, id);
+        await keepAnAdmin(trx, writer.communityId);
+        await recordWrite(trx, writer, { operation: 'user.remove', entityIds: [formatId('app_user', id)], detail: { loginEmail: user.loginEmail } });
+      });
+      return user;
+    },
+
+    /** A one-time sign-in link for a user (a reset: they then choose a new password). */
+    async issueLink(writer: Writer, id: number) {
+      await userOf(writer.communityId, id);
+      return linkFor(writer, writer.communityId, id);
+    },
+
+    /** The first-run admin's link, printed at start (src/main.ts); made by no request, so recorded by none. */
+    firstRunLink(communityId: number, userId: number) {
+      return linkFor(null, communityId, userId);
+    },
+  };
+}
+
+export type AppUserService = ReturnType<typeof createAppUserService>;
+
+/** The session cookie's value in a Cookie header, if any. */
+export function sessionCookieOf(header: string | undefined): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
