@@ -36,7 +36,12 @@ async function bundle(cacheDir, key) {
   const partial = `${dir}.${process.pid}`;
   await build({
     entryPoints: [entry],
-    outfile: path.join(partial, 'hearth.mjs'),
+    outdir: partial,
+    entryNames: 'hearth',
+    outExtension: { '.js': '.mjs' },
+    // What a command loads on demand (the database, the modules) goes in chunks of its own, so `--help`
+    // loads the front alone.
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -75,7 +80,9 @@ async function bundle(cacheDir, key) {
 }
 
 async function program() {
-  const cacheDir = path.join(root, 'node_modules/.cache/hearth');
+  // Per checkout: checkouts that share node_modules (git worktrees) would otherwise remove each other's bundles.
+  const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8);
+  const cacheDir = path.join(root, 'node_modules/.cache/hearth', checkout);
   const key = sourceKey();
   const file = path.join(cacheDir, key, 'hearth.mjs');
   if (fs.existsSync(file)) return file;

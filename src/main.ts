@@ -7,6 +7,8 @@ import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { cliActor } from './core/writer.ts';
 import { createServices, type Services } from './services.ts';
+import { listenForCommands, type CommandSocket } from './cli/command-socket.ts';
+import { commandSocketPath } from './cli/socket-path.ts';
 
 export interface RunningServer {
   app: HearthApp;
@@ -37,6 +39,15 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     });
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
+    // The embedded database is this process's alone: other `hearth` commands run here, through a socket.
+    let commands: CommandSocket | null = null;
+    if (!database.shared) {
+      const warn = (message: string) => app?.log.warn(message);
+      commands = await listenForCommands(commandSocketPath(config.dataDir), { services, database, warn }).catch((error: unknown) => {
+        warn(`hearth commands cannot reach this server (they will be refused while it runs): ${(error as Error).message}`);
+        return null;
+      });
+    }
     const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log, leaseMs: config.jobLeaseMs, exclusive: !database.shared });
     worker.start();
     // With a model endpoint, look for contacts and organizations whose insights are due (docs/insights.md).
@@ -44,6 +55,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     // Other processes and `hearth ingestion` read this process's backlog from the database.
     services.ingestion.startReporting((error) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
     const withdraw = async () => {
+      await commands?.close().catch(() => undefined);
       await services.insights.stopSchedule().catch(() => undefined);
       await services.ingestion.stopReporting().catch(() => undefined);
     };

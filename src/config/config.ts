@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { describeMs, durationMs, DURATION_SYNTAX, type DurationUnit } from '../core/durations.ts';
 
 /** Everything Hearth reads from its environment, parsed once at start. */
 export interface Config {
@@ -76,6 +77,20 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+/**
+ * A length of time, in milliseconds: `30s`, `15m`, `1h`, `7d`, ISO 8601 (`PT1H`), or a bare number in the
+ * variable's historical unit (`bareUnit`), so that settings written before keep their meaning.
+ */
+function duration(env: Env, name: string, fallbackMs: number, bareUnit: DurationUnit, minMs: number, maxMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallbackMs;
+  const value = durationMs(raw, bareUnit);
+  if (value === null || value < minMs || value > maxMs) {
+    throw new ConfigError(`${name} must be ${DURATION_SYNTAX} (a bare number is ${bareUnit === 'ms' ? 'milliseconds' : bareUnit === 's' ? 'seconds' : 'minutes'}), from ${describeMs(minMs)} to ${describeMs(maxMs)}; got "${raw}"`);
+  }
+  return value;
+}
+
 function text(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   return raw ? raw : null;
@@ -115,14 +130,14 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       perToken: integer(env, 'HEARTH_RATE_LIMIT', 600, 1, 10_000_000),
       perAddress: integer(env, 'HEARTH_RATE_LIMIT_ANONYMOUS', 60, 1, 10_000_000),
-      windowSeconds: integer(env, 'HEARTH_RATE_LIMIT_WINDOW', 60, 1, 86_400),
+      windowSeconds: Math.round(duration(env, 'HEARTH_RATE_LIMIT_WINDOW', 60_000, 's', 1000, 86_400_000) / 1000),
       trackerPerKey: integer(env, 'HEARTH_TRACKER_RATE_LIMIT', 6000, 1, 10_000_000),
       trackerPerAddress: integer(env, 'HEARTH_TRACKER_RATE_LIMIT_ADDRESS', 120, 1, 10_000_000),
     },
-    statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
+    statementTimeoutMs: duration(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 'ms', 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
-    jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
-    connectionLifetimeSeconds: integer(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600, 0, 604_800),
+    jobLeaseMs: duration(env, 'HEARTH_JOB_LEASE', 300_000, 's', 1000, 86_400_000),
+    connectionLifetimeSeconds: Math.round(duration(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600_000, 's', 0, 604_800_000) / 1000),
     llm: llmConfig(env),
   };
 }
@@ -147,9 +162,9 @@ function llmConfig(env: Env): LlmConfig | null {
     url: url.replace(/\/+$/, ''),
     key,
     model,
-    timeoutMs: integer(env, 'HEARTH_LLM_TIMEOUT', 60, 1, 3_600) * 1000,
+    timeoutMs: duration(env, 'HEARTH_LLM_TIMEOUT', 60_000, 's', 1000, 3_600_000),
     concurrency: integer(env, 'HEARTH_LLM_CONCURRENCY', 4, 1, 64),
-    intervalMs: integer(env, 'HEARTH_LLM_INTERVAL', 600, 0, 604_800) * 1000,
+    intervalMs: duration(env, 'HEARTH_LLM_INTERVAL', 600_000, 's', 0, 604_800_000),
   };
 }
 
