@@ -52,7 +52,7 @@ export function describeCli(engine: Engine) {
       await dropDatabase?.();
     });
 
-    it('--help lists every command; a command\'s --help only its own, a subcommand\'s its options; an unknown command is refused', async () => {
+    it('--help lists every command; a command\'s --help only its own, a subcommand\'s its options; an unknown command is refused', { timeout: 180_000 }, async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
       for (const line of ['  hearth serve\n', '  hearth token create ', '  hearth jobs show ID ', '  hearth ingestion ', '  hearth objects import ', '  hearth feed add ', '  hearth custom-field add ', '  hearth lead-score dry-run ', '  hearth prospector import FILE ', '  hearth buying-committee set FILE.json ', '  hearth audit prune ', '  hearth export contacts|organizations|activities ', '  hearth backup FILE ', '  hearth restore FILE ']) {
@@ -93,7 +93,7 @@ export function describeCli(engine: Engine) {
       expect(after.find((token) => token.jti === issued.jti)?.revokedAt).toEqual(expect.any(String));
     });
 
-    it('token create --expires-in takes a duration (7d, PT1H, or seconds); past ten years or no duration is a clear error', async () => {
+    it('token create --expires-in takes a duration (7d, PT1H, or seconds); past ten years or no duration is a clear error', { timeout: 180_000 }, async () => {
       for (const lifetime of ['315360001', '3651d']) {
         expectUsageError(
           await hearth('token', 'create', '--community', communityId, '--expires-in', lifetime, '--json'),
