@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { DatabaseUnavailableError } from '../db/database-errors.ts';
 import { UsageError, type Invocation } from './command.ts';
 
 /**
@@ -58,7 +59,7 @@ export function runThroughServer(socketPath: string, invocation: Invocation): Pr
       process.off('SIGTERM', onInterrupt);
       void paused.then(() => {
         if (exitCode !== null) resolve(exitCode);
-        else reject(new Error('the server closed the connection before the command finished (was it stopped?)'));
+        else reject(new DatabaseUnavailableError('the server holding the data directory closed the connection before the command finished (was it stopped?); run the command again'));
       });
     });
   });

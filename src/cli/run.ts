@@ -67,7 +67,8 @@ export async function runCommand(invocation: Invocation, { services, database, t
   const run = Object.hasOwn(command.run, subcommand) ? command.run[subcommand] : undefined;
   if (!run) throw new UsageError(`unknown command "${`${name} ${sub ?? ''}`.trim()}"`);
   const args = alone && sub !== undefined ? [sub, ...invocation.args] : invocation.args;
-  const print = (line: string) => void terminal.out(`${line}\n`);
+  // A caller that went away (its `hearth` process was stopped) cannot be answered: nothing to do about it.
+  const print = (line: string) => void terminal.out(`${line}\n`).catch(() => undefined);
   return run({
     services,
     database,
