@@ -234,7 +234,7 @@ export const HELP: CommandHelp[] = [
         name: 'add',
         usage: 'feed add (--organization o_N | --object co_N) --kind greenhouse|lever|ashby|rss --url URL [--interval DURATION] [--community com_N] [--json]',
         about: 'Fetches an organization\'s careers board or news feed, now and then on schedule.',
-        options: [['--interval DURATION', 'how often (default 1h; a bare number is minutes)']],
+        options: [['--interval DURATION', 'how often, from 5m to 7d (default 6h; a bare number is minutes)']],
       },
       { name: 'list', usage: 'feed list [--community com_N] [--json]', about: 'The feeds and their last fetch.' },
       { name: 'fetch', usage: 'feed fetch feed_N [--community com_N] [--json]', about: 'Fetches now (a job the serving process runs).' },

@@ -75,7 +75,7 @@ export function describeCli(engine: Engine) {
       expect(json(created)).toEqual({ communityId: expect.stringMatching(/^com_\d+$/) });
     });
 
-    it('token create, list and revoke', async () => {
+    it('token create, list and revoke', { timeout: 180_000 }, async () => {
       const issued = json<{ token: string; jti: string }>(
         await hearth('token', 'create', '--community', communityId, '--scopes', 'contacts:read', '--name', 't', '--json'),
       );
@@ -111,11 +111,11 @@ export function describeCli(engine: Engine) {
       }
     });
 
-    it('token create with an unknown scope is a clear error', async () => {
+    it('token create with an unknown scope is a clear error', { timeout: 180_000 }, async () => {
       expectRefusal(await hearth('token', 'create', '--community', communityId, '--scopes', 'contacts:read,nope', '--json'), 'unknown scope: nope');
     });
 
-    it('source create and list; a duplicate name is a clear error', async () => {
+    it('source create and list; a duplicate name is a clear error', { timeout: 180_000 }, async () => {
       const source = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'S', '--json'));
       expect(source).toEqual({ sourceId: expect.any(Number) });
       expect(Number.isInteger(source.sourceId)).toBe(true);
