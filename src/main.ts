@@ -37,9 +37,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
       if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
       throw new ConfigError(`port ${config.port} on ${config.host} is already in use: stop what uses it, or set PORT`);
     });
-    out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
-    out(`API reference: ${config.publicUrl}/docs`);
-    // The embedded database is this process's alone: other `hearth` commands run here, through a socket.
+    // The embedded database is this process's alone: other `hearth` commands run here, through a socket,
+    // listening before the server says it serves.
     let commands: CommandSocket | null = null;
     if (!database.shared) {
       const warn = (message: string) => app?.log.warn(message);
@@ -48,6 +47,8 @@ export async function serve(config: Config, out: (line: string) => void): Promis
         return null;
       });
     }
+    out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
+    out(`API reference: ${config.publicUrl}/docs`);
     const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log, leaseMs: config.jobLeaseMs, exclusive: !database.shared });
     worker.start();
     // With a model endpoint, look for contacts and organizations whose insights are due (docs/insights.md).
