@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `hearth` command. Hearth runs from its TypeScript sources, with no build step to remember: the first
 // run after a change bundles src/ with esbuild (well under a second) into node_modules/.cache/hearth-<checkout>, keyed by
-// the sources' names, sizes and modification times, and every run loads that one file. Loading some 300
+// the sources' names, sizes and modification times, and every run loads that bundle (its front at once, the rest
+// as the command needs it: `--help` loads the front alone). Loading some 300
 // modules one by one through a TypeScript loader cost about a second per command; the bundle loads in a
 // fraction of that. Where the cache cannot be written (a read-only install), the sources run through tsx.
 import { createHash } from 'node:crypto';
