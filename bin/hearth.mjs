@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `hearth` command. Hearth runs from its TypeScript sources, with no build step to remember: the first
-// run after a change bundles src/ with esbuild (well under a second) into node_modules/.cache/hearth, keyed by
-// the sources' names, sizes and modification times, and every run loads that one file. Loading some 300
+// run after a change bundles src/ with esbuild (well under a second) into node_modules/.cache/hearth-<checkout>, keyed by
+// the sources' names, sizes and modification times, and every run loads that bundle (its front at once, the rest
+// as the command needs it: `--help` loads the front alone). Loading some 300
 // modules one by one through a TypeScript loader cost about a second per command; the bundle loads in a
 // fraction of that. Where the cache cannot be written (a read-only install), the sources run through tsx.
 import { createHash } from 'node:crypto';
@@ -36,7 +37,12 @@ async function bundle(cacheDir, key) {
   const partial = `${dir}.${process.pid}`;
   await build({
     entryPoints: [entry],
-    outfile: path.join(partial, 'hearth.mjs'),
+    outdir: partial,
+    entryNames: 'hearth',
+    outExtension: { '.js': '.mjs' },
+    // What a command loads on demand (the database, the modules) goes in chunks of its own, so `--help`
+    // loads the front alone.
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -68,14 +74,24 @@ async function bundle(cacheDir, key) {
     // Another process built the same bundle first.
     fs.rmSync(partial, { recursive: true, force: true });
   }
+  // Older bundles go once no process is likely to need them: a process loads parts of its bundle when it
+  // first uses them (a command's chunk), so one that started from an older bundle still reads it. Bundles
+  // built over an hour ago, but the current one, are removed.
   for (const other of fs.readdirSync(cacheDir)) {
-    if (other !== key && !other.includes('.')) fs.rmSync(path.join(cacheDir, other), { recursive: true, force: true });
+    const old = path.join(cacheDir, other);
+    try {
+      if (other !== key && !other.includes('.') && Date.now() - fs.statSync(old).mtimeMs > 3_600_000) fs.rmSync(old, { recursive: true, force: true });
+    } catch {
+      // Removed by another process meanwhile.
+    }
   }
   return dir;
 }
 
 async function program() {
-  const cacheDir = path.join(root, 'node_modules/.cache/hearth');
+  // Per checkout: checkouts that share node_modules (git worktrees) would otherwise remove each other's bundles.
+  const checkout = createHash('sha256').update(root).digest('hex').slice(0, 8);
+  const cacheDir = path.join(root, 'node_modules/.cache', `hearth-${checkout}`);
   const key = sourceKey();
   const file = path.join(cacheDir, key, 'hearth.mjs');
   if (fs.existsSync(file)) return file;

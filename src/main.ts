@@ -8,6 +8,8 @@ import { createWorker, type Worker } from './jobs/worker.ts';
 import { startMetricsServer, type MetricsServer } from './modules/metrics/index.ts';
 import { cliActor } from './core/writer.ts';
 import { createServices, type Services } from './services.ts';
+import { listenForCommands, type CommandSocket } from './cli/command-socket.ts';
+import { commandSocketPath } from './cli/socket-path.ts';
 
 export interface RunningServer {
   app: HearthApp;
@@ -60,6 +62,16 @@ export async function serve(config: Config, out: (line: string) => void): Promis
         throw new ConfigError(`port ${config.metrics!.port} on ${config.metrics!.host} is already in use: stop what uses it, or set HEARTH_METRICS_PORT`);
       });
     }
+    // The embedded database is this process's alone: other `hearth` commands run here, through a socket,
+    // listening before the server says it serves.
+    let commands: CommandSocket | null = null;
+    if (!database.shared) {
+      const warn = (message: string) => app?.log.warn(message);
+      commands = await listenForCommands(commandSocketPath(config.dataDir), { services, database, warn }).catch((error: unknown) => {
+        warn(`hearth commands cannot reach this server (they will be refused while it runs): ${(error as Error).message}`);
+        return null;
+      });
+    }
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
     if (metricsServer) out(`Metrics (Prometheus, every community, no token): ${metricsServer.url}/metrics`);
@@ -71,6 +83,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     services.ingestion.startReporting((error) => app?.log.warn({ err: error }, 'could not report the ingestion backlog'));
     const metricsClose = metricsServer ? metricsServer.close : async () => {};
     const withdraw = async () => {
+      await commands?.close().catch(() => undefined);
       await services.insights.stopSchedule().catch(() => undefined);
       await services.ingestion.stopReporting().catch(() => undefined);
       await metricsClose();

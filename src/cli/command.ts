@@ -1,5 +1,8 @@
+import path from 'node:path';
 import type { parseArgs } from 'node:util';
+import { durationMs, DURATION_SYNTAX, isoDuration, type DurationUnit } from '../core/durations.ts';
 import { parseCoreId } from '../core/ids.ts';
+import type { Database } from '../db/database.ts';
 import type { Services } from '../services.ts';
 
 /** Every option any command takes; each command's usage says which it reads. */
@@ -45,33 +48,71 @@ export const OPTIONS = {
   'filter-entity': { type: 'string' },
   'keep-previous': { type: 'string' },
   role: { type: 'string' },
+  format: { type: 'string' },
+  out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export type Options = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
+/** A parsed command line: the command, its subcommand, the positionals after them, the options. */
+export interface Invocation {
+  name: string;
+  sub: string | undefined;
+  args: string[];
+  values: Options;
+}
+
 /** A command used wrongly: its message, then a pointer to the usage. */
 export class UsageError extends Error {}
+
+/**
+ * Where a command's output goes and where its input comes from: this process's terminal, or, when the
+ * command runs inside the embedded server for a `hearth` process (command-socket.ts), that process's,
+ * over the socket. Commands use this, never `process.stdout`, `process.cwd()` or signals.
+ */
+export interface Terminal {
+  /** Standard output; resolves once the text is taken (backpressure for long outputs). */
+  out(text: string): Promise<void>;
+  /** Standard error (progress, warnings). */
+  err(text: string): void;
+  /** Whether standard error is a terminal (a progress bar redrawn in place) or not (plain lines). */
+  errIsTTY: boolean;
+  /** The directory relative file names are read from. */
+  cwd: string;
+  /** What a first Ctrl-C does (a second ends the command at once); returns the release. */
+  onInterrupt(handler: () => void): () => void;
+}
 
 /** What a subcommand gets: the services, the options, the positionals after its name, and how to answer. */
 export interface CommandContext {
   services: Services;
+  /** The open database (backup reads the embedded one). */
+  database: Database;
   values: Options;
   args: string[];
+  terminal: Terminal;
+  /** A file name given on the command line, made absolute against the caller's directory. */
+  file(name: string): string;
   /** `--json`: the data as one JSON line; otherwise the human text. */
   emit(data: unknown, human: string): void;
   print(line: string): void;
 }
 
-/** A command of `hearth`: its usage lines (shown by `hearth --help` and `hearth <command> --help`) and its subcommands. */
+/** A command of `hearth` (its help is in help.ts, which `--help` loads alone) and its subcommands. */
 export interface Command {
   name: string;
-  usage: string;
+  /** Whether the command alone takes positionals (`hearth backup FILE`), rather than subcommands. */
+  takesArguments?: boolean;
   /** By subcommand name; `''` is the command alone (`hearth jobs`). */
   run: Record<string, (context: CommandContext) => Promise<number>>;
 }
 
 export const print = (line: string) => process.stdout.write(`${line}\n`);
+
+export function resolveIn(cwd: string, name: string): string {
+  return path.resolve(cwd, name);
+}
 
 /** `--community com_N`, else the first community (the one `hearth init` made). */
 export async function community(services: Services, given: string | undefined): Promise<number> {
@@ -101,7 +142,27 @@ export function positiveInteger(value: string, what: string): number {
   return number;
 }
 
-export function table(rows: string[][]): string {
+/** A length of time given to an option, in milliseconds (`bareUnit`: what a number without a unit means). */
+export function durationOption(value: string, option: string, bareUnit: DurationUnit | null): number {
+  const ms = durationMs(value, bareUnit);
+  if (ms === null) throw new UsageError(`${option} must be ${DURATION_SYNTAX}; got "${value}"`);
+  return ms;
+}
+
+/** A WHEN option: a date or date-time passes as it is; a duration back from now is passed as ISO 8601. */
+export function whenOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d{4}-/.test(value) ? value : (isoDuration(value) ?? value);
+}
+
+/** A table with its header row; `(none)` when there is no row. */
+export function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)';
+  return columns([header, ...rows]);
+}
+
+/** Rows aligned in columns, no header (a list inside a description). */
+export function columns(rows: string[][]): string {
   if (rows.length === 0) return '(none)';
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');

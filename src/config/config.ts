@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { describeMs, durationMs, DURATION_SYNTAX, type DurationUnit } from '../core/durations.ts';
 
 /** Everything Hearth reads from its environment, parsed once at start. */
 export interface Config {
@@ -91,6 +92,20 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
+/**
+ * A length of time, in milliseconds: `30s`, `15m`, `1h`, `7d`, ISO 8601 (`PT1H`), or a bare number in the
+ * variable's historical unit (`bareUnit`), so that settings written before keep their meaning.
+ */
+function duration(env: Env, name: string, fallbackMs: number, bareUnit: DurationUnit, minMs: number, maxMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallbackMs;
+  const value = durationMs(raw, bareUnit);
+  if (value === null || value < minMs || value > maxMs) {
+    throw new ConfigError(`${name} must be ${DURATION_SYNTAX} (a bare number is ${bareUnit === 'ms' ? 'milliseconds' : bareUnit === 's' ? 'seconds' : 'minutes'}), from ${describeMs(minMs)} to ${describeMs(maxMs)}; got "${raw}"`);
+  }
+  return value;
+}
+
 function text(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   return raw ? raw : null;
@@ -130,17 +145,17 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       perToken: integer(env, 'HEARTH_RATE_LIMIT', 600, 1, 10_000_000),
       perAddress: integer(env, 'HEARTH_RATE_LIMIT_ANONYMOUS', 60, 1, 10_000_000),
-      windowSeconds: integer(env, 'HEARTH_RATE_LIMIT_WINDOW', 60, 1, 86_400),
+      windowSeconds: Math.round(duration(env, 'HEARTH_RATE_LIMIT_WINDOW', 60_000, 's', 1000, 86_400_000) / 1000),
       trackerPerKey: integer(env, 'HEARTH_TRACKER_RATE_LIMIT', 6000, 1, 10_000_000),
       trackerPerAddress: integer(env, 'HEARTH_TRACKER_RATE_LIMIT_ADDRESS', 120, 1, 10_000_000),
     },
-    statementTimeoutMs: integer(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 0, 86_400_000),
+    statementTimeoutMs: duration(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 'ms', 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
-    jobLeaseMs: integer(env, 'HEARTH_JOB_LEASE', 300, 1, 86_400) * 1000,
-    webhookTimeoutMs: integer(env, 'HEARTH_WEBHOOK_TIMEOUT', 10, 1, 300) * 1000,
-    connectionLifetimeSeconds: integer(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600, 0, 604_800),
+    jobLeaseMs: duration(env, 'HEARTH_JOB_LEASE', 300_000, 's', 1000, 86_400_000),
+    webhookTimeoutMs: duration(env, 'HEARTH_WEBHOOK_TIMEOUT', 10_000, 's', 1000, 300_000),
+    connectionLifetimeSeconds: Math.round(duration(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600_000, 's', 0, 604_800_000) / 1000),
     metrics: metricsConfig(env, host, port),
-    shutdownGraceMs: duration(env, 'HEARTH_SHUTDOWN_GRACE', 10_000, 3_600_000),
+    shutdownGraceMs: duration(env, 'HEARTH_SHUTDOWN_GRACE', 10_000, 's', 0, 3_600_000),
     llm: llmConfig(env),
   };
 }
@@ -155,32 +170,6 @@ function metricsConfig(env: Env, host: string, apiPort: number): Config['metrics
   const port = integer(env, 'HEARTH_METRICS_PORT', 0, 1, 65535);
   if (port === apiPort) throw new ConfigError(`HEARTH_METRICS_PORT must differ from PORT (${apiPort}): the API port serves /metrics to admin tokens already`);
   return { port, host: metricsHost ?? host };
-}
-
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/**
- * A duration: `10s`, `1m`, `500ms`, `1h`, ISO 8601 (`PT10S`, `PT1M30S`) or a number of seconds. Months
- * and days are refused: no setting here is that long, and a month has no fixed length.
- */
-export function parseDurationMs(raw: string): number | null {
-  const value = raw.trim();
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const short = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value);
-  if (short) return Math.round(Number(short[1]) * UNIT_MS[short[2]!]!);
-  const iso = /^PT(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/i.exec(value);
-  if (iso) return Math.round(((Number(iso[1] ?? 0) * 60 + Number(iso[2] ?? 0)) * 60 + Number(iso[3] ?? 0)) * 1000);
-  return null;
-}
-
-function duration(env: Env, name: string, fallbackMs: number, maxMs: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallbackMs;
-  const ms = parseDurationMs(raw);
-  if (ms === null || ms > maxMs) {
-    throw new ConfigError(`${name} must be a duration up to ${maxMs / 60_000} minutes: 10s, 1m, 500ms, PT10S or a number of seconds; got "${raw}"`);
-  }
-  return ms;
 }
 
 function llmConfig(env: Env): LlmConfig | null {
@@ -203,9 +192,9 @@ function llmConfig(env: Env): LlmConfig | null {
     url: url.replace(/\/+$/, ''),
     key,
     model,
-    timeoutMs: integer(env, 'HEARTH_LLM_TIMEOUT', 60, 1, 3_600) * 1000,
+    timeoutMs: duration(env, 'HEARTH_LLM_TIMEOUT', 60_000, 's', 1000, 3_600_000),
     concurrency: integer(env, 'HEARTH_LLM_CONCURRENCY', 4, 1, 64),
-    intervalMs: integer(env, 'HEARTH_LLM_INTERVAL', 600, 0, 604_800) * 1000,
+    intervalMs: duration(env, 'HEARTH_LLM_INTERVAL', 600_000, 's', 0, 604_800_000),
   };
 }
 

@@ -1,7 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect, type LogEvent } from 'kysely';
+import fs from 'node:fs';
+import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
+import { dataDirUnavailable, embeddedUnopenable, postgresUnavailable } from './database-errors.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
@@ -24,6 +26,11 @@ export interface Database {
   cancel(backends: number[]): Promise<void>;
   /** How the connections are used now (the metrics' pool gauges). */
   poolUse(): PoolUse;
+  /**
+   * The embedded database: its data directory as a gzipped tar (PGlite's dump), taken between two callers
+   * of its one connection, after a checkpoint, so no transaction is half in it. PostgreSQL has pg_dump.
+   */
+  dump?(): Promise<Blob>;
   /** PostgreSQL: the planner statistics this process keeps current (statistics.ts); the embedded driver does its own. */
   statistics?: PlannerStatistics;
   close(): Promise<void>;
@@ -68,7 +75,16 @@ export type DatabaseTarget =
    * `dataDir: null` keeps the embedded database in memory. `template` starts it from a dump of an already
    * migrated database, which is four times faster than creating one (tests).
    */
-  | { engine: 'pglite'; dataDir: string | null; command?: string; template?: Blob };
+  | { engine: 'pglite'; dataDir: string | null; command?: string; template?: Blob; restore?: EmbeddedRestore };
+
+/**
+ * `hearth restore`: the data directory's database is replaced by a backup once the directory is locked;
+ * the one it replaces is moved to `keepAs`, and moved back should the backup not load.
+ */
+export interface EmbeddedRestore {
+  backup: Blob;
+  keepAs: string;
+}
 
 /** A dump of a freshly migrated embedded database, to start others from (`template`). */
 export async function dumpMigratedPGlite(): Promise<Blob> {
@@ -96,8 +112,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   try {
     await migrateToLatest(database.db);
   } catch (error) {
-    await database.close();
-    throw error;
+    await database.close().catch(() => undefined);
+    // The first statement is where a server that refuses, or a database that is missing, shows.
+    throw (target.engine === 'postgres' ? postgresUnavailable(error, target.url) : null) ?? error;
   }
   return database;
 }
@@ -169,13 +186,24 @@ function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600
   };
 }
 
-async function openPGlite(target: { dataDir: string | null; command?: string; template?: Blob }): Promise<Database> {
+async function openPGlite(target: DatabaseTarget & { engine: 'pglite' }): Promise<Database> {
   let lock: DataDirLock | null = null;
-  if (target.dataDir !== null) lock = lockDataDir(target.dataDir, target.command ?? 'hearth');
   try {
+    if (target.dataDir !== null) lock = lockDataDir(target.dataDir, target.command ?? 'hearth');
+  } catch (error) {
+    throw (target.dataDir !== null ? dataDirUnavailable(error, target.dataDir) : null) ?? error;
+  }
+  const pgdata = target.dataDir === null ? null : `${target.dataDir}/pgdata`;
+  let keptOld = false;
+  try {
+    if (target.restore && pgdata !== null && fs.existsSync(pgdata)) {
+      fs.renameSync(pgdata, target.restore.keepAs);
+      keptOld = true;
+    }
+    const loadDataDir = target.restore?.backup ?? target.template;
     const pglite = await PGlite.create({
-      ...(target.dataDir === null ? {} : { dataDir: target.dataDir + '/pgdata' }),
-      ...(target.template ? { loadDataDir: target.template } : {}),
+      ...(pgdata === null ? {} : { dataDir: pgdata }),
+      ...(loadDataDir ? { loadDataDir } : {}),
       parsers: TYPE_PARSERS,
       extensions: PGLITE_EXTENSIONS,
     });
@@ -193,6 +221,11 @@ async function openPGlite(target: { dataDir: string | null; command?: string; te
       },
       // PGlite runs a statement to its end on this thread: there is nothing to cancel from outside it.
       async cancel() {},
+      dump: () =>
+        db.connection().execute(async (connection) => {
+          await sql`checkpoint`.execute(connection);
+          return pglite.dumpDataDir('gzip');
+        }),
       async close() {
         await db.destroy();
         await pglite.close();
@@ -200,7 +233,12 @@ async function openPGlite(target: { dataDir: string | null; command?: string; te
       },
     };
   } catch (error) {
+    if (keptOld && pgdata !== null && target.restore) {
+      fs.rmSync(pgdata, { recursive: true, force: true });
+      fs.renameSync(target.restore.keepAs, pgdata);
+    }
     lock?.release();
-    throw error;
+    if (target.dataDir === null) throw error;
+    throw dataDirUnavailable(error, target.dataDir) ?? embeddedUnopenable(error, target.dataDir);
   }
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
-import { call, freshDatabaseEnv, Processes, type Env, type RunResult } from '../helpers/process.ts';
+import { call, freshDatabaseEnv, jwtPayload, Processes, type Env, type RunResult } from '../helpers/process.ts';
 
 /**
  * The `hearth` administration commands, run as separate processes, on one engine: the embedded database (a
@@ -52,16 +52,21 @@ export function describeCli(engine: Engine) {
       await dropDatabase?.();
     });
 
-    it('--help lists every command; a command\'s --help only its own; an unknown command is refused', async () => {
+    it('--help lists every command; a command\'s --help only its own, a subcommand\'s its options; an unknown command is refused', { timeout: 180_000 }, async () => {
       const all = await hearth('--help');
       expect(all.code).toBe(0);
-      for (const line of ['  serve ', '  token create ', '  jobs show ID ', '  ingestion ', '  objects import ', '  feed add ', '  custom-field add ', '  lead-score dry-run ', '  prospector import FILE ', '  buying-committee set FILE.json ', '  audit prune ']) {
+      for (const line of ['  hearth serve\n', '  hearth token create ', '  hearth jobs show ID ', '  hearth ingestion ', '  hearth objects import ', '  hearth feed add ', '  hearth custom-field add ', '  hearth lead-score dry-run ', '  hearth prospector import FILE ', '  hearth buying-committee set FILE.json ', '  hearth audit prune ', '  hearth export contacts|organizations|activities ', '  hearth backup FILE ', '  hearth restore FILE ']) {
         expect(all.stdout).toContain(line);
       }
       const token = await hearth('token', '--help');
       expect(token.code).toBe(0);
-      expect(token.stdout).toContain('  token revoke JTI');
-      expect(token.stdout).not.toContain('  source create');
+      expect(token.stdout).toContain('  hearth token revoke JTI');
+      expect(token.stdout).not.toContain('  hearth source create');
+      const create = await hearth('token', 'create', '--help');
+      expect(create.code).toBe(0);
+      expect(create.stdout).toMatch(/^Usage: hearth token create \[--community com_N\] .*\n\nIssues an API token/);
+      expect(create.stdout).toMatch(/^ {2}--expires-in DURATION +its lifetime/m);
+      expect(create.stdout).not.toContain('token revoke');
       expectUsageError(await hearth('tokens', 'list'), 'unknown command "tokens"');
       expectUsageError(await hearth('token', 'delete'), 'unknown command "token delete"');
     });
@@ -70,7 +75,7 @@ export function describeCli(engine: Engine) {
       expect(json(created)).toEqual({ communityId: expect.stringMatching(/^com_\d+$/) });
     });
 
-    it('token create, list and revoke', async () => {
+    it('token create, list and revoke', { timeout: 180_000 }, async () => {
       const issued = json<{ token: string; jti: string }>(
         await hearth('token', 'create', '--community', communityId, '--scopes', 'contacts:read', '--name', 't', '--json'),
       );
@@ -88,20 +93,29 @@ export function describeCli(engine: Engine) {
       expect(after.find((token) => token.jti === issued.jti)?.revokedAt).toEqual(expect.any(String));
     });
 
-    it('token create --expires-in past ten years is a clear error', async () => {
-      for (const seconds of ['1e30', '315360001']) {
+    it('token create --expires-in takes a duration (7d, PT1H, or seconds); past ten years or no duration is a clear error', { timeout: 180_000 }, async () => {
+      for (const lifetime of ['315360001', '3651d']) {
         expectUsageError(
-          await hearth('token', 'create', '--community', communityId, '--expires-in', seconds, '--json'),
-          '--expires-in must be a whole number of seconds from 60 to 315360000 (ten years)',
+          await hearth('token', 'create', '--community', communityId, '--expires-in', lifetime, '--json'),
+          `--expires-in must be from 1m (60 seconds) to ten years (315360000 seconds), in whole seconds; got "${lifetime}"`,
         );
+      }
+      expectUsageError(
+        await hearth('token', 'create', '--community', communityId, '--expires-in', '1e30', '--json'),
+        '--expires-in must be a duration such as 30s, 15m, 1h, 7d or ISO 8601 (PT1H, P7D); got "1e30"',
+      );
+      for (const [lifetime, seconds] of [['7d', 604_800], ['PT1H', 3600]] as const) {
+        const { token } = json<{ token: string }>(await hearth('token', 'create', '--community', communityId, '--expires-in', lifetime, '--json'));
+        const payload = jwtPayload(token) as { iat: number; exp: number };
+        expect(payload.exp - payload.iat, lifetime).toBe(seconds);
       }
     });
 
-    it('token create with an unknown scope is a clear error', async () => {
+    it('token create with an unknown scope is a clear error', { timeout: 180_000 }, async () => {
       expectRefusal(await hearth('token', 'create', '--community', communityId, '--scopes', 'contacts:read,nope', '--json'), 'unknown scope: nope');
     });
 
-    it('source create and list; a duplicate name is a clear error', async () => {
+    it('source create and list; a duplicate name is a clear error', { timeout: 180_000 }, async () => {
       const source = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'S', '--json'));
       expect(source).toEqual({ sourceId: expect.any(Number) });
       expect(Number.isInteger(source.sourceId)).toBe(true);
@@ -119,6 +133,7 @@ export function describeCli(engine: Engine) {
       expect(listed).toContainEqual({ sourceId: made.sourceId, name: 'Exports', kind: 'file', path: dir, visible: true, trackerKey: null });
 
       const human = await hearth('source', 'list');
+      expect(human.stdout.split('\n')[0]).toMatch(/^SOURCE +NAME +KIND +PATH +TRACKER KEY$/);
       expect(human.stdout).toMatch(new RegExp(`^${made.sourceId}\\s+Exports\\s+file\\s+\\S+$`, 'm'));
 
       expectRefusal(await hearth('source', 'create', '--name', 'NoPath', '--kind', 'file', '--json'), 'a file source needs a path (the folder to import from)');
@@ -179,11 +194,15 @@ export function describeCli(engine: Engine) {
       ]);
       const made = json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', 'P1D', '--json'));
       expect(made).toEqual([expect.objectContaining({ operation: 'community.create', entityIds: [communityId], detail: { name: 'X' } })]);
+      // The short form is the same duration; a future bound leaves nothing.
+      expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', '1d', '--json'))).toEqual(made);
+      expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--until', '2h', '--json'))).toEqual([]);
 
       const table = await hearth('audit', '--community', communityId, '--entity', issued.jti, '--limit', '1');
       expect(table.code, table.stderr).toBe(0);
-      expect(table.stdout.trimEnd().split('\n')).toHaveLength(1);
-      expect(table.stdout).toMatch(new RegExp(`^au_\\d+ +\\S+ +${communityId} +${actor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +token\\.revoke +${issued.jti}`));
+      expect(table.stdout.trimEnd().split('\n')).toHaveLength(2);
+      expect(table.stdout.split('\n')[0]).toMatch(/^ENTRY +AT +COMMUNITY +ACTOR +OPERATION +IDS +TOKEN$/);
+      expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^au_\\d+ +\\S+ +${communityId} +${actor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +token\\.revoke +${issued.jti}`));
 
       expectRefusal(await hearth('audit', '--since', 'last week'), 'since must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "last week"');
 
@@ -211,7 +230,7 @@ export function describeCli(engine: Engine) {
       expect(set.stderr).toContain('hearth: warning: departments[1].key "board" is not a key of the title classifier');
       expect(json(await hearth('buying-committee', 'show', '--community', communityId, '--json'))).toEqual(committee);
       const shown = await hearth('buying-committee', 'show', '--community', communityId);
-      expect(shown.stdout).toMatch(/^Seniorities \(rows\):\n {2}1 +vp +VP\n {2}2 +director +Director\nDepartments \(columns\):\n {2}5 +engineering +Engineering\n {2}6 +board +Board\n$/);
+      expect(shown.stdout).toMatch(/^Seniorities \(rows\):\n {2}ID +KEY +NAME\n {2}1 +vp +VP\n {2}2 +director +Director\nDepartments \(columns\):\n {2}ID +KEY +NAME\n {2}5 +engineering +Engineering\n {2}6 +board +Board\n$/);
 
       const bad = path.join(dir, 'bad.json');
       fs.writeFileSync(bad, JSON.stringify({ seniorities: [{ id: 1, key: 'vp', name: 'VP' }, { id: 1, key: 'vp', name: '' }], departments: [] }));
@@ -317,7 +336,7 @@ export function describeCli(engine: Engine) {
     // After the objects test: its import made the community's first object, co_1 (a fresh database).
     it('feed add, list, fetch and remove; bad kinds, IDs and parents are clear errors', { timeout: 180_000 }, async () => {
       type Feed = { id: string; objectId: string; kind: string; url: string; intervalMinutes: number; lastStatus: string | null };
-      const added = json<Feed>(await hearth('feed', 'add', '--object', 'co_1', '--kind', 'rss', '--url', 'https://acme.example.com/blog.xml', '--interval', '90', '--json'));
+      const added = json<Feed>(await hearth('feed', 'add', '--object', 'co_1', '--kind', 'rss', '--url', 'https://acme.example.com/blog.xml', '--interval', '1h30m', '--json'));
       expect(added).toMatchObject({ id: expect.stringMatching(/^feed_\d+$/), objectId: 'co_1', kind: 'rss', url: 'https://acme.example.com/blog.xml', intervalMinutes: 90, lastStatus: null });
       expect(json<Feed[]>(await hearth('feed', 'list', '--json'))).toEqual([expect.objectContaining({ id: added.id })]);
       const listed = await hearth('feed', 'list');

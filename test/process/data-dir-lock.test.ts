@@ -1,10 +1,14 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Processes, call, freePort, readLock, type HearthServer } from '../helpers/process.ts';
 
 /**
- * The embedded database allows one process per data directory: while `hearth serve` runs, any other hearth
- * process on that directory stops at once with a message naming the directory and the pid that holds it,
- * and leaves the holder's lock (and the holder) alone.
+ * The embedded database allows one process per data directory: while `hearth serve` runs, another process
+ * that would open the directory (a second server; `hearth restore`, which would replace its database)
+ * stops at once with a message naming the directory and the pid that holds it, and leaves the holder's
+ * lock (and the holder) alone. Other commands run in the server (cli-server.test.ts).
  */
 describe('a second process on a data directory in use', () => {
   const processes = new Processes();
@@ -19,8 +23,12 @@ describe('a second process on a data directory in use', () => {
 
   it.each([
     ['a second `serve`', ['serve'], 'hearth serve'],
-    ['`token list`', ['token', 'list'], 'hearth token list'],
-  ])('%s fails fast, naming the directory and the holding pid', async (_, args) => {
+    ['`restore`', ['restore', 'BACKUP'], 'hearth restore'],
+  ])('%s fails fast, naming the directory and the holding pid', async (_, given) => {
+    // restore reads its file before it asks for the directory: give it one that looks like a backup.
+    const backup = path.join(processes.tempDir(), 'backup.tgz');
+    fs.writeFileSync(backup, zlib.gzipSync('x'));
+    const args = given.map((arg) => (arg === 'BACKUP' ? backup : arg));
     const other = await processes.run(args, { HEARTH_DATA_DIR: dataDir, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
     expect(other.code).not.toBe(0);
     expect(other.code).not.toBeNull();

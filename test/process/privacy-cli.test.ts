@@ -10,7 +10,7 @@ describe('removal requests through a real server and `hearth privacy list`', () 
   const processes = new Processes();
   afterAll(() => processes.cleanup());
 
-  it('serve erases in the background; privacy list shows the outcome', async () => {
+  it('serve erases in the background; privacy list shows the outcome', { timeout: 180_000 }, async () => {
     const env = { HEARTH_DATA_DIR: processes.tempDir() };
     const init = await processes.run(['init', '--json'], env);
     expect(init.code, init.stderr).toBe(0);
@@ -45,6 +45,6 @@ describe('removal requests through a real server and `hearth privacy list`', () 
 
     const human = await processes.run(['privacy', 'list', '--community', 'com_1'], env);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^\d+\s+com_1\s+completed\s+\(erased\)\s+\S+\s+\S+\s+\S+\s+contacts=0 /);
+    expect(human.stdout).toMatch(/^REQUEST +COMMUNITY +STATUS +EMAIL +REQUESTED +DEADLINE +COMPLETED +ERASED\n\d+\s+com_1\s+completed\s+\(erased\)\s+\S+\s+\S+\s+\S+\s+contacts=0 /);
   });
 });

@@ -3,8 +3,6 @@ import { community, required, table, type Command } from '../command.ts';
 
 export const activityTypeCommand: Command = {
   name: 'activity-type',
-  usage: `  activity-type add --id ID --name "Display name" [--category C] [--community com_N] [--json]
-  activity-type list [--community com_N] [--json]`,
   run: {
     async add({ services, values, emit }) {
       const entry = await services.activityTypes.add(cliWriter(await community(services, values.community)), {
@@ -17,7 +15,7 @@ export const activityTypeCommand: Command = {
     },
     async list({ services, values, emit }) {
       const list = await services.activityTypes.list(await community(services, values.community));
-      emit(list, table(list.map((t) => [t.id, t.displayName, t.category])));
+      emit(list, table(['ID', 'NAME', 'CATEGORY'], list.map((t) => [t.id, t.displayName, t.category])));
       return 0;
     },
   },

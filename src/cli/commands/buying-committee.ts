@@ -8,7 +8,7 @@ import { community, required, table, type Command } from '../command.ts';
 const checkBody = compileBodyValidator(BuyingCommitteeBody as object);
 
 function describeCommittee(committee: Committee): string {
-  const rows = (ranks: Committee['seniorities']) => table(ranks.map((rank) => [`  ${rank.id}`, rank.key, rank.name]));
+  const rows = (ranks: Committee['seniorities']) => table(['  ID', 'KEY', 'NAME'], ranks.map((rank) => [`  ${rank.id}`, rank.key, rank.name]));
   return `Seniorities (rows):\n${rows(committee.seniorities)}\nDepartments (columns):\n${rows(committee.departments)}`;
 }
 
@@ -17,19 +17,13 @@ const size = (committee: Committee) =>
 
 export const buyingCommitteeCommand: Command = {
   name: 'buying-committee',
-  usage: `  buying-committee set FILE.json [--community com_N] [--json]
-                                          sets (replaces) the buying committee: {"seniorities": [{"id", "key",
-                                          "name"}, ...], "departments": [...]}, each list in order
-  buying-committee show [--community com_N] [--json]     (--json prints what set takes)
-  buying-committee remove [--community com_N] [--json]
-  buying-committee keys [--json]          the title classifier's seniority and department keys`,
   run: {
-    async set({ services, values, args, emit }) {
-      const file = required(args[0], 'the committee file (FILE.json)');
+    async set({ services, values, args, emit, terminal, file: resolve }) {
+      const file = resolve(required(args[0], 'the committee file (FILE.json)'));
       const committee = readJsonFile<Committee>(file, checkBody);
       const communityId = await community(services, values.community);
       const { committee: stored, warnings } = await services.buyingCommittees.set(cliWriter(communityId), committee);
-      if (!values.json) for (const warning of warnings) process.stderr.write(`hearth: warning: ${warning}\n`);
+      if (!values.json) for (const warning of warnings) terminal.err(`hearth: warning: ${warning}\n`);
       emit({ ...stored, warnings }, `Set the buying committee of ${formatId('community', communityId)}: ${size(stored)}.`);
       return 0;
     },
@@ -46,7 +40,7 @@ export const buyingCommitteeCommand: Command = {
     },
     async keys({ emit }) {
       const keys = { seniorities: SENIORITY_CLASSES, departments: DEPARTMENT_CLASSES };
-      const rows = (classes: Record<string, string>) => table(Object.entries(classes).map(([key, what]) => [`  ${key}`, what]));
+      const rows = (classes: Record<string, string>) => table(['  KEY', 'MEANING'], Object.entries(classes).map(([key, what]) => [`  ${key}`, what]));
       emit(keys, `Seniority keys:\n${rows(SENIORITY_CLASSES)}\nDepartment keys:\n${rows(DEPARTMENT_CLASSES)}`);
       return 0;
     },

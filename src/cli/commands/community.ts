@@ -4,8 +4,6 @@ import { required, table, type Command } from '../command.ts';
 
 export const communityCommand: Command = {
   name: 'community',
-  usage: `  community create --name NAME [--json]
-  community list [--json]`,
   run: {
     async create({ services, values, emit }) {
       const { communityId } = await services.communities.create(required(values.name, '--name'), cliActor());
@@ -16,7 +14,7 @@ export const communityCommand: Command = {
       const list = await services.communities.list();
       emit(
         list.map((c) => ({ communityId: formatId('community', c.id), name: c.name, createdAt: c.createdAt.toISOString() })),
-        table(list.map((c) => [formatId('community', c.id), c.name])),
+        table(['COMMUNITY', 'NAME'], list.map((c) => [formatId('community', c.id), c.name])),
       );
       return 0;
     },

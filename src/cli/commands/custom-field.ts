@@ -32,18 +32,6 @@ function common(values: Options): CustomFieldChanges {
 
 export const customFieldCommand: Command = {
   name: 'custom-field',
-  usage: `  custom-field add --name NAME --entity contact[,organization,object] --type TYPE [--values A,B,C]
-           [--multivalue true] [--description TEXT] [--object-type cot_N] [--writers SOURCE_ID,...]
-           [--community com_N] [--json]    define a custom field; TYPE: string, url, int, number, date,
-                                           boolean or enum (with --values; --multivalue true: a multi-select)
-  custom-field list [--all] [--community com_N] [--json]
-                                          the custom fields (--all: retired ones too)
-  custom-field update cf_N [--name NAME] [--type TYPE] [--values A,B] [--multivalue true|false]
-           [--description TEXT] [--writers SOURCE_ID,... | --writers ""] [--community com_N] [--json]
-                                          change a field; a field with values keeps its type and every
-                                          allowed value a record holds
-  custom-field retire cf_N [--community com_N]
-                                          stop showing, filtering and writing a field; its values stay`,
   run: {
     async add({ services, values, emit }) {
       const given: NewCustomField = {
@@ -69,7 +57,7 @@ export const customFieldCommand: Command = {
         String(field.valueCount),
         field.retiredAt ? `retired ${field.retiredAt}` : '',
       ]);
-      emit(fields, rows.length ? table([['FIELD', 'NAME', 'FOR', 'TYPE', 'ALLOWED', 'WRITERS', 'VALUES', ''], ...rows]) : '(none)');
+      emit(fields, rows.length ? table(['FIELD', 'NAME', 'FOR', 'TYPE', 'ALLOWED', 'WRITERS', 'VALUES', ''], rows) : '(none)');
       return 0;
     },
     async update({ services, values, args, emit }) {

@@ -1,5 +1,5 @@
 import { cliWriter } from '../../core/writer.ts';
-import { community, positiveInteger, required, table, UsageError, type Command } from '../command.ts';
+import { community, durationOption, required, table, UsageError, type Command } from '../command.ts';
 
 const KINDS = ['greenhouse', 'lever', 'ashby', 'rss'] as const;
 
@@ -10,13 +10,15 @@ function feedId(value: string | undefined): number {
   return Number(match[1]);
 }
 
+/** `--interval`: a duration (a bare number is minutes, as it always was), in whole minutes. */
+function feedInterval(value: string): number {
+  const minutes = durationOption(value, '--interval', 'm') / 60_000;
+  if (!Number.isInteger(minutes) || minutes <= 0) throw new UsageError(`--interval must be a positive whole number of minutes (15m, 1h, 1d); got "${value}"`);
+  return minutes;
+}
+
 export const feedCommand: Command = {
   name: 'feed',
-  usage: `  feed add (--organization o_N | --object co_N) --kind greenhouse|lever|ashby|rss --url URL [--interval MINUTES]
-           [--community com_N] [--json]    fetch an organization's careers board or news feed, now and then on schedule
-  feed list [--community com_N] [--json]  the feeds and their last fetch
-  feed fetch feed_N [--community com_N]   fetch now (a job the serving process runs)
-  feed remove feed_N [--community com_N]  stop fetching; what the feed brought stays`,
   run: {
     async add({ services, values, emit }) {
       const kind = required(values.kind, '--kind');
@@ -26,7 +28,7 @@ export const feedCommand: Command = {
         objectId: values.object,
         kind: kind as (typeof KINDS)[number],
         url: required(values.url, '--url'),
-        intervalMinutes: values.interval === undefined ? undefined : positiveInteger(values.interval, '--interval'),
+        intervalMinutes: values.interval === undefined ? undefined : feedInterval(values.interval),
       });
       emit(feed, `Added ${feed.id} (${feed.kind}, ${feed.url}) to ${feed.organizationId ?? feed.objectId}: fetched every ${feed.intervalMinutes} minutes, first while \`hearth serve\` runs.`);
       return 0;
@@ -34,7 +36,7 @@ export const feedCommand: Command = {
     async list({ services, values, emit }) {
       const feeds = await services.feeds.list(await community(services, values.community));
       const rows = feeds.map((feed) => [feed.id, feed.organizationId ?? feed.objectId ?? '', feed.kind, feed.url, feed.lastFetchedAt ?? '', feed.lastStatus ?? '', feed.nextFetchAt]);
-      emit(feeds, rows.length ? table([['FEED', 'OF', 'KIND', 'URL', 'LAST FETCH', 'STATUS', 'NEXT FETCH'], ...rows]) : '(none)');
+      emit(feeds, rows.length ? table(['FEED', 'OF', 'KIND', 'URL', 'LAST FETCH', 'STATUS', 'NEXT FETCH'], rows) : '(none)');
       return 0;
     },
     async fetch({ services, values, args, emit }) {

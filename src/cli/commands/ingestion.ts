@@ -3,8 +3,6 @@ import { communityOrAll, table, type Command } from '../command.ts';
 
 export const ingestionCommand: Command = {
   name: 'ingestion',
-  usage: `  ingestion [--community com_N] [--json]  the ingestion backlog of the serving processes, per community:
-                                          pushes waiting, the oldest one's wait, what was stored in the last minute`,
   run: {
     async ''({ services, values, emit }) {
       const only = await communityOrAll(services, values.community);
@@ -19,7 +17,7 @@ export const ingestionCommand: Command = {
         String(b.batchesLastMinute),
         String(b.processes),
       ]);
-      emit(backlogs, rows.length ? table([['COMMUNITY', 'QUEUED', 'OLDEST', 'STORED/MIN', 'BATCHES/MIN', 'PROCESSES'], ...rows]) : 'no pushes waiting or stored in the last minute');
+      emit(backlogs, rows.length ? table(['COMMUNITY', 'QUEUED', 'OLDEST', 'STORED/MIN', 'BATCHES/MIN', 'PROCESSES'], rows) : 'no pushes waiting or stored in the last minute');
       return 0;
     },
   },

@@ -4,7 +4,6 @@ import type { Command } from '../command.ts';
 
 export const initCommand: Command = {
   name: 'init',
-  usage: '  init [--json]                           first-run setup; prints a new admin token every time',
   run: {
     async ''({ services, emit }) {
       const setup = await services.communities.init(cliActor());

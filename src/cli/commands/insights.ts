@@ -3,11 +3,6 @@ import { community, type Command } from '../command.ts';
 
 export const insightsCommand: Command = {
   name: 'insights',
-  usage: `  insights [--community com_N] [--json]  whether a model writes insights (HEARTH_LLM_URL), what it
-                                          wrote, and its latest run with its progress
-  insights refresh [--all] [--community com_N] [--json]
-                                          have the model write what is due now, as a job that a serving
-                                          process runs (--all: everything again); \`hearth jobs show ID\``,
   run: {
     async ''({ services, values, emit }) {
       const status = await services.insights.status(await community(services, values.community));

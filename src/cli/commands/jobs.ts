@@ -37,9 +37,6 @@ function brief(job: ReturnType<typeof jobView>): string {
 
 export const jobsCommand: Command = {
   name: 'jobs',
-  usage: `  jobs [--status queued|running|completed|failed] [--community com_N] [--limit N] [--json]
-                                          background jobs, newest first (every community by default)
-  jobs show ID [--json]                   one job: payload, progress, result or error`,
   run: {
     async ''({ services, values, emit }) {
       const list = (
@@ -51,7 +48,7 @@ export const jobsCommand: Command = {
       ).map(jobView);
       emit(
         list,
-        table(list.map((j) => [String(j.id), j.communityId, j.kind, j.status, `${j.attempts}/${j.maxAttempts}`, j.createdAt, j.finishedAt ?? '', brief(j)])),
+        table(['JOB', 'COMMUNITY', 'KIND', 'STATUS', 'ATTEMPTS', 'CREATED', 'FINISHED', 'OUTCOME'], list.map((j) => [String(j.id), j.communityId, j.kind, j.status, `${j.attempts}/${j.maxAttempts}`, j.createdAt, j.finishedAt ?? '', brief(j)])),
       );
       return 0;
     },

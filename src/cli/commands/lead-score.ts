@@ -28,23 +28,9 @@ const isScoreId = (value: string) => /^ls_/.test(value);
 
 export const leadScoreCommand: Command = {
   name: 'lead-score',
-  usage: `  lead-score add FILE.json [--name NAME] [--enabled true|false] [--primary true|false] [--community com_N] [--json]
-                                          define a lead score: FILE.json is the body of POST
-                                          /api/v2/admin/lead-scores (docs/lead-scores.md); its full
-                                          recompute is a job (\`hearth jobs\`)
-  lead-score list [--all] [--community com_N] [--json]
-                                          the lead scores and how they are computed (--all: retired too)
-  lead-score update ls_N [FILE.json] [--name NAME] [--description TEXT] [--enabled true|false]
-           [--primary true|false] [--community com_N] [--json]
-                                          change a lead score (FILE.json: the members that change); new
-                                          rules are recomputed in full
-  lead-score retire ls_N [--community com_N]
-                                          stop computing and showing a lead score; its values are removed
-  lead-score dry-run (ls_N | FILE.json) [--limit N] [--community com_N] [--json]
-                                          the top records a definition would score now; nothing is stored`,
   run: {
-    async add({ services, values, args, emit }) {
-      const given = { ...readJsonFile<NewLeadScore>(required(args[0], 'the definition file (FILE.json)'), checkNew), ...flags(values) } as NewLeadScore;
+    async add({ services, values, args, emit, file }) {
+      const given = { ...readJsonFile<NewLeadScore>(file(required(args[0], 'the definition file (FILE.json)')), checkNew), ...flags(values) } as NewLeadScore;
       const score = await services.leadScoreAdmin.create(cliWriter(await community(services, values.community)), given);
       const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
       emit(score, `Defined ${score.id} "${score.name}" for ${score.entityType}s${job}.`);
@@ -62,12 +48,12 @@ export const leadScoreCommand: Command = {
         score.recomputeJobId === null ? (score.computedAt ?? 'never') : `job ${score.recomputeJobId}`,
         score.retiredAt ? `retired ${score.retiredAt}` : '',
       ]);
-      emit(scores, rows.length ? table([['SCORE', 'NAME', 'FOR', 'STATE', 'RULES', 'SCORED', 'COMPUTED', ''], ...rows]) : '(none)');
+      emit(scores, rows.length ? table(['SCORE', 'NAME', 'FOR', 'STATE', 'RULES', 'SCORED', 'COMPUTED', ''], rows) : '(none)');
       return 0;
     },
-    async update({ services, values, args, emit }) {
+    async update({ services, values, args, emit, file }) {
       const id = parseId('lead_score', required(args[0], 'the lead score ID (ls_N)'));
-      const changes = { ...(args[1] === undefined ? {} : readJsonFile<LeadScoreChanges>(args[1], checkChanges)), ...flags(values) };
+      const changes = { ...(args[1] === undefined ? {} : readJsonFile<LeadScoreChanges>(file(args[1]), checkChanges)), ...flags(values) };
       if (Object.keys(changes).length === 0) throw new UsageError('say what changes: FILE.json, --name, --description, --enabled or --primary');
       const score = await services.leadScoreAdmin.update(cliWriter(await community(services, values.community)), id, changes);
       const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
@@ -80,12 +66,12 @@ export const leadScoreCommand: Command = {
       emit(score, `Retired ${score.id} "${score.name}"; its values were removed.`);
       return 0;
     },
-    async 'dry-run'({ services, values, args, emit }) {
+    async 'dry-run'({ services, values, args, emit, file }) {
       const target = required(args[0], 'a lead score ID (ls_N) or a definition file (FILE.json)');
       const communityId = await community(services, values.community);
       const given = isScoreId(target)
         ? await services.leadScoreAdmin.storedRules(communityId, parseId('lead_score', target))
-        : readJsonFile<NewLeadScore>(target, checkNew);
+        : readJsonFile<NewLeadScore>(file(target), checkNew);
       const limit = values.limit === undefined ? 10 : positiveInteger(values.limit, '--limit');
       if (limit > 100) throw new UsageError('--limit is at most 100');
       const result = await services.leadScoreAdmin.dryRun(cliWriter(communityId), given, limit);
@@ -98,7 +84,7 @@ export const leadScoreCommand: Command = {
         record.keyFactors.map((factor) => `${factor.label} ${factor.value} (${factor.strength})`).join('; '),
       ]);
       const summary = `${result.scored} ${result.entityType}(s) would be scored, ${result.nonZero} above 0.`;
-      emit(result, rows.length ? `${table([['#', 'ID', 'NAME', 'SCORE', 'PERCENTILE', 'KEY FACTORS'], ...rows])}\n${summary}` : summary);
+      emit(result, rows.length ? `${table(['#', 'ID', 'NAME', 'SCORE', 'PERCENTILE', 'KEY FACTORS'], rows)}\n${summary}` : summary);
       return 0;
     },
   },

@@ -15,8 +15,6 @@ function describeAssoc(assoc: { objectAssocType: string; targetEntity: string; t
 
 export const objectTypeCommand: Command = {
   name: 'object-type',
-  usage: `  object-type create --name NAME [--assoc type:contact|organization|object:cot_N ...] [--community com_N] [--json]
-  object-type list [--community com_N] [--json]`,
   run: {
     async create({ services, values, emit }) {
       const type = await services.objectTypeAdmin.create(cliWriter(await community(services, values.community)), {
@@ -29,7 +27,7 @@ export const objectTypeCommand: Command = {
     },
     async list({ services, values, emit }) {
       const list = await services.objectTypes.list(await community(services, values.community));
-      emit(list, table(list.map((type) => [type.id, type.name, type.assocs.map(describeAssoc).join(' ')])));
+      emit(list, table(['TYPE', 'NAME', 'ASSOCIATIONS'], list.map((type) => [type.id, type.name, type.assocs.map(describeAssoc).join(' ')])));
       return 0;
     },
   },

@@ -7,11 +7,9 @@ import { terminalProgress } from '../progress-bar.ts';
 
 export const objectsCommand: Command = {
   name: 'objects',
-  usage: `  objects import FILE.jsonl --type cot_N [--community com_N] [--json]
-                                          upserts one object record per line, by recordKey, 500 per batch`,
   run: {
-    async import({ services, values, args, emit, print }) {
-      const file = required(args[0], 'the JSONL file to import');
+    async import({ services, values, args, emit, print, terminal, file: resolve }) {
+      const file = resolve(required(args[0], 'the JSONL file to import'));
       const communityId = await community(services, values.community);
       const objectTypeId = required(values.type, '--type');
       parseId('object_type', objectTypeId);
@@ -24,7 +22,7 @@ export const objectsCommand: Command = {
         if (error instanceof UsageError) throw error;
         throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
       }
-      const progress = process.stderr.isTTY ? terminalProgress(process.stderr) : null;
+      const progress = terminal.errIsTTY ? terminalProgress({ write: terminal.err }) : null;
       const outcome = await importObjects(services.objectUpserts, { writer: cliWriter(communityId), objectTypeId, file }, { progress });
       const { totals } = outcome;
       const counts = `${totals.created} created, ${totals.updated} updated, ${totals.batches} batch${totals.batches === 1 ? '' : 'es'}`;
@@ -36,7 +34,7 @@ export const objectsCommand: Command = {
       const written = totals.batches
         ? `Written before the stop: ${totals.records} records from lines 1-${totals.writtenThroughLine} (${counts})`
         : 'Nothing was written';
-      process.stderr.write(
+      terminal.err(
         `hearth: objects import stopped:\n${outcome.problems.map((problem) => `  ${problem}\n`).join('')}` +
           `${written}; nothing from line ${totals.writtenThroughLine + 1} on was written.\n`,
       );

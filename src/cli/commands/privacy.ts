@@ -9,7 +9,6 @@ function erasedSummary(erased: Record<string, number | undefined>): string {
 
 export const privacyCommand: Command = {
   name: 'privacy',
-  usage: '  privacy list [--community com_N] [--json]   removal requests and their status (every community by default)',
   run: {
     async list({ services, values, emit }) {
       const list = (await services.privacy.list(await communityOrAll(services, values.community))).map((r) => ({
@@ -24,7 +23,7 @@ export const privacyCommand: Command = {
       }));
       emit(
         list,
-        table(list.map((r) => [String(r.id), r.communityId, r.status, r.email ?? '(erased)', r.requestedAt, r.deadlineAt, r.completedAt ?? '', erasedSummary(r.erased)])),
+        table(['REQUEST', 'COMMUNITY', 'STATUS', 'EMAIL', 'REQUESTED', 'DEADLINE', 'COMPLETED', 'ERASED'], list.map((r) => [String(r.id), r.communityId, r.status, r.email ?? '(erased)', r.requestedAt, r.deadlineAt, r.completedAt ?? '', erasedSummary(r.erased)])),
       );
       return 0;
     },

@@ -1,29 +1,20 @@
 import fs from 'node:fs';
 import { cliWriter } from '../../core/writer.ts';
 import type { ImportKind } from '../../modules/prospector/index.ts';
-import { community, required, UsageError, type Command } from '../command.ts';
+import { community, required, UsageError, type Command, type Terminal } from '../command.ts';
 import { lineProgress, terminalProgress } from '../progress-bar.ts';
 import { FileRefused, importProspectorFile, planFileImport, type FileImportOutcome } from '../prospector-import.ts';
 
 const KINDS: ImportKind[] = ['companies', 'contacts'];
 
 /** Ctrl-C (or SIGTERM) while importing: finish the chunk being written, then stop; a second one stops at once. */
-function stopOnSignal(onFirst: () => void) {
+function stopOnInterrupt(terminal: Terminal, onFirst: () => void) {
   let requested = false;
-  const handler = () => {
-    if (requested) process.exit(130);
+  const release = terminal.onInterrupt(() => {
     requested = true;
     onFirst();
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return {
-    requested: () => requested,
-    release() {
-      process.off('SIGINT', handler);
-      process.off('SIGTERM', handler);
-    },
-  };
+  });
+  return { requested: () => requested, release };
 }
 
 function counts(totals: { records: number; added: number; changed: number; unchanged: number; chunks: number }) {
@@ -32,14 +23,9 @@ function counts(totals: { records: number; added: number; changed: number; uncha
 
 export const prospectorCommand: Command = {
   name: 'prospector',
-  usage: `  prospector import FILE [--kind companies|contacts] [--restart] [--json]
-                                          imports prospector companies or contacts from JSON Lines or CSV
-                                          (docs/prospector.md), 1,000 records per transaction; the whole
-                                          file is checked first, and an interrupted import continues where
-                                          it stopped when run again (--restart starts over)`,
   run: {
-    async import({ services, values, args, emit, print }) {
-      const file = required(args[0], 'the file to import (JSON Lines or CSV)');
+    async import({ services, values, args, emit, print, terminal, file: resolve }) {
+      const file = resolve(required(args[0], 'the file to import (JSON Lines or CSV)'));
       if (values.kind !== undefined && !KINDS.includes(values.kind as ImportKind)) throw new UsageError('--kind must be companies or contacts');
       const writer = cliWriter(await community(services, values.community));
       try {
@@ -51,19 +37,20 @@ export const prospectorCommand: Command = {
       const imports = services.prospectorImports;
       let outcome: FileImportOutcome;
       let plan: Awaited<ReturnType<typeof planFileImport>>;
-      const stop = stopOnSignal(() => process.stderr.write('\nStopping after the chunk being written (Ctrl-C again to stop at once)…\n'));
+      const stop = stopOnInterrupt(terminal, () => terminal.err('\nStopping after the chunk being written (Ctrl-C again to stop at once)…\n'));
       try {
         plan = await planFileImport(imports, { file, kind: (values.kind as ImportKind | undefined) ?? null, restart: values.restart ?? false });
         if (plan.resumed) {
-          process.stderr.write(`Resuming the import of ${file} after line ${plan.start.line}: ${plan.before.records} ${plan.kind} were imported before (--restart starts over).\n`);
+          terminal.err(`Resuming the import of ${file} after line ${plan.start.line}: ${plan.before.records} ${plan.kind} were imported before (--restart starts over).\n`);
         }
-        const tty = process.stderr.isTTY;
+        const tty = terminal.errIsTTY;
         outcome = await importProspectorFile(imports, plan, {
           writer,
           stopRequested: stop.requested,
           progress: (phase) => {
-            if (tty) process.stderr.write(`${phase === 'checking' ? 'Checking' : 'Importing'} ${plan.kind} from ${file}\n`);
-            return tty ? terminalProgress(process.stderr) : lineProgress(process.stderr, phase);
+            if (tty) terminal.err(`${phase === 'checking' ? 'Checking' : 'Importing'} ${plan.kind} from ${file}\n`);
+            const stream = { write: terminal.err };
+            return tty ? terminalProgress(stream) : lineProgress(stream, phase);
           },
         });
       } catch (error) {
@@ -84,7 +71,7 @@ export const prospectorCommand: Command = {
       }
       if (outcome.status === 'interrupted') {
         if (values.json) print(JSON.stringify({ ...summary, interrupted: true, committedThroughLine: outcome.committedThroughLine }));
-        process.stderr.write(
+        terminal.err(
           `hearth: prospector import interrupted: ${outcome.totals.records} ${plan.kind} imported through line ${outcome.committedThroughLine}; ` +
             'run the same command again to continue from there.\n',
         );
@@ -95,7 +82,7 @@ export const prospectorCommand: Command = {
       const written = outcome.totals.records
         ? `Nothing more was written: the ${outcome.totals.records} ${plan.kind} imported through line ${outcome.committedThroughLine} stay.`
         : 'Nothing was written.';
-      process.stderr.write(
+      terminal.err(
         `hearth: prospector import refused: ${outcome.faultCount} fault${outcome.faultCount === 1 ? '' : 's'} in ${file}:\n` +
           `${outcome.faults.map((fault) => `  ${fault}\n`).join('')}${more}${written}\n`,
       );

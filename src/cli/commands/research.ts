@@ -23,15 +23,6 @@ const describe = (prompt: { promptId: string; promptName: string; isPrimaryPromp
 
 export const researchPromptCommand: Command = {
   name: 'research-prompt',
-  usage: `  research-prompt add ID --name NAME --prompt TEXT [--primary true] [--community com_N] [--json]
-                                          define a research prompt: a question the model answers about
-                                          each organization (ID: its promptId, e.g. fit)
-  research-prompt list [--all] [--community com_N] [--json]
-                                          the research prompts (--all: retired ones too)
-  research-prompt update ID [--name NAME] [--prompt TEXT] [--primary true|false] [--community com_N] [--json]
-                                          change a prompt; a new text has the model answer again
-  research-prompt retire ID [--community com_N]
-                                          stop showing a prompt's answers (they stay stored)`,
   run: {
     async add({ services, values, args, emit }) {
       const prompt = await services.researchPrompts.create(cliWriter(await community(services, values.community)), {
@@ -53,7 +44,7 @@ export const researchPromptCommand: Command = {
         prompt.prompt.length > 60 ? `${prompt.prompt.slice(0, 59)}…` : prompt.prompt,
         prompt.retiredAt ? `retired ${prompt.retiredAt}` : '',
       ]);
-      emit(prompts, rows.length ? table([['ID', 'NAME', 'PRIMARY', 'ANSWERS', 'PROMPT', ''], ...rows]) : '(none)');
+      emit(prompts, rows.length ? table(['ID', 'NAME', 'PRIMARY', 'ANSWERS', 'PROMPT', ''], rows) : '(none)');
       return 0;
     },
     async update({ services, values, args, emit }) {
@@ -76,13 +67,9 @@ const CHUNK = 1000;
 
 export const researchCommand: Command = {
   name: 'research',
-  usage: `  research import FILE [--community com_N] [--json]
-                                          import research answers: JSON Lines of {organizationId or
-                                          domain, promptId, answer}, in chunks of 1,000 each checked
-                                          whole first (a fault names its line; nothing of its chunk is stored)`,
   run: {
-    async import({ services, values, args, emit }) {
-      const file = required(args[0], 'the file');
+    async import({ services, values, args, emit, file: resolve }) {
+      const file = resolve(required(args[0], 'the file'));
       const writer = cliWriter(await community(services, values.community));
       let chunk: { line: number; answer: ImportedAnswer }[] = [];
       let imported = 0;

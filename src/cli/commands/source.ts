@@ -36,20 +36,13 @@ async function tracker({ services, values, args, emit }: CommandContext): Promis
 
 export const sourceCommand: Command = {
   name: 'source',
-  usage: `  source create --name NAME [--community com_N] [--kind api|file] [--path DIR] [--json]
-  source list [--community com_N] [--json]
-  source tracker enable SOURCE_ID [--origins https://a.example,https://b.example] [--community com_N] [--json]
-                                          the source's website tracker: a public key for /t.js (--origins:
-                                          the only origins whose pages may send; "" lets any)
-  source tracker show|rotate|revoke SOURCE_ID [--community com_N] [--json]
-                                          its key and snippet; a new key (the old one stops at once); off`,
   run: {
     tracker,
-    async create({ services, values, emit }) {
+    async create({ services, values, emit, file }) {
       const source = await services.sources.create(cliWriter(await community(services, values.community)), {
         name: required(values.name, '--name'),
         kind: sourceKind(values.kind),
-        path: values.path ?? null,
+        path: values.path === undefined ? null : file(values.path),
       });
       emit({ sourceId: source.id }, `Created source ${source.id} ("${source.name}", ${source.kind}).`);
       return 0;
@@ -61,7 +54,7 @@ export const sourceCommand: Command = {
       const keyOf = (id: number) => keys.get(`sig_${id}`) ?? null;
       emit(
         list.map((s) => ({ sourceId: s.id, name: s.name, kind: s.kind, path: s.path, visible: s.visible, trackerKey: keyOf(s.id) })),
-        table(list.map((s) => [String(s.id), s.name, s.kind, s.path ?? '', keyOf(s.id) ?? ''])),
+        table(['SOURCE', 'NAME', 'KIND', 'PATH', 'TRACKER KEY'], list.map((s) => [String(s.id), s.name, s.kind, s.path ?? '', keyOf(s.id) ?? ''])),
       );
       return 0;
     },

@@ -1,21 +1,19 @@
 import { formatId } from '../../core/ids.ts';
 import { cliWriter } from '../../core/writer.ts';
 import { MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS } from '../../modules/tokens/index.ts';
-import { community, communityOrAll, required, table, UsageError, type Command } from '../command.ts';
+import { community, communityOrAll, durationOption, required, table, UsageError, type Command } from '../command.ts';
 
+/** `--expires-in`: a duration (a bare number is seconds, as it always was), whole seconds, up to ten years. */
 function tokenLifetime(value: string): number {
-  const seconds = Number(value);
+  const seconds = durationOption(value, '--expires-in', 's') / 1000;
   if (!Number.isInteger(seconds) || seconds < MIN_TOKEN_LIFETIME_SECONDS || seconds > MAX_TOKEN_LIFETIME_SECONDS) {
-    throw new UsageError(`--expires-in must be a whole number of seconds from ${MIN_TOKEN_LIFETIME_SECONDS} to ${MAX_TOKEN_LIFETIME_SECONDS} (ten years)`);
+    throw new UsageError(`--expires-in must be from 1m (${MIN_TOKEN_LIFETIME_SECONDS} seconds) to ten years (${MAX_TOKEN_LIFETIME_SECONDS} seconds), in whole seconds; got "${value}"`);
   }
   return seconds;
 }
 
 export const tokenCommand: Command = {
   name: 'token',
-  usage: `  token create [--community com_N] [--scopes a,b] [--name NAME] [--expires-in SECONDS] [--json]
-  token list [--community com_N] [--json]
-  token revoke JTI`,
   run: {
     async create({ services, values, emit }) {
       const communityId = await community(services, values.community);
@@ -32,7 +30,7 @@ export const tokenCommand: Command = {
       const list = await services.tokens.list(await communityOrAll(services, values.community));
       emit(
         list.map((t) => ({ ...t, communityId: formatId('community', t.communityId) })),
-        table(list.map((t) => [t.jti, formatId('community', t.communityId), t.name, t.scopes.join(' '), t.revokedAt ? 'revoked' : 'active'])),
+        table(['JTI', 'COMMUNITY', 'NAME', 'SCOPES', 'STATE'], list.map((t) => [t.jti, formatId('community', t.communityId), t.name, t.scopes.join(' '), t.revokedAt ? 'revoked' : 'active'])),
       );
       return 0;
     },

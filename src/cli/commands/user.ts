@@ -11,10 +11,6 @@ function role(value: string | undefined): 'admin' | 'member' {
 /** Console users (docs/console.md): a new user or a reset gets a one-time sign-in link to hand over. */
 export const userCommand: Command = {
   name: 'user',
-  usage: `  user add EMAIL --name NAME [--role admin|member] [--community com_N] [--json]   prints a one-time sign-in link
-  user list [--community com_N] [--json]
-  user reset-password EMAIL [--community com_N] [--json]   a one-time link to choose a new password
-  user remove EMAIL [--community com_N]`,
   run: {
     async add({ services, args, values, emit }) {
       const communityId = await community(services, values.community);
@@ -37,7 +33,7 @@ export const userCommand: Command = {
         role: user.role,
         hasPassword: user.hasPassword,
       }));
-      emit(list, table([['ID', 'NAME', 'EMAIL', 'ROLE', 'PASSWORD'], ...list.map((u) => [u.id, u.name, u.loginEmail, u.role, u.hasPassword ? 'set' : 'not yet'])]));
+      emit(list, table(['ID', 'NAME', 'EMAIL', 'ROLE', 'PASSWORD'], list.map((u) => [u.id, u.name, u.loginEmail, u.role, u.hasPassword ? 'set' : 'not yet'])));
       return 0;
     },
     async 'reset-password'({ services, args, values, emit }) {

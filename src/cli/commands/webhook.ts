@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { durationMs } from '../../core/durations.ts';
 import { cliWriter } from '../../core/writer.ts';
-import { community, positiveInteger, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
+import { community, durationOption, positiveInteger, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
 
 function webhookId(value: string | undefined): number {
   const given = required(value, 'the webhook ID');
@@ -30,9 +31,15 @@ function filterOf(value: string | undefined): unknown {
   }
 }
 
+/** A WHEN: a date or date-time, or a duration back from now (`7d`, `PT1H`), as the other commands take it. */
 function date(value: string, what: string): Date {
+  if (!/^\d{4}-/.test(value)) {
+    const back = durationMs(value);
+    if (back === null) throw new UsageError(`${what} must be a date-time (2026-03-01T00:00:00Z) or a duration back from now (7d, PT1H)`);
+    return new Date(Date.now() - back);
+  }
   const parsed = new Date(value);
-  if (Number.isNaN(parsed.getTime())) throw new UsageError(`${what} must be a date-time (2026-03-01T00:00:00Z)`);
+  if (Number.isNaN(parsed.getTime())) throw new UsageError(`${what} must be a date-time (2026-03-01T00:00:00Z) or a duration back from now (7d, PT1H)`);
   return parsed;
 }
 
@@ -45,16 +52,6 @@ async function writer({ services, values }: CommandContext) {
 
 export const webhookCommand: Command = {
   name: 'webhook',
-  usage: `  webhook add --url URL --events contact.created,activity.created [--filter JSON|@file] [--filter-entity contact]
-           [--description TEXT] [--community com_N] [--json]   subscribe a URL to events (docs/webhooks.md); prints the secret
-  webhook list [--community com_N] [--json]   the webhooks and their state
-  webhook update wh_N [--url URL] [--events …] [--filter JSON|@file|none] [--description TEXT]
-  webhook disable wh_N | enable wh_N          pause deliveries (they wait) | deliver again, what waits first
-  webhook rotate-secret wh_N [--keep-previous HOURS]   a new secret; the old one signs too for 24 hours by default
-  webhook deliveries wh_N [--status pending|delivered|failed] [--limit N] [--json]   newest first
-  webhook deliveries whd_N [--json]           one delivery: its attempts and its body
-  webhook redeliver whd_N                     send a delivery's event again
-  webhook replay wh_N --since DATE [--until DATE]   send every event of its kinds since DATE again`,
   run: {
     async add(context) {
       const { services, values, emit } = context;
@@ -71,7 +68,7 @@ export const webhookCommand: Command = {
     async list({ services, values, emit }) {
       const hooks = await services.webhooks.list(await community(services, values.community));
       const rows = hooks.map((hook) => [hook.id, hook.enabled ? 'enabled' : 'disabled', hook.url, hook.events.join(','), hook.filterEntity ? `${hook.filterEntity} filter` : '', hook.failingSince ?? '']);
-      emit(hooks, rows.length ? table([['WEBHOOK', 'STATE', 'URL', 'EVENTS', 'FILTER', 'FAILING SINCE'], ...rows]) : '(none)');
+      emit(hooks, rows.length ? table(['WEBHOOK', 'STATE', 'URL', 'EVENTS', 'FILTER', 'FAILING SINCE'], rows) : '(none)');
       return 0;
     },
     async update(context) {
@@ -98,7 +95,8 @@ export const webhookCommand: Command = {
     },
     async 'rotate-secret'(context) {
       const { values, args } = context;
-      const hours = values['keep-previous'] === undefined ? undefined : values['keep-previous'] === '0' ? 0 : positiveInteger(values['keep-previous'], '--keep-previous');
+      const hours = values['keep-previous'] === undefined ? undefined : durationOption(values['keep-previous'], '--keep-previous', 'h') / 3_600_000;
+      if (hours !== undefined && !Number.isInteger(hours)) throw new UsageError('--keep-previous must be whole hours (24, 24h, 2d, P1D)');
       const hook = await context.services.webhooks.rotateSecret(await writer(context), webhookId(args[0]), hours);
       context.emit(hook, `New signing secret of ${hook.id}: ${hook.secret}${hook.previousSecretUntil ? `\nThe previous one signs too until ${hook.previousSecretUntil}.` : ''}`);
       return 0;
@@ -108,14 +106,14 @@ export const webhookCommand: Command = {
       if (args[0]?.startsWith('whd_')) {
         const delivery = await services.webhooks.delivery(communityId, deliveryId(args[0]));
         const attempts = delivery.attemptLog.map((a) => [String(a.attempt), a.attemptedAt, a.responseStatus === null ? '' : String(a.responseStatus), `${a.durationMs} ms`, a.error ?? '']);
-        emit(delivery, `${delivery.id} ${delivery.event} ${delivery.status} (${delivery.messageId})\n${attempts.length ? table([['ATTEMPT', 'AT', 'STATUS', 'TOOK', 'ERROR'], ...attempts]) : '(no attempt yet)'}\n${delivery.payload ?? ''}`);
+        emit(delivery, `${delivery.id} ${delivery.event} ${delivery.status} (${delivery.messageId})\n${attempts.length ? table(['ATTEMPT', 'AT', 'STATUS', 'TOOK', 'ERROR'], attempts) : '(no attempt yet)'}\n${delivery.payload ?? ''}`);
         return 0;
       }
       const status = values.status;
       if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new UsageError('--status must be pending, delivered or failed');
       const rows = await services.webhooks.deliveries(communityId, webhookId(args[0]), { status, limit: values.limit === undefined ? 50 : positiveInteger(values.limit, '--limit') });
       emit(rows, rows.length
-        ? table([['DELIVERY', 'EVENT', 'OCCURRED', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'], ...rows.map((d) => [d.id, d.event, d.occurredAt, d.status, String(d.attempts), d.lastError ?? (d.lastStatus === null ? '' : String(d.lastStatus)), d.nextAttemptAt ?? ''])])
+        ? table(['DELIVERY', 'EVENT', 'OCCURRED', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'], rows.map((d) => [d.id, d.event, d.occurredAt, d.status, String(d.attempts), d.lastError ?? (d.lastStatus === null ? '' : String(d.lastStatus)), d.nextAttemptAt ?? '']))
         : '(none)');
       return 0;
     },

@@ -3,7 +3,7 @@ export { parseActivityTimestamp } from './activity-time.ts';
 export { ACTIVITY_FILTERS } from './activity.filters.ts';
 export { findOrCreateSubSource, findOrCreateSubSources, linkThreads, upsertActivities, upsertActivity } from './activity.repository.ts';
 export { activityRoutes } from './activity.routes.ts';
-export { FullActivity } from './activity.schemas.ts';
+export { FullActivity, LIST_COLS as ACTIVITY_LIST_COLS } from './activity.schemas.ts';
 export { type ActivityService, createActivityService } from './activity.service.ts';
 export { plainText } from './markdown-text.ts';
 export { sentimentOf } from './sentiment.ts';

@@ -5,6 +5,7 @@ export { CONTACT_FILTERS } from './contact.filters.ts';
 export { type AddedActivities, type ContactFields, findContactState, lockContactStates, insertContact, insertContacts, refreshActivityStats, updateContact, contactUpdates } from './contact.repository.ts';
 export { contactRoutes } from './contact.routes.ts';
 export { createContactService } from './contact.service.ts';
+export { CONTACT_LIST_COLS } from './contact.schemas.ts';
 export { contactNames } from './names.ts';
 export { normalizePhone } from './phones.ts';
 export { type ActivityDigest } from './contact-spark.repository.ts';

@@ -6,4 +6,4 @@ export { createOrganizationUpsertService, type OrganizationUpsertService } from 
 export { ORGANIZATION_FILTERS } from './organization.filters.ts';
 export { type FoundOrganization, type OrganizationsNamed, findOnlyOrganizationNamed, findOrganization, findOrganizationByDomain, insertOrganization, organizationsByDomains, organizationsNamed, insertOrganizations, memberCountChanges, refreshMemberCounts } from './organization.repository.ts';
 export { organizationRoutes } from './organization.routes.ts';
-export { SourceUpsertBody } from './organization.schemas.ts';
+export { LIST_COLS as ORGANIZATION_LIST_COLS, SourceUpsertBody } from './organization.schemas.ts';

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Invocation, Terminal } from '../../src/cli/command.ts';
+import { runCommand } from '../../src/cli/run.ts';
+import { cliWriter } from '../../src/core/writer.ts';
+import { ACTIVITY_LIST_COLS } from '../../src/modules/activities/index.ts';
+import { CONTACT_LIST_COLS } from '../../src/modules/contacts/index.ts';
+import { ORGANIZATION_LIST_COLS } from '../../src/modules/organizations/index.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ENGINES } from '../helpers/test-database.ts';
+import { walkPages, withQuery } from '../helpers/paging.ts';
+
+/**
+ * `hearth export` in this process, through the code `hearth` runs (runCommand), on both engines: every
+ * record, in the representation GET /api/v2/<list> gives with every column, page after page.
+ */
+describe.each(ENGINES)('hearth export (%s)', (engine) => {
+  let t: TestApp;
+  let dir: string;
+  const USERS = 1203;
+
+  beforeAll(async () => {
+    t = await createTestApp(engine);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-export-'));
+    await t.services.customFieldAdmin.create(cliWriter(t.communityId), { name: 'Plan', entityTypes: ['contact'], valueType: 'string' });
+    for (let start = 0; start < USERS; start += 1000) {
+      const users = Array.from({ length: Math.min(1000, USERS - start) }, (_, index) => {
+        const n = start + index;
+        // Commas and quotes, for the CSV.
+        return { id: `u-${n}`, fullName: n === 7 ? 'Quote "Q", Esq. Jr' : `User ${n}`, email: `user${n}@example.org` };
+      });
+      const response = await t.send('POST', `/community/v1/source/${t.sourceId}/users`, users);
+      expect(response.statusCode, response.body).toBe(202);
+    }
+    const activities = Array.from({ length: 30 }, (_, n) => ({ id: `a-${n}`, activityType: 'made_post_topic', user: { id: `u-${n}` } }));
+    expect((await t.send('POST', `/community/v1/source/${t.sourceId}/activities`, activities)).statusCode).toBe(202);
+    for (const domain of ['acme.com', 'globex.com']) expect((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain })).statusCode).toBe(200);
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `hearth export ...` here: stdout and stderr captured; stdout read in the chunks written. */
+  async function exportOf(sub: string, values: Invocation['values'] = {}) {
+    const out: string[] = [];
+    let err = '';
+    const terminal: Terminal = {
+      out: async (text) => void out.push(text),
+      err: (text) => void (err += text),
+      errIsTTY: false,
+      cwd: dir,
+      onInterrupt: () => () => undefined,
+    };
+    const code = await runCommand({ name: 'export', sub, args: [], values }, { services: t.services, database: t.db.database, terminal });
+    return { code, out, stdout: out.join(''), err };
+  }
+
+  /** Every record of a list as the API gives it with every column. */
+  async function listed(url: string, cols: string, sort?: string) {
+    return walkPages<Record<string, unknown>>((cursor) => t.get(withQuery(url, { limit: 1000, cols, cursor, sort })), 1000);
+  }
+
+  it('contacts as JSON Lines: what the API lists with every column, in ID order, written page by page, progress on stderr', async () => {
+    const result = await exportOf('contacts');
+    expect(result.code).toBe(0);
+    const records = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records).toHaveLength(USERS + 1);
+    // Written as read: one write per page of 1,000, never the whole list at once.
+    expect(result.out).toHaveLength(2);
+    const first = records.find((record) => record.primaryEmail === 'user0@example.org')!;
+    expect(first).toMatchObject({ fullName: 'User 0', customFields: {}, recentActivities: expect.any(Array), url: expect.stringMatching(/\/contacts\/c_\d+$/) });
+    expect(records).toEqual(await listed('/api/v2/contacts', `${CONTACT_LIST_COLS.optIn.join(',')},cf_*`));
+    expect(result.err).toBe(`exporting contacts: 1000/${USERS + 1} contacts (83%)\nexporting contacts: ${USERS + 1}/${USERS + 1} contacts (100%)\n`);
+  });
+
+  it('organizations and activities, JSON Lines and CSV to a file; the CSV has a header row and quotes what needs it', async () => {
+    const organizations = await exportOf('organizations');
+    const orgs = organizations.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { primaryDomain: string });
+    expect(orgs.map((org) => org.primaryDomain).sort()).toEqual(expect.arrayContaining(['acme.com', 'globex.com']));
+    expect(orgs).toEqual(await listed('/api/v2/organizations', `${ORGANIZATION_LIST_COLS.optIn.join(',')},cf_*`));
+
+    const activities = await exportOf('activities', { format: 'jsonl' });
+    const exported = activities.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(exported).toHaveLength(30);
+    expect(exported).toEqual(await listed('/api/v2/activities', ACTIVITY_LIST_COLS.optIn.join(','), 'id'));
+
+    const file = path.join(dir, 'contacts.csv');
+    const csv = await exportOf('contacts', { format: 'csv', out: 'contacts.csv', json: true });
+    expect(csv.code).toBe(0);
+    expect(JSON.parse(csv.stdout)).toEqual({ exported: USERS + 1, what: 'contacts', format: 'csv', file, communityId: `com_${t.communityId}` });
+    const text = fs.readFileSync(file, 'utf8');
+    const [header] = text.split('\r\n');
+    expect(header).toMatch(/^id,name,fullName,/);
+    expect(text).toMatch(/^c_\d+,"Quote ""Q"", Esq\.[^"]*","Quote ""Q"", Esq\.[^"]*",/m);
+    expect(text.split('\r\n').filter(Boolean)).toHaveLength(USERS + 2);
+    expect(fs.readdirSync(dir).filter((name) => name.includes('.partial'))).toEqual([]);
+  });
+
+  it('a wrong list or format is a usage error', async () => {
+    await expect(exportOf('segments')).rejects.toThrow('export takes contacts, organizations or activities, not "segments"');
+    await expect(exportOf('contacts', { format: 'xml' })).rejects.toThrow('--format must be jsonl or csv, not "xml"');
+    await expect(exportOf('')).rejects.toThrow();
+  });
+});
