@@ -66,6 +66,33 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, event: 'contact.created', messageId: message!.id });
   });
 
+  it('forgets what it rendered about a contact erased on request (decisions.md §11), and tells of the erasure', async () => {
+    const hook = await subscribe('/erased', { events: ['contact.created', 'contact.updated', 'activity.created'] });
+    await pushUser(t, { id: 'u-erase', fullName: 'Erin Erased', email: 'erin@example.org' });
+    await accepted(t, 'activity', { id: 'erin-1', activityType: 'commented_replied', user: { id: 'u-erase', email: 'erin@example.org' }, content: { type: 'text', value: 'a secret of Erin' } });
+    await worker.runSteps();
+    expect(at('/erased').map((message) => message.json.type).sort()).toEqual(['activity.created', 'contact.created']);
+    const before = await deliveries(hook.id);
+    expect(before).toHaveLength(2);
+
+    const token = await t.issueToken(['privacy:write']);
+    expect((await t.app.inject({ method: 'DELETE', url: '/community/v1/user/erin%40example.org', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    await worker.runUntilIdle();
+    await worker.runSteps();
+
+    // The deliveries that carried her name, address and words are gone, bodies and all.
+    const after = await deliveries(hook.id);
+    expect(after.map((delivery) => delivery.id)).not.toContain(before[0]!.id);
+    expect(after.map((delivery) => delivery.id)).not.toContain(before[1]!.id);
+    for (const delivery of after) {
+      const detail = (await t.get(`/api/v2/admin/webhooks/${hook.id}/deliveries/${delivery.id as string}`)).json().data;
+      expect(detail.payload).not.toMatch(/Erin|erin@example\.org|a secret/);
+    }
+    // The erasure itself reached the subscriber, as the shell the contact became.
+    const updated = at('/erased').filter((message) => message.json.type === 'contact.updated');
+    expect(updated.at(-1)!.json.data).toMatchObject({ name: 'Anonymized contact', primaryEmail: null });
+  });
+
   it('writes no event while no webhook wants its kind', async () => {
     await pushUser(t, { id: 'u-quiet', fullName: 'Nobody Listening' });
     const hook = await subscribe('/late', { events: ['contact.created'] });

@@ -96,6 +96,7 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
       CONTACT_REFERENCES.memberships,
       CONTACT_REFERENCES.associations,
       CONTACT_REFERENCES.merges,
+      ...CONTACT_REFERENCES.recorded,
     ]);
     const unlisted = rows.filter((row) => !listed.has(row.table));
     expect(unlisted).toEqual([]);

@@ -171,7 +171,9 @@ describe('the image entry point, by hand', () => {
     const bundling = finalStage.find((i) => i.name === 'RUN' && i.args.startsWith('node bin/hearth.mjs --help'));
     expect(bundling).toBeDefined();
     execFileSync(process.execPath, ['bin/hearth.mjs', '--help'], { cwd: app, stdio: 'pipe', timeout: 60_000 });
-    const bundles = () => fs.readdirSync(path.join(app, 'node_modules/.cache/hearth'));
+    // bin/hearth.mjs keeps a checkout's bundles in node_modules/.cache/hearth-<checkout>.
+    const cache = path.join(app, 'node_modules/.cache');
+    const bundles = () => fs.readdirSync(cache).filter((name) => name.startsWith('hearth-')).flatMap((name) => fs.readdirSync(path.join(cache, name)));
     expect(bundles()).toHaveLength(1);
     const dataDir = processes.tempDir();
     const server = await processes.serve({ HEARTH_DATA_DIR: dataDir, NODE_ENV: 'production', HEARTH_SHUTDOWN_GRACE: '0' }, { cwd: app });

@@ -118,6 +118,11 @@ export const CONTACT_REFERENCES = {
   associations: 'object_associations',
   /** Earlier merges into the merged contact (`survivor_id`) now resolve to the survivor. */
   merges: 'contact_merges',
+  /**
+   * What happened to a contact, recorded under the ID it had then (webhook events, `entity_id`): not moved,
+   * as a subscriber was told of it under that ID; `contact.merged` tells it of the merge.
+   */
+  recorded: ['webhook_events'],
 } as const;
 
 /**

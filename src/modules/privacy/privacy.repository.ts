@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { moveMembers, placesOf } from '../locations/index.ts';
 import { refreshMemberCounts } from '../organizations/index.ts';
 import { unlinkContactActivities } from '../topics/index.ts';
+import { forgetContactEvents } from '../webhooks/index.ts';
 
 export interface ErasedCounts {
   contacts: number;
@@ -174,7 +175,8 @@ export async function eraseActivityContent(trx: Transaction<DB>, communityId: nu
 
 /**
  * The rest that names the person: merge records' identity values, web visits and the browsers a site
- * identified as theirs (with the address it gave), lead score explanations.
+ * identified as theirs (with the address it gave), lead score explanations, and the webhook events about
+ * them and their activities (whose payloads hold what was erased).
  */
 export async function eraseTraces(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
   await trx
@@ -192,6 +194,7 @@ export async function eraseTraces(trx: Transaction<DB>, communityId: number, con
     .execute();
   const visits = await trx.deleteFrom('website_visits').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
   await trx.deleteFrom('website_visitors').where('community_id', '=', communityId).where('contact_id', '=', contactId).execute();
+  await forgetContactEvents(trx, communityId, contactId);
   return Number(visits.numDeletedRows);
 }
 

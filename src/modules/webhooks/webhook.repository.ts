@@ -360,3 +360,26 @@ export async function redeliver(db: Executor, communityId: number, deliveryId: n
     returning id`.execute(db);
   return Number(rows[0]!.id);
 }
+
+/**
+ * Erasure (decisions.md §11): the events about a contact erased on request, and about its activities, go with
+ * their deliveries and attempts. Their payloads are the representations rendered at fan-out, so they hold
+ * what the erasure removes (names, addresses, activity content). Events of the IDs merged into the contact
+ * go too. An event not rendered yet stays: it is rendered after the erasure commits, from the erased
+ * records (so the erasure's own `contact.updated` reaches subscribers). Returns how many events went.
+ */
+export async function forgetContactEvents(db: Executor, communityId: number, contactId: number): Promise<number> {
+  const { rows } = await sql<{ count: number }>`
+    with ids as (
+      select ${contactId}::bigint as id
+      union select merged_id from contact_merges where community_id = ${communityId} and survivor_id = ${contactId}
+    ), gone as (
+      delete from webhook_events e
+      where e.community_id = ${communityId} and e.payload is not null
+        and ((e.entity_type = 'contact' and e.entity_id in (select id from ids))
+          or (e.entity_type = 'activity' and e.entity_id in (select a.id from activities a where a.community_id = ${communityId} and a.contact_id = ${contactId})))
+      returning 1
+    )
+    select count(*)::int as count from gone`.execute(db);
+  return rows[0]?.count ?? 0;
+}
