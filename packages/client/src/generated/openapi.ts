@@ -3146,6 +3146,107 @@ export interface components {
             id: string;
             name: string;
         };
+        Webhook: {
+            /** @description wh_N */
+            id: string;
+            url: string;
+            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
+            description: string | null;
+            lightFilter: {
+                [key: string]: unknown;
+            } | null;
+            filterEntity: ("contact" | "activity" | "organization") | null;
+            enabled: boolean;
+            disabledAt: string | null;
+            disabledReason: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        WebhookWithSecret: {
+            /** @description wh_N */
+            id: string;
+            url: string;
+            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
+            description: string | null;
+            lightFilter: {
+                [key: string]: unknown;
+            } | null;
+            filterEntity: ("contact" | "activity" | "organization") | null;
+            enabled: boolean;
+            disabledAt: string | null;
+            disabledReason: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description `whsec_<base64 key>`: shown when the webhook is created and when its secret is rotated, not afterwards */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /** @description whd_N */
+            id: string;
+            webhookId: string;
+            /** @description The `webhook-id` header: the same for every attempt, redelivery and replay of the event */
+            messageId: string;
+            /** @enum {unknown} */
+            event: "contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
+            /** Format: date-time */
+            occurredAt: string;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description After this, a failed attempt is the last
+             */
+            expiresAt: string;
+            lastStatus: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookDeliveryDetail: {
+            /** @description whd_N */
+            id: string;
+            webhookId: string;
+            /** @description The `webhook-id` header: the same for every attempt, redelivery and replay of the event */
+            messageId: string;
+            /** @enum {unknown} */
+            event: "contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
+            /** Format: date-time */
+            occurredAt: string;
+            /** @enum {unknown} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            nextAttemptAt: string | null;
+            /**
+             * Format: date-time
+             * @description After this, a failed attempt is the last
+             */
+            expiresAt: string;
+            lastStatus: number | null;
+            lastError: string | null;
+            deliveredAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            payload: string | null;
+            attemptLog: {
+                attempt: number;
+                /** Format: date-time */
+                attemptedAt: string;
+                responseStatus: number | null;
+                error: string | null;
+                durationMs: number;
+            }[];
+        };
         WebsiteTracker: {
             /** @description sig_N: the source whose visits the key records */
             sourceId: string;
@@ -3310,107 +3411,6 @@ export interface components {
             createdAt: string;
             expiresAt: string | null;
             revokedAt: string | null;
-        };
-        Webhook: {
-            /** @description wh_N */
-            id: string;
-            url: string;
-            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
-            description: string | null;
-            lightFilter: {
-                [key: string]: unknown;
-            } | null;
-            filterEntity: ("contact" | "activity" | "organization") | null;
-            enabled: boolean;
-            disabledAt: string | null;
-            disabledReason: string | null;
-            failingSince: string | null;
-            previousSecretUntil: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-        };
-        WebhookWithSecret: {
-            /** @description wh_N */
-            id: string;
-            url: string;
-            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
-            description: string | null;
-            lightFilter: {
-                [key: string]: unknown;
-            } | null;
-            filterEntity: ("contact" | "activity" | "organization") | null;
-            enabled: boolean;
-            disabledAt: string | null;
-            disabledReason: string | null;
-            failingSince: string | null;
-            previousSecretUntil: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** @description `whsec_<base64 key>`: shown when the webhook is created and when its secret is rotated, not afterwards */
-            secret: string;
-        };
-        WebhookDelivery: {
-            /** @description whd_N */
-            id: string;
-            webhookId: string;
-            /** @description The `webhook-id` header: the same for every attempt, redelivery and replay of the event */
-            messageId: string;
-            /** @enum {unknown} */
-            event: "contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
-            /** Format: date-time */
-            occurredAt: string;
-            /** @enum {unknown} */
-            status: "pending" | "delivered" | "failed";
-            attempts: number;
-            nextAttemptAt: string | null;
-            /**
-             * Format: date-time
-             * @description After this, a failed attempt is the last
-             */
-            expiresAt: string;
-            lastStatus: number | null;
-            lastError: string | null;
-            deliveredAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        WebhookDeliveryDetail: {
-            /** @description whd_N */
-            id: string;
-            webhookId: string;
-            /** @description The `webhook-id` header: the same for every attempt, redelivery and replay of the event */
-            messageId: string;
-            /** @enum {unknown} */
-            event: "contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
-            /** Format: date-time */
-            occurredAt: string;
-            /** @enum {unknown} */
-            status: "pending" | "delivered" | "failed";
-            attempts: number;
-            nextAttemptAt: string | null;
-            /**
-             * Format: date-time
-             * @description After this, a failed attempt is the last
-             */
-            expiresAt: string;
-            lastStatus: number | null;
-            lastError: string | null;
-            deliveredAt: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            payload: string | null;
-            attemptLog: {
-                attempt: number;
-                /** Format: date-time */
-                attemptedAt: string;
-                responseStatus: number | null;
-                error: string | null;
-                durationMs: number;
-            }[];
         };
         ResearchPrompt: {
             promptId: string;
