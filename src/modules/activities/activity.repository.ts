@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import type { Write } from '../../core/lookups.ts';
 import type { DB } from '../../db/schema.ts';
 
 export interface ActivityWrite {
@@ -120,7 +121,7 @@ export async function findOrCreateSubSource(trx: Transaction<DB>, communityId: n
 }
 
 /**
- * upsertActivity for many activities in one statement, parents left to linkThreads. Each key (source,
+ * upsertActivity for many activities in one statement, parents left to threadLinks. Each key (source,
  * type, id) is given once. Returns, in the order given, each row's ID and the contact it belonged to before.
  */
 export async function upsertActivities(
@@ -172,19 +173,18 @@ export async function upsertActivities(
 }
 
 /**
- * Links threads around these activities as upsertActivity does one by one: each to the parent it names
- * (the first activity with that ID in its source), and replies that were waiting for one of them. Returns
- * whether a new link closed a loop; the caller then starts over one activity at a time, where each loop is
- * refused and reported.
+ * The write that links threads around these activities as upsertActivity does one by one: each to the
+ * parent it names (the first activity with that ID in its source), and replies that were waiting for one of
+ * them. It returns the IDs it linked, for threadLoops; the caller runs it with its other last writes
+ * (writeTogether), which saves a batch a round trip.
  */
-export async function linkThreads(
-  trx: Transaction<DB>,
+export function threadLinks(
   communityId: number,
   activities: { id: number; sourceId: number; activityType: string; externalId: string; parent: { activityType: string | null; externalId: string } | null }[],
-): Promise<{ loops: boolean }> {
-  if (activities.length === 0) return { loops: false };
+): Write {
+  if (activities.length === 0) return null;
   const activityIds = activities.map((a) => a.id);
-  const linked = await sql<{ id: number }>`
+  return sql`
     with batch as (
       -- The batch's activities as the caller has them (reading them back from the table costs more).
       select * from unnest(
@@ -215,18 +215,25 @@ export async function linkThreads(
     chosen as (select distinct on (id) id, parent_id from links where parent_id is not null order by id, parent_id)
     update activities a set parent_id = c.parent_id from chosen c
     where a.community_id = ${communityId} and a.id = c.id
-    returning a.id`.execute(trx);
-  if (linked.rows.length === 0) return { loops: false };
+    returning a.id`;
+}
+
+/**
+ * Whether links just made (threadLinks' IDs) closed a loop; the caller then starts over one activity at a
+ * time, where each loop is refused and reported.
+ */
+export async function threadLoops(trx: Transaction<DB>, communityId: number, linkedIds: number[]): Promise<boolean> {
+  if (linkedIds.length === 0) return false;
   const loops = await sql<{ id: number }>`
     with recursive up (start, id) as (
       select a.id, a.parent_id from activities a
-      where a.community_id = ${communityId} and a.id = any(${linked.rows.map((row) => row.id)}::bigint[]) and a.parent_id is not null
+      where a.community_id = ${communityId} and a.id = any(${linkedIds}::bigint[]) and a.parent_id is not null
       union
       select up.start, a.parent_id from activities a join up on a.community_id = ${communityId} and a.id = up.id
       where a.parent_id is not null and up.id <> up.start
     )
     select start as id from up where id = start limit 1`.execute(trx);
-  return { loops: loops.rows.length > 0 };
+  return loops.rows.length > 0;
 }
 
 /** findOrCreateSubSource for many names of one community: IDs by `source\0name`. */

@@ -213,18 +213,18 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
   }
 
-  const { added, recount, topicLinks } = await storeActivities(trx, communityId, stored, outcomes, now);
+  const { added, recount, topicLinks, threadLinks } = await storeActivities(trx, communityId, stored, outcomes, now);
   const entries: { writer: Writer; record: AuditRecord }[] = [];
   for (const push of stored) {
     const outcome = outcomes.get(push)!;
     const record = push.item.activity ? activityRecord(outcome, push.item) : { operation: 'contact.push', ...personRecord(outcome, push.item.origin.sourceId) };
     entries.push({ writer: push.item.writer, record });
   }
-  // What is left depends on nothing else left, so it is one statement: the activities' topic links, the
-  // contacts (with what their new activities add to their counts: one new version of each row), the
-  // organizations' member counts, the marks that have their lead scores computed again (the contacts, and
-  // the organizations they left or joined) and the audit entries.
-  await writeTogether(trx, [
+  // What is left depends on nothing else left, so it is one statement: the activities' thread and topic
+  // links, the contacts (with what their new activities add to their counts: one new version of each row),
+  // the organizations' member counts, the marks that have their lead scores computed again (the contacts,
+  // and the organizations they left or joined) and the audit entries.
+  const { linked } = await writeTogether(trx, [
     topicLinks,
     contacts.contactUpdates(communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now),
     organizations.memberCountChanges(communityId, memberDeltas),
@@ -233,15 +233,18 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
       ...[...memberDeltas.keys()].map((id) => ({ entityType: 'organization' as const, entityId: id })),
     ]),
     auditEntries(entries),
-  ]);
+  ], { linked: threadLinks });
+  // A link that closed a loop: the whole batch again, one push at a time (the caller), where it is refused.
+  if (await activities.threadLoops(trx, communityId, linked.map((row) => Number(row.id)))) throw new ThreadLoop();
   await contacts.refreshActivityStats(trx, communityId, recount);
   return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
 }
 
 /**
- * The activities of the run: upserted together, threaded, with their topics. Returns what they add to
- * their contacts' counts, the contacts to recount (those an activity that existed left or joined: its time
- * may have changed too), and the write of their topic links, for the caller to run with its last writes.
+ * The activities of the run: upserted together, with their topics. Returns what they add to their
+ * contacts' counts, the contacts to recount (those an activity that existed left or joined: its time may
+ * have changed too), and the writes of their thread and topic links, for the caller to run with its last
+ * writes.
  */
 async function storeActivities(
   trx: Transaction<DB>,
@@ -249,10 +252,10 @@ async function storeActivities(
   stored: (ResolvedPush & { contact: ContactRef })[],
   outcomes: Map<ResolvedPush, PushOutcome>,
   now: Date,
-): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[]; topicLinks: Write }> {
+): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[]; topicLinks: Write; threadLinks: Write }> {
   const added = new Map<number, contacts.AddedActivities>();
   const pushes = stored.filter((push) => push.item.activity !== null);
-  if (pushes.length === 0) return { added, recount: [], topicLinks: null };
+  if (pushes.length === 0) return { added, recount: [], topicLinks: null, threadLinks: null };
   const subSourceKey = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.subSource}`;
   const wanted = new Map<string, { sourceId: number; name: string }>();
   for (const { item } of pushes) {
@@ -280,12 +283,10 @@ async function storeActivities(
     now,
   );
   const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));
-  const { loops } = await activities.linkThreads(
-    trx,
+  const threadLinks = activities.threadLinks(
     communityId,
     last.map(({ item }, index) => ({ id: upserted[index]!.id, sourceId: item.origin.sourceId, ...item.activity! })),
   );
-  if (loops) throw new ThreadLoop();
   const topicLinks = await topicsOf(
     trx,
     communityId,
@@ -316,5 +317,5 @@ async function storeActivities(
     outcome.activityId = idOf.get(keyOf(push.item))!;
     await applyTags(trx, push.item.origin, { type: 'activity', id: outcome.activityId }, push.item.activity!.tags, outcome.warnings);
   }
-  return { added, recount: [...recount], topicLinks };
+  return { added, recount: [...recount], topicLinks, threadLinks };
 }
