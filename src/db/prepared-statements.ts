@@ -55,15 +55,45 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
   return withConnect(pool, connect);
 }
 
-/** node-postgres parses a named statement once per connection, and again after a failed parse. */
+/** What node-postgres answers a `begin`: what Kysely reads of it (nothing). */
+const BEGUN = { command: 'BEGIN', rowCount: null, rows: [], fields: [] };
+
+/**
+ * node-postgres parses a named statement once per connection, and again after a failed parse.
+ *
+ * A `begin` also waits for the statement after it: when that one has no parameters (ingestion's `set local`),
+ * the two go as one simple query, one round trip instead of two, and the last one's result is the answer;
+ * otherwise the `begin` goes first, as before. A `commit` or `rollback` right after it ends a transaction
+ * that ran nothing: neither is sent.
+ */
 function nameRepeatedStatements(client: pg.PoolClient): void {
   namings.add(client);
   const names = new StatementNames();
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  let beginWaits = false;
+  const plain = (values: unknown) => values === undefined || (Array.isArray(values) && values.length === 0);
+  const send = (text: unknown, values?: unknown, callback?: unknown) => {
     // Only the form Kysely uses for statements with parameters; everything else goes through as it is.
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(text, values, callback);
     const name = names.nameOf(text);
     return name === null ? query(text, values, callback) : query({ name, text, values }, callback);
   };
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    // Only promise calls (Kysely's) are held; a callback or a query object goes through at once.
+    if (typeof text !== 'string' || callback !== undefined) return flushThen(() => send(text, values, callback));
+    if (text === 'begin' && plain(values) && !beginWaits) {
+      beginWaits = true;
+      return Promise.resolve(BEGUN);
+    }
+    if (!beginWaits) return send(text, values);
+    beginWaits = false;
+    if ((text === 'commit' || text === 'rollback') && plain(values)) return Promise.resolve({ ...BEGUN, command: text.toUpperCase() });
+    if (plain(values)) return query(`begin;\n${text}`).then((results) => (Array.isArray(results) ? results.at(-1) : results));
+    return query('begin').then(() => send(text, values));
+  };
+  function flushThen(next: () => unknown) {
+    if (!beginWaits) return next();
+    beginWaits = false;
+    return query('begin').then(next);
+  }
 }

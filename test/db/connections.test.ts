@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_NAMED } from '../../src/db/prepared-statements.ts';
+import pg from 'pg';
+import { MAX_NAMED, preparingPool } from '../../src/db/prepared-statements.ts';
 import { useGenericPlans } from '../../src/db/transaction.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ENGINES, createPostgresDatabase, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -41,6 +42,77 @@ describe.skipIf(!ENGINES.includes('postgres'))('pooled connections (postgres)', 
     expect(rows[0]).toEqual({ analyzed: true, reltuples: 5000 });
     // Nothing changed since: the next round leaves it alone.
     expect(await t.database.statistics!.run()).not.toContain('public.contacts');
+  });
+});
+
+// A transaction's first statement, when it has no parameters, travels with its `begin`: one round trip.
+describe.skipIf(!ENGINES.includes('postgres'))('begin with the statement after it (postgres)', () => {
+  let created: { url: string; drop(): Promise<void> };
+  let pool: pg.Pool;
+  beforeAll(async () => {
+    created = await createPostgresDatabase();
+    pool = preparingPool(new pg.Pool({ connectionString: created.url, max: 1 }));
+  });
+  afterAll(async () => {
+    await pool?.end();
+    await created?.drop();
+  });
+
+  /** Runs `work` on one client, counting the database's answers to whole requests (round trips). */
+  const roundTrips = async (work: (query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>) => Promise<void>) => {
+    const client = await pool.connect();
+    let count = 0;
+    const connection = (client as unknown as { connection: { on(event: string, listener: () => void): void; off(event: string, listener: () => void): void } }).connection;
+    const counted = () => count++;
+    connection.on('readyForQuery', counted);
+    try {
+      await work((text, values) => client.query(text, values ?? []));
+    } finally {
+      connection.off('readyForQuery', counted);
+      client.release();
+    }
+    return count;
+  };
+  const inTransaction = async (query: (text: string) => Promise<pg.QueryResult>) =>
+    (await query('select now() = statement_timestamp() as fresh')).rows[0].fresh === false;
+
+  it('sends a begin and a statement without parameters as one request, in the transaction', async () => {
+    const trips = await roundTrips(async (query) => {
+      expect((await query('begin')).rows).toEqual([]);
+      const set = await query('set local plan_cache_mode = force_generic_plan');
+      expect(set.command).toBe('SET');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await inTransaction(query)).toBe(true);
+      expect((await query('select current_setting($1) as mode', ['plan_cache_mode'])).rows[0].mode).toBe('force_generic_plan');
+      await query('commit');
+    });
+    expect(trips).toBe(4);
+    await roundTrips(async (query) => {
+      expect((await query('select current_setting($1) as mode', ['plan_cache_mode'])).rows[0].mode).toBe('auto');
+    });
+  });
+
+  it('sends the begin first when the statement after it has parameters, and nothing for an empty transaction', async () => {
+    const trips = await roundTrips(async (query) => {
+      await query('begin');
+      expect((await query('select $1::int as v', [7])).rows).toEqual([{ v: 7 }]);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await inTransaction(query)).toBe(true);
+      await query('rollback');
+      await query('begin');
+      await query('commit');
+    });
+    expect(trips).toBe(4);
+  });
+
+  it('fails the statement that fails, and the transaction is rolled back as before', async () => {
+    await roundTrips(async (query) => {
+      await query('create table if not exists begin_test (v int)');
+      await query('begin');
+      await expect(query('insert into begin_test values (1); select 1 / 0')).rejects.toThrow(/division by zero/);
+      await query('rollback');
+      expect((await query('select count(*)::int as n from begin_test')).rows[0].n).toBe(0);
+    });
   });
 });
 

@@ -123,14 +123,18 @@ export async function findOrCreateSubSource(trx: Transaction<DB>, communityId: n
 /**
  * upsertActivity for many activities in one statement, parents left to threadLinks. Each key (source,
  * type, id) is given once. Returns, in the order given, each row's ID and the contact it belonged to before.
+ * `alongside`: writes of the caller's that run in the same statement (each a data-modifying statement
+ * without a WITH of its own, independent of the activities), which saves them a round trip.
  */
 export async function upsertActivities(
   trx: Transaction<DB>,
   communityId: number,
   activities: Omit<ActivityWrite, 'communityId' | 'now'>[],
   now: Date,
+  alongside: Write[] = [],
 ): Promise<{ id: number; previousContactId: number | null }[]> {
   if (activities.length === 0) return [];
+  const others = alongside.filter((write) => write !== null).map((write, index) => sql`, ${sql.ref(`alongside_${index}`)} as (${write})`);
   const column = <T>(pick: (activity: Omit<ActivityWrite, 'communityId' | 'now'>) => T) => activities.map(pick);
   const result = await sql<{ n: string; id: number; previousContactId: number | null }>`
     with input as (
@@ -161,7 +165,7 @@ export async function upsertActivities(
         parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
         parent_id = null, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
       returning id, source_id, activity_type, external_id
-    )
+    )${sql.join(others, sql``)}
     select i.n, u.id, i.previous_contact_id as "previousContactId"
     from input i
     join upserted u on u.source_id = i.source_id and u.activity_type = i.activity_type and u.external_id = i.external_id`.execute(trx);

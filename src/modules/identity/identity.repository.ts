@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from './identity-values.ts';
 import type { Executor } from '../../core/executor.ts';
-import type { Lookup } from '../../core/lookups.ts';
+import type { Lookup, Write } from '../../core/lookups.ts';
 
 /** The contacts holding any of these identities (type and match key), one row per identity found. */
 export async function findIdentityOwners(
@@ -376,38 +376,41 @@ export function profileKey(sourceId: number, externalId: string): string {
 }
 
 /**
- * What recordPerson writes, for many people in one statement: the identities their contacts do not hold
- * yet (each identity given once; one held by another contact fails with a unique violation, as there), and
- * each source's profile (each (source, sender's ID) given once; the fields it sends replace those it sent).
+ * What recordPerson writes, for many people, as two writes for the caller to run with its others
+ * (writeTogether): the identities their contacts do not hold yet (each identity given once; one held by
+ * another contact fails with a unique violation, as there), and each source's profile (each (source,
+ * sender's ID) given once; the fields it sends replace those it sent).
  */
-export async function recordPeople(
-  trx: Transaction<DB>,
+export function peopleWrites(
   communityId: number,
   people: {
     identities: { contactId: number; sourceId: number; identity: Identity }[];
     profiles: { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }[];
   },
   now: Date,
-) {
+): Write[] {
   const { identities: ids, profiles } = people;
-  if (ids.length === 0 && profiles.length === 0) return;
-  await sql`
-    with identities as (
-      insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
-      select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id
-      from unnest(${ids.map((row) => row.identity.type)}::text[], ${ids.map((row) => row.identity.value)}::text[],
-        ${ids.map((row) => row.identity.display)}::text[], ${ids.map((row) => row.contactId)}::bigint[], ${ids.map((row) => row.sourceId)}::bigint[])
-        as t(type, value, display, contact_id, source_id)
-      where not exists (
-        select 1 from contact_identities c
-        where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = t.contact_id
-      )
-    )
-    insert into source_profiles (community_id, source_id, external_id, contact_id, fields, updated_at)
-    select ${communityId}, t.source_id, t.external_id, t.contact_id, t.fields::jsonb, ${now}
-    from unnest(${profiles.map((row) => row.sourceId)}::bigint[], ${profiles.map((row) => row.externalId)}::text[],
-      ${profiles.map((row) => row.contactId)}::bigint[], ${profiles.map((row) => JSON.stringify(row.fields))}::text[]) as t(source_id, external_id, contact_id, fields)
-    on conflict (community_id, source_id, external_id) do update set
-      contact_id = excluded.contact_id, fields = source_profiles.fields || excluded.fields, updated_at = excluded.updated_at
-  `.execute(trx);
+  return [
+    ids.length === 0
+      ? null
+      : sql`
+        insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
+        select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id
+        from unnest(${ids.map((row) => row.identity.type)}::text[], ${ids.map((row) => row.identity.value)}::text[],
+          ${ids.map((row) => row.identity.display)}::text[], ${ids.map((row) => row.contactId)}::bigint[], ${ids.map((row) => row.sourceId)}::bigint[])
+          as t(type, value, display, contact_id, source_id)
+        where not exists (
+          select 1 from contact_identities c
+          where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = t.contact_id
+        )`,
+    profiles.length === 0
+      ? null
+      : sql`
+        insert into source_profiles (community_id, source_id, external_id, contact_id, fields, updated_at)
+        select ${communityId}, t.source_id, t.external_id, t.contact_id, t.fields::jsonb, ${now}
+        from unnest(${profiles.map((row) => row.sourceId)}::bigint[], ${profiles.map((row) => row.externalId)}::text[],
+          ${profiles.map((row) => row.contactId)}::bigint[], ${profiles.map((row) => JSON.stringify(row.fields))}::text[]) as t(source_id, external_id, contact_id, fields)
+        on conflict (community_id, source_id, external_id) do update set
+          contact_id = excluded.contact_id, fields = source_profiles.fields || excluded.fields, updated_at = excluded.updated_at`,
+  ];
 }

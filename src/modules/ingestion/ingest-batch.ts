@@ -12,7 +12,7 @@ import { scoringMarks } from '../lead-scores/index.ts';
 import { moveMembers, type Place } from '../locations/index.ts';
 import * as organizations from '../organizations/index.ts';
 import { suppressedAmong } from '../privacy/index.ts';
-import { topicsOf } from '../topics/index.ts';
+import { topicsMade, topicsOf } from '../topics/index.ts';
 import { activityRecord, activityRow, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
 import { applyTags, organizationNameOf, personFields } from './user-push.ts';
@@ -178,7 +178,8 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     moved.map((ref) => states.get(ref)!.place!),
   );
 
-  // Who the person is: identities not held yet, and each source's profile (its fields, latest first).
+  // Who the person is: identities not held yet, and each source's profile (its fields, latest first),
+  // written with the last writes.
   const identities = new Map<string, { contactId: number; sourceId: number; identity: identity.Identity }>();
   const profiles = new Map<string, { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }>();
   for (const { item, contact } of stored) {
@@ -191,7 +192,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     Object.assign(profile.fields, item.person.profile);
     profiles.set(key, profile);
   }
-  await identity.recordPeople(trx, communityId, { identities: [...identities.values()], profiles: [...profiles.values()] }, now);
+  const people = identity.peopleWrites(communityId, { identities: [...identities.values()], profiles: [...profiles.values()] }, now);
   const memberDeltas = new Map<number, number>();
   for (const [ref, before] of organizationBefore) {
     const after = states.get(ref)!.organizationId;
@@ -220,11 +221,13 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     const record = push.item.activity ? activityRecord(outcome, push.item) : { operation: 'contact.push', ...personRecord(outcome, push.item.origin.sourceId) };
     entries.push({ writer: push.item.writer, record });
   }
-  // What is left depends on nothing else left, so it is one statement: the activities' thread and topic
-  // links, the contacts (with what their new activities add to their counts: one new version of each row),
-  // the organizations' member counts, the marks that have their lead scores computed again (the contacts,
-  // and the organizations they left or joined) and the audit entries.
+  // What is left depends on nothing else left, so it is one statement: the people's identities and
+  // profiles, the activities' thread and topic links, the contacts (with what their new activities add to
+  // their counts: one new version of each row), the organizations' member counts, the marks that have
+  // their lead scores computed again (the contacts, and the organizations they left or joined) and the
+  // audit entries.
   const { linked } = await writeTogether(trx, [
+    ...people,
     topicLinks,
     contacts.contactUpdates(communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now),
     organizations.memberCountChanges(communityId, memberDeltas),
@@ -276,11 +279,14 @@ async function storeActivities(
   const firstAt = new Map<string, number>();
   pushes.forEach((push, index) => firstAt.has(keyOf(push.item)) || firstAt.set(keyOf(push.item), index));
   last.sort((a, b) => firstAt.get(keyOf(a.item))! - firstAt.get(keyOf(b.item))!);
+  // The activities' topics are made in the statement that upserts them, so that the last statement, which
+  // links them, sees them.
   const upserted = await activities.upsertActivities(
     trx,
     communityId,
     last.map(({ item, contact }) => activityRow(item, contact.id!, item.activity!.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null)),
     now,
+    [topicsMade(communityId, last.flatMap(({ item }) => item.activity!.topics))],
   );
   const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));
   const threadLinks = activities.threadLinks(
@@ -291,6 +297,7 @@ async function storeActivities(
     trx,
     communityId,
     last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics, existed: upserted[index]!.previousContactId !== null })),
+    { made: true },
   );
 
   const recount = new Set<number>();

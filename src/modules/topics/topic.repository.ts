@@ -69,13 +69,15 @@ export async function countTopics(db: Executor, communityId: number, prefix: str
 /**
  * replaceActivityTopics for many activities, whatever their number and their topics'; each activity is
  * given once, and says whether it existed before (a new one has none to remove). Removes the links of those
- * that existed and makes their topics (up to two statements), then returns the write of their links, for
- * the caller to run with others (writeTogether).
+ * that existed and makes their topics (up to two statements; the topics not, when the caller has run
+ * topicsMade for their names already), then returns the write of their links, for the caller to run with
+ * others (writeTogether).
  */
 export async function topicsOf(
   trx: Transaction<DB>,
   communityId: number,
   activities: { activityId: number; names: string[]; existed: boolean }[],
+  options: { made?: boolean } = {},
 ): Promise<Write> {
   const existed = activities.filter((a) => a.existed).map((a) => a.activityId);
   if (existed.length) {
@@ -95,29 +97,39 @@ export async function topicsOf(
     }
   }
   if (links.length === 0) return null;
-  await makeTopics(trx, communityId, [...byKey.values()]);
+  if (!options.made) await makeTopics(trx, communityId, [...byKey.values()]);
   return topicLinks(communityId, links.map((link) => ({ activityId: link.activityId, name: byKey.get(link.key)! })));
 }
 
-/**
- * Makes the topics of `names` that do not exist yet: one per community and lowercased name, the first
- * spelling stays. Sorted, so concurrent writers take the unique index's locks in one order; the database's
- * lower() decides which names are the same topic, here as in the unique index.
- */
+/** Makes the topics of `names` that do not exist yet (topicsMade), in a statement of its own. */
 export async function makeTopics(trx: Transaction<DB>, communityId: number, names: string[]): Promise<void> {
-  const byKey = new Map<string, string>();
-  for (const name of names) if (!byKey.has(name.toLowerCase())) byKey.set(name.toLowerCase(), name);
-  const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
-  await sql`
-    insert into topics (community_id, name)
-    select ${communityId}::bigint, t.name from unnest(${given}::text[]) with ordinality as t(name, n)
-    order by t.n
-    on conflict (community_id, lower(name)) do nothing
-  `.execute(trx);
+  await topicsMade(communityId, names)?.execute(trx);
 }
 
 /**
- * The write of links from activities the transaction holds to topics by name (made by makeTopics in an
+ * The write that makes the topics of `names` that do not exist yet: one per community and lowercased name,
+ * the first spelling stays (names are trimmed; empty ones are none). Sorted, so concurrent writers take the
+ * unique index's locks in one order; the database's lower() decides which names are the same topic, here as
+ * in the unique index. It must run in a statement before the one that links to them (topicLinks), which
+ * then sees them, and those another transaction made meanwhile.
+ */
+export function topicsMade(communityId: number, names: string[]): Write {
+  const byKey = new Map<string, string>();
+  for (const name of names) {
+    const trimmed = name.trim();
+    if (trimmed && !byKey.has(trimmed.toLowerCase())) byKey.set(trimmed.toLowerCase(), trimmed);
+  }
+  if (byKey.size === 0) return null;
+  const given = [...byKey.keys()].sort().map((key) => byKey.get(key)!);
+  return sql`
+    insert into topics (community_id, name)
+    select ${communityId}::bigint, t.name from unnest(${given}::text[]) with ordinality as t(name, n)
+    order by t.n
+    on conflict (community_id, lower(name)) do nothing`;
+}
+
+/**
+ * The write of links from activities the transaction holds to topics by name (made by topicsMade in an
  * earlier statement, so that this one sees them, and those another transaction committed meanwhile).
  * Links have no foreign keys (migration 0020): each topic is locked against deletion here, once, instead
  * of a check per link.
