@@ -1,7 +1,7 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
-import type { Write } from '../../core/lookups.ts';
+import type { Lookup, Write } from '../../core/lookups.ts';
 
 /** The contact fields a push can set. Undefined leaves a field as it is; a value replaces it. */
 export interface ContactFields {
@@ -79,22 +79,47 @@ export async function insertContacts(trx: Transaction<DB>, communityId: number, 
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 
+/** What ingestion reads of a contact it is about to write, with where it lives. */
+export interface LockedContactState {
+  fullName: string | null;
+  organizationId: number | null;
+  city: string | null;
+  region: string | null;
+  country: string | null;
+  worldRegion: string | null;
+}
+
 /**
- * findContactState for many contacts, with where each lives, locking them in ID order (as merges lock
- * them, so the two cannot deadlock). A contact missing from the answer is gone (erased, or merged).
+ * findContactState for the contacts `ids` selects (SQL of one column, `contact_id`), as a lookup that shares
+ * its statement with others (readTogether), locking them in ID order (as merges lock them, so the two cannot
+ * deadlock). A contact missing from the answer is gone (erased, or merged).
  */
-export async function lockContactStates(trx: Transaction<DB>, communityId: number, contactIds: number[]) {
-  const rows = contactIds.length === 0 ? [] : await trx
-    .selectFrom('contacts')
-    .select(['id', 'name', 'full_name as fullName', 'organization_id as organizationId', 'anonymized_at as anonymizedAt'])
-    .select(['city', 'region', 'country', 'world_region as worldRegion'])
-    .where('community_id', '=', communityId)
-    // An array rather than an in-list: one statement text for any number of contacts (a prepared statement).
-    .where('id', '=', sql<number>`any(${contactIds}::bigint[])`)
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  return new Map(rows.map((row) => [Number(row.id), row]));
+export function lockedContactStates(communityId: number, ids: RawBuilder<unknown> | null): Lookup<Map<number, LockedContactState>> {
+  return {
+    rows:
+      ids === null
+        ? null
+        : sql`
+          select id, full_name as "fullName", organization_id as "organizationId", city, region, country, world_region as "worldRegion"
+          from contacts
+          where community_id = ${communityId} and id in (${ids})
+          order by id
+          for update`,
+    read: (rows) =>
+      new Map(
+        rows.map((row) => [
+          Number(row.id),
+          {
+            fullName: row.fullName as string | null,
+            organizationId: row.organizationId === null ? null : Number(row.organizationId),
+            city: row.city as string | null,
+            region: row.region as string | null,
+            country: row.country as string | null,
+            worldRegion: row.worldRegion as string | null,
+          },
+        ]),
+      ),
+  };
 }
 
 const FIELD_TYPES: Record<keyof ContactFields, string> = {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from './identity-values.ts';
 import type { Executor } from '../../core/executor.ts';
@@ -369,6 +369,28 @@ export function ownersOf(
       return owners;
     },
   };
+}
+
+/**
+ * The SQL of the contact IDs these senders' IDs (in their sources) and identities lead to, as ownersOf reads
+ * them: one column, `contact_id`, for a lookup that locks those contacts in the same statement. Null when
+ * there is nothing to look up.
+ */
+export function ownerIds(
+  communityId: number,
+  keys: { sourceId: number; externalId: string }[],
+  identities: { type: string; value: string }[],
+): RawBuilder<unknown> | null {
+  if (keys.length === 0 && identities.length === 0) return null;
+  const variants = keys.flatMap((key) => [key, { sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) }]);
+  return sql`
+    select p.contact_id
+    from unnest(${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[]) as u(source_id, external_id)
+    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
+    union
+    select i.contact_id
+    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
+    join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value`;
 }
 
 export function profileKey(sourceId: number, externalId: string): string {

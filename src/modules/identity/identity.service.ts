@@ -88,6 +88,11 @@ export function ownersOfPeople(communityId: number, people: (PersonIdentity & { 
   return identities.ownersOf(communityId, people, people.flatMap((person) => person.identities));
 }
 
+/** The SQL of the IDs of the contacts that ownersOfPeople finds, for a lookup that locks them (readTogether). */
+export function ownerIdsOfPeople(communityId: number, people: (PersonIdentity & { sourceId: number })[]) {
+  return identities.ownerIds(communityId, people, people.flatMap((person) => person.identities));
+}
+
 /**
  * resolvePerson for many people in order, without writing, from what ownersOfPeople read: each person's
  * contact, found by the same rules against what the database holds and what the people before them

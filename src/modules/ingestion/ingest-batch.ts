@@ -64,31 +64,40 @@ interface ResolvedPush {
   contact: ContactRef | null;
 }
 
-/** The organizations that exist for the pushes' domains, and for the names of those without one. */
-interface KnownOrganizations {
+/**
+ * What the run's statement read: the organizations that exist for the pushes' domains, and for the names of
+ * those without one, and the contacts the pushes lead to.
+ */
+interface Known {
   byDomain: Map<string, organizations.FoundOrganization>;
   named: organizations.OrganizationsNamed;
+  /** The contacts the pushes' IDs and identities lead to, locked, with their state. */
+  contacts: Map<number, contacts.LockedContactState>;
 }
 
 /**
- * The pushes from the start of `items` that need no merge, each with its contact (found or to make), and
- * the organizations they name. What depends only on the pushes is read in one statement.
+ * The pushes from the start of `items` that need no merge, each with its contact (found or to make), the
+ * organizations they name, and the state of the contacts they lead to, locked. What depends only on the
+ * pushes is read in one statement.
  */
-async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<{ run: ResolvedPush[]; known: KnownOrganizations }> {
+async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<{ run: ResolvedPush[]; known: Known }> {
   const people = items.map((item) => ({ sourceId: item.origin.sourceId, ...item.person }));
   const found = await readTogether(trx, {
     suppressed: suppressedAmong(communityId, people.flatMap((person) => person.identities)),
     owners: identity.ownersOfPeople(communityId, people),
+    // The contacts those lead to, locked in the same statement: the run writes them (a later push's
+    // contact too, which the next run writes, or the merge after the run locks again).
+    locked: contacts.lockedContactStates(communityId, identity.ownerIdsOfPeople(communityId, people)),
     byDomain: organizations.organizationsByDomains(communityId, [...new Set(items.flatMap((item) => (item.domain ? [item.domain] : [])))]),
     named: organizations.organizationsNamed(
       communityId,
       items.filter((item) => !item.domain && item.person.companyName).map((item) => item.person.companyName!),
     ),
   });
-  const contacts = identity.resolvePeople(people, found.suppressed, found.owners);
+  const resolved = identity.resolvePeople(people, found.suppressed, found.owners);
   return {
-    run: contacts.map((contact, index) => ({ item: items[index]!, index, contact })),
-    known: { byDomain: found.byDomain, named: found.named },
+    run: resolved.map((contact, index) => ({ item: items[index]!, index, contact })),
+    known: { byDomain: found.byDomain, named: found.named, contacts: found.locked },
   };
 }
 
@@ -99,7 +108,7 @@ interface ContactState {
 }
 
 /** Writes a resolved run: contacts, organizations, places, identities, profiles, values, tags, activities, audit. */
-async function storeRun(trx: Transaction<DB>, communityId: number, run: ResolvedPush[], known: KnownOrganizations): Promise<PushOutcome[]> {
+async function storeRun(trx: Transaction<DB>, communityId: number, run: ResolvedPush[], known: Known): Promise<PushOutcome[]> {
   if (run.length === 0) return [];
   const now = run[0]!.item.origin.now;
   const stored = run.filter((push): push is ResolvedPush & { contact: ContactRef } => push.contact !== null);
@@ -107,9 +116,9 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   // Contacts: the existing ones locked (in ID order, as merges lock them), the new ones made.
   const refs = [...new Set(stored.map((push) => push.contact))];
   const existingIds = refs.filter((ref) => ref.id !== null).map((ref) => ref.id!);
-  const found = await contacts.lockContactStates(trx, communityId, existingIds);
-  // A contact gone since it was read (erased, or merged by a push that did not hold the lock): start over.
-  if (found.size !== existingIds.length) throw new RetryTransaction();
+  const found = known.contacts;
+  // A contact gone by the time its lock was granted (erased, or merged by another writer): start over.
+  if (!existingIds.every((id) => found.has(id))) throw new RetryTransaction();
   const states = new Map<ContactRef, ContactState>();
   for (const ref of refs) {
     if (ref.id === null) {
