@@ -79,8 +79,16 @@ function nameRepeatedStatements(client: pg.PoolClient): void {
     return name === null ? query(text, values, callback) : query({ name, text, values }, callback);
   };
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
-    // Only promise calls (Kysely's) are held; a callback or a query object goes through at once.
-    if (typeof text !== 'string' || callback !== undefined) return flushThen(() => send(text, values, callback));
+    // Only promise calls with a text (Kysely's) are held. A callback or a query object (a cursor) is
+    // answered by what query returns at once: the waiting begin is queued before it, as node-postgres
+    // runs a client's queries in order; should it fail, the statement after it fails too, and says why.
+    if (typeof text !== 'string' || callback !== undefined) {
+      if (beginWaits) {
+        beginWaits = false;
+        query('begin').catch(() => undefined);
+      }
+      return send(text, values, callback);
+    }
     if (text === 'begin' && plain(values) && !beginWaits) {
       beginWaits = true;
       return Promise.resolve(BEGUN);
@@ -91,9 +99,4 @@ function nameRepeatedStatements(client: pg.PoolClient): void {
     if (plain(values)) return query(`begin;\n${text}`).then((results) => (Array.isArray(results) ? results.at(-1) : results));
     return query('begin').then(() => send(text, values));
   };
-  function flushThen(next: () => unknown) {
-    if (!beginWaits) return next();
-    beginWaits = false;
-    return query('begin').then(next);
-  }
 }
