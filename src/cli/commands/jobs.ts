@@ -1,32 +1,17 @@
 import { formatId } from '../../core/ids.ts';
 import type { JobRow } from '../../jobs/job-queue.ts';
+import { JOB_STATUSES, presentJob } from '../../modules/jobs/index.ts';
 import { communityOrAll, positiveInteger, required, table, UsageError, type Command } from '../command.ts';
-
-const JOB_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
 
 function jobStatus(value: string | undefined): JobRow['status'] | undefined {
   if (value === undefined || (JOB_STATUSES as readonly string[]).includes(value)) return value as JobRow['status'] | undefined;
   throw new UsageError(`--status must be one of ${JOB_STATUSES.join(', ')}`);
 }
 
+/** The job as the admin API presents it, with its community, without the lease's end. */
 function jobView(job: JobRow) {
-  return {
-    id: job.id,
-    communityId: formatId('community', job.communityId),
-    kind: job.kind,
-    status: job.status,
-    attempts: job.attempts,
-    maxAttempts: job.maxAttempts,
-    payload: job.payload,
-    progress: job.progress,
-    result: job.result,
-    error: job.error,
-    createdAt: job.createdAt.toISOString(),
-    runAt: job.runAt.toISOString(),
-    startedAt: job.startedAt?.toISOString() ?? null,
-    finishedAt: job.finishedAt?.toISOString() ?? null,
-    lockedBy: job.lockedBy,
-  };
+  const { id, lockedUntil: _lease, ...presented } = presentJob(job);
+  return { id, communityId: formatId('community', job.communityId), ...presented };
 }
 
 /** One line's worth of a job: its error, else its result, else its progress (`jobs show` has all of it). */
