@@ -118,8 +118,12 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   // cancelled when the client leaves before its answer is sent.
   app.addHook('onRequest', (_request, reply, done) => {
     const scope = runInRequestScope(options.statementTimeoutMs ?? 0, done);
+    // 'finish', not writableFinished: an injected request (app.inject) closes with writableFinished still
+    // false after its answer was sent.
+    let answered = false;
+    reply.raw.once('finish', () => (answered = true));
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished && scope.backends.size > 0) void options.cancelStatements?.([...scope.backends]);
+      if (!answered && scope.backends.size > 0) void options.cancelStatements?.([...scope.backends]);
     });
   });
   app.addHook('onRequest', async (request, reply) => {

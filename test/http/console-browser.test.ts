@@ -82,6 +82,8 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${SKIP_R
       // Keyboard: a page that opens has the focus on its heading, so the next tab stop is its first control;
       // the skip link, first in the document, takes the keyboard past the navigation.
       expect(await page.evaluate('document.activeElement.textContent')).toBe('Contacts');
+      // The filter's first button is disabled, out of the tab order, until the filterable fields have loaded.
+      await expect.poll(() => page.getByRole('button', { name: '+ Add filter' }).isEnabled()).toBe(true);
       await page.keyboard.press('Tab');
       expect(await page.evaluate('document.activeElement.textContent')).toBe('+ Add filter');
       await page.getByRole('link', { name: 'Skip to content' }).focus();

@@ -1,8 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setImmediate as turn } from 'node:timers/promises';
 import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliWriter } from '../../src/core/writer.ts';
+import { runInRequestScope, type RequestScope } from '../../src/db/request-scope.ts';
 import { MAX_UNINDEXED_LIKES } from '../../src/filters/validate.ts';
+import { createIngestionQueue } from '../../src/modules/ingestion/ingestion-queue.ts';
+import { readUserPush } from '../../src/modules/ingestion/push-item.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -102,6 +107,24 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
     expect(response.statusCode).toBe(503);
     expect(response.json()).toEqual({ success: false, error: { code: 'query_timeout', message: expect.stringMatching(/statement timeout/) } });
     expect((await t.get('/api/v2/activities?limit=1')).statusCode).toBe(200);
+  });
+
+  it('stores pushes outside the request that submitted them: its hang-up or timeout cancels no batch of others', async () => {
+    const queue = createIngestionQueue({ db: t.services.db });
+    const origin = { communityId: t.communityId, sourceId: t.sourceId, now: new Date() };
+    const items = await Promise.all(Array.from({ length: 40 }, (_, index) => readUserPush(t.services.db, cliWriter(t.communityId), origin, { id: `scope-${index}` })));
+    // The first push starts the queue's lanes from inside a request; the rest join the batches they run.
+    let first!: ReturnType<typeof queue.submit>;
+    const scope: RequestScope = runInRequestScope(50, () => (first = queue.submit(t.communityId, items.slice(0, 1))));
+    let done = false;
+    const all = Promise.all([first, ...items.slice(1).map((item) => queue.submit(t.communityId, [item]))]).finally(() => (done = true));
+    let held = 0;
+    while (!done) {
+      held = Math.max(held, scope.backends.size);
+      await turn();
+    }
+    expect((await all).flat().every((outcome) => outcome.contactId !== null)).toBe(true);
+    expect(held).toBe(0);
   });
 
   it('cancels the statement when the client hangs up', async () => {

@@ -1,5 +1,6 @@
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { outsideRequestScope } from '../../db/request-scope.ts';
 import type { DB } from '../../db/schema.ts';
 import { useGenericPlans, retryingTransaction } from '../../db/transaction.ts';
 import { ingestBatch, ingestOneByOne, ThreadLoop } from './ingest-batch.ts';
@@ -119,7 +120,9 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
         let state = communities.get(communityId);
         if (!state) communities.set(communityId, (state = { queue: [], storing: new Set(), lanes: 0 }));
         state.queue.push({ items, at: now(), resolve, reject });
-        if (state.lanes < lanes) void lane(communityId);
+        // A lane stores other requests' pushes too, so it is no part of the request that starts it: that
+        // request's client hanging up (or its statement timeout) must not cancel a batch that serves others.
+        if (state.lanes < lanes) void outsideRequestScope(() => lane(communityId));
       });
     },
 
