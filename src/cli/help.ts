@@ -295,6 +295,12 @@ export const HELP: CommandHelp[] = [
         usage: 'webhook replay wh_N --since WHEN [--until WHEN] [--json]',
         about: 'Sends every event of the webhook\'s kinds since WHEN again.',
       },
+      {
+        name: 'prune',
+        usage: 'webhook prune --before WHEN [--community com_N] [--json]',
+        about: 'Deletes events older than WHEN, with their deliveries (every community by default); an event whose delivery is still tried stays. Pruned events cannot be replayed.',
+        options: [['--before WHEN', WHEN]],
+      },
     ],
   },
   {

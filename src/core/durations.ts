@@ -1,4 +1,5 @@
-import { parseDuration, type Duration } from '../filters/date-values.ts';
+import { parseDuration, subtractDuration, type Duration } from '../filters/date-values.ts';
+import { invalidParameters } from './errors.ts';
 
 /**
  * The one syntax for a length of time that an option or an environment variable takes: a number with a
@@ -65,4 +66,17 @@ export function describeMs(ms: number): string {
     if (ms >= size && ms % size === 0) return `${ms / size} ${name}`;
   }
   return `${ms} ms`;
+}
+
+/**
+ * A point in time as the audit log's filters and the prunes take it: an ISO 8601 duration back from `now`
+ * (`P7D`, `PT1H`; the CLI rewrites `7d` with isoDuration), a date, or a date-time with its offset (without
+ * one, "10:00" would mean whatever zone the server runs in). Anything else is refused, naming `name`.
+ */
+export function pointInTime(name: string, value: string, now: Date): Date {
+  const duration = parseDuration(value);
+  if (duration) return subtractDuration(now, duration);
+  const dateTime = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
+  if (dateTime && !Number.isNaN(dateTime.getTime())) return dateTime;
+  throw invalidParameters(`${name} must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "${value}"`);
 }

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
+import { cliActor } from '../../src/core/writer.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { accepted, pushUser } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -324,6 +326,40 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect(organization.data).toMatchObject({ primaryDomain: 'scoredexample.com' });
     const score = messages.find((m) => m.type === 'lead_score.changed' && m.data.entityId === ada)!;
     expect(score.data).toEqual({ scoreId: Number(String(definition.json().data.id).slice(3)), entityType: 'contact', entityId: ada, score: 2, previousScore: null });
+  });
+
+  it('prunes the events before a time that wait for nothing, with their deliveries; pending and unsent ones stay', async () => {
+    const hook = await subscribe('/prune', { events: ['contact.created'] });
+    receiver.respondWith((message) => (message.path === '/prune' && message.json.data.fullName === 'Pat Pending' ? 500 : 200));
+    const sent = await pushUser(t, { id: 'u-prune-1', fullName: 'Pam Pruned', email: 'pam@example.org' });
+    const pending = await pushUser(t, { id: 'u-prune-2', fullName: 'Pat Pending', email: 'pat@example.org' });
+    await worker.runSteps();
+    const unsent = await pushUser(t, { id: 'u-prune-3', fullName: 'Una Unsent', email: 'una@example.org' });
+    // Events carry the database's time, not the test's clock.
+    const before = (await sql<{ now: Date }>`select now() as now`.execute(t.services.db)).rows[0]!.now.toISOString();
+    const events = async () =>
+      (
+        await sql<{ entity_id: string }>`select entity_id from webhook_events where community_id = ${t.communityId} and kind = 'contact.created'
+          and entity_id in (${sql.join([sent, pending, unsent].map((id) => Number(id.replace(/\D/g, ''))))})`.execute(t.services.db)
+      ).rows.map((row) => `c_${row.entity_id}`).sort();
+    expect(await events()).toEqual([sent, pending, unsent].sort());
+    expect((await deliveries(hook.id)).map((delivery) => delivery.status).sort()).toEqual(['delivered', 'pending']);
+
+    // Another community's prune leaves this one's events.
+    const other = (await t.services.communities.create('Other', cliActor())).communityId;
+    expect((await t.services.webhooks.prune(other, before, 'cli:test')).deleted).toBe(0);
+    expect(await events()).toHaveLength(3);
+
+    const pruned = await t.services.webhooks.prune(t.communityId, before, 'cli:test');
+    expect(pruned.deleted).toBeGreaterThanOrEqual(1);
+    expect(await events()).toEqual([pending, unsent].sort());
+    expect((await deliveries(hook.id)).map((delivery) => delivery.status)).toEqual(['pending']);
+    // The unsent event is still sent.
+    await worker.runSteps();
+    expect(at('/prune').map((message) => message.json.data.fullName)).toContain('Una Unsent');
+    const entries = (await t.get('/api/v2/admin/audit-log?operation=webhook.prune')).json().data as { actor: string; detail: unknown }[];
+    expect(entries).toEqual([expect.objectContaining({ actor: 'cli:test', detail: { before: pruned.before.toISOString(), deleted: pruned.deleted } })]);
+    await expect(t.services.webhooks.prune(t.communityId, 'last week', 'cli:test')).rejects.toThrow(/before must be an ISO 8601 date/);
   });
 
   it('refuses what is wrong with a 400 naming it', async () => {

@@ -6,7 +6,7 @@ describe('hearth webhook', () => {
   const processes = new Processes();
   afterAll(() => processes.cleanup());
 
-  it('adds, lists, updates, pauses, resumes, rotates, lists deliveries and replays', { timeout: 240_000 }, async () => {
+  it('adds, lists, updates, pauses, resumes, rotates, lists deliveries, replays and prunes', { timeout: 240_000 }, async () => {
     const { env } = await freshDatabaseEnv('pglite', processes);
     const run = async (...args: string[]) => {
       const result = await processes.run(['webhook', ...args], env, 120_000);
@@ -33,6 +33,11 @@ describe('hearth webhook', () => {
     expect(rotated.json().secret).not.toBe(added.json().secret);
     expect((await run('deliveries', 'wh_1')).stdout.trim()).toBe('(none)');
     expect((await run('replay', 'wh_1', '--since', '2026-01-01T00:00:00Z', '--json')).json()).toMatchObject({ webhookId: 'wh_1', deliveries: 0 });
+
+    const pruned = await run('prune', '--before', '7d', '--json');
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.json()).toEqual({ before: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), deleted: 0 });
+    expect((await run('prune')).stderr).toMatch(/--before is required/);
 
     const refused = await run('add', '--url', 'https://hooks.example.org/x', '--events', 'contact.deleted');
     expect(refused.code).not.toBe(0);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { durationMs } from '../../core/durations.ts';
-import { cliWriter } from '../../core/writer.ts';
-import { community, durationOption, positiveInteger, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
+import { cliActor, cliWriter } from '../../core/writer.ts';
+import { community, communityOrAll, durationOption, positiveInteger, required, table, UsageError, whenOption, type Command, type CommandContext } from '../command.ts';
 
 function webhookId(value: string | undefined): number {
   const given = required(value, 'the webhook ID');
@@ -127,6 +127,14 @@ export const webhookCommand: Command = {
       const since = date(required(values.since, '--since'), '--since');
       const result = await context.services.webhooks.replay(await writer(context), webhookId(args[0]), since, values.until === undefined ? undefined : date(values.until, '--until'));
       context.emit(result, `${result.deliveries} events since ${result.since} will be sent again to ${result.webhookId}.`);
+      return 0;
+    },
+    async prune({ services, values, emit }) {
+      const pruned = await services.webhooks.prune(await communityOrAll(services, values.community), whenOption(required(values.before, '--before'))!, cliActor());
+      emit(
+        { before: pruned.before.toISOString(), deleted: pruned.deleted },
+        `Deleted ${pruned.deleted} webhook events from before ${pruned.before.toISOString()}, with their deliveries.`,
+      );
       return 0;
     },
   },

@@ -2,11 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
-import { invalidParameters } from '../../core/errors.ts';
+import { pointInTime } from '../../core/durations.ts';
 import { formatId } from '../../core/ids.ts';
 import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { parseDuration, subtractDuration } from '../../filters/date-values.ts';
 import { deleteEntriesBefore, pageAuditEntries, recordWrite, type AuditFilter } from './audit.repository.ts';
 
 /** The filters of `GET /api/v2/admin/audit-log` and `hearth audit`, as given. */
@@ -40,8 +39,8 @@ export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors
       actor: query.actor,
       tokenId: query.tokenId,
       entityId: query.entityId,
-      since: query.since === undefined ? undefined : instant('since', query.since, deps.clock.now()),
-      until: query.until === undefined ? undefined : instant('until', query.until, deps.clock.now()),
+      since: query.since === undefined ? undefined : pointInTime('since', query.since, deps.clock.now()),
+      until: query.until === undefined ? undefined : pointInTime('until', query.until, deps.clock.now()),
     };
   }
 
@@ -63,7 +62,7 @@ export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors
      * entry in each community that lost some, so that a prune is itself on the record.
      */
     async prune(communityId: number | null, before: string, actor: string): Promise<{ before: Date; deleted: number }> {
-      const cutoff = instant('before', before, deps.clock.now());
+      const cutoff = pointInTime('before', before, deps.clock.now());
       const counts = await deps.db.transaction().execute(async (trx) => {
         const deleted = await deleteEntriesBefore(trx, communityId, cutoff);
         for (const [community, count] of deleted) {
@@ -94,13 +93,4 @@ function present(entry: AuditEntry) {
     entityIds: entry.entityIds,
     detail: entry.detail,
   };
-}
-
-function instant(name: string, value: string, now: Date): Date {
-  const duration = parseDuration(value);
-  if (duration) return subtractDuration(now, duration);
-  // A date-time needs its offset: without one, "10:00" would mean whatever zone the server runs in.
-  const dateTime = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
-  if (dateTime && !Number.isNaN(dateTime.getTime())) return dateTime;
-  throw invalidParameters(`${name} must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "${value}"`);
 }

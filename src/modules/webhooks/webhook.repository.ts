@@ -383,3 +383,23 @@ export async function forgetContactEvents(db: Executor, communityId: number, con
     select count(*)::int as count from gone`.execute(db);
   return rows[0]?.count ?? 0;
 }
+
+/**
+ * `hearth webhook prune`: the events that occurred before `before` and wait for nothing (fanned out, with no
+ * delivery pending), with their deliveries and attempts, of one community or of all. An event whose
+ * delivery is still being tried stays until that delivery ends. How many went, by community.
+ */
+export async function deleteEventsBefore(db: Executor, communityId: number | null, before: Date): Promise<Map<number, number>> {
+  const { rows } = await sql<{ communityId: number; count: number }>`
+    with gone as (
+      delete from webhook_events e
+      where e.occurred_at < ${before} and e.fanned_out_at is not null
+        ${communityId === null ? sql`` : sql`and e.community_id = ${communityId}`}
+        and not exists (
+          select 1 from webhook_deliveries d where d.community_id = e.community_id and d.event_id = e.id and d.status = 'pending'
+        )
+      returning e.community_id
+    )
+    select community_id as "communityId", count(*)::int as count from gone group by community_id`.execute(db);
+  return new Map(rows.map((row) => [Number(row.communityId), row.count]));
+}

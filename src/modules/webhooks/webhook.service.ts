@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
+import { pointInTime } from '../../core/durations.ts';
 import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { parseKey } from '../../core/ids.ts';
 import { writeTogether } from '../../core/lookups.ts';
@@ -403,6 +404,23 @@ export function createWebhookService(deps: WebhookDeps) {
         return repo.redeliver(trx, writer.communityId, deliveryId, now, new Date(now.getTime() + RETRY_WINDOW_MS));
       });
       return presentDelivery((await repo.findDelivery(db, writer.communityId, id))!);
+    },
+
+    /**
+     * `hearth webhook prune --before WHEN`: deletes the events older than WHEN that wait for nothing (every
+     * community by default), in one transaction with a `webhook.prune` audit entry in each community that
+     * lost some. They can no longer be replayed or redelivered.
+     */
+    async prune(communityId: number | null, before: string, actor: string): Promise<{ before: Date; deleted: number }> {
+      const cutoff = pointInTime('before', before, clock.now());
+      const deleted = await db.transaction().execute(async (trx) => {
+        const counts = await repo.deleteEventsBefore(trx, communityId, cutoff);
+        for (const [community, count] of counts) {
+          await recordWrite(trx, { communityId: community, actor, tokenId: null }, { operation: 'webhook.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } });
+        }
+        return [...counts.values()].reduce((sum, count) => sum + count, 0);
+      });
+      return { before: cutoff, deleted };
     },
 
     /** Every event of the subscription's kinds since `since` (that its filter selects now), delivered again. */
