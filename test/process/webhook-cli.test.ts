@@ -48,5 +48,6 @@ describe('hearth webhook', () => {
     const missing = await run('replay', 'wh_1');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/--since/);
+    expect((await run('replay', 'wh_1', '--since', 'last week')).stderr).toMatch(/--since must be an ISO 8601 date, date-time with offset .* or duration back from now/);
   });
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { durationMs } from '../../core/durations.ts';
+import { pointInTime } from '../../core/durations.ts';
 import { cliActor, cliWriter } from '../../core/writer.ts';
 import { community, communityOrAll, durationOption, positiveInteger, required, table, UsageError, whenOption, type Command, type CommandContext } from '../command.ts';
 
@@ -29,18 +29,6 @@ function filterOf(value: string | undefined): unknown {
   } catch {
     throw new UsageError(`--filter: ${value.startsWith('@') ? `${value.slice(1)} does not hold` : 'is not'} a JSON filter expression`);
   }
-}
-
-/** A WHEN: a date or date-time, or a duration back from now (`7d`, `PT1H`), as the other commands take it. */
-function date(value: string, what: string): Date {
-  if (!/^\d{4}-/.test(value)) {
-    const back = durationMs(value);
-    if (back === null) throw new UsageError(`${what} must be a date-time (2026-03-01T00:00:00Z) or a duration back from now (7d, PT1H)`);
-    return new Date(Date.now() - back);
-  }
-  const parsed = new Date(value);
-  if (Number.isNaN(parsed.getTime())) throw new UsageError(`${what} must be a date-time (2026-03-01T00:00:00Z) or a duration back from now (7d, PT1H)`);
-  return parsed;
 }
 
 type Hook = { id: string; url: string; events: string[]; enabled: boolean; disabledReason: string | null; filterEntity: string | null };
@@ -124,8 +112,10 @@ export const webhookCommand: Command = {
     },
     async replay(context) {
       const { values, args } = context;
-      const since = date(required(values.since, '--since'), '--since');
-      const result = await context.services.webhooks.replay(await writer(context), webhookId(args[0]), since, values.until === undefined ? undefined : date(values.until, '--until'));
+      // A WHEN as `audit` and the prunes take it: a date, a date-time with its offset, or a duration back.
+      const when = (value: string, what: string) => pointInTime(what, whenOption(value)!, new Date());
+      const since = when(required(values.since, '--since'), '--since');
+      const result = await context.services.webhooks.replay(await writer(context), webhookId(args[0]), since, values.until === undefined ? undefined : when(values.until, '--until'));
       context.emit(result, `${result.deliveries} events since ${result.since} will be sent again to ${result.webhookId}.`);
       return 0;
     },
