@@ -28,8 +28,9 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
     for (let start = 0; start < USERS; start += 1000) {
       const users = Array.from({ length: Math.min(1000, USERS - start) }, (_, index) => {
         const n = start + index;
-        // Commas and quotes, for the CSV.
-        return { id: `u-${n}`, fullName: n === 7 ? 'Quote "Q", Esq. Jr' : `User ${n}`, email: `user${n}@example.org` };
+        // Commas and quotes, and text a spreadsheet would run as a formula, for the CSV.
+        const fullName = { 7: 'Quote "Q", Esq. Jr', 8: '=HYPERLINK("https://evil.example","Click")', 9: '@SUM(1,2)' }[n] ?? `User ${n}`;
+        return { id: `u-${n}`, fullName, email: `user${n}@example.org`, ...(n === 9 ? { titleAtCompany: '-5' } : {}) };
       });
       const response = await t.send('POST', `/community/v1/source/${t.sourceId}/users`, users);
       expect(response.statusCode, response.body).toBe(202);
@@ -95,6 +96,13 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
     const [header] = text.split('\r\n');
     expect(header).toMatch(/^id,name,fullName,/);
     expect(text).toMatch(/^c_\d+,"Quote ""Q"", Esq\.[^"]*","Quote ""Q"", Esq\.[^"]*",/m);
+    // A formula stays text (an apostrophe before it); a number, or nothing that could be one, is as it was.
+    const row = (email: string) => text.split('\r\n').find((line) => line.includes(email))!;
+    expect(row('user8@example.org')).toContain(`"'=HYPERLINK(""https://evil.example"",""Click"")"`);
+    expect(row('user8@example.org')).not.toMatch(/(^|,)"?=/);
+    expect(row('user9@example.org')).toContain(`"'@SUM(1,2)"`);
+    expect(row('user9@example.org')).toMatch(/,-5,/);
+    expect(row('user10@example.org')).toMatch(/,User 10,/);
     expect(text.split('\r\n').filter(Boolean)).toHaveLength(USERS + 2);
     expect(fs.readdirSync(dir).filter((name) => name.includes('.partial'))).toEqual([]);
   });

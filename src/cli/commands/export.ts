@@ -23,9 +23,20 @@ const LISTS: Record<string, { cols: ColsOptions; read(services: Services, commun
 
 const FORMATS = ['jsonl', 'csv'] as const;
 
-/** One CSV field (RFC 4180): nested values as JSON, quoted when they hold a comma, quote or line break. */
+/** Text a spreadsheet would run as a formula: it starts with =, +, -, @, a tab or a carriage return. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A number or a phone number (`-3.5`, `+1 (555) 010-0100`): no formula, and kept as it is. */
+const NUMBER_LIKE = /^[+-]?\d[\d\s().,-]*$/;
+
+/**
+ * One CSV field (RFC 4180): nested values as JSON, quoted when they hold a comma, quote or line break.
+ * People write their own names and titles, so text a spreadsheet would run as a formula
+ * (`=HYPERLINK(…)`) is written with an apostrophe before it, as OWASP advises for CSV files: the
+ * spreadsheet takes it as text.
+ */
 function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  let text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string' && FORMULA_START.test(text) && !NUMBER_LIKE.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
