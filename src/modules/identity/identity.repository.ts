@@ -336,25 +336,17 @@ export function ownersOf(
   keys: { sourceId: number; externalId: string }[],
   identities: { type: string; value: string }[],
 ): Lookup<Owners> {
-  // Each key twice, as sent and as erasure leaves it, so that every lookup is one equality on the key.
-  const variants = keys.flatMap((key, index) => [
-    { n: index, sourceId: key.sourceId, externalId: key.externalId },
-    { n: index, sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) },
-  ]);
   return {
     rows:
       keys.length === 0 && identities.length === 0
         ? null
         : sql`
           select u.n, p.contact_id as "contactId", c.anonymized_at is not null as anonymized, null::text as type, null::text as value
-          from unnest(${variants.map((v) => v.n)}::int[], ${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[])
-            as u(n, source_id, external_id)
-          join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
+          from ${profilesOfKeys(communityId, keys)}
           join contacts c on c.community_id = p.community_id and c.id = p.contact_id
           union all
           select null, i.contact_id, false, i.type, i.value
-          from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
-          join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value`,
+          from ${holdersOfIdentities(communityId, identities)}`,
     read(rows) {
       const owners: Owners = { profiles: new Map(), identities: [] };
       for (const row of rows) {
@@ -382,14 +374,29 @@ export function ownerIds(
   identities: { type: string; value: string }[],
 ): RawBuilder<unknown> | null {
   if (keys.length === 0 && identities.length === 0) return null;
-  const variants = keys.flatMap((key) => [key, { sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) }]);
   return sql`
-    select p.contact_id
-    from unnest(${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[]) as u(source_id, external_id)
-    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id
+    select p.contact_id from ${profilesOfKeys(communityId, keys)}
     union
-    select i.contact_id
-    from unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
+    select i.contact_id from ${holdersOfIdentities(communityId, identities)}`;
+}
+
+/**
+ * The source profiles of senders' IDs, as `u` (with `n`, the key's index) joined to `p`. Each key twice, as
+ * sent and as erasure leaves it, so that every lookup is one equality on the key.
+ */
+function profilesOfKeys(communityId: number, keys: { sourceId: number; externalId: string }[]): RawBuilder<unknown> {
+  const variants = keys.flatMap((key, index) => [
+    { n: index, sourceId: key.sourceId, externalId: key.externalId },
+    { n: index, sourceId: key.sourceId, externalId: erasedExternalId(key.externalId) },
+  ]);
+  return sql`unnest(${variants.map((v) => v.n)}::int[], ${variants.map((v) => v.sourceId)}::bigint[], ${variants.map((v) => v.externalId)}::text[])
+      as u(n, source_id, external_id)
+    join source_profiles p on p.community_id = ${communityId} and p.source_id = u.source_id and p.external_id = u.external_id`;
+}
+
+/** The identities' rows, as `u` joined to `i` (each holds its contact). */
+function holdersOfIdentities(communityId: number, identities: { type: string; value: string }[]): RawBuilder<unknown> {
+  return sql`unnest(${identities.map((identity) => identity.type)}::text[], ${identities.map((identity) => identity.value)}::text[]) as u(type, value)
     join contact_identities i on i.community_id = ${communityId} and i.type = u.type and i.value = u.value`;
 }
 
