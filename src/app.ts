@@ -10,6 +10,8 @@ import { HearthError } from './core/errors.ts';
 import { runInRequestScope } from './db/request-scope.ts';
 import { createClientErrorHandler, jsonBodyParser, MAX_HEADER_BYTES, NDJSON, ndjsonBodyParser, plainTextBodyParser } from './http/raw-input.ts';
 import { createRequestGuard } from './http/request-guard.ts';
+import { trustProxyOption } from './http/client-address.ts';
+import type { TrustProxy } from './config/config.ts';
 import { CoreError, Forbidden, MessageError, RateLimited, V2Error } from './http/schemas.ts';
 import type { HearthApp } from './http/types.ts';
 import { lazySerializers } from './http/serialization.ts';
@@ -71,6 +73,8 @@ export interface AppOptions {
   statementTimeoutMs?: number;
   /** Cancels running statements of a request whose client has gone (Database.cancel). */
   cancelStatements?: (backends: number[]) => Promise<void>;
+  /** Whose X-Forwarded-For names the client (HEARTH_TRUST_PROXY); off by default. */
+  trustProxy?: TrustProxy;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -88,6 +92,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     forceCloseConnections: 'idle',
+    trustProxy: trustProxyOption(options.trustProxy ?? false),
     // Errors Fastify finds before routing (a malformed %-escape) answer in our formats too, and so do the
     // requests Node's HTTP parser refuses (raw-input.ts).
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),

@@ -50,6 +50,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
       logger: { level: config.logLevel, serializers: { req: serializeRequest } },
       statementTimeoutMs: config.statementTimeoutMs,
       cancelStatements: database.cancel,
+      trustProxy: config.trustProxy,
     });
     await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
       if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { describeMs, durationMs, DURATION_SYNTAX, type DurationUnit } from '../core/durations.ts';
 
@@ -49,7 +50,16 @@ export interface Config {
   shutdownGraceMs: number;
   /** The OpenAI-compatible endpoint that writes insights (docs/insights.md); null: the deterministic text only. */
   llm: LlmConfig | null;
+  /** Whose X-Forwarded-For names the client (HEARTH_TRUST_PROXY); off: the connection's address, always. */
+  trustProxy: TrustProxy;
 }
+
+/**
+ * Which proxies in front of Hearth are believed when they name the client in X-Forwarded-For: none (the
+ * client is the connection's peer), the last `hops` of the chain whoever sends it, or those whose
+ * addresses are in `addresses` (IP addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = false | { hops: number } | { addresses: string[] };
 
 /** An OpenAI-compatible chat completions endpoint (HEARTH_LLM_*). */
 export interface LlmConfig {
@@ -157,7 +167,38 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: metricsConfig(env, host, port),
     shutdownGraceMs: duration(env, 'HEARTH_SHUTDOWN_GRACE', 10_000, 's', 0, 3_600_000),
     llm: llmConfig(env),
+    trustProxy: trustProxyConfig(env),
   };
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const TRUST_PROXY_SYNTAX = 'a number of proxies (1 to 10) or a comma-separated list of their addresses (10.0.0.2, 10.0.0.0/8, fd00::/8, loopback)';
+
+function trustProxyConfig(env: Env): TrustProxy {
+  const raw = text(env, 'HEARTH_TRUST_PROXY');
+  if (raw === null || ['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (/^[0-9]+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`HEARTH_TRUST_PROXY must be ${TRUST_PROXY_SYNTAX}; got "${raw}"`);
+    return { hops };
+  }
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) {
+    throw new ConfigError(`HEARTH_TRUST_PROXY must be ${TRUST_PROXY_SYNTAX}: believing every sender would let any client name its own address; got "${raw}"`);
+  }
+  const addresses = raw.split(',').map((entry) => entry.trim());
+  for (const entry of addresses) {
+    if (!isProxyAddress(entry)) throw new ConfigError(`HEARTH_TRUST_PROXY must be ${TRUST_PROXY_SYNTAX}; "${entry}" is neither an address nor a range`);
+  }
+  return { addresses };
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, extra] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
 }
 
 function metricsConfig(env: Env, host: string, apiPort: number): Config['metrics'] {

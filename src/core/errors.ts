@@ -14,7 +14,9 @@ export type ErrorKind =
   /** The caller spent its allowance for the current window. */
   | 'rate_limited'
   /** The work ran longer than the service allows for one request. */
-  | 'timeout';
+  | 'timeout'
+  /** The process has as much of this work in hand as it takes at once: try again shortly. */
+  | 'busy';
 
 /** The state of an exhausted rate limit, for the answer's headers and body. */
 export interface RateLimitState {
@@ -34,6 +36,8 @@ export interface ErrorExtra {
   rateLimit?: RateLimitState;
   /** core `reason` when it is not the code in kebab case (e.g. `invalid-request-body`). */
   coreReason?: string;
+  /** When trying again makes sense, in seconds (the answer's Retry-After). */
+  retryAfterSeconds?: number;
 }
 
 /**

@@ -597,6 +597,12 @@ export interface SegmentStatuses {
   segment_id: Int8;
 }
 
+export interface SignInFailures {
+  email_hash: string;
+  failures: number;
+  last_failure_at: Timestamp;
+}
+
 export interface SigningKeys {
   created_at: Generated<Timestamp>;
   id: number;
@@ -825,6 +831,7 @@ export interface DB {
   segment_memberships: SegmentMemberships;
   segment_statuses: SegmentStatuses;
   segments: Segments;
+  sign_in_failures: SignInFailures;
   signing_keys: SigningKeys;
   source_imports: SourceImports;
   source_profiles: SourceProfiles;

@@ -17,6 +17,7 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   conflict: 409,
   rate_limited: 429,
   timeout: 503,
+  busy: 503,
 };
 
 /** An error as it goes on the wire. */
@@ -34,11 +35,13 @@ interface WireError {
 export function createErrorHandler(docsUrl: string) {
   return function handleError(thrown: unknown, request: FastifyRequest, reply: FastifyReply) {
     const error = toWireError(thrown);
-    if (error.status >= 500) request.log.error({ err: thrown }, 'request failed');
+    // A refusal to take more work now is expected under load, not a failure of the service.
+    if (error.status >= 500 && error.extra.retryAfterSeconds === undefined) request.log.error({ err: thrown }, 'request failed');
     else request.log.warn({ code: error.code, status: error.status }, error.message);
 
     const format = request.routeOptions.config?.errors ?? errorFormatFor(request.url);
     reply.code(error.status);
+    if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', error.extra.retryAfterSeconds);
 
     const rateLimit = error.extra.rateLimit;
     if (rateLimit) {

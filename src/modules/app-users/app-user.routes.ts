@@ -8,6 +8,7 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { AppUserRow } from './app-user.repository.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_SECONDS, sessionCookieOf, type AppUserService, type OpenedSession } from './app-user.service.ts';
 import { MAX_PASSWORD_LENGTH } from './password.ts';
+import { FREE_FAILURES, MAX_WAIT_MS } from './sign-in-brake.ts';
 
 const Role = Type.Enum(['admin', 'member'], { description: 'admin: everything, tokens, users and sources included; member: reads and writes data.' });
 
@@ -131,7 +132,11 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'signIn',
         tags: ['console'],
         summary: 'Sign in to the console with an email address and a password',
-        description: `Answers 201 and sets the HttpOnly session cookie \`${SESSION_COOKIE}\` (a week). A wrong address or password is one 403 \`sign_in_failed\`.`,
+        description:
+          `Answers 201 and sets the HttpOnly session cookie \`${SESSION_COOKIE}\` (a week). A wrong address or password is one 403 \`sign_in_failed\`. ` +
+          `After ${FREE_FAILURES} failures with one email address, each further try must wait, twice as long after each failure (up to ${MAX_WAIT_MS / 60_000} minutes): ` +
+          'until then it answers 429 with Retry-After, the right password too. A success ends the wait. ' +
+          'When the process is checking as many passwords as it takes at once, 503 `busy` with Retry-After.',
         body: SignInBody,
         response: { 201: v2Item(Session), 403: Forbidden },
       },

@@ -9,7 +9,8 @@ import type { RequestContext, Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { linkAppUserContact } from '../communities/index.ts';
 import * as users from './app-user.repository.ts';
-import { decoyHash, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './password.ts';
+import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyCandidates, verifyPassword } from './password.ts';
+import { createSignInBrake } from './sign-in-brake.ts';
 
 export const SESSION_COOKIE = 'hearth_session';
 /** A session lasts a week from sign-in; signing out, a password change or the user's removal ends it sooner. */
@@ -70,6 +71,7 @@ function checkEmail(email: string): string {
  */
 export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string }) {
   const { db, clock } = deps;
+  const brake = createSignInBrake({ db, clock });
   const csrfKey = createHmac('sha256', deps.secret).update('hearth console csrf').digest();
 
   /** The CSRF token of a session: derived from its secret, so nothing more is stored, and unguessable without it. */
@@ -131,13 +133,17 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
 
     async signIn(input: { email: string; password: string; community?: string }): Promise<OpenedSession> {
       const communityId = input.community === undefined ? null : parseCoreId('community', input.community);
-      const candidates = await users.usersByLoginEmail(db, input.email.trim(), communityId);
-      const matches: typeof candidates = [];
-      for (const candidate of candidates) {
-        if (candidate.passwordHash && (await verifyPassword(input.password, candidate.passwordHash))) matches.push(candidate);
+      const email = input.email.trim();
+      await brake.check(email);
+      const candidates = await users.usersByLoginEmail(db, email, communityId);
+      // The brake is asked again when the turn comes: the address may have been braked while this one waited.
+      const verdicts = await verifyCandidates(input.password, candidates.map((candidate) => candidate.passwordHash), () => brake.check(email));
+      const matches = candidates.filter((_, i) => verdicts[i]);
+      if (matches.length === 0) {
+        await brake.failed(email);
+        throw badSignIn();
       }
-      if (candidates.length === 0) await verifyPassword(input.password, await decoyHash());
-      if (matches.length === 0) throw badSignIn();
+      await brake.succeeded(email);
       if (matches.length > 1) {
         throw new HearthError('invalid', 'community_required', 'this address signs in to several communities: name one (community: "com_N")');
       }

@@ -2266,7 +2266,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console with an email address and a password
-         * @description Answers 201 and sets the HttpOnly session cookie `hearth_session` (a week). A wrong address or password is one 403 `sign_in_failed`.
+         * @description Answers 201 and sets the HttpOnly session cookie `hearth_session` (a week). A wrong address or password is one 403 `sign_in_failed`. After 5 failures with one email address, each further try must wait, twice as long after each failure (up to 15 minutes): until then it answers 429 with Retry-After, the right password too. A success ends the wait. When the process is checking as many passwords as it takes at once, 503 `busy` with Retry-After.
          */
         post: operations["signIn"];
         /** Sign out: the session ends at once */
