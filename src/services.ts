@@ -58,7 +58,7 @@ export interface ServiceDeps {
   /** The database's notifications; without them (the CLI) nothing that needs them is kept in memory. */
   listen?: Listen;
   clock: Clock;
-  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm' | 'webhookTimeoutMs'>>;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm' | 'webhookTimeoutMs' | 'fileSourceRoot'>>;
   /** Where background work reports what a caller does not see (the insights model's failures); none by default. */
   log?: { info(details: object, message: string): void; warn(details: object, message: string): void };
   /** The database pool's use, for the metrics (Database.poolUse), and its engine; none: no pool gauges. */
@@ -98,7 +98,7 @@ export async function createServices(deps: ServiceDeps) {
     readiness: createReadiness(),
     communities: createCommunityService({ db, tokens, clock }),
     appUsers: createAppUserService({ db, clock, secret, publicUrl: deps.config.publicUrl }),
-    sources: createSourceService({ db, cursors }),
+    sources: createSourceService({ db, cursors, fileSourceRoot: deps.config.fileSourceRoot ?? null }),
     activityTypes,
     ingestion,
     organizationUpserts,
@@ -139,7 +139,7 @@ export async function createServices(deps: ServiceDeps) {
     metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine }),
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),
-    sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts }),
+    sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null }),
     bulkUpdates: createBulkUpdateService({ db, clock }),
     audit: createAuditService({ db, clock, cursors }),
     webhooks: createWebhookService({

@@ -100,7 +100,7 @@ export const HELP: CommandHelp[] = [
         options: [
           ['--name NAME', 'its name, unique in the community'],
           ['--kind api|file', 'api (default): data is pushed over HTTP; file: JSONL files in a folder'],
-          ['--path DIR', 'a file source\'s folder'],
+          ['--path DIR', 'a file source\'s folder, any folder (the API may name only folders under HEARTH_FILE_SOURCE_ROOT)'],
         ],
       },
       { name: 'list', usage: 'source list [--community com_N] [--json]', about: 'Lists the sources, with each one\'s website tracker key.' },

@@ -23,6 +23,11 @@ export interface Config {
    */
   allowPrivateFetch: boolean;
   /**
+   * The folder under which file sources made over the API must lie (HEARTH_FILE_SOURCE_ROOT); null: file
+   * sources are made with the CLI only. The CLI, run by the operator, may name any folder.
+   */
+  fileSourceRoot: string | null;
+  /**
    * How long a job claimed by a worker stays that worker's without news (ms; renewed every third of it
    * while the job runs). On PostgreSQL, a job whose process died is claimed again once it runs out
    * (HEARTH_JOB_LEASE, seconds).
@@ -161,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     statementTimeoutMs: duration(env, 'HEARTH_STATEMENT_TIMEOUT', 15_000, 'ms', 0, 86_400_000),
     allowPrivateFetch: flag(env, 'HEARTH_ALLOW_PRIVATE_FETCH'),
+    fileSourceRoot: fileSourceRoot(env),
     jobLeaseMs: duration(env, 'HEARTH_JOB_LEASE', 300_000, 's', 1000, 86_400_000),
     webhookTimeoutMs: duration(env, 'HEARTH_WEBHOOK_TIMEOUT', 10_000, 's', 1000, 300_000),
     connectionLifetimeSeconds: Math.round(duration(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600_000, 's', 0, 604_800_000) / 1000),
@@ -211,6 +217,15 @@ function metricsConfig(env: Env, host: string, apiPort: number): Config['metrics
   const port = integer(env, 'HEARTH_METRICS_PORT', 0, 1, 65535);
   if (port === apiPort) throw new ConfigError(`HEARTH_METRICS_PORT must differ from PORT (${apiPort}): the API port serves /metrics to admin tokens already`);
   return { port, host: metricsHost ?? host };
+}
+
+function fileSourceRoot(env: Env): string | null {
+  const raw = text(env, 'HEARTH_FILE_SOURCE_ROOT');
+  if (raw === null) return null;
+  const root = path.resolve(raw);
+  // The root of the file system would let the API name every folder: that is what the setting prevents.
+  if (path.dirname(root) === root) throw new ConfigError(`HEARTH_FILE_SOURCE_ROOT must be a folder below the root of the file system; got "${raw}"`);
+  return root;
 }
 
 function llmConfig(env: Env): LlmConfig | null {

@@ -637,6 +637,7 @@ export interface SourceProfiles {
 
 export interface Sources {
   community_id: Int8;
+  confined_to_root: Generated<boolean>;
   created_at: Generated<Timestamp>;
   id: Generated<Int8>;
   kind: Generated<string>;

@@ -37,6 +37,8 @@ export interface TestAppOptions {
   llm?: LlmConfig;
   /** How long a webhook receiver may take to answer (HEARTH_WEBHOOK_TIMEOUT); 10 s by default. */
   webhookTimeoutMs?: number;
+  /** The folder under which file sources may be made through the API (HEARTH_FILE_SOURCE_ROOT); none by default. */
+  fileSourceRoot?: string;
   /** The address the app names itself by (TEST_PUBLIC_URL by default); a browser test gives the one it listens on. */
   publicUrl?: string;
 }
@@ -58,6 +60,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         allowPrivateFetch: options.allowPrivateFetch ?? false,
         llm: options.llm ?? null,
         webhookTimeoutMs: options.webhookTimeoutMs,
+        fileSourceRoot: options.fileSourceRoot ?? null,
       },
     });
     const setup = await services.communities.init(cliActor());

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { durationMs } from '../../src/core/durations.ts';
@@ -35,5 +36,15 @@ describe('operations settings', () => {
     expect(() => loadConfig({ HEARTH_METRICS_PORT: 'ninety' })).toThrow(/HEARTH_METRICS_PORT must be an integer/);
     expect(() => loadConfig({ HEARTH_METRICS_PORT: '3000' })).toThrow(/HEARTH_METRICS_PORT must differ from PORT/);
     expect(() => loadConfig({ HEARTH_METRICS_HOST: '0.0.0.0' })).toThrow(/HEARTH_METRICS_HOST needs HEARTH_METRICS_PORT/);
+  });
+
+  it('reads HEARTH_FILE_SOURCE_ROOT as an absolute folder; unset, none; the root of the file system is refused', () => {
+    expect(loadConfig({}).fileSourceRoot).toBeNull();
+    expect(loadConfig({ HEARTH_FILE_SOURCE_ROOT: ' ' }).fileSourceRoot).toBeNull();
+    expect(loadConfig({ HEARTH_FILE_SOURCE_ROOT: '/srv/exports/' }).fileSourceRoot).toBe('/srv/exports');
+    expect(loadConfig({ HEARTH_FILE_SOURCE_ROOT: 'exports' }).fileSourceRoot).toBe(path.resolve('exports'));
+    for (const everything of ['/', '/srv/..']) {
+      expect(() => loadConfig({ HEARTH_FILE_SOURCE_ROOT: everything })).toThrow(/HEARTH_FILE_SOURCE_ROOT must be a folder below the root of the file system/);
+    }
   });
 });

@@ -20,6 +20,11 @@ const CHECKPOINT_LINES = 100;
 export const MAX_LISTED_BAD_LINES = 100;
 /** Listings of the folder per run: files that arrive while a run imports are imported by it too. */
 const MAX_PASSES = 5;
+/**
+ * Files are opened without following a link: only the folder's own files are read, never what a link
+ * placed in it leads to (outside the folder, or outside the root the folder was allowed under).
+ */
+const READ_NO_LINK = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0);
 
 export interface FileImportDeps {
   db: Kysely<DB>;
@@ -123,16 +128,17 @@ async function listFolder(folder: string): Promise<ListedFile[]> {
   const files: ListedFile[] = [];
   for (const name of names) {
     const file = path.join(folder, name);
-    const stat = await fs.promises.stat(file).catch(() => null);
-    // Gone since the listing: the next run sees the folder as it then is.
-    if (stat) files.push({ name, path: file, size: stat.size, modifiedAt: new Date(stat.mtimeMs) });
+    const stat = await fs.promises.lstat(file).catch(() => null);
+    // Gone (or replaced by something else) since the listing: the next run sees the folder as it then is.
+    if (stat?.isFile()) files.push({ name, path: file, size: stat.size, modifiedAt: new Date(stat.mtimeMs) });
   }
   return files;
 }
 
 async function hashFile(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  const handle = await fs.promises.open(file, READ_NO_LINK);
+  for await (const chunk of handle.createReadStream()) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
@@ -186,7 +192,7 @@ async function importFile(
     chunk.forEach((line, index) => count(line.lineNumber, outcomes[index]!));
   };
 
-  const stream = fs.createReadStream(file.path, { encoding: 'utf8' });
+  const stream = (await fs.promises.open(file.path, READ_NO_LINK)).createReadStream({ encoding: 'utf8' });
   const lines = readline.createInterface({ input: stream, crlfDelay: Infinity });
   let lineNumber = 0;
   try {

@@ -36,7 +36,7 @@ export function readImportLine(text: string): ImportLine {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { ok: false, reason: `not JSON: ${(error as Error).message}` };
+    return { ok: false, reason: notJson(error as Error) };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, reason: 'not a JSON object' };
   const { type, ...body } = parsed as Record<string, unknown>;
@@ -48,4 +48,14 @@ export function readImportLine(text: string): ImportLine {
   const validate = validators[type as (typeof LINE_TYPES)[number]];
   if (!validate(body)) return { ok: false, reason: describeValidation(validate.errors ?? [], 'body') };
   return { ok: true, type, body } as ImportLine;
+}
+
+/**
+ * The reason for a line that is not JSON. The parser's own message may quote the line, and a line can be
+ * anything the folder holds, so only where the parser stopped is kept: a number, never the file's bytes.
+ */
+function notJson(error: Error): string {
+  if (/end of JSON input/.test(error.message)) return 'not JSON (the line ends inside a value)';
+  const position = /at position (\d+)/.exec(error.message)?.[1];
+  return position === undefined ? 'not JSON' : `not JSON (invalid at character ${Number(position) + 1})`;
 }

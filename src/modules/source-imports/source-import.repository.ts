@@ -32,7 +32,7 @@ export const NO_COUNTS: ImportCounts = { users: 0, activities: 0, organizations:
 export async function findImportSource(db: Executor, communityId: number, sourceId: number) {
   return db
     .selectFrom('sources')
-    .select(['id', 'name', 'kind', 'path', 'last_import_at as lastImportAt'])
+    .select(['id', 'name', 'kind', 'path', 'confined_to_root as confinedToRoot', 'last_import_at as lastImportAt'])
     .where('community_id', '=', communityId)
     .where('id', '=', sourceId)
     .executeTakeFirst();

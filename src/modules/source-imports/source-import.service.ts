@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { notFound } from '../../core/errors.ts';
+import { conflict, notFound } from '../../core/errors.ts';
+import { FILE_SOURCE_ROOT_SETTING, folderUnderRoot } from '../../core/file-source-root.ts';
 import { formatId } from '../../core/ids.ts';
 import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
@@ -26,7 +27,12 @@ export interface SourceImportDeps {
   jobs: JobQueue;
   ingestion: IngestionService;
   organizationUpserts: OrganizationUpsertService;
+  /** HEARTH_FILE_SOURCE_ROOT: where the folders of file sources made through the API must still lie. */
+  fileSourceRoot?: string | null;
 }
+
+/** Why a file source made through the API is not imported: its folder is not (or no longer) under the root. */
+const OUTSIDE_ROOT = `its folder is not a folder under ${FILE_SOURCE_ROOT_SETTING} (as the operator set it now)`;
 
 /**
  * data-available: a source says it has new data. The call enqueues one durable job for the source (or
@@ -36,6 +42,17 @@ export interface SourceImportDeps {
  */
 export function createSourceImportService(deps: SourceImportDeps) {
   const { db, clock, jobs } = deps;
+
+  /**
+   * The folder to read for a file source: its own for one the operator made; for one made through the API,
+   * the folder it resolves to now if that still lies under the root, else null. Checked at every use,
+   * because a link under the root can be changed to lead out of it, and the root can be changed.
+   */
+  async function folderToRead(source: { path: string | null; confinedToRoot: boolean }): Promise<string | null> {
+    if (!source.path) return null;
+    if (!source.confinedToRoot) return source.path;
+    return deps.fileSourceRoot ? folderUnderRoot(deps.fileSourceRoot, source.path) : null;
+  }
 
   jobs.register(SOURCE_IMPORT_JOB, async (job: JobRow, context) => {
     const { sourceId } = job.payload as unknown as SourceImportPayload;
@@ -50,7 +67,10 @@ export function createSourceImportService(deps: SourceImportDeps) {
     let folder: FolderImport | null = null;
     if (source.kind === 'file') {
       if (!source.path) throw new Error(`source ${sourceId} is a file source without a folder`);
-      folder = await importFolder(deps, { ...run, jobId: job.id, writer, folder: source.path });
+      const readable = await folderToRead(source);
+      // Nothing is read, nor re-derived: the source stays as it was until its folder is allowed again.
+      if (readable === null) return { sourceId, skipped: `the source was made through the API and ${OUTSIDE_ROOT}` };
+      folder = await importFolder(deps, { ...run, jobId: job.id, writer, folder: readable });
     }
     // What is written from now on is the next run's: this run's augmentation may not see it.
     const startedAt = clock.now();
@@ -77,6 +97,10 @@ export function createSourceImportService(deps: SourceImportDeps) {
      */
     async notify(writer: Writer, sourceId: number): Promise<{ jobId: number; created: boolean }> {
       const payload: SourceImportPayload = { sourceId };
+      const source = await findImportSource(db, writer.communityId, sourceId);
+      if (source?.kind === 'file' && source.confinedToRoot && (await folderToRead(source)) === null) {
+        throw conflict(`source ${sourceId} was made through the API and ${OUTSIDE_ROOT}: it is not imported until it is`);
+      }
       const job = await retryingTransaction(db, async (trx) => {
         // Calls about one source queue behind each other.
         if (!(await lockRow(trx, 'sources', writer.communityId, sourceId))) return null;

@@ -25,7 +25,7 @@ const columns = [
 
 export async function insertSource(
   db: Executor,
-  source: { communityId: number; name: string; serviceName: string; kind: 'api' | 'file'; path: string | null },
+  source: { communityId: number; name: string; serviceName: string; kind: 'api' | 'file'; path: string | null; confinedToRoot?: boolean },
 ): Promise<SourceRow> {
   return db
     .insertInto('sources')
@@ -35,6 +35,7 @@ export async function insertSource(
       service_name: source.serviceName,
       kind: source.kind,
       path: source.path,
+      confined_to_root: source.confinedToRoot ?? false,
     })
     .returning(columns)
     .executeTakeFirstOrThrow();

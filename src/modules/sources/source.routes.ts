@@ -41,7 +41,17 @@ export function sourceRoutes(app: HearthApp, services: { sources: SourceService 
     '/api/v2/admin/sources',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { operationId: 'createSource', tags: ['admin'], summary: 'Create a source', body: NewSourceBody, response: { 201: AdminSourceResponse } },
+      schema: {
+        operationId: 'createSource',
+        tags: ['admin'],
+        summary: 'Create a source',
+        description:
+          'An API source by default. A file source (`kind: "file"`) takes `path`, a folder under the folder the operator set ' +
+          'in `HEARTH_FILE_SOURCE_ROOT` (absolute, or relative to it; links are resolved and must stay under it). Without that ' +
+          'setting file sources are made with the CLI only. A refused path is a 400 that says the same whether or not it exists.',
+        body: NewSourceBody,
+        response: { 201: AdminSourceResponse },
+      },
     },
     async (request, reply) => {
       const source = await services.sources.create(contextOf(request), request.body);

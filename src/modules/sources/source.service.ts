@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorCodec } from '../../core/cursor.ts';
 import { conflict, invalidParameters } from '../../core/errors.ts';
+import { FILE_SOURCE_ROOT_SETTING, folderUnderRoot, pathUnderRoot } from '../../core/file-source-root.ts';
 import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
@@ -20,7 +21,35 @@ export interface NewSource {
   serviceName?: string;
 }
 
-export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
+export function createSourceService(deps: {
+  db: Kysely<DB>;
+  cursors: CursorCodec;
+  /** HEARTH_FILE_SOURCE_ROOT: where API callers' file sources must lie; null: none may make one. */
+  fileSourceRoot?: string | null;
+}) {
+  /**
+   * The folder of a new file source. A writer with a token is an API caller, whose folder must lie under
+   * the operator's root (links resolved); the CLI, which has none, is the operator and may name any folder.
+   */
+  async function folderOf(writer: Writer, given: string): Promise<{ folder: string; confined: boolean }> {
+    if (writer.tokenId === null) {
+      const folder = path.resolve(given);
+      if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) throw invalidParameters(`path "${folder}" is not a folder`);
+      return { folder, confined: false };
+    }
+    const root = deps.fileSourceRoot ?? null;
+    if (root === null) {
+      throw invalidParameters(
+        `file sources are made with the CLI (hearth source create --kind file), unless the operator sets ${FILE_SOURCE_ROOT_SETTING}, the folder under which the API may name them`,
+      );
+    }
+    // One answer for every refused path, so that it says nothing of what exists outside the root.
+    if (!(await folderUnderRoot(root, given))) {
+      throw invalidParameters(`path "${given}" is not a folder under ${FILE_SOURCE_ROOT_SETTING}, the folder the operator set for file sources made through the API`);
+    }
+    return { folder: pathUnderRoot(root, given), confined: true };
+  }
+
   return {
     async create(writer: Writer, input: NewSource) {
       const name = input.name.trim();
@@ -28,12 +57,10 @@ export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec
       if (name.length > 200) throw invalidParameters('a source name is at most 200 characters');
       const kind = input.kind ?? 'api';
       let folder: string | null = null;
+      let confined = false;
       if (kind === 'file') {
         if (!input.path) throw invalidParameters('a file source needs a path (the folder to import from)');
-        folder = path.resolve(input.path);
-        if (!fs.existsSync(folder) || !fs.statSync(folder).isDirectory()) {
-          throw invalidParameters(`path "${folder}" is not a folder`);
-        }
+        ({ folder, confined } = await folderOf(writer, input.path));
       } else if (input.path) {
         throw invalidParameters('only a file source takes a path');
       }
@@ -45,6 +72,7 @@ export function createSourceService(deps: { db: Kysely<DB>; cursors: CursorCodec
             serviceName: input.serviceName ?? kind,
             kind,
             path: folder,
+            confinedToRoot: confined,
           });
           await recordWrite(trx, writer, { operation: 'source.create', entityIds: [formatId('provider', source.id)], detail: { name, kind, path: folder } });
           return source;

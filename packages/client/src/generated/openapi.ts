@@ -170,7 +170,10 @@ export interface paths {
         /** List every source */
         get: operations["listSources"];
         put?: never;
-        /** Create a source */
+        /**
+         * Create a source
+         * @description An API source by default. A file source (`kind: "file"`) takes `path`, a folder under the folder the operator set in `HEARTH_FILE_SOURCE_ROOT` (absolute, or relative to it; links are resolved and must stay under it). Without that setting file sources are made with the CLI only. A refused path is a 400 that says the same whether or not it exists.
+         */
         post: operations["createSource"];
         delete?: never;
         options?: never;
@@ -1843,7 +1846,7 @@ export interface paths {
         put?: never;
         /**
          * Notify new data available
-         * @description Enqueues a durable import-and-augmentation job for the source and answers at once. For a file source (`hearth source create --kind file --path DIR`) the job first imports the folder's new `*.jsonl` files, each line `{"type": "user" | "activity" | "organization", ...}` with the body of that core push; then, for every source, it re-derives organizations, locations and topics where missing for what the source touched since its last run. While a job for the source is queued or running, a call answers that job. Errors are `{success: false, message}`: 400 for a bad body, 404 for a source that is not this community's.
+         * @description Enqueues a durable import-and-augmentation job for the source and answers at once. For a file source (`hearth source create --kind file --path DIR`, or `POST /api/v2/admin/sources` under `HEARTH_FILE_SOURCE_ROOT`) the job first imports the folder's new `*.jsonl` files, each line `{"type": "user" | "activity" | "organization", ...}` with the body of that core push; then, for every source, it re-derives organizations, locations and topics where missing for what the source touched since its last run. While a job for the source is queued or running, a call answers that job. Errors are `{success: false, message}`: 400 for a bad body, 404 for a source that is not this community's, 409 for a file source made through the API whose folder is no longer under `HEARTH_FILE_SOURCE_ROOT`.
          */
         post: operations["notifyDataAvailable"];
         delete?: never;
