@@ -168,9 +168,8 @@ export function readPushedPerson(user: ApiUser): PushedPerson {
 /**
  * A pushed address is kept only when it is an absolute http or https URL, as a browser would read it
  * (the WHATWG parser: it also drops tabs and line breaks inside, so `java\tscript:` is caught). Clients
- * and the console put these addresses in links and images, where a `javascript:` URL runs script and a
- * `data:` URL shows what the sender made up; any other value is dropped with a warning, and the rest of
- * the push is stored.
+ * put these addresses in links and images, where a `javascript:` URL runs script and a `data:` URL shows
+ * what the sender made up; any other value is dropped with a warning, and the rest of the push is stored.
  */
 export function httpUrl(field: string, given: string | null, warnings: string[]): string | null {
   if (given === null) return null;
