@@ -394,7 +394,7 @@ export const HELP: CommandHelp[] = [
         usage: 'export contacts|organizations|activities [--format jsonl|csv] [--out FILE] [--community com_N]',
         about: 'Writes every record of the community in its v2 representation (every column /api/v2 offers), page by page, to FILE or stdout; progress goes to stderr.',
         options: [
-          ['--format jsonl|csv', 'one JSON object per line (default), or CSV with a header row (nested values as JSON; text that would run as a formula gets an apostrophe before it)'],
+          ['--format jsonl|csv', 'one JSON object per line (default), or CSV with a header row (nested values as JSON; a field holding a comma, semicolon, tab, quote or line break is quoted; text that would run as a formula, also after a semicolon, tab or line break within a field, gets an apostrophe before it)'],
           ['--out FILE', 'write to FILE instead of stdout'],
         ],
       },

@@ -73,6 +73,28 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
     expect(subSource.name).toBe('#kubernetes');
   });
 
+  it('keeps only an http or https url: any other is dropped with a warning, and the activity stored', async () => {
+    for (const url of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'JAVA\nSCRIPT:alert(1)', 'forum.example.org/t/9']) {
+      const pushed = await accepted({ id: uid(), activityType: 'tweet', user: { id: 'u-150' }, content: 'still stored', url });
+      expect(pushed.warnings, url).toEqual(['url: not an http or https URL; the value was dropped']);
+      expect(await activity(pushed.activityId), url).toMatchObject({ content: 'still stored', url: null });
+    }
+    const kept = await accepted({ id: uid(), activityType: 'tweet', user: { id: 'u-150' }, url: ' http://forum.example.org/t/9 ' });
+    expect(kept.warnings).toEqual([]);
+    expect((await activity(kept.activityId)).url).toBe('http://forum.example.org/t/9');
+    // The same rule for the activities of a batch.
+    const batch = await t.app.inject({
+      method: 'POST',
+      url: `/community/v1/source/${t.sourceId}/activities`,
+      headers: { authorization: `Bearer ${t.token}` },
+      payload: [{ id: uid(), activityType: 'tweet', user: { id: 'u-150' }, url: 'javascript:alert(1)' }],
+    });
+    expect(batch.statusCode, batch.body).toBe(202);
+    const [result] = (batch.json() as { results: { activityId: string; warnings: string[] }[] }).results;
+    expect(result!.warnings).toEqual(['url: not an http or https URL; the value was dropped']);
+    expect((await activity(result!.activityId)).url).toBeNull();
+  });
+
   it('threads a reply that arrives before its parent', async () => {
     const reply = await accepted({
       id: 'early-reply',

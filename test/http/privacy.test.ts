@@ -341,6 +341,122 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       expect(await scan(db, NEEDLES, other.communityId)).toEqual({});
     });
   });
+
+  describe('a person pushed through the API, with something of theirs in every field', () => {
+    // What identifies the person, lowercase: each in a field of a push, a title they carried before and one
+    // they carry at the end, a custom value, an activity and a website visit.
+    const PLANTED = {
+      senderId: 'zq-sender-9001',
+      fullName: 'zqmira quellwater',
+      firstName: 'zqmira',
+      lastName: 'quellwater',
+      username: 'zqmira-handle',
+      avatar: 'zq-avatar-5512',
+      bio: 'zq-bio-teapots',
+      email: 'zqmira.mail',
+      linkedin: 'zq-linkedin-77',
+      github: 'zq-github-77',
+      twitter: 'zq_twitter_77',
+      discord: 'zqdiscord',
+      otherGithub: 'zq-github-alt',
+      role: 'zq-role-oracle',
+      formerTitle: 'chief zq quokka whisperer',
+      title: 'zq grand teapot marshal',
+      company: 'zqcorp holdings',
+      place: 'zqville burrow',
+      phone: '79460123',
+      custom: 'zq-custom-secret',
+      activityTitle: 'zq-activity-headline',
+      content: 'zqcontentword',
+      activityUrl: 'zq-thread-404',
+      page: 'zq-page-visited',
+    };
+    const NEEDLES = Object.values(PLANTED);
+
+    it('leaves none of it in any row of any table once the removal request is done, and the title counts right', async () => {
+      const field = (
+        await db
+          .insertInto('custom_fields')
+          .values({ community_id: t.communityId, name: 'Pet project', entity_types: ['contact'], value_type: 'string' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+      const email = `${PLANTED.email}@gmail.com`;
+      const user = {
+        id: PLANTED.senderId,
+        fullName: 'Zqmira Quellwater',
+        firstName: 'Zqmira',
+        lastName: 'Quellwater',
+        username: PLANTED.username,
+        avatarUrl: `https://img.example.com/${PLANTED.avatar}.png`,
+        bio: `${PLANTED.bio} and more`,
+        email,
+        linkedin: { type: 'handle', value: PLANTED.linkedin },
+        github: { type: 'handle', value: PLANTED.github },
+        twitter: `@${PLANTED.twitter}`,
+        discord: `${PLANTED.discord}#7777`,
+        externalProfiles: [{ url: `https://github.com/${PLANTED.otherGithub}`, name: 'github' }],
+        roleAtCompany: PLANTED.role,
+        titleAtCompany: 'Chief Zq Quokka Whisperer',
+        companyName: 'Zqcorp Holdings',
+        rawLocation: 'Zqville Burrow 12',
+        phoneNumber: '+44 20 7946 0123',
+        customFields: [{ id: field, value: { type: 'string', value: PLANTED.custom } }],
+      };
+      const pushUser = async (body: Record<string, unknown>) => {
+        const response = await t.send('POST', `/community/v1/source/${t.sourceId}/user`, body);
+        expect(response.statusCode, response.body).toBe(202);
+        return (response.json() as { contactId: string }).contactId;
+      };
+      const contactId = await pushUser(user);
+      // Someone else keeps a title of their own, and shares nothing with the person.
+      await pushUser({ id: 'zq-bystander', fullName: 'Bystander', titleAtCompany: 'Quokka Keeper' });
+      const titles = async () => {
+        const response = await t.get('/api/v2/job-titles?limit=1000');
+        expect(response.statusCode, response.body).toBe(200);
+        return (response.json() as { data: { value: string }[] }).data.map((row) => row.value);
+      };
+      // Read once, so the first title is in the counts; then changed, so the log holds both titles.
+      expect(await titles()).toEqual(expect.arrayContaining(['Chief Zq Quokka Whisperer', 'Quokka Keeper']));
+      expect(await pushUser({ id: PLANTED.senderId, titleAtCompany: 'Zq Grand Teapot Marshal' })).toBe(contactId);
+
+      const activity = await t.send('POST', `/community/v1/source/${t.sourceId}/activity`, {
+        id: 'zq-post-1',
+        activityType: 'made_post_topic',
+        user: { id: PLANTED.senderId },
+        activityTitle: { type: 'text', value: `${PLANTED.activityTitle} here` },
+        content: { type: 'text', value: `Ask me about ${PLANTED.content} anytime` },
+        url: `https://forum.example.org/t/${PLANTED.activityUrl}`,
+      });
+      expect(activity.statusCode, activity.body).toBe(202);
+      const visit = await t.send('POST', `/community/v1/source/${t.sourceId}/website-visits`, [{ url: `https://site.example.org/${PLANTED.page}`, email }]);
+      expect(visit.statusCode, visit.body).toBe(202);
+      expect(visit.json()).toMatchObject({ results: [{ status: 'accepted', contactId }] });
+
+      // The sweep finds the person where they are, the title counts and their log included.
+      const before = await sweep(db, NEEDLES);
+      expect(Object.keys(before)).toEqual(expect.arrayContaining(['contacts', 'source_profiles', 'activities', 'website_visits', 'job_titles', 'job_title_changes']));
+      expect(before.job_titles).toEqual([PLANTED.formerTitle]);
+      expect(before.job_title_changes).toEqual(expect.arrayContaining([PLANTED.formerTitle, PLANTED.title]));
+      expect(new Set(Object.values(before).flat())).toEqual(new Set(NEEDLES));
+
+      expect((await remove(`/community/v1/user/${encodeURIComponent(email)}`)).statusCode).toBe(200);
+      expect(await worker.runUntilIdle()).toBe(1);
+      expect((await requests()).at(-1)).toMatchObject({ status: 'completed', erased: { contacts: 1 } });
+
+      expect(await sweep(db, NEEDLES)).toEqual({});
+      // The counts are what the contacts make them: the bystander's title, none of the person's.
+      const counted = await t.get('/api/v2/job-titles?limit=1000&sort=popularity');
+      const listed = (counted.json() as { data: { value: string }[] }).data.map((row) => row.value);
+      expect(listed).toContain('Quokka Keeper');
+      expect(listed.filter((title) => /zq/i.test(title))).toEqual([]);
+      const recount = await sql<{ title: string; records: number }>`
+        select title, count(*)::int as records from contacts where community_id = ${t.communityId} and btrim(title) <> '' group by title order by title`.execute(db);
+      const stored = await sql<{ title: string; records: number }>`
+        select title, records from job_titles where community_id = ${t.communityId} order by title`.execute(db);
+      expect(stored.rows).toEqual(recount.rows);
+    });
+  });
 });
 
 // Seeding through SQL ------------------------------------------------------------------------------
@@ -552,6 +668,26 @@ async function scan(db: Kysely<DB>, needles: string[], exceptCommunity: number):
       where exists (select 1 from ${sql.table(table)} where ${where} and strpos(lower(${sql.ref(column)}::text), n.needle) > 0)
     `.execute(db);
     if (result.rows.length > 0) found[`${table}.${column}`] = result.rows.map((row) => row.needle);
+  }
+  return found;
+}
+
+/**
+ * Every row of every table of the database, as text (what a data dump holds, whatever the column types),
+ * searched for each needle (lowercase). Returns table → the needles found in its rows.
+ */
+async function sweep(db: Kysely<DB>, needles: string[]): Promise<Record<string, string[]>> {
+  const tables = await sql<{ table: string }>`
+    select table_name as "table" from information_schema.tables
+    where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(db);
+  expect(tables.rows.length).toBeGreaterThan(50);
+  const found: Record<string, string[]> = {};
+  for (const { table } of tables.rows) {
+    const result = await sql<{ needle: string }>`
+      select n.needle from unnest(${needles}::text[]) as n(needle)
+      where exists (select 1 from ${sql.table(table)} as r where strpos(lower(r::text), n.needle) > 0)
+      order by n.needle`.execute(db);
+    if (result.rows.length > 0) found[table] = result.rows.map((row) => row.needle);
   }
   return found;
 }

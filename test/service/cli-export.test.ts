@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invocation, Terminal } from '../../src/cli/command.ts';
 import { runCommand } from '../../src/cli/run.ts';
@@ -29,13 +30,20 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
       const users = Array.from({ length: Math.min(1000, USERS - start) }, (_, index) => {
         const n = start + index;
         // Commas and quotes, and text a spreadsheet would run as a formula, for the CSV.
-        const fullName = { 7: 'Quote "Q", Esq. Jr', 8: '=HYPERLINK("https://evil.example","Click")', 9: '@SUM(1,2)' }[n] ?? `User ${n}`;
+        // And text that a spreadsheet splitting rows on semicolons or tabs would cut into a formula.
+        const fullName =
+          { 7: 'Quote "Q", Esq. Jr', 8: '=HYPERLINK("https://evil.example","Click")', 9: '@SUM(1,2)', 11: 'x;=1+1', 12: 'Semi; "=HYPERLINK(1)";-5' }[n] ?? `User ${n}`;
         return { id: `u-${n}`, fullName, email: `user${n}@example.org`, ...(n === 9 ? { titleAtCompany: '-5' } : {}) };
       });
       const response = await t.send('POST', `/community/v1/source/${t.sourceId}/users`, users);
       expect(response.statusCode, response.body).toBe(202);
     }
-    const activities = Array.from({ length: 30 }, (_, n) => ({ id: `a-${n}`, activityType: 'made_post_topic', user: { id: `u-${n}` } }));
+    const activities = Array.from({ length: 30 }, (_, n) => ({
+      id: `a-${n}`,
+      activityType: 'made_post_topic',
+      user: { id: `u-${n}` },
+      ...(n === 3 ? { content: 'Tabbed\t@SUM(1,2)\tthen\n=cmd' } : {}),
+    }));
     expect((await t.send('POST', `/community/v1/source/${t.sourceId}/activities`, activities)).statusCode).toBe(202);
     for (const domain of ['acme.com', 'globex.com']) expect((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain })).statusCode).toBe(200);
   });
@@ -103,8 +111,22 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
     expect(row('user9@example.org')).toContain(`"'@SUM(1,2)"`);
     expect(row('user9@example.org')).toMatch(/,-5,/);
     expect(row('user10@example.org')).toMatch(/,User 10,/);
+    // Semicolons and tabs are quoted as commas are: where quotes are read, the field stays one cell...
+    const records = parse(text, { columns: true }) as Record<string, string>[];
+    const byEmail = (email: string) => records.find((record) => record.primaryEmail === email)!;
+    expect(row('user11@example.org')).toContain(`,"x;'=1+1",`);
+    expect(byEmail('user11@example.org').fullName).toBe("x;'=1+1");
+    expect(byEmail('user12@example.org').fullName).toBe(`Semi;' "=HYPERLINK(1)";'-5`);
+    // ...and where a spreadsheet cuts rows at semicolons, tabs and line breaks without reading quotes,
+    // no piece runs as a formula.
+    expect(formulasWhenCut(text)).toEqual([]);
     expect(text.split('\r\n').filter(Boolean)).toHaveLength(USERS + 2);
     expect(fs.readdirSync(dir).filter((name) => name.includes('.partial'))).toEqual([]);
+
+    const activitiesCsv = (await exportOf('activities', { format: 'csv' })).stdout;
+    const tabbed = (parse(activitiesCsv, { columns: true }) as Record<string, string>[]).find((record) => record.content?.startsWith('Tabbed'));
+    expect(tabbed?.content).toBe("Tabbed\t'@SUM(1,2)\tthen\n'=cmd");
+    expect(formulasWhenCut(activitiesCsv)).toEqual([]);
   });
 
   it('a wrong list or format is a usage error', async () => {
@@ -113,3 +135,16 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
     await expect(exportOf('')).rejects.toThrow();
   });
 });
+
+/**
+ * The cells a spreadsheet makes of CSV text when it cuts at semicolons (a locale whose list separator is
+ * the semicolon), tabs and line breaks without reading the quotes around a field in mid-row: those that
+ * would run as a formula (quotes and spaces before a formula character are skipped, as a cut cell may
+ * start with them).
+ */
+function formulasWhenCut(text: string): string[] {
+  return text
+    .split(/[;\t\r\n]/)
+    .map((cell) => cell.replace(/^[ "]*/, ''))
+    .filter((cell) => /^[=+\-@]/.test(cell) && !/^[+-]?\d[\d\s().,-]*$/.test(cell));
+}

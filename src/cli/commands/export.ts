@@ -27,17 +27,34 @@ const FORMATS = ['jsonl', 'csv'] as const;
 const FORMULA_START = /^[=+\-@\t\r]/;
 /** A number or a phone number (`-3.5`, `+1 (555) 010-0100`): no formula, and kept as it is. */
 const NUMBER_LIKE = /^[+-]?\d[\d\s().,-]*$/;
+/**
+ * What follows a semicolon, tab or line break inside a field, when it would run as a formula once the field
+ * is cut there: spaces and quotes, a formula character, and the rest up to the next such separator.
+ */
+const FORMULA_AFTER_SEPARATOR = /(?<=[;\t\r\n])[ "]*[=+\-@][^;\t\r\n]*/g;
 
 /**
- * One CSV field (RFC 4180): nested values as JSON, quoted when they hold a comma, quote or line break.
- * People write their own names and titles, so text a spreadsheet would run as a formula
+ * One CSV field (RFC 4180): nested values as JSON, quoted when they hold a comma, semicolon, tab, quote or
+ * line break. People write their own names and titles, so text a spreadsheet would run as a formula
  * (`=HYPERLINK(…)`) is written with an apostrophe before it, as OWASP advises for CSV files: the
  * spreadsheet takes it as text.
+ *
+ * Spreadsheets set to a locale whose list separator is the semicolon, and imports that split on tabs, cut
+ * a row at those characters without reading the quotes that surround a field in mid-row, so `x;=1+1` there
+ * is two cells, the second a formula. Quoting keeps such a field whole where quotes are read; where they
+ * are not, each part that would run as a formula gets the apostrophe too (`x;'=1+1`).
  */
 function csvField(value: unknown): string {
   let text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && FORMULA_START.test(text) && !NUMBER_LIKE.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  // Nested values too: their JSON holds people's text, and a semicolon in it cuts the cell as well.
+  text = text.replace(FORMULA_AFTER_SEPARATOR, (part: string, offset: number) => {
+    // A number is left as it is only where the cut cell ends with it: at the field's end, the cell runs on
+    // into the fields after it.
+    const cutBefore = offset + part.length < text.length;
+    return cutBefore && NUMBER_LIKE.test(part.replace(/^[ "]*/, '')) ? part : `'${part}`;
+  });
+  return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 export const exportCommand: Command = {

@@ -9,7 +9,7 @@ import type { PushOrigin } from '../identity/index.ts';
 import { interpretLocation, type Place } from '../locations/index.ts';
 import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
 import type { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
-import { API_USER_FIELDS, readPushedPerson, type ApiUser, type PushedPerson } from './pushed-person.ts';
+import { API_USER_FIELDS, httpUrl, readPushedPerson, type ApiUser, type PushedPerson } from './pushed-person.ts';
 
 /**
  * One push, checked and read before anything is stored: what may refuse it (with a 400 naming why) has
@@ -113,6 +113,7 @@ export async function readActivityPush(
     ...user.person.warnings,
     ...(time.warning ? [`timestamp ${time.warning}`] : []),
   ];
+  const url = httpUrl('url', body.url?.trim() || null, warnings);
   const content = textContent(body.content);
   const title = textContent(body.activityTitle);
   const subSource = typeof body.subSource === 'string' ? body.subSource : body.subSource?.name ?? null;
@@ -126,7 +127,7 @@ export async function readActivityPush(
       title: title?.value ?? null,
       content: content?.value ?? null,
       contentType: content?.type ?? null,
-      url: body.url?.trim() || null,
+      url,
       sentiment: content ? sentimentOf(plainText(content)) : null,
       topics: extractTopics(`${title ? plainText(title) : ''}\n\n${content ? plainText(content) : ''}`),
       parent: body.parentActivity ? { externalId: String(body.parentActivity.id), activityType: body.parentActivity.activityType ?? null } : null,

@@ -137,10 +137,14 @@ export function readPushedPerson(user: ApiUser): PushedPerson {
     if (!phones.some((known) => known.value === phone.value)) phones.push({ type, value: phone.value });
   }
 
+  const avatarUrl = httpUrl('avatarUrl', text('avatarUrl'), warnings);
+
   const profile: Record<string, unknown> = {};
   for (const field of API_USER_FIELDS) {
     if (field !== 'tags' && field !== 'customFields' && user[field] !== undefined) profile[field] = user[field];
   }
+  // A dropped address is not kept on the profile either: nothing stored may hold it.
+  if (avatarUrl === null && text('avatarUrl') !== null) delete profile.avatarUrl;
 
   return {
     externalId: String(user.id).trim(),
@@ -148,7 +152,7 @@ export function readPushedPerson(user: ApiUser): PushedPerson {
     email,
     names: { ...names, explicit: Boolean(text('fullName') || text('firstName') || text('lastName')) },
     username: text('username'),
-    avatarUrl: text('avatarUrl'),
+    avatarUrl,
     bio: text('bio'),
     title: text('titleAtCompany'),
     role: text('roleAtCompany'),
@@ -159,6 +163,25 @@ export function readPushedPerson(user: ApiUser): PushedPerson {
     profile,
     warnings,
   };
+}
+
+/**
+ * A pushed address is kept only when it is an absolute http or https URL, as a browser would read it
+ * (the WHATWG parser: it also drops tabs and line breaks inside, so `java\tscript:` is caught). Clients
+ * put these addresses in links and images, where a `javascript:` URL runs script and a `data:` URL shows
+ * what the sender made up; any other value is dropped with a warning, and the rest of the push is stored.
+ */
+export function httpUrl(field: string, given: string | null, warnings: string[]): string | null {
+  if (given === null) return null;
+  let protocol: string | null = null;
+  try {
+    protocol = new URL(given).protocol;
+  } catch {
+    // Not an absolute URL.
+  }
+  if (protocol === 'http:' || protocol === 'https:') return given;
+  warnings.push(`${field}: not an http or https URL; the value was dropped`);
+  return null;
 }
 
 function profileType(url: unknown): 'github' | 'twitter' | 'linkedin' | null {

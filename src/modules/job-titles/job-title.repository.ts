@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import { invalidCursor } from '../../core/cursor.ts';
@@ -60,29 +60,49 @@ export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): 
       : state.mark === null
         ? sql`union all select title collate "C", records from (${prospectorTitleCounts()}) as seed`
         : sql`union all select title, change from prospector_title_changes where id > ${state.mark} and id <= ${state.latest}`;
-    const folded = await sql<{ title: string }>`
-      with taken as (
-        delete from job_title_changes where community_id = ${communityId} returning title, change
-      ), summed as (
-        select title, sum(change)::int as change
-        from (select title, change from taken ${prospector}) as changes
-        group by title having sum(change) <> 0
-      )
-      insert into job_titles (community_id, title, records)
-      select ${communityId}, title, change from summed
-      on conflict (community_id, title) do update set records = job_titles.records + excluded.records
-      returning title`.execute(trx);
+    await addToCounts(trx, communityId, prospector);
     if (withProspector) {
       await sql`
         insert into job_title_prospector_marks (community_id, folded_through) values (${communityId}, ${state.latest})
         on conflict (community_id) do update set folded_through = excluded.folded_through`.execute(trx);
     }
-    if (folded.rows.length > 0) {
-      await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(trx);
-    }
     return withProspector;
   });
   if (prospectorFolded) await pruneProspectorChanges(db);
+}
+
+/**
+ * Takes the community's own changes out of the log and adds them, with `more` (rows of title and change),
+ * to its counts; titles nobody carries any more go. The caller holds the community's fold lock.
+ */
+async function addToCounts(trx: Executor, communityId: number, more: RawBuilder<unknown>): Promise<void> {
+  const folded = await sql<{ title: string }>`
+    with taken as (
+      delete from job_title_changes where community_id = ${communityId} returning title, change
+    ), summed as (
+      select title, sum(change)::int as change
+      from (select title, change from taken ${more}) as changes
+      group by title having sum(change) <> 0
+    )
+    insert into job_titles (community_id, title, records)
+    select ${communityId}, title, change from summed
+    on conflict (community_id, title) do update set records = job_titles.records + excluded.records
+    returning title`.execute(trx);
+  if (folded.rows.length > 0) {
+    await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(trx);
+  }
+}
+
+/**
+ * Folds the community's own changes into its counts now, in the caller's transaction (the prospector
+ * changes wait for the next read, past the watermark as always). Erasure calls it once it has emptied a
+ * person's title: the log's entries name every title the person carried, now and before, and a
+ * distinctive title identifies its person, so none may stay behind it; a title nobody else carries leaves
+ * the counts at once. The counts stay what a read would make them: the fold only happens earlier.
+ */
+export async function foldOwnJobTitleChanges(trx: Executor, communityId: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${FOLD_LOCK}, ${communityId}::int)`.execute(trx);
+  await addToCounts(trx, communityId, sql``);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { foldOwnJobTitleChanges } from '../job-titles/index.ts';
 import { moveMembers, placesOf } from '../locations/index.ts';
 import { refreshMemberCounts } from '../organizations/index.ts';
 import { unlinkContactActivities } from '../topics/index.ts';
@@ -138,6 +139,9 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
     .where('community_id', '=', communityId)
     .where('id', '=', contactId)
     .execute();
+  // The title counts' log names every title the person carried (emptying it just added one more entry):
+  // folded into the counts now, it keeps none of them, and a title only they carried leaves the counts.
+  await foldOwnJobTitleChanges(trx, communityId);
   if (organizationId !== null) {
     await refreshMemberCounts(trx, communityId, [organizationId]);
     // A model's research answers about the organization were written from its people's titles and
