@@ -144,7 +144,7 @@ export function describeCli(engine: Engine) {
 
     it('source tracker: enable, show, rotate and revoke a source\'s website tracker; source list shows its key', { timeout: 180_000 }, async () => {
       const { sourceId } = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'Website', '--json'));
-      const enabled = json<{ key: string; allowedOrigins: string[]; snippet: string }>(
+      const enabled = json<{ key: string; allowedOrigins: string[]; snippet: string; identifySecret: string }>(
         await hearth('source', 'tracker', 'enable', String(sourceId), '--origins', 'https://www.example.com,https://example.com', '--json'),
       );
       expect(enabled).toMatchObject({

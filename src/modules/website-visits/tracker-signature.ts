@@ -14,16 +14,14 @@ export function newIdentifySecret(): string {
 }
 
 /** What is signed: the address as the page gives it, trimmed and lower-cased. */
-export function signedText(email: string): string {
+function signedText(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** The hex HMAC-SHA256 of the address under the secret (the secret's text as the key, prefix included). */
-export function signIdentify(secret: string, email: string): string {
-  return createHmac('sha256', secret).update(signedText(email), 'utf8').digest('hex');
-}
-
-/** Whether `signature` (64 hex digits) signs `email`; compared in constant time. */
+/**
+ * Whether `signature` (64 hex digits) is the HMAC-SHA256 of the address under the secret (its text as the
+ * key, prefix included); compared in constant time.
+ */
 export function verifyIdentify(secret: string, email: string, signature: string): boolean {
   if (!/^[0-9a-fA-F]{64}$/.test(signature)) return false;
   const expected = createHmac('sha256', secret).update(signedText(email), 'utf8').digest();
