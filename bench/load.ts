@@ -20,11 +20,15 @@ export interface Client {
   close(): void;
 }
 
-/** `contentType`: of the bodies sent (default JSON; the tracker's beacons are `text/plain`). */
-export function createClient(options: { token?: string; connections?: number; contentType?: string } = {}): Client {
+/**
+ * `contentType`: of the bodies sent (default JSON; the tracker's beacons are `text/plain`). `origin`: the
+ * `Origin` header a browser sends with a page's beacons (the tracker refuses pages of other origins).
+ */
+export function createClient(options: { token?: string; connections?: number; contentType?: string; origin?: string } = {}): Client {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
   const send = (method: 'GET' | 'POST', url: string, token: string | undefined, body?: unknown) => {
     const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
+    if (options.origin) headers.origin = options.origin;
     return new Promise<Response>((resolve, reject) => {
       const started = performance.now();
       const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -126,10 +130,10 @@ export async function measureThroughput(
     seconds?: number;
     count?: number;
     /** POST the n-th body of the run instead of a GET, expecting `status` (a push: 202). */
-    post?: { body: (n: number) => unknown; status: number; contentType?: string };
+    post?: { body: (n: number) => unknown; status: number; contentType?: string; origin?: string };
   },
 ): Promise<Throughput> {
-  const client = createClient({ token: options.token, connections: options.concurrency, contentType: options.post?.contentType });
+  const client = createClient({ token: options.token, connections: options.concurrency, contentType: options.post?.contentType, origin: options.post?.origin });
   const latencies: number[] = [];
   let errors = 0;
   const started = performance.now();

@@ -25,6 +25,8 @@ export interface TrackerContext {
 
 /** Browsers in the run: page views mix returning browsers with new ones, as a site's do. */
 const BROWSERS = 5000;
+/** The site whose pages send: the tracker records pages of its allowed origins only. */
+const SITE = 'https://www.example.com';
 
 let runs = 0;
 function pageViews(url: string, concurrency: number, seconds: number) {
@@ -33,16 +35,17 @@ function pageViews(url: string, concurrency: number, seconds: number) {
     concurrency,
     seconds,
     post: {
-      body: (n) => ({ url: `https://www.example.com/docs/page-${n % 200}?run=${run}`, anonymousId: `bench-browser-${(n * 7919) % BROWSERS}` }),
+      body: (n) => ({ url: `${SITE}/docs/page-${n % 200}?run=${run}`, anonymousId: `bench-browser-${(n * 7919) % BROWSERS}` }),
       status: 202,
       contentType: 'text/plain;charset=UTF-8',
+      origin: SITE,
     },
   });
 }
 
 export async function measureTracker(context: TrackerContext): Promise<{ figures: Figure[]; results: unknown }> {
   const { services, setup, hearth, env, concurrency, seconds, rounds, log } = context;
-  const { tracker } = await services.trackers.enable(cliWriter(setup.communityId), setup.sourceId, {});
+  const { tracker } = await services.trackers.enable(cliWriter(setup.communityId), setup.sourceId, { allowedOrigins: [SITE] });
   const bare = await ServerChild.start('bare-server.ts', { ...env, BENCH_BARE_TRACKER: '1' });
   context.track(bare);
   const hearthUrl = `${hearth.url}/community/v1/t/${tracker.key}/pageview`;

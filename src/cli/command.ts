@@ -39,6 +39,7 @@ export const OPTIONS = {
   'object-type': { type: 'string' },
   writers: { type: 'string' },
   origins: { type: 'string' },
+  'allow-unverified-identify': { type: 'string' },
   all: { type: 'boolean' },
   prompt: { type: 'string' },
   enabled: { type: 'string' },

@@ -106,9 +106,15 @@ export const HELP: CommandHelp[] = [
       { name: 'list', usage: 'source list [--community com_N] [--json]', about: 'Lists the sources, with each one\'s website tracker key.' },
       {
         name: 'tracker',
-        usage: 'source tracker enable|show|rotate|revoke SOURCE_ID [--origins https://a.example,https://b.example] [--community com_N] [--json]',
-        about: 'The source\'s website tracker: enable gives a public key for /t.js and the <script> snippet; show prints them; rotate gives a new key (the old one is refused at once); revoke turns it off.',
-        options: [['--origins A,B', 'enable: the only origins whose pages may send ("" lets any)']],
+        usage:
+          'source tracker enable|show|rotate|rotate-secret|revoke SOURCE_ID [--origins https://a.example,https://b.example] [--allow-unverified-identify true|false] [--community com_N] [--json]',
+        about:
+          'The source\'s website tracker: enable gives a public key for /t.js, the <script> snippet and the identify secret (shown once); show prints them but the secret; ' +
+          'rotate gives a new key and secret (the old key is refused at once); rotate-secret a new secret only; revoke turns it off.',
+        options: [
+          ['--origins A,B', 'enable: the only origins whose pages may send and be recorded (none: nothing is recorded)'],
+          ['--allow-unverified-identify true|false', 'enable: let identify calls without a valid signature link visits to contacts (default false)'],
+        ],
       },
     ],
   },

@@ -751,12 +751,23 @@ export interface WebhookSubscriptions {
 }
 
 export interface WebsiteTrackers {
+  allow_unverified_identify: Generated<boolean>;
   allowed_origins: Generated<string[]>;
   community_id: Int8;
   created_at: Timestamp;
   id: Generated<Int8>;
+  identify_secret: string | null;
+  identify_secret_created_at: Timestamp | null;
   public_key: string;
   revoked_at: Timestamp | null;
+  source_id: Int8;
+}
+
+export interface WebsiteUnverifiedVisitors {
+  anonymous_id: string;
+  community_id: Int8;
+  email: string;
+  identified_at: Timestamp;
   source_id: Int8;
 }
 
@@ -766,6 +777,7 @@ export interface WebsiteVisitors {
   contact_id: Int8 | null;
   email: string | null;
   identified_at: Timestamp;
+  verified: Generated<boolean>;
 }
 
 export interface WebsiteVisits {
@@ -848,6 +860,7 @@ export interface DB {
   webhook_events: WebhookEvents;
   webhook_subscriptions: WebhookSubscriptions;
   website_trackers: WebsiteTrackers;
+  website_unverified_visitors: WebsiteUnverifiedVisitors;
   website_visitors: WebsiteVisitors;
   website_visits: WebsiteVisits;
 }

@@ -267,9 +267,14 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
         ids: () => [`sig_${t.sourceId}`],
       }),
     );
-    await write('PUT /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: [] }, {
+    await write('PUT /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: ['https://hearth.dev', 'https://www.hearth.dev'] }, {
       status: 200,
       operation: 'tracker.update',
+      ids: () => [`sig_${t.sourceId}`],
+    });
+    await write('POST /api/v2/admin/sources/{id}/tracker/rotate-secret', `/api/v2/admin/sources/${t.sourceId}/tracker/rotate-secret`, undefined, {
+      status: 200,
+      operation: 'tracker.rotate_secret',
       ids: () => [`sig_${t.sourceId}`],
     });
     const rotated = data(
@@ -282,7 +287,8 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     // The tracker's public routes are written by any visitor of a site: no entry (docs/ingestion.md).
     const beforeBeacons = (await newest()).id;
     for (const [event, body] of [['pageview', { url: 'https://hearth.dev/', anonymousId: 'audit-browser' }], ['identify', { anonymousId: 'audit-browser', email: 'ada@example.org' }]] as const) {
-      const response = await t.app.inject({ method: 'POST', url: `/community/v1/t/${rotated.key}/${event}`, headers: { 'content-type': 'text/plain' }, payload: JSON.stringify(body) });
+      const headers = { 'content-type': 'text/plain', origin: 'https://hearth.dev' };
+      const response = await t.app.inject({ method: 'POST', url: `/community/v1/t/${rotated.key}/${event}`, headers, payload: JSON.stringify(body) });
       expect(response.statusCode, response.body).toBe(202);
     }
     expect((await newest()).id).toBe(beforeBeacons);

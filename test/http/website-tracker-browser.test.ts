@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +57,7 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${SK
     let siteUrl: string;
     let site: http.Server;
     let key: string;
+    let secret: string;
 
     beforeAll(async () => {
       t = await createTestApp(engine);
@@ -70,7 +72,7 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${SK
       // Only the site's origin may send: the browser's own Origin header is what lets its beacons in.
       const enabled = await t.send('PUT', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: [siteUrl] });
       expect(enabled.statusCode, enabled.body).toBe(201);
-      key = (enabled.json() as { data: { key: string } }).data.key;
+      ({ key, identifySecret: secret } = (enabled.json() as { data: { key: string; identifySecret: string } }).data);
     });
     afterAll(async () => {
       await new Promise((resolve) => site?.close(resolve));
@@ -107,7 +109,18 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${SK
         const stored = await t.services.db.selectFrom('website_visits').select('anonymous_id').distinct().execute();
         expect(stored).toEqual([{ anonymous_id: anonymousId }]);
 
+        // Unsigned, the page's claim is kept apart: nothing becomes hers.
         await tab.evaluate("window.hearth('identify', { email: 'ada@acme.io' })");
+        const held = await eventually(
+          () => t.services.db.selectFrom('website_unverified_visitors').select('email').where('anonymous_id', '=', anonymousId!).execute(),
+          (rows) => rows.length === 1,
+        );
+        expect(held).toEqual([{ email: 'ada@acme.io' }]);
+        expect(await visits(`&contactId=${ada}`)).toEqual([]);
+
+        // Signed by the site's backend (which renders the signature into the page of a signed-in visitor): hers.
+        const signature = createHmac('sha256', secret).update('ada@acme.io').digest('hex');
+        await tab.evaluate(`window.hearth('identify', { email: 'Ada@acme.io', signature: '${signature}' })`);
         const hers = await eventually(() => visits(`&contactId=${ada}`), (rows) => rows.length === wanted.length);
         expect(hers.map((row) => row.url).sort()).toEqual(anonymous.map((row) => row.url).sort());
 

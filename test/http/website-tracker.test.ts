@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { cliWriter } from '../../src/core/writer.ts';
@@ -10,8 +11,19 @@ interface Tracker {
   sourceId: string;
   key: string;
   allowedOrigins: string[];
+  allowUnverifiedIdentify: boolean;
+  identifySecret?: string;
+  identifySecretCreatedAt: string | null;
   createdAt: string;
   snippet: string;
+}
+
+/** The site whose pages the tests' tracker records; its beacons carry this Origin, as a browser's do. */
+const SITE = 'https://hearth.dev';
+
+/** What a site's backend does, as docs/ingestion.md shows it: hex HMAC-SHA256 of the trimmed, lower-cased address. */
+function sign(secret: string, email: string): string {
+  return createHmac('sha256', secret).update(email.trim().toLowerCase()).digest('hex');
 }
 
 interface Visit {
@@ -21,12 +33,16 @@ interface Visit {
   organizationId: string | null;
 }
 
-/** The calls /t.js makes: a string body, which sendBeacon sends as text/plain. */
+/**
+ * The calls /t.js makes: a string body, which sendBeacon sends as text/plain, with the Origin of the site's
+ * page (SITE unless `headers` name another; `origin: ''` sends none).
+ */
 function beacon(t: TestApp, key: string, event: 'pageview' | 'identify', body: unknown, headers: Record<string, string> = {}, remoteAddress?: string) {
+  const { origin = SITE, ...rest } = headers;
   return t.app.inject({
     method: 'POST',
     url: `/community/v1/t/${key}/${event}`,
-    headers: { 'content-type': 'text/plain;charset=UTF-8', ...headers },
+    headers: { 'content-type': 'text/plain;charset=UTF-8', ...(origin ? { origin } : {}), ...rest },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
     ...(remoteAddress ? { remoteAddress } : {}),
   });
@@ -57,13 +73,17 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    tracker = await enable(t, t.sourceId);
+    tracker = await enable(t, t.sourceId, { allowedOrigins: [SITE] });
   });
   afterAll(() => t.close());
 
+  /** Identifies a browser as the site's backend would have it: the address signed with the tracker's secret. */
+  const identify = (key: string, anonymousId: string, email: string, secret = tracker.identifySecret!, headers: Record<string, string> = {}) =>
+    beacon(t, key, 'identify', { anonymousId, email, signature: sign(secret, email) }, headers);
+
   describe('administration', () => {
     it('enables a source\'s tracker once with a public key and a snippet, then changes only its origins', async () => {
-      expect(tracker).toMatchObject({ sourceId: `sig_${t.sourceId}`, allowedOrigins: [], key: expect.stringMatching(new RegExp(`^pk_${t.communityId}_[A-Za-z0-9_-]{24}$`)) });
+      expect(tracker).toMatchObject({ sourceId: `sig_${t.sourceId}`, allowedOrigins: [SITE], key: expect.stringMatching(new RegExp(`^pk_${t.communityId}_[A-Za-z0-9_-]{24}$`)) });
       expect(tracker.snippet).toBe(`<script src="http://hearth.test/t.js" data-key="${tracker.key}" async></script>`);
       const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Website' })).id;
       const made = await t.send('PUT', `/api/v2/admin/sources/sig_${source}/tracker`, { allowedOrigins: ['https://WWW.Example.com/', 'http://localhost:8080'] });
@@ -136,8 +156,8 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       const identified = await t.app.inject({
         method: 'POST',
         url: `/community/v1/t/${tracker.key}/identify`,
-        headers: { 'content-type': 'application/json' },
-        payload: { anonymousId: 'browser-ada', email: 'Ada@ACME.io' },
+        headers: { 'content-type': 'application/json', origin: SITE },
+        payload: { anonymousId: 'browser-ada', email: 'Ada@ACME.io', signature: sign(tracker.identifySecret!, 'Ada@ACME.io') },
       });
       expect(identified.statusCode, identified.body).toBe(202);
       expect(identified.json()).toEqual({ status: 'accepted' });
@@ -158,7 +178,7 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
 
     it('keeps an address no contact holds yet, and links the browser\'s visits once a visit finds its contact', async () => {
       await beacon(t, tracker.key, 'pageview', { url: 'https://hearth.dev/signup', anonymousId: 'browser-bo' });
-      expect((await beacon(t, tracker.key, 'identify', { anonymousId: 'browser-bo', email: 'bo@globex.io' })).json()).toEqual({ status: 'accepted' });
+      expect((await identify(tracker.key, 'browser-bo', 'bo@globex.io')).json()).toEqual({ status: 'accepted' });
       const bo = (await accepted(t, 'user', { id: 'u-bo', email: 'bo@globex.io', fullName: 'Bo' })).contactId;
       expect((await webOf(t, bo)).recentWebVisitsNumber).toBe(0);
       await beacon(t, tracker.key, 'pageview', { url: 'https://hearth.dev/welcome', anonymousId: 'browser-bo' });
@@ -170,7 +190,7 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
 
     it('erases with a removal request the browsers identified by the address and their visits, and stores nothing for it afterwards', async () => {
       await beacon(t, tracker.key, 'pageview', { url: 'https://hearth.dev/gone', anonymousId: 'browser-gone' });
-      await beacon(t, tracker.key, 'identify', { anonymousId: 'browser-gone', email: 'gone@nowhere.io' });
+      await identify(tracker.key, 'browser-gone', 'gone@nowhere.io');
       const visitors = () => t.services.db.selectFrom('website_visitors').select('anonymous_id').where('email', '=', 'gone@nowhere.io').execute();
       const gone = async () => (await visitsOf(t, '')).filter((visit) => visit.url === 'https://hearth.dev/gone');
       expect(await visitors()).toHaveLength(1);
@@ -179,7 +199,7 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       await createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs }).runUntilIdle();
       expect(await visitors()).toEqual([]);
       expect(await gone()).toEqual([]);
-      expect((await beacon(t, tracker.key, 'identify', { anonymousId: 'browser-gone-2', email: 'Gone@nowhere.io' })).json()).toEqual({ status: 'accepted' });
+      expect((await identify(tracker.key, 'browser-gone-2', 'Gone@nowhere.io')).json()).toEqual({ status: 'accepted' });
       expect(await visitors()).toEqual([]);
     });
 
@@ -228,7 +248,7 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       expect(unknown.json()).toMatchObject({ status: 'not-found', reason: expect.stringContaining('no website tracker has the key') });
 
       const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Rotated' })).id;
-      const old = await enable(t, source);
+      const old = await enable(t, source, { allowedOrigins: [SITE] });
       const rotated = await t.send('POST', `/api/v2/admin/sources/${source}/tracker/rotate`, {});
       expect(rotated.statusCode, rotated.body).toBe(200);
       const fresh = (rotated.json() as { data: Tracker }).data;
@@ -244,13 +264,178 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       expect((await t.get(`/api/v2/admin/sources/${source}/tracker`)).statusCode).toBe(404);
       expect((await t.send('DELETE', `/api/v2/admin/sources/${source}/tracker`, undefined)).statusCode).toBe(404);
       // Enabled again: a new key; the visits recorded stay the source's.
-      expect((await enable(t, source)).key).not.toBe(fresh.key);
+      expect((await enable(t, source, { allowedOrigins: [SITE] })).key).not.toBe(fresh.key);
+    });
+  });
+
+  describe('who may identify a browser, and which pages are recorded', () => {
+    /** A source of its own with a tracker of SITE, so that its visits and browsers are the test's alone. */
+    async function freshTracker(name: string, body: object = {}) {
+      const source = (await t.services.sources.create(cliWriter(t.communityId), { name })).id;
+      return { source, tracker: await enable(t, source, { allowedOrigins: [SITE], ...body }) };
+    }
+    const held = (anonymousId: string) =>
+      t.services.db.selectFrom('website_unverified_visitors').select(['source_id', 'email']).where('anonymous_id', '=', anonymousId).execute();
+
+    it('shows the identify secret in the answer that made it only, and a new one on rotation', async () => {
+      const { source, tracker: made } = await freshTracker('Secrets');
+      expect(made.identifySecret).toMatch(/^tsk_[A-Za-z0-9_-]{43}$/);
+      expect(made).toMatchObject({ allowUnverifiedIdentify: false, identifySecretCreatedAt: expect.any(String) });
+      const reads = [
+        (await t.get(`/api/v2/admin/sources/${source}/tracker`)).json() as { data: Tracker },
+        (await t.send('PUT', `/api/v2/admin/sources/${source}/tracker`, { allowUnverifiedIdentify: false })).json() as { data: Tracker },
+      ];
+      for (const read of reads) {
+        expect(read.data).not.toHaveProperty('identifySecret');
+        expect(JSON.stringify(read)).not.toContain(made.identifySecret!);
+      }
+      expect(JSON.stringify(await t.services.trackers.list(t.communityId))).not.toContain(made.identifySecret!);
+
+      const rotated = await t.send('POST', `/api/v2/admin/sources/${source}/tracker/rotate-secret`, {});
+      expect(rotated.statusCode, rotated.body).toBe(200);
+      const renewed = (rotated.json() as { data: Tracker }).data;
+      expect(renewed.key).toBe(made.key);
+      expect(renewed.identifySecret).toMatch(/^tsk_/);
+      expect(renewed.identifySecret).not.toBe(made.identifySecret);
+      // The old secret's signatures are refused from now on, the new one's taken.
+      expect((await identify(made.key, 'browser-secrets', 'ada@acme.io', made.identifySecret!)).statusCode).toBe(403);
+      expect((await identify(made.key, 'browser-secrets', 'ada@acme.io', renewed.identifySecret!)).statusCode).toBe(202);
+      const newKey = (await t.send('POST', `/api/v2/admin/sources/${source}/tracker/rotate`, {})).json() as { data: Tracker };
+      expect(newKey.data.identifySecret).toMatch(/^tsk_/);
+      expect(newKey.data.identifySecret).not.toBe(renewed.identifySecret);
+      expect((await t.send('POST', '/api/v2/admin/sources/999999/tracker/rotate-secret', {})).statusCode).toBe(404);
+      expect((await t.send('POST', `/api/v2/admin/sources/${source}/tracker/rotate-secret`, {}, await t.issueToken(['read', 'write']))).statusCode).toBe(403);
+    });
+
+    it("keeps an unsigned identify apart: the browser's page views never become the contact's", async () => {
+      const { source, tracker: site } = await freshTracker('Unsigned');
+      const victim = (await accepted(t, 'user', { id: 'u-victim', email: 'victim@acme.io', fullName: 'Victim' })).contactId;
+      for (const path of ['/forged-1', '/forged-2']) {
+        expect((await beacon(t, site.key, 'pageview', { url: `${SITE}${path}`, anonymousId: 'browser-attacker' })).statusCode).toBe(202);
+      }
+      const claimed = await beacon(t, site.key, 'identify', { anonymousId: 'browser-attacker', email: 'victim@acme.io' });
+      expect(claimed.statusCode, claimed.body).toBe(202);
+      expect(claimed.json()).toEqual({ status: 'accepted' });
+      // A later page view of the same browser stays anonymous too.
+      await beacon(t, site.key, 'pageview', { url: `${SITE}/forged-3`, anonymousId: 'browser-attacker' });
+
+      expect(await visitsOf(t, `contactId=${victim}`)).toEqual([]);
+      expect(await webOf(t, victim)).toMatchObject({ recentWebPages: [], recentWebVisitsNumber: 0 });
+      const forged = (await visitsOf(t, '')).filter((visit) => visit.url.startsWith(`${SITE}/forged`));
+      expect(forged).toHaveLength(3);
+      expect(forged.every((visit) => visit.contactId === null && visit.organizationId === null)).toBe(true);
+      // Kept apart, for its source, linked to nothing.
+      expect(await held('browser-attacker')).toEqual([{ source_id: source, email: 'victim@acme.io' }]);
+      expect(await t.services.db.selectFrom('website_visitors').select('anonymous_id').where('anonymous_id', '=', 'browser-attacker').execute()).toEqual([]);
+    });
+
+    it('refuses a signature that does not sign the address, and one made with another secret', async () => {
+      const { tracker: site } = await freshTracker('Wrong signatures');
+      const victim = (await accepted(t, 'user', { id: 'u-victim-2', email: 'victim2@acme.io', fullName: 'Victim' })).contactId;
+      await beacon(t, site.key, 'pageview', { url: `${SITE}/mine`, anonymousId: 'browser-forger' });
+      const cases: [string, string][] = [
+        [sign(site.identifySecret!, 'forger@evil.example'), 'signature'],
+        [sign(tracker.identifySecret!, 'victim2@acme.io'), 'signature'],
+        [sign('tsk_guessed', 'victim2@acme.io'), 'signature'],
+      ];
+      for (const [signature, says] of cases) {
+        const response = await beacon(t, site.key, 'identify', { anonymousId: 'browser-forger', email: 'victim2@acme.io', signature });
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toMatchObject({ status: 'forbidden', reason: expect.stringContaining(says) });
+      }
+      const malformed = await beacon(t, site.key, 'identify', { anonymousId: 'browser-forger', email: 'victim2@acme.io', signature: 'abc' });
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.json()).toMatchObject({ detail: expect.stringContaining('signature') });
+      expect(await visitsOf(t, `contactId=${victim}`)).toEqual([]);
+      // The right signature, of the address as the page gives it or lower-cased: hers.
+      const signed = await beacon(t, site.key, 'identify', { anonymousId: 'browser-forger', email: ' Victim2@ACME.io', signature: sign(site.identifySecret!, 'victim2@acme.io').toUpperCase() });
+      expect(signed.statusCode, signed.body).toBe(202);
+      expect((await visitsOf(t, `contactId=${victim}`)).map((visit) => visit.url)).toEqual([`${SITE}/mine`]);
+    });
+
+    it('links unsigned identify calls as before when the admin allows them, and never lets one replace a signed one', async () => {
+      const { source, tracker: site } = await freshTracker('Allowed', { allowUnverifiedIdentify: true });
+      expect(site.allowUnverifiedIdentify).toBe(true);
+      const cy = (await accepted(t, 'user', { id: 'u-cy', email: 'cy@acme.io', fullName: 'Cy' })).contactId;
+      const di = (await accepted(t, 'user', { id: 'u-di', email: 'di@acme.io', fullName: 'Di' })).contactId;
+      await beacon(t, site.key, 'pageview', { url: `${SITE}/allowed`, anonymousId: 'browser-cy' });
+      expect((await beacon(t, site.key, 'identify', { anonymousId: 'browser-cy', email: 'cy@acme.io' })).statusCode).toBe(202);
+      expect((await visitsOf(t, `contactId=${cy}`)).map((visit) => visit.url)).toEqual([`${SITE}/allowed`]);
+
+      // Signed as Di's, the browser is Di's; an unsigned call cannot take it back.
+      expect((await identify(site.key, 'browser-di', 'di@acme.io', site.identifySecret!)).statusCode).toBe(202);
+      await beacon(t, site.key, 'pageview', { url: `${SITE}/di`, anonymousId: 'browser-di' });
+      expect((await beacon(t, site.key, 'identify', { anonymousId: 'browser-di', email: 'cy@acme.io' })).statusCode).toBe(202);
+      await beacon(t, site.key, 'pageview', { url: `${SITE}/di-2`, anonymousId: 'browser-di' });
+      expect((await visitsOf(t, `contactId=${di}`)).map((visit) => visit.url).sort()).toEqual([`${SITE}/di`, `${SITE}/di-2`]);
+      expect((await visitsOf(t, `contactId=${cy}`)).map((visit) => visit.url)).toEqual([`${SITE}/allowed`]);
+
+      // Turned off: unsigned calls are kept apart again.
+      const off = await t.send('PUT', `/api/v2/admin/sources/${source}/tracker`, { allowUnverifiedIdentify: false });
+      expect((off.json() as { data: Tracker }).data.allowUnverifiedIdentify).toBe(false);
+      await beacon(t, site.key, 'pageview', { url: `${SITE}/later`, anonymousId: 'browser-later' });
+      expect((await beacon(t, site.key, 'identify', { anonymousId: 'browser-later', email: 'cy@acme.io' })).statusCode).toBe(202);
+      expect((await visitsOf(t, `contactId=${cy}`)).map((visit) => visit.url)).toEqual([`${SITE}/allowed`]);
+      expect(await held('browser-later')).toEqual([{ source_id: source, email: 'cy@acme.io' }]);
+    });
+
+    it('answers identify calls alike whether or not a contact holds the address', async () => {
+      const { tracker: site } = await freshTracker('Alike');
+      await accepted(t, 'user', { id: 'u-known', email: 'known@acme.io', fullName: 'Known' });
+      const answers = async (email: string) => {
+        const calls = [
+          await identify(site.key, `browser-alike-${email}`, email, site.identifySecret!),
+          await beacon(t, site.key, 'identify', { anonymousId: `browser-alike-2-${email}`, email }),
+        ];
+        return calls.map((response) => ({ status: response.statusCode, body: response.body, type: response.headers['content-type'] }));
+      };
+      expect(await answers('known@acme.io')).toEqual(await answers('unknown@acme.io'));
+    });
+
+    it('records pages of the allowed origins only, and nothing for a tracker that names none', async () => {
+      const { source, tracker: site } = await freshTracker('Origins');
+      const count = async () => (await visitsOf(t, '')).length;
+      const before = await count();
+      for (const url of ['https://evil.example/page', 'http://hearth.dev/page', 'https://hearth.dev:8443/page', 'https://sub.hearth.dev/page']) {
+        const response = await beacon(t, site.key, 'pageview', { url, anonymousId: 'browser-origins' });
+        expect(response.statusCode, url).toBe(403);
+        expect(response.json(), url).toMatchObject({ status: 'forbidden', reason: expect.stringContaining("are not among the tracker's allowedOrigins") });
+      }
+      expect(await count()).toBe(before);
+      expect((await beacon(t, site.key, 'pageview', { url: 'HTTPS://Hearth.dev:443/fine', anonymousId: 'browser-origins' })).statusCode).toBe(202);
+      expect(await count()).toBe(before + 1);
+
+      // No origins: nothing is recorded, and the answer says what the admin must do.
+      await t.send('PUT', `/api/v2/admin/sources/${source}/tracker`, { allowedOrigins: [] });
+      for (const [event, body] of [['pageview', { url: `${SITE}/none`, anonymousId: 'browser-origins' }], ['identify', { anonymousId: 'browser-origins', email: 'ada@acme.io' }]] as const) {
+        const response = await beacon(t, site.key, event, body);
+        expect(response.statusCode, event).toBe(403);
+        expect(response.json()).toMatchObject({ reason: expect.stringContaining('names no allowedOrigins') });
+      }
+      const preflight = await t.app.inject({ method: 'OPTIONS', url: `/community/v1/t/${site.key}/pageview`, headers: { origin: SITE } });
+      expect(preflight.statusCode).toBe(403);
+      expect(await count()).toBe(before + 1);
+      // A new tracker given no origins records nothing either.
+      const bare = await enable(t, (await t.services.sources.create(cliWriter(t.communityId), { name: 'No origins' })).id);
+      expect(bare.allowedOrigins).toEqual([]);
+      expect((await beacon(t, bare.key, 'pageview', { url: `${SITE}/bare`, anonymousId: 'browser-origins' })).statusCode).toBe(403);
+    });
+
+    it('erases the unsigned identify calls kept apart that name an erased address', async () => {
+      const { tracker: site } = await freshTracker('Held erasure');
+      await beacon(t, site.key, 'identify', { anonymousId: 'browser-held-gone', email: 'held-gone@nowhere.io' });
+      expect(await held('browser-held-gone')).toHaveLength(1);
+      expect((await t.send('DELETE', '/community/v1/user/held-gone@nowhere.io', undefined)).statusCode).toBe(200);
+      await createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs }).runUntilIdle();
+      expect(await held('browser-held-gone')).toEqual([]);
+      await beacon(t, site.key, 'identify', { anonymousId: 'browser-held-gone', email: 'held-gone@nowhere.io' });
+      expect(await held('browser-held-gone')).toEqual([]);
     });
   });
 
   it('refuses a key revoked behind its back (a plain UPDATE) once the database has notified the change', async () => {
     const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Behind its back' })).id;
-    const { key } = await enable(t, source);
+    const { key } = await enable(t, source, { allowedOrigins: [SITE] });
     const view = { url: 'https://hearth.dev/cached', anonymousId: 'browser-cache' };
     // Read, then kept in memory.
     expect((await beacon(t, key, 'pageview', view)).statusCode).toBe(202);
@@ -266,10 +451,10 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
   });
 
   describe('CORS', () => {
-    it('answers a preflight for any origin, or only the allowed ones, and refuses a page of another origin', async () => {
-      const open = await t.app.inject({ method: 'OPTIONS', url: `/community/v1/t/${tracker.key}/pageview`, headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'POST' } });
+    it('answers a preflight for the allowed origins only, and refuses a page of another origin', async () => {
+      const open = await t.app.inject({ method: 'OPTIONS', url: `/community/v1/t/${tracker.key}/pageview`, headers: { origin: SITE, 'access-control-request-method': 'POST' } });
       expect(open.statusCode).toBe(204);
-      expect(open.headers).toMatchObject({ 'access-control-allow-origin': '*', 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'Content-Type' });
+      expect(open.headers).toMatchObject({ 'access-control-allow-origin': SITE, 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'Content-Type' });
 
       const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Shop' })).id;
       const shop = await enable(t, source, { allowedOrigins: ['https://shop.example'] });
@@ -285,7 +470,7 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       const refused = await beacon(t, shop.key, 'pageview', view, { origin: 'https://evil.example' });
       expect(refused.statusCode).toBe(403);
       expect(refused.json()).toMatchObject({ reason: expect.stringContaining('https://evil.example may not send') });
-      expect((await beacon(t, shop.key, 'pageview', view)).statusCode).toBe(403);
+      expect((await beacon(t, shop.key, 'pageview', view, { origin: '' })).statusCode).toBe(403);
     });
   });
 
@@ -294,7 +479,7 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       const other = await t.services.communities.create('Elsewhere', 'test');
       const otherAdmin = await t.issueToken(['read', 'write', 'admin'], other.communityId);
       const otherSource = (await t.services.sources.create(cliWriter(other.communityId), { name: 'Site' })).id;
-      const theirs = await enable(t, otherSource, {}, otherAdmin);
+      const theirs = await enable(t, otherSource, { allowedOrigins: ['https://elsewhere.example'] }, otherAdmin);
       expect(theirs.key.startsWith(`pk_${other.communityId}_`)).toBe(true);
       // Our key's secret part under their community's number is no key of theirs.
       const forged = `pk_${other.communityId}_${tracker.key.split('_').slice(2).join('_')}`;
@@ -303,8 +488,9 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       expect((await t.get(`/api/v2/admin/sources/${t.sourceId}/tracker`, otherAdmin)).statusCode).toBe(404);
 
       // The same browser ID and Ada's address in their community: their visit stays theirs and without a contact.
-      await beacon(t, theirs.key, 'pageview', { url: 'https://elsewhere.example/', anonymousId: 'browser-ada' });
-      await beacon(t, theirs.key, 'identify', { anonymousId: 'browser-ada', email: 'ada@acme.io' });
+      const elsewhere = { origin: 'https://elsewhere.example' };
+      expect((await beacon(t, theirs.key, 'pageview', { url: 'https://elsewhere.example/', anonymousId: 'browser-ada' }, elsewhere)).statusCode).toBe(202);
+      expect((await identify(theirs.key, 'browser-ada', 'ada@acme.io', theirs.identifySecret!, elsewhere)).statusCode).toBe(202);
       const theirVisits = (await t.get('/api/v2/website-visits?cols=url,contactId', otherAdmin)).json() as { data: Visit[] };
       expect(theirVisits.data).toEqual([expect.objectContaining({ url: 'https://elsewhere.example/', contactId: null })]);
       expect((await visitsOf(t, '')).some((visit) => visit.url.startsWith('https://elsewhere.example'))).toBe(false);
@@ -318,7 +504,7 @@ describe.each(ENGINES)('website tracker rate limits (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { rateLimit: { trackerPerKey: 4, trackerPerAddress: 3, windowSeconds: 3600 } });
-    key = (await enable(t, t.sourceId)).key;
+    key = (await enable(t, t.sourceId, { allowedOrigins: [SITE] })).key;
   });
   afterAll(() => t.close());
 

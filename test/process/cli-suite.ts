@@ -144,19 +144,35 @@ export function describeCli(engine: Engine) {
 
     it('source tracker: enable, show, rotate and revoke a source\'s website tracker; source list shows its key', { timeout: 180_000 }, async () => {
       const { sourceId } = json<{ sourceId: number }>(await hearth('source', 'create', '--name', 'Website', '--json'));
-      const enabled = json<{ key: string; allowedOrigins: string[]; snippet: string }>(
+      const enabled = json<{ key: string; allowedOrigins: string[]; snippet: string; identifySecret: string }>(
         await hearth('source', 'tracker', 'enable', String(sourceId), '--origins', 'https://www.example.com,https://example.com', '--json'),
       );
-      expect(enabled).toMatchObject({ key: expect.stringMatching(/^pk_\d+_/), allowedOrigins: ['https://www.example.com', 'https://example.com'] });
+      expect(enabled).toMatchObject({
+        key: expect.stringMatching(/^pk_\d+_/),
+        allowedOrigins: ['https://www.example.com', 'https://example.com'],
+        allowUnverifiedIdentify: false,
+        identifySecret: expect.stringMatching(/^tsk_/),
+      });
       const shown = await hearth('source', 'tracker', 'show', `sig_${sourceId}`);
       expect(shown.stdout).toContain(`data-key="${enabled.key}"`);
+      expect(shown.stdout).toContain('signed only');
+      expect(shown.stdout).not.toContain(enabled.identifySecret);
+      const allowed = json<{ allowUnverifiedIdentify: boolean; identifySecret?: string }>(
+        await hearth('source', 'tracker', 'enable', String(sourceId), '--allow-unverified-identify', 'true', '--json'),
+      );
+      expect(allowed.allowUnverifiedIdentify).toBe(true);
+      expect(allowed).not.toHaveProperty('identifySecret');
+      const secret = await hearth('source', 'tracker', 'rotate-secret', String(sourceId));
+      expect(secret.stdout).toMatch(/secret {3}tsk_\S+ {3}\(shown once/);
+      expect(secret.stdout).not.toContain(enabled.identifySecret);
+      expectUsageError(await hearth('source', 'tracker', 'enable', String(sourceId), '--allow-unverified-identify', 'yes'), '--allow-unverified-identify must be true or false');
       const listed = json<{ sourceId: number; trackerKey: string | null }[]>(await hearth('source', 'list', '--json'));
       expect(listed).toContainEqual(expect.objectContaining({ sourceId, trackerKey: enabled.key }));
       const rotated = json<{ key: string }>(await hearth('source', 'tracker', 'rotate', String(sourceId), '--json'));
       expect(rotated.key).not.toBe(enabled.key);
       expect((await hearth('source', 'tracker', 'revoke', String(sourceId))).stdout).toContain(`${rotated.key} is refused from now on`);
       expectRefusal(await hearth('source', 'tracker', 'show', String(sourceId), '--json'), `source sig_${sourceId} has no website tracker; enable one first`);
-      expectUsageError(await hearth('source', 'tracker', 'start', String(sourceId)), 'source tracker takes one of enable, show, rotate, revoke');
+      expectUsageError(await hearth('source', 'tracker', 'start', String(sourceId)), 'source tracker takes one of enable, show, rotate, rotate-secret, revoke');
       expectRefusal(await hearth('source', 'tracker', 'enable', String(sourceId), '--origins', 'example.com', '--json'), 'allowedOrigins: "example.com" is not an origin (a scheme and host, as https://www.example.com)');
     });
 

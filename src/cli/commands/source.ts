@@ -7,7 +7,36 @@ function sourceKind(value: string | undefined): 'api' | 'file' | undefined {
   throw new UsageError('--kind must be api or file');
 }
 
-const TRACKER_ACTIONS = ['enable', 'show', 'rotate', 'revoke'] as const;
+const TRACKER_ACTIONS = ['enable', 'show', 'rotate', 'rotate-secret', 'revoke'] as const;
+
+function trueOrFalse(value: string | undefined, option: string): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new UsageError(`${option} must be true or false`);
+}
+
+interface TrackerView {
+  key: string;
+  allowedOrigins: string[];
+  allowUnverifiedIdentify: boolean;
+  identifySecret?: string;
+  identifySecretCreatedAt: string | null;
+  snippet: string;
+}
+
+/** The tracker as printed; its identify secret only where the service returned it (made just now). */
+function describeTracker(data: TrackerView, what: string): string {
+  const lines = [
+    what,
+    `  key      ${data.key}`,
+    `  origins  ${data.allowedOrigins.join(', ') || 'none: nothing is recorded until you name the site\'s origins (--origins)'}`,
+    `  identify ${data.allowUnverifiedIdentify ? 'signed, and unsigned calls allowed' : 'signed only (unsigned calls are kept apart)'}`,
+  ];
+  if (data.identifySecret) lines.push(`  secret   ${data.identifySecret}   (shown once: the site's backend signs addresses with it)`);
+  else if (!data.identifySecretCreatedAt) lines.push('  secret   none yet: `hearth source tracker rotate-secret` makes one');
+  lines.push(`  embed    ${data.snippet}`);
+  return lines.join('\n');
+}
 
 /** `hearth source tracker ACTION SOURCE_ID`: the source's website tracker, as the admin routes manage it. */
 async function tracker({ services, values, args, emit }: CommandContext): Promise<number> {
@@ -15,18 +44,22 @@ async function tracker({ services, values, args, emit }: CommandContext): Promis
   if (!action || !TRACKER_ACTIONS.includes(action)) throw new UsageError(`source tracker takes one of ${TRACKER_ACTIONS.join(', ')}`);
   const sourceId = parseCoreId('provider', required(args[1], 'the source ID (as `hearth source list` shows it)'));
   if (values.origins !== undefined && action !== 'enable') throw new UsageError('--origins goes with `source tracker enable`');
+  const unverified = values['allow-unverified-identify'];
+  if (unverified !== undefined && action !== 'enable') throw new UsageError('--allow-unverified-identify goes with `source tracker enable`');
+  const allowUnverifiedIdentify = trueOrFalse(unverified, '--allow-unverified-identify');
   const communityId = await community(services, values.community);
   const writer = cliWriter(communityId);
-  const shown = (data: { key: string; allowedOrigins: string[]; snippet: string }, what: string) =>
-    emit(data, `${what}\n  key      ${data.key}\n  origins  ${data.allowedOrigins.join(', ') || 'any'}\n  embed    ${data.snippet}`);
+  const shown = (data: TrackerView, what: string) => emit(data, describeTracker(data, what));
   if (action === 'enable') {
     const origins = values.origins === undefined ? undefined : values.origins.split(',').map((origin) => origin.trim()).filter(Boolean);
-    const { created, tracker } = await services.trackers.enable(writer, sourceId, { allowedOrigins: origins });
+    const { created, tracker } = await services.trackers.enable(writer, sourceId, { allowedOrigins: origins, allowUnverifiedIdentify });
     shown(tracker, created ? `Enabled the website tracker of source ${sourceId}.` : `The website tracker of source ${sourceId} is enabled.`);
   } else if (action === 'show') {
     shown(await services.trackers.get(communityId, sourceId), `The website tracker of source ${sourceId}:`);
   } else if (action === 'rotate') {
-    shown(await services.trackers.rotate(writer, sourceId), `Source ${sourceId} has a new tracker key; the old one is refused from now on.`);
+    shown(await services.trackers.rotate(writer, sourceId), `Source ${sourceId} has a new tracker key and identify secret; the old key is refused from now on.`);
+  } else if (action === 'rotate-secret') {
+    shown(await services.trackers.rotateSecret(writer, sourceId), `Source ${sourceId}'s tracker has a new identify secret; signatures made with the old one are refused from now on.`);
   } else {
     const old = await services.trackers.revoke(writer, sourceId);
     emit(old, `Revoked the website tracker of source ${sourceId}: ${old.key} is refused from now on.`);

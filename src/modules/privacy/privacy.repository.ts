@@ -204,7 +204,8 @@ export async function eraseTraces(trx: Transaction<DB>, communityId: number, con
 
 /**
  * Browsers a site identified by the address while no contact held it (website tracker), and their visits:
- * the address and what it would have linked go with the request.
+ * the address and what it would have linked go with the request. Unsigned identify calls kept apart that
+ * name the address go too; their visits, which they never linked to anyone, stay anonymous.
  */
 export async function eraseVisitorsByEmail(db: Kysely<DB>, communityId: number, email: string): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -212,6 +213,8 @@ export async function eraseVisitorsByEmail(db: Kysely<DB>, communityId: number, 
       delete from website_visitors where community_id = ${communityId} and email = ${email} returning anonymous_id
     ), visits as (
       delete from website_visits w using gone where w.community_id = ${communityId} and w.anonymous_id = gone.anonymous_id returning 1
+    ), held as (
+      delete from website_unverified_visitors where community_id = ${communityId} and email = ${email}
     )
     select count(*)::int as n from visits`.execute(db);
   return Number(rows[0]?.n ?? 0);

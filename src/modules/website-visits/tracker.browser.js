@@ -59,7 +59,10 @@
       last = null;
       pageview();
     } else if (command === 'identify' && options && options.email) {
-      send('identify', { anonymousId: anonymousId(), email: String(options.email) });
+      // The signature comes from the site's backend, which alone holds the tracker's identify secret.
+      var body = { anonymousId: anonymousId(), email: String(options.email) };
+      if (options.signature) body.signature = String(options.signature);
+      send('identify', body);
     }
   }
   hearth.loaded = true;

@@ -5,11 +5,25 @@ export interface TrackerRow {
   sourceId: number;
   publicKey: string;
   allowedOrigins: string[];
+  allowUnverifiedIdentify: boolean;
+  /** Signs identify calls (an HMAC key): read to verify them, never shown again after it is made. */
+  identifySecret: string | null;
+  identifySecretCreatedAt: Date | null;
   createdAt: Date;
   revokedAt: Date | null;
 }
 
-const columns = ['id', 'source_id as sourceId', 'public_key as publicKey', 'allowed_origins as allowedOrigins', 'created_at as createdAt', 'revoked_at as revokedAt'] as const;
+const columns = [
+  'id',
+  'source_id as sourceId',
+  'public_key as publicKey',
+  'allowed_origins as allowedOrigins',
+  'allow_unverified_identify as allowUnverifiedIdentify',
+  'identify_secret as identifySecret',
+  'identify_secret_created_at as identifySecretCreatedAt',
+  'created_at as createdAt',
+  'revoked_at as revokedAt',
+] as const;
 
 /** The source's live tracker, if it has one. */
 export async function liveTracker(db: Executor, communityId: number, sourceId: number): Promise<TrackerRow | undefined> {
@@ -32,18 +46,45 @@ export async function trackerByKey(db: Executor, communityId: number, publicKey:
   return db.selectFrom('website_trackers').select(columns).where('community_id', '=', communityId).where('public_key', '=', publicKey).executeTakeFirst();
 }
 
-export async function insertTracker(db: Executor, communityId: number, tracker: { sourceId: number; publicKey: string; allowedOrigins: string[] }, now: Date): Promise<TrackerRow> {
+export async function insertTracker(
+  db: Executor,
+  communityId: number,
+  tracker: { sourceId: number; publicKey: string; allowedOrigins: string[]; allowUnverifiedIdentify: boolean; identifySecret: string },
+  now: Date,
+): Promise<TrackerRow> {
   return db
     .insertInto('website_trackers')
-    .values({ community_id: communityId, source_id: tracker.sourceId, public_key: tracker.publicKey, allowed_origins: tracker.allowedOrigins, created_at: now })
+    .values({
+      community_id: communityId,
+      source_id: tracker.sourceId,
+      public_key: tracker.publicKey,
+      allowed_origins: tracker.allowedOrigins,
+      allow_unverified_identify: tracker.allowUnverifiedIdentify,
+      identify_secret: tracker.identifySecret,
+      identify_secret_created_at: now,
+      created_at: now,
+    })
     .returning(columns)
     .executeTakeFirstOrThrow();
 }
 
-export async function setAllowedOrigins(db: Executor, communityId: number, id: number, allowedOrigins: string[]): Promise<TrackerRow> {
+export async function updateSettings(db: Executor, communityId: number, id: number, settings: { allowedOrigins?: string[]; allowUnverifiedIdentify?: boolean }): Promise<TrackerRow> {
   return db
     .updateTable('website_trackers')
-    .set({ allowed_origins: allowedOrigins })
+    .set({
+      ...(settings.allowedOrigins === undefined ? {} : { allowed_origins: settings.allowedOrigins }),
+      ...(settings.allowUnverifiedIdentify === undefined ? {} : { allow_unverified_identify: settings.allowUnverifiedIdentify }),
+    })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow();
+}
+
+export async function setIdentifySecret(db: Executor, communityId: number, id: number, secret: string, now: Date): Promise<TrackerRow> {
+  return db
+    .updateTable('website_trackers')
+    .set({ identify_secret: secret, identify_secret_created_at: now })
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .returning(columns)

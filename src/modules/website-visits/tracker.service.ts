@@ -11,6 +11,7 @@ import type { Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { findSource } from '../sources/index.ts';
 import type { WebsiteVisitPushService } from './website-visit-push.service.ts';
+import { newIdentifySecret, verifyIdentify } from './tracker-signature.ts';
 import * as trackers from './tracker.repository.ts';
 
 /** `pk_<communityId>_<24 characters>`: the community is part of the key, so finding it is scoped like every query. */
@@ -70,11 +71,15 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
     return row;
   }
 
-  function view(row: trackers.TrackerRow) {
+  /** The tracker as an admin sees it; its identify secret only in the answer that made it (`withSecret`). */
+  function view(row: trackers.TrackerRow, withSecret = false) {
     return {
       sourceId: formatId('provider', row.sourceId),
       key: row.publicKey,
       allowedOrigins: row.allowedOrigins,
+      allowUnverifiedIdentify: row.allowUnverifiedIdentify,
+      ...(withSecret && row.identifySecret ? { identifySecret: row.identifySecret } : {}),
+      identifySecretCreatedAt: row.identifySecretCreatedAt?.toISOString() ?? null,
       createdAt: row.createdAt.toISOString(),
       snippet: `<script src="${deps.publicUrl}/t.js" data-key="${row.publicKey}" async></script>`,
     };
@@ -99,10 +104,24 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
     const row = await readKey(communityId, key);
     if (!row) throw notFound('tracker_not_found', `no website tracker has the key ${key}`);
     if (row.revokedAt) throw forbidden(`the tracker key ${key} was revoked or replaced at ${row.revokedAt.toISOString()}; embed the source's current key`);
-    if (row.allowedOrigins.length && (!caller.origin || !row.allowedOrigins.includes(caller.origin.toLowerCase()))) {
+    // No origins named: no page is known to be the site's, so none is recorded (a safe default, not "any").
+    if (!row.allowedOrigins.length) {
+      throw forbidden(`the website tracker of source ${formatId('provider', row.sourceId)} names no allowedOrigins; an admin must name the site's origins before it records anything`);
+    }
+    if (!caller.origin || !row.allowedOrigins.includes(caller.origin.toLowerCase())) {
       throw forbidden(`pages of ${caller.origin ?? 'an unnamed origin (no Origin header)'} may not send to this tracker`);
     }
-    return { communityId, sourceId: row.sourceId, allowedOrigins: row.allowedOrigins };
+    return { communityId, row };
+  }
+
+  /** The origin of a page URL, lower-cased, or null when it is not an http(s) URL (the visit's own check then says why). */
+  function originOf(url: string): string | null {
+    try {
+      const parsed = new URL(url.trim());
+      return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.origin.toLowerCase() : null;
+    } catch {
+      return null;
+    }
   }
 
   return {
@@ -111,24 +130,39 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
       await listen(TRACKER_CHANGES, { ready: keys.listening, message: keys.changed, lost: keys.deaf });
     },
 
-    /** Enables the source's tracker with a new key, or changes the origins of the one it has. */
-    async enable(writer: Writer, sourceId: number, input: { allowedOrigins?: string[] }) {
+    /**
+     * Enables the source's tracker with a new key and identify secret (the answer is the only one that shows
+     * the secret), or changes the settings of the one it has.
+     */
+    async enable(writer: Writer, sourceId: number, input: { allowedOrigins?: string[]; allowUnverifiedIdentify?: boolean }) {
       await sourceOf(writer.communityId, sourceId);
       const allowedOrigins = input.allowedOrigins === undefined ? undefined : readOrigins(input.allowedOrigins);
+      const settings = { allowedOrigins, allowUnverifiedIdentify: input.allowUnverifiedIdentify };
       try {
         const done = await db.transaction().execute(async (trx) => {
           const existing = await trackers.liveTracker(trx, writer.communityId, sourceId);
           const row = existing
-            ? allowedOrigins === undefined
+            ? allowedOrigins === undefined && input.allowUnverifiedIdentify === undefined
               ? existing
-              : await trackers.setAllowedOrigins(trx, writer.communityId, existing.id, allowedOrigins)
-            : await trackers.insertTracker(trx, writer.communityId, { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: allowedOrigins ?? [] }, clock.now());
+              : await trackers.updateSettings(trx, writer.communityId, existing.id, settings)
+            : await trackers.insertTracker(
+                trx,
+                writer.communityId,
+                {
+                  sourceId,
+                  publicKey: newKey(writer.communityId),
+                  allowedOrigins: allowedOrigins ?? [],
+                  allowUnverifiedIdentify: input.allowUnverifiedIdentify ?? false,
+                  identifySecret: newIdentifySecret(),
+                },
+                clock.now(),
+              );
           await recordWrite(trx, writer, {
             operation: existing ? 'tracker.update' : 'tracker.enable',
             entityIds: [formatId('provider', sourceId)],
-            detail: { allowedOrigins: row.allowedOrigins },
+            detail: { allowedOrigins: row.allowedOrigins, allowUnverifiedIdentify: row.allowUnverifiedIdentify },
           });
-          return { created: !existing, tracker: view(row) };
+          return { created: !existing, tracker: view(row, !existing) };
         });
         keys.changed();
         return done;
@@ -144,21 +178,41 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
 
     /** The community's enabled trackers (for `hearth source list`). */
     async list(communityId: number) {
-      return (await trackers.liveTrackers(db, communityId)).map(view);
+      return (await trackers.liveTrackers(db, communityId)).map((row) => view(row));
     },
 
-    /** A new key for the source's tracker; the old one is refused from now on. */
+    /** A new key and identify secret for the source's tracker; the old key is refused from now on. */
     async rotate(writer: Writer, sourceId: number) {
       const old = await live(writer.communityId, sourceId);
       const row = await db.transaction().execute(async (trx) => {
         const now = clock.now();
         await trackers.revokeTracker(trx, writer.communityId, old.id, now);
-        const made = await trackers.insertTracker(trx, writer.communityId, { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: old.allowedOrigins }, now);
+        const made = await trackers.insertTracker(
+          trx,
+          writer.communityId,
+          { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: old.allowedOrigins, allowUnverifiedIdentify: old.allowUnverifiedIdentify, identifySecret: newIdentifySecret() },
+          now,
+        );
         await recordWrite(trx, writer, { operation: 'tracker.rotate', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
         return made;
       });
       keys.changed();
-      return view(row);
+      return view(row, true);
+    },
+
+    /**
+     * A new identify secret for the source's tracker, its key unchanged: signatures made with the old secret
+     * are refused from now on. A tracker enabled before secrets existed gets its first one this way.
+     */
+    async rotateSecret(writer: Writer, sourceId: number) {
+      const old = await live(writer.communityId, sourceId);
+      const row = await db.transaction().execute(async (trx) => {
+        const made = await trackers.setIdentifySecret(trx, writer.communityId, old.id, newIdentifySecret(), clock.now());
+        await recordWrite(trx, writer, { operation: 'tracker.rotate_secret', entityIds: [formatId('provider', sourceId)], detail: { key: old.publicKey } });
+        return made;
+      });
+      keys.changed();
+      return view(row, true);
     },
 
     /** Turns the source's tracker off: its key is refused from now on; the visits it recorded stay. */
@@ -173,24 +227,48 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
       return view(old);
     },
 
-    /** A CORS preflight: the origin the answer allows (`*` when the tracker takes any). */
+    /** A CORS preflight: the origin the answer allows (one of the tracker's origins). */
     async preflight(key: string, caller: TrackerCaller): Promise<string> {
-      const tracker = await trackerFor(key, caller);
-      return tracker.allowedOrigins.length ? caller.origin! : '*';
+      await trackerFor(key, caller);
+      return caller.origin!;
     },
 
-    /** A page view; nothing is stored for a browser that asks not to be tracked. */
+    /**
+     * A page view; nothing is stored for a browser that asks not to be tracked. A page of an origin the
+     * tracker does not name is refused: the key is public, so a page view may come from anywhere.
+     */
     async pageView(key: string, caller: TrackerCaller, view: { url: string; anonymousId: string }): Promise<'accepted' | 'ignored'> {
-      const tracker = await trackerFor(key, caller);
+      const { communityId, row } = await trackerFor(key, caller);
       if (caller.optedOut) return 'ignored';
-      await deps.visits.recordPageView(tracker.communityId, tracker.sourceId, view);
+      const origin = originOf(view.url);
+      if (origin !== null && !row.allowedOrigins.includes(origin)) {
+        throw forbidden(`url: pages of ${origin} are not among the tracker's allowedOrigins; they are not recorded`);
+      }
+      await deps.visits.recordPageView(communityId, row.sourceId, view);
       return 'accepted';
     },
 
-    async identify(key: string, caller: TrackerCaller, given: { anonymousId: string; email: string }): Promise<'accepted' | 'ignored'> {
-      const tracker = await trackerFor(key, caller);
+    /**
+     * Who a browser is. Signed with the tracker's identify secret, the call links the browser's visits to the
+     * contact; unsigned, it does so only where an admin allowed it, and is otherwise kept apart. A signature
+     * that does not match is refused. The answer never depends on whether the address is a contact's.
+     */
+    async identify(key: string, caller: TrackerCaller, given: { anonymousId: string; email: string; signature?: string }): Promise<'accepted' | 'ignored'> {
+      const { communityId, row } = await trackerFor(key, caller);
       if (caller.optedOut) return 'ignored';
-      await deps.visits.identify(tracker.communityId, given.anonymousId, given.email);
+      let trust: 'signed' | 'allowed' | 'held';
+      if (given.signature !== undefined) {
+        if (!row.identifySecret) {
+          throw forbidden(`the website tracker of source ${formatId('provider', row.sourceId)} has no identify secret yet; an admin makes one by rotating its secret`);
+        }
+        if (!verifyIdentify(row.identifySecret, given.email, given.signature)) {
+          throw forbidden("signature: it does not sign this address with the tracker's identify secret (hex HMAC-SHA256 of the trimmed, lower-cased address)");
+        }
+        trust = 'signed';
+      } else {
+        trust = row.allowUnverifiedIdentify ? 'allowed' : 'held';
+      }
+      await deps.visits.identify(communityId, { anonymousId: given.anonymousId, email: given.email, sourceId: row.sourceId, trust });
       return 'accepted';
     },
   };

@@ -7,9 +7,8 @@ import { readTogether } from '../../core/lookups.ts';
 import { findInvalidText } from '../../core/validation.ts';
 import type { Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
-import { normalizeEmail } from '../identity/index.ts';
+import { identityHash, normalizeEmail } from '../identity/index.ts';
 import { organizationsByDomains, registrableDomain } from '../organizations/index.ts';
-import { findSuppressed } from '../privacy/index.ts';
 import { findSource } from '../sources/index.ts';
 import * as visits from './website-visit.repository.ts';
 
@@ -212,24 +211,26 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
     },
 
     /**
-     * The site says who a browser is: its earlier visits become the contact's, and so do its later ones.
-     * An address Hearth does not know yet is kept, and the visits are linked once a visit finds its contact.
+     * The site says who a browser is. `verified`: the call was signed with the tracker's secret, or its
+     * tracker allows unsigned calls; then the browser's earlier visits become the contact's, and so do its
+     * later ones, and an address Hearth does not know yet is kept, the visits linked once a visit finds its
+     * contact. Otherwise (`held`) the claim is kept apart for its source and links nothing. Either way one
+     * statement, the same whether or not the address is a contact's: neither the answer nor the work says.
      */
-    async identify(communityId: number, anonymousId: string, email: unknown): Promise<{ contactId: number | null }> {
-      const problem = anonymousIdProblem(anonymousId);
+    async identify(communityId: number, claim: { anonymousId: string; email: unknown; sourceId: number; trust: 'signed' | 'allowed' | 'held' }): Promise<void> {
+      const problem = anonymousIdProblem(claim.anonymousId);
       if (problem) throw invalidParameters(problem);
-      const normalized = normalizeEmail(email);
+      const normalized = normalizeEmail(claim.email);
       if (!normalized.ok) throw invalidParameters(`email: ${normalized.reason}`);
-      const address = normalized.identity.value;
+      const email = normalized.identity.value;
+      const anonymousId = claim.anonymousId.trim();
       // An address erased on request (it is on the suppression list) is not brought back by a page.
-      if ((await findSuppressed(db, communityId, [normalized.identity])).size) return { contactId: null };
-      const contact = (await visits.contactsByEmail(db, communityId, [address])).get(address) ?? null;
-      const id = anonymousId.trim();
-      await db.transaction().execute(async (trx) => {
-        await visits.identifyVisitor(trx, communityId, { anonymousId: id, email: address, contactId: contact?.id ?? null }, clock.now());
-        if (contact) await visits.linkVisits(trx, communityId, [{ anonymousId: id, contactId: contact.id, organizationId: contact.organizationId }]);
-      });
-      return { contactId: contact?.id ?? null };
+      const suppressed = { type: normalized.identity.type, hash: identityHash(normalized.identity) };
+      if (claim.trust === 'held') {
+        await visits.holdUnverifiedVisitor(db, communityId, { sourceId: claim.sourceId, anonymousId, email, suppressed }, clock.now());
+      } else {
+        await visits.identifyVisitor(db, communityId, { anonymousId, email, verified: claim.trust === 'signed', suppressed }, clock.now());
+      }
     },
   };
 }

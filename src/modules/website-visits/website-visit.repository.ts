@@ -130,18 +130,70 @@ export async function visitorsOf(db: Executor, communityId: number, anonymousIds
   return new Map(rows.map((row) => [row.anonymousId, { contactId: id(row.contactId), organizationId: id(row.organizationId), email: row.email }]));
 }
 
-/** Records what the site said of a browser: its address and, when Hearth knows it, its contact. */
+/**
+ * Records what the site said of a browser, in one statement whatever the address: the contact that holds
+ * it (if any) is looked up inside the statement, the visitor row is written, and the browser's visits
+ * without a contact become that contact's. So a call about a known address and one about an unknown address
+ * run the same statement over the same indexes, and differ only in the rows of the caller's own browser.
+ * Nothing is written for an address on the suppression list (`suppressed`: its identity's type and hash). An
+ * unsigned call never replaces what a signed one recorded.
+ */
 export async function identifyVisitor(
   db: Executor,
   communityId: number,
-  visitor: { anonymousId: string; email: string; contactId: number | null },
+  visitor: { anonymousId: string; email: string; verified: boolean; suppressed: { type: string; hash: string } },
+  now: Date,
+): Promise<number> {
+  const { rows } = await sql<{ linked: number }>`
+    with contact as (
+      select c.id, c.organization_id
+      from contact_identities i
+      join contacts c on c.community_id = i.community_id and c.id = i.contact_id and c.anonymized_at is null
+      where i.community_id = ${communityId} and i.type = 'email' and i.value = ${visitor.email}
+      order by c.id
+      limit 1
+    ), visitor as (
+      insert into website_visitors (community_id, anonymous_id, contact_id, email, verified, identified_at)
+      select ${communityId}, ${visitor.anonymousId}, (select id from contact), ${visitor.email}, ${visitor.verified}, ${now}
+      where not exists (
+        select 1 from suppressions s
+        where s.community_id = ${communityId} and s.identity_type = ${visitor.suppressed.type} and s.value_hash = ${visitor.suppressed.hash})
+      on conflict (community_id, anonymous_id) do update
+        set contact_id = excluded.contact_id, email = excluded.email, verified = excluded.verified, identified_at = excluded.identified_at
+        where excluded.verified or not website_visitors.verified
+      returning anonymous_id, contact_id
+    ), linked as (
+      update website_visits w
+      set contact_id = v.contact_id, organization_id = coalesce(w.organization_id, (select organization_id from contact))
+      from visitor v
+      where w.community_id = ${communityId} and w.anonymous_id = v.anonymous_id and w.contact_id is null and v.contact_id is not null
+        and not exists (
+          select 1 from website_visits o
+          where o.community_id = w.community_id and o.contact_id = v.contact_id and o.anonymous_id = w.anonymous_id
+            and o.url = w.url and o.visit_time = w.visit_time)
+      returning 1
+    )
+    select count(*)::int as linked from linked`.execute(db);
+  return Number(rows[0]?.linked ?? 0);
+}
+
+/**
+ * An unsigned identify call of a tracker that does not allow them: kept apart, per source and browser, and
+ * linked to nothing. Nothing is written for an address on the suppression list.
+ */
+export async function holdUnverifiedVisitor(
+  db: Executor,
+  communityId: number,
+  visitor: { sourceId: number; anonymousId: string; email: string; suppressed: { type: string; hash: string } },
   now: Date,
 ): Promise<void> {
   await sql`
-    insert into website_visitors (community_id, anonymous_id, contact_id, email, identified_at)
-    values (${communityId}, ${visitor.anonymousId}, ${visitor.contactId}, ${visitor.email}, ${now})
-    on conflict (community_id, anonymous_id) do update
-      set contact_id = excluded.contact_id, email = excluded.email, identified_at = excluded.identified_at`.execute(db);
+    insert into website_unverified_visitors (community_id, source_id, anonymous_id, email, identified_at)
+    select ${communityId}, ${visitor.sourceId}, ${visitor.anonymousId}, ${visitor.email}, ${now}
+    where not exists (
+      select 1 from suppressions s
+      where s.community_id = ${communityId} and s.identity_type = ${visitor.suppressed.type} and s.value_hash = ${visitor.suppressed.hash})
+    on conflict (community_id, source_id, anonymous_id) do update set email = excluded.email, identified_at = excluded.identified_at`.execute(db);
 }
 
 /**

@@ -1600,8 +1600,8 @@ export interface paths {
         /** A source's website tracker: its public key, allowed origins and the snippet to embed */
         get: operations["getSourceTracker"];
         /**
-         * Enable a source's website tracker, or change its allowed origins
-         * @description A source without a tracker gets one with a new public key (201); one that has a tracker keeps its key and takes the `allowedOrigins` given (200).
+         * Enable a source's website tracker, or change its settings
+         * @description A source without a tracker gets one with a new public key and identify secret (201; the only answer that shows the secret); one that has a tracker keeps its key and secret and takes the `allowedOrigins` and `allowUnverifiedIdentify` given (200). A tracker records nothing until it names the site's origins.
          */
         put: operations["enableSourceTracker"];
         post?: never;
@@ -1625,10 +1625,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Give a source's website tracker a new public key
-         * @description The old key is refused (403) from now on: put the new snippet in the site's pages first, or accept that page views are lost until they have it.
+         * Give a source's website tracker a new public key and identify secret
+         * @description The old key is refused (403) from now on: put the new snippet in the site's pages first, or accept that page views are lost until they have it. The answer shows the new identify secret, once; the site's backend must sign with it from now on.
          */
         post: operations["rotateSourceTracker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/admin/sources/{id}/tracker/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a source's website tracker a new identify secret, keeping its key
+         * @description Signatures made with the old secret are refused (403) from now on. The answer shows the new secret, once. A tracker enabled before identify secrets existed gets its first one this way.
+         */
+        post: operations["rotateSourceTrackerSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1668,7 +1688,7 @@ export interface paths {
         delete?: never;
         /**
          * CORS preflight of the website tracker routes
-         * @description Allows the origin when the tracker takes it (any origin, or one of its `allowedOrigins`); 403 otherwise.
+         * @description Allows the origin when it is one of the tracker's `allowedOrigins`; 403 otherwise (and for a tracker that names none).
          */
         options: operations["preflightTracker"];
         head?: never;
@@ -1686,7 +1706,7 @@ export interface paths {
         put?: never;
         /**
          * Record a page view (website tracker; no token: the public key of a source)
-         * @description What /t.js sends, as `text/plain` (sendBeacon) or JSON. The visit is stored as the source's, for the browser's anonymous ID, and belongs to a contact once the site has identified that browser. Counted against the tracker's own rate limits, per key and per client address. A browser that sends `DNT: 1` or `Sec-GPC: 1` is answered `ignored` and nothing is stored.
+         * @description What /t.js sends, as `text/plain` (sendBeacon) or JSON. The visit is stored as the source's, for the browser's anonymous ID, and belongs to a contact once the site has identified that browser. The page URL's origin, like the request's `Origin`, must be one of the tracker's `allowedOrigins` (403 otherwise). Counted against the tracker's own rate limits, per key and per client address. A browser that sends `DNT: 1` or `Sec-GPC: 1` is answered `ignored` and nothing is stored.
          */
         post: operations["recordTrackerPageView"];
         delete?: never;
@@ -1705,8 +1725,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Say who a browser is (website tracker: `hearth("identify", {email})`)
-         * @description The browser's earlier page views become the contact's that has this address, and so do its later ones. An address Hearth does not know yet is kept, and the visits are linked once one of them finds its contact. The answer never says whether a contact was found.
+         * Say who a browser is (website tracker: `hearth("identify", {email, signature})`)
+         * @description With a `signature` made by the site's backend (hex HMAC-SHA256 of the trimmed, lower-cased address under the tracker's identify secret), the browser's earlier page views become the contact's that has this address, and so do its later ones; an address Hearth does not know yet is kept, and the visits are linked once one of them finds its contact. A signature that does not match is a 403. Without one, the call is kept apart and links nothing, unless the tracker has `allowUnverifiedIdentify`. The answer never says whether a contact was found.
          */
         post: operations["identifyTrackerVisitor"];
         delete?: never;
@@ -3128,6 +3148,26 @@ export interface components {
             contactId?: string | null;
             organizationId?: string | null;
         };
+        WebsiteTracker: {
+            /** @description sig_N: the source whose visits the key records */
+            sourceId: string;
+            /** @description The public key (pk_…): written into the site's pages; it can only record page views and identify calls into this source */
+            key: string;
+            /** @description Origins whose pages may send, and the only origins of the page URLs recorded; empty: the tracker records nothing until an admin names them */
+            allowedOrigins: string[];
+            /** @description Whether identify calls without a valid signature link a browser's visits to a contact (off: they are kept apart, linked to nothing) */
+            allowUnverifiedIdentify: boolean;
+            /** @description tsk_…: the secret the site's backend signs identified addresses with (hex HMAC-SHA256 of the lower-cased address). Only in the answer that made it (enabling, rotating the key or the secret); never shown again. */
+            identifySecret?: string;
+            identifySecretCreatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When this key was made (enabled or rotated)
+             */
+            createdAt: string;
+            /** @description The HTML to put in the site's pages */
+            snippet: string;
+        };
         RemovalRequest: {
             id: number;
             email: string | null;
@@ -3249,21 +3289,6 @@ export interface components {
                 error: string | null;
                 durationMs: number;
             }[];
-        };
-        WebsiteTracker: {
-            /** @description sig_N: the source whose visits the key records */
-            sourceId: string;
-            /** @description The public key (pk_…): written into the site's pages; it can only record page views and identify calls into this source */
-            key: string;
-            /** @description Origins whose pages may send; empty: any origin */
-            allowedOrigins: string[];
-            /**
-             * Format: date-time
-             * @description When this key was made (enabled or rotated)
-             */
-            createdAt: string;
-            /** @description The HTML to put in the site's pages */
-            snippet: string;
         };
         Job: {
             /** @description The job ID, as other answers give it (`jobId`) and `hearth jobs show ID` takes it. */
@@ -10632,8 +10657,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Origins (https://www.example.com) whose pages may send to the tracker; [] lets any origin. Left out: unchanged (any origin for a new tracker). */
+                    /** @description Origins (https://www.example.com) whose pages may send to the tracker and whose page URLs it records. []: none, the tracker refuses every page view and identify call. Left out: unchanged ([] for a new tracker). */
                     allowedOrigins?: string[];
+                    /** @description Let identify calls without a valid signature link visits to contacts, as any page could then claim any address. Left out: unchanged (false for a new tracker). */
+                    allowUnverifiedIdentify?: boolean;
                 };
             };
         };
@@ -10766,6 +10793,69 @@ export interface operations {
         };
     };
     rotateSourceTracker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The source: sig_N or its number */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebsiteTracker"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    rotateSourceTrackerSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -11038,12 +11128,16 @@ export interface operations {
                     anonymousId: string;
                     /** @description The visitor's email address, as the site knows it */
                     email: string;
+                    /** @description Hex HMAC-SHA256 of the address (trimmed, lower-cased) under the tracker's identify secret, computed by the site's backend */
+                    signature?: string;
                 };
                 "application/json": {
                     /** @description The browser's anonymous ID, kept by the script in the site's localStorage (or a first-party cookie) */
                     anonymousId: string;
                     /** @description The visitor's email address, as the site knows it */
                     email: string;
+                    /** @description Hex HMAC-SHA256 of the address (trimmed, lower-cased) under the tracker's identify secret, computed by the site's backend */
+                    signature?: string;
                 };
             };
         };
