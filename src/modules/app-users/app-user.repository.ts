@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import type { Role } from '../../core/scopes.ts';
 import type { DB } from '../../db/schema.ts';
 
-export type Role = 'admin' | 'member';
+export type { Role };
 
 export interface AppUserRow {
   communityId: number;

@@ -73,6 +73,13 @@ const UserChanges = Type.Object(
 
 const UserParams = Type.Object({ id: Type.String({ description: 'u_N' }) });
 
+/** A user changed or removed, with what that did to their tokens (present only when it did something). */
+const UserAnswer = Type.Object({
+  success: Type.Literal(true),
+  data: AppUser,
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'The tokens made for the user that lost scopes or were revoked, one sentence each.' })),
+});
+
 function presentUser(user: AppUserRow) {
   return {
     id: formatId('app_user', user.id),
@@ -256,12 +263,21 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     '/api/v2/admin/users/:id',
     {
       config: admin,
-      schema: { operationId: 'updateUser', tags: ['console'], summary: "Rename a console user or change their role", params: UserParams, body: UserChanges, response: { 200: v2Item(AppUser) } },
+      schema: {
+        operationId: 'updateUser',
+        tags: ['console'],
+        summary: 'Rename a console user or change their role',
+        description:
+          'A demotion to member takes from the tokens made for the user the scopes a member lacks (`admin`), and revokes a token left with none; `warnings` names each token it changed. The last admin cannot be demoted (409 `last_admin`).',
+        params: UserParams,
+        body: UserChanges,
+        response: { 200: UserAnswer },
+      },
     },
-    async (request) => ({
-      success: true as const,
-      data: presentUser(await services.appUsers.update(contextOf(request), parseId('app_user', request.params.id), request.body)),
-    }),
+    async (request) => {
+      const { user, warnings } = await services.appUsers.update(contextOf(request), parseId('app_user', request.params.id), request.body);
+      return { success: true as const, data: presentUser(user), ...(warnings.length ? { warnings } : {}) };
+    },
   );
 
   app.delete(
@@ -272,12 +288,16 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'removeUser',
         tags: ['console'],
         summary: 'Remove a console user',
-        description: 'Their sessions end at once; their tokens keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).',
+        description:
+          'Their sessions end at once, and the tokens made for them through the API are revoked (`warnings` names each). Tokens the operator made for them at the command line keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).',
         params: UserParams,
-        response: { 200: v2Item(AppUser) },
+        response: { 200: UserAnswer },
       },
     },
-    async (request) => ({ success: true as const, data: presentUser(await services.appUsers.remove(contextOf(request), parseId('app_user', request.params.id))) }),
+    async (request) => {
+      const { user, warnings } = await services.appUsers.remove(contextOf(request), parseId('app_user', request.params.id));
+      return { success: true as const, data: presentUser(user), ...(warnings.length ? { warnings } : {}) };
+    },
   );
 
   app.post(

@@ -4,10 +4,11 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
-import type { Scope } from '../../core/scopes.ts';
+import { ROLE_SCOPES, type Scope } from '../../core/scopes.ts';
 import type { RequestContext, Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { linkAppUserContact } from '../communities/index.ts';
+import type { HeldTokenChange, TokenService } from '../tokens/index.ts';
 import * as users from './app-user.repository.ts';
 import { decoyHash, hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyPassword } from './password.ts';
 
@@ -16,12 +17,6 @@ export const SESSION_COOKIE = 'hearth_session';
 export const SESSION_LIFETIME_SECONDS = 7 * 24 * 3600;
 /** A one-time sign-in link is good for a day. */
 export const LINK_LIFETIME_SECONDS = 24 * 3600;
-
-/** What a console user may do through the API: members read and write data, admins also manage tokens, users and sources. */
-export const ROLE_SCOPES: Record<users.Role, Scope[]> = {
-  admin: ['read', 'write', 'admin'],
-  member: ['read', 'write'],
-};
 
 export type SessionAuthentication =
   | { ok: true; context: RequestContext; id: number; via: 'password' | 'link'; expiresAt: Date }
@@ -68,7 +63,7 @@ function checkEmail(email: string): string {
  * API routes a token does (the request guard asks `authenticate` when a request has no Authorization
  * header), with the scopes of the user's role, so the console needs no API of its own.
  */
-export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string }) {
+export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string; tokens: Pick<TokenService, 'holdToRole' | 'changed'> }) {
   const { db, clock } = deps;
   const csrfKey = createHmac('sha256', deps.secret).update('hearth console csrf').digest();
 
@@ -253,27 +248,37 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       return { user: await userOf(writer.communityId, id), signInLink: link };
     },
 
+    /**
+     * Renames a user or changes their role. A demotion takes from the tokens made for them (through the API)
+     * the scopes the new role lacks, and revokes those left with none; `warnings` say which.
+     */
     async update(writer: Writer, id: number, changes: { name?: string; role?: users.Role }) {
       const name = changes.name?.trim();
       if (changes.name !== undefined && !name) throw invalidParameters('a user needs a name');
       await userOf(writer.communityId, id);
-      await db.transaction().execute(async (trx) => {
+      const held = await db.transaction().execute(async (trx) => {
         await users.updateUser(trx, writer.communityId, id, { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) });
         if (changes.role === 'member') await keepAnAdmin(trx, writer.communityId);
+        const held = changes.role ? await deps.tokens.holdToRole(trx, writer, id, changes.role) : [];
         await recordWrite(trx, writer, { operation: 'user.update', entityIds: [formatId('app_user', id)], detail: { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) } });
+        return held;
       });
-      return userOf(writer.communityId, id);
+      if (held.length) deps.tokens.changed();
+      return { user: await userOf(writer.communityId, id), warnings: tokenWarnings(held, changes.role ?? null) };
     },
 
-    /** Removes a user: their sessions end at once; their tokens stay, no longer tied to anyone. */
+    /** Removes a user: their sessions end at once, and the tokens made for them through the API are revoked. */
     async remove(writer: Writer, id: number) {
       const user = await userOf(writer.communityId, id);
-      await db.transaction().execute(async (trx) => {
+      const held = await db.transaction().execute(async (trx) => {
+        const held = await deps.tokens.holdToRole(trx, writer, id, null);
         await users.deleteUser(trx, writer.communityId, id);
         await keepAnAdmin(trx, writer.communityId);
         await recordWrite(trx, writer, { operation: 'user.remove', entityIds: [formatId('app_user', id)], detail: { loginEmail: user.loginEmail } });
+        return held;
       });
-      return user;
+      if (held.length) deps.tokens.changed();
+      return { user, warnings: tokenWarnings(held, null) };
     },
 
     /** A one-time sign-in link for a user (a reset: they then choose a new password). */
@@ -290,6 +295,16 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
 }
 
 export type AppUserService = ReturnType<typeof createAppUserService>;
+
+/** What a removal or a new role did to the user's tokens, one sentence per token, for the answer. */
+function tokenWarnings(changes: HeldTokenChange[], role: users.Role | null): string[] {
+  return changes.map((change) => {
+    const token = `the token "${change.name}" (${change.jti})`;
+    if (role === null) return `${token} was revoked: its user was removed`;
+    if (change.revoked) return `${token} was revoked: the role ${role} grants none of its scopes`;
+    return `${token} lost the scope${change.dropped.length > 1 ? 's' : ''} ${change.dropped.join(', ')}, which the role ${role} does not grant`;
+  });
+}
 
 /** The session cookie's value in a Cookie header, if any. */
 export function sessionCookieOf(header: string | undefined): string | null {

@@ -115,7 +115,10 @@ export interface paths {
         /** List API tokens */
         get: operations["listTokens"];
         put?: never;
-        /** Create an API token */
+        /**
+         * Create an API token
+         * @description The token is made for the calling user (a console session's, or the calling token's) and never grants more than that user's role: demoting the user takes the scopes the new role lacks from it, removing the user revokes it.
+         */
         post: operations["createToken"];
         delete?: never;
         options?: never;
@@ -2349,12 +2352,15 @@ export interface paths {
         post?: never;
         /**
          * Remove a console user
-         * @description Their sessions end at once; their tokens keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).
+         * @description Their sessions end at once, and the tokens made for them through the API are revoked (`warnings` names each). Tokens the operator made for them at the command line keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).
          */
         delete: operations["removeUser"];
         options?: never;
         head?: never;
-        /** Rename a console user or change their role */
+        /**
+         * Rename a console user or change their role
+         * @description A demotion to member takes from the tokens made for the user the scopes a member lacks (`admin`), and revokes a token left with none; `warnings` names each token it changed. The last admin cannot be demoted (409 `last_admin`).
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -13994,6 +14000,8 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["AppUser"];
+                        /** @description The tokens made for the user that lost scopes or were revoked, one sentence each. */
+                        warnings?: string[];
                     };
                 };
             };
@@ -14068,6 +14076,8 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["AppUser"];
+                        /** @description The tokens made for the user that lost scopes or were revoked, one sentence each. */
+                        warnings?: string[];
                     };
                 };
             };
