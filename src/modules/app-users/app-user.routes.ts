@@ -28,6 +28,9 @@ const Session = component('ConsoleSession', Type.Object({
   csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie.' }),
   expiresAt: Nullable(Type.String({ format: 'date-time' })),
   passwordRequired: Type.Boolean({ description: 'The session was opened by a one-time link and the user has no password yet.' }),
+  currentPasswordNeeded: Type.Boolean({
+    description: 'Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one.',
+  }),
 }));
 
 const SignInLink = component('SignInLink', Type.Object({
@@ -46,7 +49,15 @@ const SignInBody = Type.Object(
   { additionalProperties: false },
 );
 
-const LinkBody = Type.Object({ link: Type.String({ minLength: 1, maxLength: 2000, description: 'The sign-in link, or what follows its `#link=`.' }) }, { additionalProperties: false });
+const LinkBody = Type.Object(
+  {
+    link: Type.String({ minLength: 1, maxLength: 2000, description: 'The sign-in link, or what follows its `#link=`.' }),
+    replaceSession: Type.Optional(
+      Type.Boolean({ description: 'Sent with the cookie of a live session: end it and sign in by the link. Without it, such a request is a 409 `signed_in` and the link stays unused.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const PasswordBody = Type.Object(
   {
@@ -109,7 +120,7 @@ function checkOrigin(request: FastifyRequest, publicUrl: string) {
 }
 
 export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserService }, publicUrl: string) {
-  const opened = (reply: FastifyReply, session: OpenedSession) => {
+  const opened = (reply: FastifyReply, session: OpenedSession, via: 'password' | 'link') => {
     reply.header('Set-Cookie', cookieHeader(publicUrl, session.cookie, SESSION_LIFETIME_SECONDS));
     reply.header('Cache-Control', 'no-store');
     return reply.code(201).send({
@@ -122,6 +133,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         csrfToken: session.csrfToken,
         expiresAt: session.expiresAt.toISOString(),
         passwordRequired: !session.user.hasPassword,
+        currentPasswordNeeded: via === 'password' && session.user.hasPassword,
       },
     });
   };
@@ -145,7 +157,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     },
     async (request, reply) => {
       checkOrigin(request, publicUrl);
-      return opened(reply, await services.appUsers.signIn(request.body));
+      return opened(reply, await services.appUsers.signIn(request.body), 'password');
     },
   );
 
@@ -157,14 +169,16 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'signInWithLink',
         tags: ['console'],
         summary: 'Sign in to the console with a one-time link',
-        description: 'The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day.',
+        description:
+          'The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day, and voids the user’s other links. A browser already signed in must confirm that the link replaces its session (`replaceSession`; else 409 `signed_in`).',
         body: LinkBody,
         response: { 201: v2Item(Session), 403: Forbidden },
       },
     },
     async (request, reply) => {
       checkOrigin(request, publicUrl);
-      return opened(reply, await services.appUsers.signInWithLink(request.body.link));
+      const current = sessionCookieOf(request.headers.cookie);
+      return opened(reply, await services.appUsers.signInWithLink(request.body.link, { current, replace: request.body.replaceSession === true }), 'link');
     },
   );
 
@@ -189,6 +203,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
           csrfToken: services.appUsers.csrfTokenOf(session.cookie),
           expiresAt: session.expiresAt.toISOString(),
           passwordRequired: !user.hasPassword,
+          currentPasswordNeeded: session.via === 'password' && user.hasPassword,
         },
       };
     },
@@ -216,7 +231,8 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'changePassword',
         tags: ['console'],
         summary: "Set the signed-in user's password",
-        description: 'Asks for the current password, unless the session was opened by a one-time link. Ends the user’s other sessions.',
+        description:
+          'Asks for the current password, unless the session was opened by a one-time link and has not set one yet (`currentPasswordNeeded`). Ends the user’s other sessions.',
         body: PasswordBody,
         response: { 200: v2Item(AppUser) },
       },
@@ -308,7 +324,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'createSignInLink',
         tags: ['console'],
         summary: 'A one-time sign-in link for a user (a password reset)',
-        description: 'Signed in by it, the user sets a new password without the old one.',
+        description: 'Signed in by it, the user sets a new password without the old one. It voids the user’s older links.',
         params: UserParams,
         response: { 201: v2Item(SignInLink) },
       },

@@ -72,11 +72,13 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     return createHmac('sha256', csrfKey).update(cookie).digest('base64url');
   }
 
-  async function open(user: users.AppUserRow, communityName: string, via: 'password' | 'link'): Promise<OpenedSession> {
+  /** Opens a session, in the caller's transaction when given one. */
+  async function open(user: users.AppUserRow, communityName: string, via: 'password' | 'link', within?: Kysely<DB>): Promise<OpenedSession> {
     const cookie = newSecret(user.communityId);
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000);
-    await db.transaction().execute(async (trx) => {
+    const transaction = <T>(work: (trx: Kysely<DB>) => Promise<T>) => (within ? work(within) : db.transaction().execute(work));
+    await transaction(async (trx) => {
       const id = await users.insertSession(trx, { communityId: user.communityId, userId: user.id, secretHash: parseSecret(cookie)!.hash, via, expiresAt, now });
       await recordWrite(trx, { communityId: user.communityId, actor: `user:${user.loginEmail}`, tokenId: `session:${id}` }, {
         operation: 'session.create',
@@ -97,6 +99,9 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + LINK_LIFETIME_SECONDS * 1000);
     await db.transaction().execute(async (trx) => {
+      // One live link per user: a new one voids those handed out before it, which may have gone astray.
+      await users.lockUser(trx, communityId, userId);
+      await users.voidLinks(trx, communityId, userId);
       await users.insertLink(trx, { communityId, userId, secretHash: parseSecret(secret)!.hash, expiresAt, now });
       if (writer) await recordWrite(trx, writer, { operation: 'user.sign_in_link', entityIds: [formatId('app_user', userId)] });
     });
@@ -108,6 +113,28 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     const user = await users.findUser(db, communityId, id);
     if (!user) throw new HearthError('not_found', 'user_not_found', `no user ${formatId('app_user', id)}`);
     return user;
+  }
+
+  /** The request context of a session cookie's value, or why there is none. */
+  async function authenticate(cookie: string): Promise<SessionAuthentication> {
+    const parsed = parseSecret(cookie);
+    if (!parsed) return { ok: false, reason: 'the session cookie is malformed' };
+    const session = await users.findSession(db, parsed.communityId, parsed.hash, clock.now());
+    if (!session) return { ok: false, reason: 'the session has ended: sign in again' };
+    return {
+      ok: true,
+      id: session.id,
+      via: session.via as 'password' | 'link',
+      expiresAt: session.expiresAt,
+      context: {
+        communityId: parsed.communityId,
+        communityName: session.communityName,
+        actor: `user:${session.loginEmail}`,
+        tokenId: `session:${session.id}`,
+        scopes: ROLE_SCOPES[session.role as users.Role],
+        userId: session.userId,
+      },
+    };
   }
 
   /** An admin may not remove or demote the community's last admin: no one could manage it any more. */
@@ -140,36 +167,44 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       return open(user, await communityName(user.communityId), 'password');
     },
 
-    async signInWithLink(link: string): Promise<OpenedSession> {
+    /**
+     * Signs in by a one-time link. A browser already signed in (`current`, its session cookie) is not
+     * switched to the link's user unless `replace` says it should: a link sent by someone else would
+     * otherwise sign its victim in to the sender's account without a word (login CSRF). Refused so, the
+     * link stays unused. Replaced, the old session ends. Using a link voids the user's other links.
+     */
+    async signInWithLink(link: string, options: { current?: string | null; replace?: boolean } = {}): Promise<OpenedSession> {
       const secret = link.includes('#link=') ? link.slice(link.indexOf('#link=') + 6) : link;
       const parsed = parseSecret(secret.trim());
-      const used = parsed ? await users.useLink(db, parsed.communityId, parsed.hash, clock.now()) : undefined;
-      if (!parsed || !used) throw new HearthError('forbidden', 'sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
-      const user = (await users.findUser(db, parsed.communityId, used.userId))!;
-      return open(user, await communityName(user.communityId), 'link');
+      const refused = () => new HearthError('forbidden', 'sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
+      if (!parsed) throw refused();
+      const current = options.current ? await authenticate(options.current) : null;
+      if (current?.ok && !options.replace) {
+        const who = current.context.actor.replace(/^user:/, '');
+        throw new HearthError(
+          'conflict',
+          'signed_in',
+          `this browser is signed in as ${who} (${current.context.communityName}): confirm to sign out and sign in by the link instead (replaceSession: true); the link has not been used`,
+        );
+      }
+      const name = await communityName(parsed.communityId);
+      return db.transaction().execute(async (trx) => {
+        const userId = await users.linkUser(trx, parsed.communityId, parsed.hash);
+        if (userId === undefined || !(await users.lockUser(trx, parsed.communityId, userId))) throw refused();
+        const used = await users.useLink(trx, parsed.communityId, parsed.hash, clock.now());
+        if (!used) throw refused();
+        await users.voidLinks(trx, parsed.communityId, userId);
+        if (current?.ok) {
+          const old = parseSecret(options.current!)!;
+          const ended = await users.deleteSession(trx, old.communityId, old.hash);
+          if (ended) await recordWrite(trx, current.context, { operation: 'session.delete', entityIds: [formatId('app_user', current.context.userId!)], detail: { replacedBy: 'link' } });
+        }
+        const user = (await users.findUser(trx, parsed.communityId, userId))!;
+        return open(user, name, 'link', trx);
+      });
     },
 
-    /** The request context of a session cookie's value, or why there is none. */
-    async authenticate(cookie: string): Promise<SessionAuthentication> {
-      const parsed = parseSecret(cookie);
-      if (!parsed) return { ok: false, reason: 'the session cookie is malformed' };
-      const session = await users.findSession(db, parsed.communityId, parsed.hash, clock.now());
-      if (!session) return { ok: false, reason: 'the session has ended: sign in again' };
-      return {
-        ok: true,
-        id: session.id,
-        via: session.via as 'password' | 'link',
-        expiresAt: session.expiresAt,
-        context: {
-          communityId: parsed.communityId,
-          communityName: session.communityName,
-          actor: `user:${session.loginEmail}`,
-          tokenId: `session:${session.id}`,
-          scopes: ROLE_SCOPES[session.role as users.Role],
-          userId: session.userId,
-        },
-      };
-    },
+    authenticate,
 
     /** Whether `given` is the CSRF token of the session `cookie`, compared in constant time. */
     csrfMatches(cookie: string, given: string | undefined): boolean {
@@ -195,7 +230,8 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
 
     /**
      * Sets the signed-in user's password. The current one is asked for, unless the session was opened by a
-     * one-time link (a first sign-in, a reset): then the link stood for it. Every other session of the user ends.
+     * one-time link (a first sign-in, a reset) and has not set one yet: the link stood for the current
+     * password once. Every other session of the user ends.
      */
     async changePassword(context: RequestContext, session: { id: number; via: 'password' | 'link' }, input: { currentPassword?: string; newPassword: string }) {
       checkPassword(input.newPassword);
@@ -209,6 +245,10 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       await db.transaction().execute(async (trx) => {
         await users.setPassword(trx, context.communityId, user.id, hash, clock.now());
         await users.deleteUserSessions(trx, context.communityId, user.id, session.id, clock.now());
+        // Whoever holds this session now knows the password it set: changing it again asks for it.
+        if (session.via === 'link' && !(await users.markSessionPasswordKnown(trx, context.communityId, session.id))) {
+          throw new HearthError('forbidden', 'wrong_password', 'the current password is wrong');
+        }
         await recordWrite(trx, context, { operation: 'user.password', entityIds: [formatId('app_user', user.id)] });
       });
     },

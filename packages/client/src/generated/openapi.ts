@@ -2290,7 +2290,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console with a one-time link
-         * @description The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day.
+         * @description The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day, and voids the user’s other links. A browser already signed in must confirm that the link replaces its session (`replaceSession`; else 409 `signed_in`).
          */
         post: operations["signInWithLink"];
         delete?: never;
@@ -2309,7 +2309,7 @@ export interface paths {
         get?: never;
         /**
          * Set the signed-in user's password
-         * @description Asks for the current password, unless the session was opened by a one-time link. Ends the user’s other sessions.
+         * @description Asks for the current password, unless the session was opened by a one-time link and has not set one yet (`currentPasswordNeeded`). Ends the user’s other sessions.
          */
         put: operations["changePassword"];
         post?: never;
@@ -2375,7 +2375,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time sign-in link for a user (a password reset)
-         * @description Signed in by it, the user sets a new password without the old one.
+         * @description Signed in by it, the user sets a new password without the old one. It voids the user’s older links.
          */
         post: operations["createSignInLink"];
         delete?: never;
@@ -2962,6 +2962,8 @@ export interface components {
             expiresAt: string | null;
             /** @description The session was opened by a one-time link and the user has no password yet. */
             passwordRequired: boolean;
+            /** @description Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one. */
+            currentPasswordNeeded: boolean;
         };
         SignInLink: {
             /** @description Shown once; good for one sign-in within a day. */
@@ -13718,6 +13720,8 @@ export interface operations {
                 "application/json": {
                     /** @description The sign-in link, or what follows its `#link=`. */
                     link: string;
+                    /** @description Sent with the cookie of a live session: end it and sign in by the link. Without it, such a request is a 409 `signed_in` and the link stays unused. */
+                    replaceSession?: boolean;
                 };
             };
         };
