@@ -97,7 +97,7 @@ export async function createServices(deps: ServiceDeps) {
     probeCounter: createProbeCounter({ clock, config: deps.config.rateLimit }),
     readiness: createReadiness(),
     communities: createCommunityService({ db, tokens, clock }),
-    appUsers: createAppUserService({ db, clock, secret, publicUrl: deps.config.publicUrl }),
+    appUsers: createAppUserService({ db, clock, secret, publicUrl: deps.config.publicUrl, tokens }),
     sources: createSourceService({ db, cursors, fileSourceRoot: deps.config.fileSourceRoot ?? null }),
     activityTypes,
     ingestion,

@@ -481,13 +481,17 @@ export function AccountPage(props: { session: Row; onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [message, setMessage] = useState<Message>(null);
-  const needsCurrent = props.session.user.hasPassword && !props.session.passwordRequired;
+  const needsCurrent = props.session.currentPasswordNeeded !== false;
   return (
     <Page title="Your account">
       <p>
         Signed in as <strong>{props.session.user.name}</strong> ({props.session.user.loginEmail}), {props.session.user.role} of {props.session.communityName}.
       </p>
-      {props.session.passwordRequired ? <Notice kind="info">Choose a password: you signed in with a one-time link.</Notice> : null}
+      {props.session.passwordRequired ? (
+        <Notice kind="info">Choose a password: you signed in with a one-time link.</Notice>
+      ) : needsCurrent ? null : (
+        <Notice kind="info">You signed in with a one-time link: choose a new password. The current one is not asked for this once.</Notice>
+      )}
       <form
         class="card"
         aria-label="Change password"

@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, SourcesPage, TokensPage, UsersPage } from './admin.tsx';
-import { api, setCsrfToken, whenSignedOut } from './api.ts';
+import { api, ApiError, setCsrfToken, whenSignedOut } from './api.ts';
 import { ActivitiesPage, ActivityPage, ContactPage, ContactsPage, OrganizationPage, OrganizationsPage, SegmentPage, SegmentsPage, TagsPage } from './records.tsx';
 import { interceptLinks, navigate, useLocation } from './router.ts';
 import { ErrorNotice, Field, Loading, Page } from './ui.tsx';
@@ -22,31 +22,70 @@ const NAV: { path: string; label: string; admin?: boolean }[] = [
   { path: '/audit-log', label: 'Audit log', admin: true },
 ];
 
-function SignIn(props: { onSignedIn: (session: Session) => void }) {
+function SignIn(props: { current: Session | null; onSignedIn: (session: Session) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // A link opened in a browser that is signed in waits here until the person says to use it: a link someone
+  // else sent would otherwise quietly put them in the sender's account.
+  const [pending, setPending] = useState<{ link: string; why: string | null } | null>(null);
+  const signInByLink = (link: string, replaceSession: boolean) => {
+    setBusy(true);
+    api('POST', '/api/v2/session/link', { link, ...(replaceSession ? { replaceSession: true } : {}) }).then(
+      (session) => props.onSignedIn(session.data),
+      (failure: unknown) => {
+        if (failure instanceof ApiError && failure.code === 'signed_in') setPending({ link, why: failure.message });
+        else {
+          setPending(null);
+          setError(failure);
+        }
+        setBusy(false);
+      },
+    );
+  };
   // A one-time link (`/sign-in#link=…`): its secret is in the fragment, which the browser never sends. A link
   // pasted into a tab already showing this page changes only the fragment, hence the hashchange listener.
   useEffect(() => {
-    const useLink = () => {
+    const fromFragment = () => {
       const link = new URLSearchParams(location.hash.slice(1)).get('link');
       if (!link) return;
       history.replaceState(null, '', '/sign-in');
-      setBusy(true);
-      api('POST', '/api/v2/session/link', { link }).then(
-        (session) => props.onSignedIn(session.data),
-        (failure: unknown) => {
-          setError(failure);
-          setBusy(false);
-        },
-      );
+      if (props.current) setPending({ link, why: null });
+      else signInByLink(link, false);
     };
-    useLink();
-    window.addEventListener('hashchange', useLink);
-    return () => window.removeEventListener('hashchange', useLink);
+    fromFragment();
+    window.addEventListener('hashchange', fromFragment);
+    return () => window.removeEventListener('hashchange', fromFragment);
   }, []);
+  if (pending) {
+    const current = props.current;
+    return (
+      <main id="main" class="sign-in">
+        <Page title="Use this sign-in link?">
+          <div class="card">
+            <ErrorNotice error={error} />
+            <p>
+              {current ? (
+                <>
+                  This browser is signed in as <strong>{current.user.name}</strong> ({current.user.loginEmail}) to {current.communityName}.
+                </>
+              ) : (
+                pending.why
+              )}
+            </p>
+            <p>The link signs you out, then signs in as the user it was made for, who may be someone else. Use it only if you asked for it.</p>
+            <button type="button" class="primary" disabled={busy} onClick={() => signInByLink(pending.link, true)}>
+              Sign out and use the link
+            </button>{' '}
+            <button type="button" disabled={busy} onClick={() => location.assign('/contacts')}>
+              {current ? `Stay signed in as ${current.user.name}` : 'Stay signed in'}
+            </button>
+          </div>
+        </Page>
+      </main>
+    );
+  }
   return (
     <main id="main" class="sign-in">
       <Page title="Sign in to Hearth">
@@ -157,10 +196,12 @@ function App() {
     }
     return (
       <SignIn
+        current={session}
         onSignedIn={(opened) => {
           setCsrfToken(opened.csrfToken);
           setSession(opened);
-          const back = path === '/sign-in' || path === '/' ? (opened.passwordRequired ? '/account' : '/contacts') : path;
+          // A link's session may choose a password without the current one: it opens on the account page.
+          const back = path === '/sign-in' || path === '/' ? (opened.currentPasswordNeeded ? '/contacts' : '/account') : path;
           navigate(back + (path === '/sign-in' ? '' : location.search), true);
         }}
       />

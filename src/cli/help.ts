@@ -85,8 +85,8 @@ export const HELP: CommandHelp[] = [
         options: [['--name NAME', 'the name shown in the console'], ['--role admin|member', 'admin manages tokens, users and sources; member reads and writes data (default: member)']],
       },
       { name: 'list', usage: 'user list [--community com_N] [--json]', about: 'The console users, their roles and whether they have a password.' },
-      { name: 'reset-password', usage: 'user reset-password EMAIL [--community com_N] [--json]', about: 'Ends the user\'s sessions and prints a one-time link to choose a new password.' },
-      { name: 'remove', usage: 'user remove EMAIL [--community com_N]', about: 'Removes the user; their sessions end at once.' },
+      { name: 'reset-password', usage: 'user reset-password EMAIL [--community com_N] [--json]', about: 'Prints a one-time link to choose a new password (good for 24 hours); it voids the user\'s older links.' },
+      { name: 'remove', usage: 'user remove EMAIL [--community com_N]', about: 'Removes the user; their sessions end at once, and the tokens made for them through the API are revoked.' },
     ],
   },
   {

@@ -34,3 +34,20 @@ export function grants(held: readonly string[], needed: Scope): boolean {
   if (needed.endsWith(':write')) return held.includes('write');
   return false;
 }
+
+/** The roles of console users. */
+export type Role = 'admin' | 'member';
+
+/** What a console user's role grants: members read and write data, admins also manage tokens, users and sources. */
+export const ROLE_SCOPES: Record<Role, Scope[]> = {
+  admin: ['read', 'write', 'admin'],
+  member: ['read', 'write'],
+};
+
+/**
+ * The part of `scopes` that `role` grants, by the same rule the guard applies (`grants`): a member's role
+ * keeps `read`, `write` and every `:read` and `:write` scope, and drops `admin`.
+ */
+export function withinRole(scopes: readonly string[], role: Role): string[] {
+  return scopes.filter((scope) => isScope(scope) && grants(ROLE_SCOPES[role], scope));
+}

@@ -68,6 +68,7 @@ export interface ApiTokens {
   community_id: Int8;
   created_at: Generated<Timestamp>;
   expires_at: Timestamp | null;
+  held_to_role: Generated<boolean>;
   jti: string;
   name: string;
   revoked_at: Timestamp | null;

@@ -140,5 +140,24 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${SKIP_R
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Removal requests' }).click();
       await page.getByRole('cell', { name: 'leave@example.org' }).waitFor();
     });
+
+    it('asks before a sign-in link replaces the signed-in user, and uses it only when told to', async () => {
+      const added = await t.send('POST', '/api/v2/admin/users', { name: 'Mallory', loginEmail: 'mallory@example.org' });
+      expect(added.statusCode, added.body).toBe(201);
+      const link = added.json().data.signInLink.url as string;
+      const signedInAs = async () => (await page.evaluate(`fetch('/api/v2/session').then((r) => r.json())`) as { data: { user: { loginEmail: string } } }).data.user.loginEmail;
+      await page.goto(link);
+      await page.getByRole('heading', { name: 'Use this sign-in link?' }).waitFor();
+      expect(await page.getByText('This browser is signed in as').textContent()).toContain('admin@hearth.local');
+      expect(await signedInAs()).toBe('admin@hearth.local');
+      await page.getByRole('button', { name: 'Stay signed in as Admin' }).click();
+      await page.getByRole('heading', { name: 'Contacts' }).waitFor();
+      expect(await signedInAs()).toBe('admin@hearth.local');
+      // Staying used nothing: the same link still works, once confirmed.
+      await page.goto(link);
+      await page.getByRole('button', { name: 'Sign out and use the link' }).click();
+      await page.getByRole('heading', { name: 'Your account' }).waitFor();
+      expect(await signedInAs()).toBe('mallory@example.org');
+    });
   });
 });

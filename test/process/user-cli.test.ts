@@ -29,17 +29,30 @@ describe('`hearth user` and the first-run sign-in link', () => {
     expect(reset.code, reset.stderr).toBe(0);
 
     const server = await processes.serve(env);
-    expect((await signIn(signInLink, server.url)).status).toBe(201);
-    expect((await signIn((JSON.parse(reset.stdout) as { signInLink: string }).signInLink, server.url)).status).toBe(201);
+    // The reset's link voided the one `user add` printed.
+    expect((await signIn(signInLink, server.url)).status).toBe(403);
+    const mia = await signIn((JSON.parse(reset.stdout) as { signInLink: string }).signInLink, server.url);
+    expect(mia.status).toBe(201);
+    // A token Mia makes in the console is hers: removing her below revokes it.
+    const session = { cookie: String(mia.headers.get('set-cookie')).split(';')[0]!, 'x-csrf-token': (mia.body as { data: { csrfToken: string } }).data.csrfToken };
+    const made = await call(`${server.url}/api/v2/admin/tokens`, { method: 'POST', headers: session, body: { name: 'mia’s export' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const { token, jti } = (made.body as { data: { token: string; jti: string } }).data;
     server.process.kill('SIGTERM');
     expect(await server.process.waitForExit()).toEqual({ code: 0, signal: null });
 
     const wrongRole = await processes.run(['user', 'add', 'x@example.org', '--name', 'X', '--role', 'boss'], env);
     expect(wrongRole.code).toBe(1);
     expect(wrongRole.stderr).toContain('--role is admin or member');
-    expect((await processes.run(['user', 'remove', 'mia@example.org'], env)).code).toBe(0);
+    const removed = await processes.run(['user', 'remove', 'mia@example.org'], env);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toContain(`Warning: the token "mia’s export" (${jti}) was revoked: its user was removed.`);
     const last = await processes.run(['user', 'remove', 'admin@hearth.local'], env);
     expect(last.code).toBe(1);
     expect(last.stderr).toContain('at least one admin');
+    const again = await processes.serve(env);
+    expect((await call(`${again.url}/api/v2/contacts`, { token })).status).toBe(403);
+    again.process.kill('SIGTERM');
+    expect(await again.process.waitForExit()).toEqual({ code: 0, signal: null });
   }, 180_000);
 });

@@ -46,8 +46,11 @@ export const userCommand: Command = {
     async remove({ services, args, values, emit }) {
       const communityId = await community(services, values.community);
       const user = await services.appUsers.byEmail(communityId, required(args[0], 'the email address'));
-      await services.appUsers.remove(cliWriter(communityId), user.id);
-      emit({ removed: formatId('app_user', user.id) }, `Removed ${user.loginEmail}; their sessions have ended.`);
+      const { warnings } = await services.appUsers.remove(cliWriter(communityId), user.id);
+      emit(
+        { removed: formatId('app_user', user.id), ...(warnings.length ? { warnings } : {}) },
+        [`Removed ${user.loginEmail}; their sessions have ended.`, ...warnings.map((warning) => `Warning: ${warning}.`)].join('\n'),
+      );
       return 0;
     },
   },

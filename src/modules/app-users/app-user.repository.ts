@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
+import type { Role } from '../../core/scopes.ts';
 import type { DB } from '../../db/schema.ts';
 
-export type Role = 'admin' | 'member';
+export type { Role };
 
 export interface AppUserRow {
   communityId: number;
@@ -157,7 +158,32 @@ export async function insertLink(db: Kysely<DB>, link: { communityId: number; us
     .execute();
 }
 
-/** Marks a live link used and answers its user; a used, expired or unknown link answers nothing. */
+/** The user a link was made for, whatever its state: the caller locks that user before using the link. */
+export async function linkUser(db: Kysely<DB>, communityId: number, secretHash: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('app_sign_in_links')
+    .select('user_id as userId')
+    .where('community_id', '=', communityId)
+    .where('secret_hash', '=', secretHash)
+    .executeTakeFirst();
+  return row?.userId;
+}
+
+/**
+ * Locks a user's row until the transaction ends, so that the issue and the use of their links are taken
+ * one at a time: two of them at once would otherwise each lock one link and wait for the other's.
+ */
+export async function lockUser(db: Kysely<DB>, communityId: number, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('app_users').select('id').where('community_id', '=', communityId).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes a user's links not used yet (live or expired): a newer link, or one used, replaces them. */
+export async function voidLinks(db: Kysely<DB>, communityId: number, userId: number) {
+  await db.deleteFrom('app_sign_in_links').where('community_id', '=', communityId).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+}
+
+/** Marks a live link used and answers its user; a used, expired, voided or unknown link answers nothing. */
 export async function useLink(db: Kysely<DB>, communityId: number, secretHash: string, now: Date) {
   return db
     .updateTable('app_sign_in_links')
@@ -168,4 +194,20 @@ export async function useLink(db: Kysely<DB>, communityId: number, secretHash: s
     .where('expires_at', '>', now)
     .returning('user_id as userId')
     .executeTakeFirst();
+}
+
+/**
+ * A link's session that sets a password is held to it from then on, as a password's session is. Answers
+ * whether this call did it: of two changes made at once by the session, only one may go without the password.
+ */
+export async function markSessionPasswordKnown(db: Kysely<DB>, communityId: number, sessionId: number): Promise<boolean> {
+  const row = await db
+    .updateTable('app_sessions')
+    .set({ via: 'password' })
+    .where('community_id', '=', communityId)
+    .where('id', '=', sessionId)
+    .where('via', '=', 'link')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -29,6 +29,9 @@ const Session = component('ConsoleSession', Type.Object({
   csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie.' }),
   expiresAt: Nullable(Type.String({ format: 'date-time' })),
   passwordRequired: Type.Boolean({ description: 'The session was opened by a one-time link and the user has no password yet.' }),
+  currentPasswordNeeded: Type.Boolean({
+    description: 'Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one.',
+  }),
 }));
 
 const SignInLink = component('SignInLink', Type.Object({
@@ -47,7 +50,15 @@ const SignInBody = Type.Object(
   { additionalProperties: false },
 );
 
-const LinkBody = Type.Object({ link: Type.String({ minLength: 1, maxLength: 2000, description: 'The sign-in link, or what follows its `#link=`.' }) }, { additionalProperties: false });
+const LinkBody = Type.Object(
+  {
+    link: Type.String({ minLength: 1, maxLength: 2000, description: 'The sign-in link, or what follows its `#link=`.' }),
+    replaceSession: Type.Optional(
+      Type.Boolean({ description: 'Sent with the cookie of a live session: end it and sign in by the link. Without it, such a request is a 409 `signed_in` and the link stays unused.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const PasswordBody = Type.Object(
   {
@@ -73,6 +84,13 @@ const UserChanges = Type.Object(
 );
 
 const UserParams = Type.Object({ id: Type.String({ description: 'u_N' }) });
+
+/** A user changed or removed, with what that did to their tokens (present only when it did something). */
+const UserAnswer = Type.Object({
+  success: Type.Literal(true),
+  data: AppUser,
+  warnings: Type.Optional(Type.Array(Type.String(), { description: 'The tokens made for the user that lost scopes or were revoked, one sentence each.' })),
+});
 
 function presentUser(user: AppUserRow) {
   return {
@@ -103,7 +121,7 @@ function checkOrigin(request: FastifyRequest, publicUrl: string) {
 }
 
 export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserService }, publicUrl: string) {
-  const opened = (reply: FastifyReply, session: OpenedSession) => {
+  const opened = (reply: FastifyReply, session: OpenedSession, via: 'password' | 'link') => {
     reply.header('Set-Cookie', cookieHeader(publicUrl, session.cookie, SESSION_LIFETIME_SECONDS));
     reply.header('Cache-Control', 'no-store');
     return reply.code(201).send({
@@ -116,6 +134,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         csrfToken: session.csrfToken,
         expiresAt: session.expiresAt.toISOString(),
         passwordRequired: !session.user.hasPassword,
+        currentPasswordNeeded: via === 'password' && session.user.hasPassword,
       },
     });
   };
@@ -143,7 +162,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     },
     async (request, reply) => {
       checkOrigin(request, publicUrl);
-      return opened(reply, await services.appUsers.signIn(request.body));
+      return opened(reply, await services.appUsers.signIn(request.body), 'password');
     },
   );
 
@@ -155,14 +174,16 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'signInWithLink',
         tags: ['console'],
         summary: 'Sign in to the console with a one-time link',
-        description: 'The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day.',
+        description:
+          'The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day, and voids the user’s other links. A browser already signed in must confirm that the link replaces its session (`replaceSession`; else 409 `signed_in`).',
         body: LinkBody,
         response: { 201: v2Item(Session), 403: Forbidden },
       },
     },
     async (request, reply) => {
       checkOrigin(request, publicUrl);
-      return opened(reply, await services.appUsers.signInWithLink(request.body.link));
+      const current = sessionCookieOf(request.headers.cookie);
+      return opened(reply, await services.appUsers.signInWithLink(request.body.link, { current, replace: request.body.replaceSession === true }), 'link');
     },
   );
 
@@ -187,6 +208,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
           csrfToken: services.appUsers.csrfTokenOf(session.cookie),
           expiresAt: session.expiresAt.toISOString(),
           passwordRequired: !user.hasPassword,
+          currentPasswordNeeded: session.via === 'password' && user.hasPassword,
         },
       };
     },
@@ -214,7 +236,8 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'changePassword',
         tags: ['console'],
         summary: "Set the signed-in user's password",
-        description: 'Asks for the current password, unless the session was opened by a one-time link. Ends the user’s other sessions.',
+        description:
+          'Asks for the current password, unless the session was opened by a one-time link and has not set one yet (`currentPasswordNeeded`). Ends the user’s other sessions.',
         body: PasswordBody,
         response: { 200: v2Item(AppUser) },
       },
@@ -261,12 +284,21 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     '/api/v2/admin/users/:id',
     {
       config: admin,
-      schema: { operationId: 'updateUser', tags: ['console'], summary: "Rename a console user or change their role", params: UserParams, body: UserChanges, response: { 200: v2Item(AppUser) } },
+      schema: {
+        operationId: 'updateUser',
+        tags: ['console'],
+        summary: 'Rename a console user or change their role',
+        description:
+          'A demotion to member takes from the tokens made for the user the scopes a member lacks (`admin`), and revokes a token left with none; `warnings` names each token it changed. The last admin cannot be demoted (409 `last_admin`).',
+        params: UserParams,
+        body: UserChanges,
+        response: { 200: UserAnswer },
+      },
     },
-    async (request) => ({
-      success: true as const,
-      data: presentUser(await services.appUsers.update(contextOf(request), parseId('app_user', request.params.id), request.body)),
-    }),
+    async (request) => {
+      const { user, warnings } = await services.appUsers.update(contextOf(request), parseId('app_user', request.params.id), request.body);
+      return { success: true as const, data: presentUser(user), ...(warnings.length ? { warnings } : {}) };
+    },
   );
 
   app.delete(
@@ -277,12 +309,16 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'removeUser',
         tags: ['console'],
         summary: 'Remove a console user',
-        description: 'Their sessions end at once; their tokens keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).',
+        description:
+          'Their sessions end at once, and the tokens made for them through the API are revoked (`warnings` names each). Tokens the operator made for them at the command line keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).',
         params: UserParams,
-        response: { 200: v2Item(AppUser) },
+        response: { 200: UserAnswer },
       },
     },
-    async (request) => ({ success: true as const, data: presentUser(await services.appUsers.remove(contextOf(request), parseId('app_user', request.params.id))) }),
+    async (request) => {
+      const { user, warnings } = await services.appUsers.remove(contextOf(request), parseId('app_user', request.params.id));
+      return { success: true as const, data: presentUser(user), ...(warnings.length ? { warnings } : {}) };
+    },
   );
 
   app.post(
@@ -293,7 +329,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
         operationId: 'createSignInLink',
         tags: ['console'],
         summary: 'A one-time sign-in link for a user (a password reset)',
-        description: 'Signed in by it, the user sets a new password without the old one.',
+        description: 'Signed in by it, the user sets a new password without the old one. It voids the user’s older links.',
         params: UserParams,
         response: { 201: v2Item(SignInLink) },
       },

@@ -4,10 +4,11 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
-import type { Scope } from '../../core/scopes.ts';
+import { ROLE_SCOPES, type Scope } from '../../core/scopes.ts';
 import type { RequestContext, Writer } from '../../core/writer.ts';
 import { recordWrite } from '../audit/index.ts';
 import { linkAppUserContact } from '../communities/index.ts';
+import type { HeldTokenChange, TokenService } from '../tokens/index.ts';
 import * as users from './app-user.repository.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyCandidates, verifyPassword } from './password.ts';
 import { createSignInBrake } from './sign-in-brake.ts';
@@ -17,12 +18,6 @@ export const SESSION_COOKIE = 'hearth_session';
 export const SESSION_LIFETIME_SECONDS = 7 * 24 * 3600;
 /** A one-time sign-in link is good for a day. */
 export const LINK_LIFETIME_SECONDS = 24 * 3600;
-
-/** What a console user may do through the API: members read and write data, admins also manage tokens, users and sources. */
-export const ROLE_SCOPES: Record<users.Role, Scope[]> = {
-  admin: ['read', 'write', 'admin'],
-  member: ['read', 'write'],
-};
 
 export type SessionAuthentication =
   | { ok: true; context: RequestContext; id: number; via: 'password' | 'link'; expiresAt: Date }
@@ -69,7 +64,7 @@ function checkEmail(email: string): string {
  * API routes a token does (the request guard asks `authenticate` when a request has no Authorization
  * header), with the scopes of the user's role, so the console needs no API of its own.
  */
-export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string }) {
+export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string; tokens: Pick<TokenService, 'holdToRole' | 'changed'> }) {
   const { db, clock } = deps;
   const brake = createSignInBrake({ db, clock });
   const csrfKey = createHmac('sha256', deps.secret).update('hearth console csrf').digest();
@@ -79,11 +74,13 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     return createHmac('sha256', csrfKey).update(cookie).digest('base64url');
   }
 
-  async function open(user: users.AppUserRow, communityName: string, via: 'password' | 'link'): Promise<OpenedSession> {
+  /** Opens a session, in the caller's transaction when given one. */
+  async function open(user: users.AppUserRow, communityName: string, via: 'password' | 'link', within?: Kysely<DB>): Promise<OpenedSession> {
     const cookie = newSecret(user.communityId);
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000);
-    await db.transaction().execute(async (trx) => {
+    const transaction = <T>(work: (trx: Kysely<DB>) => Promise<T>) => (within ? work(within) : db.transaction().execute(work));
+    await transaction(async (trx) => {
       const id = await users.insertSession(trx, { communityId: user.communityId, userId: user.id, secretHash: parseSecret(cookie)!.hash, via, expiresAt, now });
       await recordWrite(trx, { communityId: user.communityId, actor: `user:${user.loginEmail}`, tokenId: `session:${id}` }, {
         operation: 'session.create',
@@ -104,6 +101,9 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     const now = clock.now();
     const expiresAt = new Date(now.getTime() + LINK_LIFETIME_SECONDS * 1000);
     await db.transaction().execute(async (trx) => {
+      // One live link per user: a new one voids those handed out before it, which may have gone astray.
+      await users.lockUser(trx, communityId, userId);
+      await users.voidLinks(trx, communityId, userId);
       await users.insertLink(trx, { communityId, userId, secretHash: parseSecret(secret)!.hash, expiresAt, now });
       if (writer) await recordWrite(trx, writer, { operation: 'user.sign_in_link', entityIds: [formatId('app_user', userId)] });
     });
@@ -115,6 +115,28 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     const user = await users.findUser(db, communityId, id);
     if (!user) throw new HearthError('not_found', 'user_not_found', `no user ${formatId('app_user', id)}`);
     return user;
+  }
+
+  /** The request context of a session cookie's value, or why there is none. */
+  async function authenticate(cookie: string): Promise<SessionAuthentication> {
+    const parsed = parseSecret(cookie);
+    if (!parsed) return { ok: false, reason: 'the session cookie is malformed' };
+    const session = await users.findSession(db, parsed.communityId, parsed.hash, clock.now());
+    if (!session) return { ok: false, reason: 'the session has ended: sign in again' };
+    return {
+      ok: true,
+      id: session.id,
+      via: session.via as 'password' | 'link',
+      expiresAt: session.expiresAt,
+      context: {
+        communityId: parsed.communityId,
+        communityName: session.communityName,
+        actor: `user:${session.loginEmail}`,
+        tokenId: `session:${session.id}`,
+        scopes: ROLE_SCOPES[session.role as users.Role],
+        userId: session.userId,
+      },
+    };
   }
 
   /** An admin may not remove or demote the community's last admin: no one could manage it any more. */
@@ -151,36 +173,44 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       return open(user, await communityName(user.communityId), 'password');
     },
 
-    async signInWithLink(link: string): Promise<OpenedSession> {
+    /**
+     * Signs in by a one-time link. A browser already signed in (`current`, its session cookie) is not
+     * switched to the link's user unless `replace` says it should: a link sent by someone else would
+     * otherwise sign its victim in to the sender's account without a word (login CSRF). Refused so, the
+     * link stays unused. Replaced, the old session ends. Using a link voids the user's other links.
+     */
+    async signInWithLink(link: string, options: { current?: string | null; replace?: boolean } = {}): Promise<OpenedSession> {
       const secret = link.includes('#link=') ? link.slice(link.indexOf('#link=') + 6) : link;
       const parsed = parseSecret(secret.trim());
-      const used = parsed ? await users.useLink(db, parsed.communityId, parsed.hash, clock.now()) : undefined;
-      if (!parsed || !used) throw new HearthError('forbidden', 'sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
-      const user = (await users.findUser(db, parsed.communityId, used.userId))!;
-      return open(user, await communityName(user.communityId), 'link');
+      const refused = () => new HearthError('forbidden', 'sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
+      if (!parsed) throw refused();
+      const current = options.current ? await authenticate(options.current) : null;
+      if (current?.ok && !options.replace) {
+        const who = current.context.actor.replace(/^user:/, '');
+        throw new HearthError(
+          'conflict',
+          'signed_in',
+          `this browser is signed in as ${who} (${current.context.communityName}): confirm to sign out and sign in by the link instead (replaceSession: true); the link has not been used`,
+        );
+      }
+      const name = await communityName(parsed.communityId);
+      return db.transaction().execute(async (trx) => {
+        const userId = await users.linkUser(trx, parsed.communityId, parsed.hash);
+        if (userId === undefined || !(await users.lockUser(trx, parsed.communityId, userId))) throw refused();
+        const used = await users.useLink(trx, parsed.communityId, parsed.hash, clock.now());
+        if (!used) throw refused();
+        await users.voidLinks(trx, parsed.communityId, userId);
+        if (current?.ok) {
+          const old = parseSecret(options.current!)!;
+          const ended = await users.deleteSession(trx, old.communityId, old.hash);
+          if (ended) await recordWrite(trx, current.context, { operation: 'session.delete', entityIds: [formatId('app_user', current.context.userId!)], detail: { replacedBy: 'link' } });
+        }
+        const user = (await users.findUser(trx, parsed.communityId, userId))!;
+        return open(user, name, 'link', trx);
+      });
     },
 
-    /** The request context of a session cookie's value, or why there is none. */
-    async authenticate(cookie: string): Promise<SessionAuthentication> {
-      const parsed = parseSecret(cookie);
-      if (!parsed) return { ok: false, reason: 'the session cookie is malformed' };
-      const session = await users.findSession(db, parsed.communityId, parsed.hash, clock.now());
-      if (!session) return { ok: false, reason: 'the session has ended: sign in again' };
-      return {
-        ok: true,
-        id: session.id,
-        via: session.via as 'password' | 'link',
-        expiresAt: session.expiresAt,
-        context: {
-          communityId: parsed.communityId,
-          communityName: session.communityName,
-          actor: `user:${session.loginEmail}`,
-          tokenId: `session:${session.id}`,
-          scopes: ROLE_SCOPES[session.role as users.Role],
-          userId: session.userId,
-        },
-      };
-    },
+    authenticate,
 
     /** Whether `given` is the CSRF token of the session `cookie`, compared in constant time. */
     csrfMatches(cookie: string, given: string | undefined): boolean {
@@ -206,7 +236,8 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
 
     /**
      * Sets the signed-in user's password. The current one is asked for, unless the session was opened by a
-     * one-time link (a first sign-in, a reset): then the link stood for it. Every other session of the user ends.
+     * one-time link (a first sign-in, a reset) and has not set one yet: the link stood for the current
+     * password once. Every other session of the user ends.
      */
     async changePassword(context: RequestContext, session: { id: number; via: 'password' | 'link' }, input: { currentPassword?: string; newPassword: string }) {
       checkPassword(input.newPassword);
@@ -220,6 +251,10 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       await db.transaction().execute(async (trx) => {
         await users.setPassword(trx, context.communityId, user.id, hash, clock.now());
         await users.deleteUserSessions(trx, context.communityId, user.id, session.id, clock.now());
+        // Whoever holds this session now knows the password it set: changing it again asks for it.
+        if (session.via === 'link' && !(await users.markSessionPasswordKnown(trx, context.communityId, session.id))) {
+          throw new HearthError('forbidden', 'wrong_password', 'the current password is wrong');
+        }
         await recordWrite(trx, context, { operation: 'user.password', entityIds: [formatId('app_user', user.id)] });
       });
     },
@@ -259,27 +294,37 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       return { user: await userOf(writer.communityId, id), signInLink: link };
     },
 
+    /**
+     * Renames a user or changes their role. A demotion takes from the tokens made for them (through the API)
+     * the scopes the new role lacks, and revokes those left with none; `warnings` say which.
+     */
     async update(writer: Writer, id: number, changes: { name?: string; role?: users.Role }) {
       const name = changes.name?.trim();
       if (changes.name !== undefined && !name) throw invalidParameters('a user needs a name');
       await userOf(writer.communityId, id);
-      await db.transaction().execute(async (trx) => {
+      const held = await db.transaction().execute(async (trx) => {
         await users.updateUser(trx, writer.communityId, id, { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) });
         if (changes.role === 'member') await keepAnAdmin(trx, writer.communityId);
+        const held = changes.role ? await deps.tokens.holdToRole(trx, writer, id, changes.role) : [];
         await recordWrite(trx, writer, { operation: 'user.update', entityIds: [formatId('app_user', id)], detail: { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) } });
+        return held;
       });
-      return userOf(writer.communityId, id);
+      if (held.length) deps.tokens.changed();
+      return { user: await userOf(writer.communityId, id), warnings: tokenWarnings(held, changes.role ?? null) };
     },
 
-    /** Removes a user: their sessions end at once; their tokens stay, no longer tied to anyone. */
+    /** Removes a user: their sessions end at once, and the tokens made for them through the API are revoked. */
     async remove(writer: Writer, id: number) {
       const user = await userOf(writer.communityId, id);
-      await db.transaction().execute(async (trx) => {
+      const held = await db.transaction().execute(async (trx) => {
+        const held = await deps.tokens.holdToRole(trx, writer, id, null);
         await users.deleteUser(trx, writer.communityId, id);
         await keepAnAdmin(trx, writer.communityId);
         await recordWrite(trx, writer, { operation: 'user.remove', entityIds: [formatId('app_user', id)], detail: { loginEmail: user.loginEmail } });
+        return held;
       });
-      return user;
+      if (held.length) deps.tokens.changed();
+      return { user, warnings: tokenWarnings(held, null) };
     },
 
     /** A one-time sign-in link for a user (a reset: they then choose a new password). */
@@ -296,6 +341,16 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
 }
 
 export type AppUserService = ReturnType<typeof createAppUserService>;
+
+/** What a removal or a new role did to the user's tokens, one sentence per token, for the answer. */
+function tokenWarnings(changes: HeldTokenChange[], role: users.Role | null): string[] {
+  return changes.map((change) => {
+    const token = `the token "${change.name}" (${change.jti})`;
+    if (role === null) return `${token} was revoked: its user was removed`;
+    if (change.revoked) return `${token} was revoked: the role ${role} grants none of its scopes`;
+    return `${token} lost the scope${change.dropped.length > 1 ? 's' : ''} ${change.dropped.join(', ')}, which the role ${role} does not grant`;
+  });
+}
 
 /** The session cookie's value in a Cookie header, if any. */
 export function sessionCookieOf(header: string | undefined): string | null {

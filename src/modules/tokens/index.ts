@@ -2,4 +2,4 @@
 export { tokenStatusRoutes } from './token-status.routes.ts';
 export { loadOrCreateSigningSecret } from './token.repository.ts';
 export { tokenRoutes } from './token.routes.ts';
-export { createTokenService, MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS, type TokenService } from './token.service.ts';
+export { createTokenService, MAX_TOKEN_LIFETIME_SECONDS, MIN_TOKEN_LIFETIME_SECONDS, type HeldTokenChange, type TokenService } from './token.service.ts';

@@ -7,6 +7,7 @@ export interface TokenRow {
   name: string;
   scopes: string[];
   appUserId: number | null;
+  heldToRole: boolean;
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
@@ -18,6 +19,7 @@ const columns = [
   'name',
   'scopes',
   'app_user_id as appUserId',
+  'held_to_role as heldToRole',
   'created_at as createdAt',
   'expires_at as expiresAt',
   'revoked_at as revokedAt',
@@ -25,7 +27,7 @@ const columns = [
 
 export async function insertToken(
   db: Kysely<DB>,
-  token: { communityId: number; jti: string; name: string; scopes: string[]; appUserId: number | null; expiresAt: Date | null },
+  token: { communityId: number; jti: string; name: string; scopes: string[]; appUserId: number | null; heldToRole: boolean; expiresAt: Date | null },
 ): Promise<void> {
   await db
     .insertInto('api_tokens')
@@ -35,6 +37,7 @@ export async function insertToken(
       name: token.name,
       scopes: token.scopes,
       app_user_id: token.appUserId,
+      held_to_role: token.heldToRole,
       expires_at: token.expiresAt,
     })
     .execute();
@@ -50,7 +53,9 @@ export async function findActiveToken(db: Kysely<DB>, communityId: number, jti: 
       't.name',
       't.scopes',
       't.app_user_id as appUserId',
+      't.held_to_role as heldToRole',
       'u.login_email as userEmail',
+      'u.role as userRole',
       't.revoked_at as revokedAt',
       't.expires_at as expiresAt',
       'c.name as communityName',
@@ -75,6 +80,24 @@ export async function revokeToken(db: Kysely<DB>, jti: string, communityId: numb
     .where('revoked_at', 'is', null)
     .returning(columns)
     .executeTakeFirst();
+}
+
+/** The live tokens held to a user's role, locked until the caller's transaction ends. */
+export async function liveTokensHeldTo(db: Kysely<DB>, communityId: number, userId: number): Promise<TokenRow[]> {
+  return db
+    .selectFrom('api_tokens')
+    .select(columns)
+    .where('community_id', '=', communityId)
+    .where('app_user_id', '=', userId)
+    .where('held_to_role', '=', true)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at')
+    .forUpdate()
+    .execute();
+}
+
+export async function setScopes(db: Kysely<DB>, communityId: number, jti: string, scopes: string[]): Promise<void> {
+  await db.updateTable('api_tokens').set({ scopes }).where('community_id', '=', communityId).where('jti', '=', jti).execute();
 }
 
 export async function findToken(db: Kysely<DB>, jti: string, communityId: number | null): Promise<TokenRow | undefined> {

@@ -44,11 +44,20 @@ export function tokenRoutes(app: HearthApp, services: { tokens: TokenService }) 
     '/api/v2/admin/tokens',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { operationId: 'createToken', tags: ['admin'], summary: 'Create an API token', body: NewTokenBody, response: { 201: v2Item(Issued) } },
+      schema: {
+        operationId: 'createToken',
+        tags: ['admin'],
+        summary: 'Create an API token',
+        description:
+          "The token is made for the calling user (a console session's, or the calling token's) and never grants more than that user's role: demoting the user takes the scopes the new role lacks from it, removing the user revokes it.",
+        body: NewTokenBody,
+        response: { 201: v2Item(Issued) },
+      },
     },
     async (request, reply) => {
       const context = contextOf(request);
-      const issued = await services.tokens.issue(context, { appUserId: context.userId, ...request.body });
+      // Made for the calling user, and held to their role: it never outlives what its maker may do.
+      const issued = await services.tokens.issue(context, { appUserId: context.userId, heldToRole: true, ...request.body });
       return reply.code(201).send({ success: true as const, data: issued });
     },
   );

@@ -6,7 +6,7 @@ import type { Listen } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
-import { DEFAULT_SCOPES, isScope, type Scope } from '../../core/scopes.ts';
+import { DEFAULT_SCOPES, isScope, withinRole, type Role, type Scope } from '../../core/scopes.ts';
 import { recordWrite } from '../audit/index.ts';
 import { tokenActor, type RequestContext, type Writer } from '../../core/writer.ts';
 import { createListenedCache } from '../../core/listened-cache.ts';
@@ -17,6 +17,16 @@ export type Authentication = { ok: true; context: RequestContext } | { ok: false
 export interface IssuedToken {
   token: string;
   jti: string;
+}
+
+/** What a user's removal or new role did to one of the tokens held to their role. */
+export interface HeldTokenChange {
+  jti: string;
+  name: string;
+  /** The scopes it lost. */
+  dropped: string[];
+  /** Revoked: the user was removed, or the token had no scope left. */
+  revoked: boolean;
 }
 
 const ISSUER = 'hearth';
@@ -52,6 +62,8 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       scopes?: string[];
       name?: string;
       appUserId?: number | null;
+      /** Whether the token is held to its user's role: true for a token made through the API (see HeldTokenChange). */
+      heldToRole?: boolean;
       expiresInSeconds?: number;
       },
     ): Promise<IssuedToken> {
@@ -67,7 +79,8 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       const expiresAt = lifetime ? new Date(now.getTime() + lifetime * 1000) : null;
       const name = input.name?.trim() || 'API token';
       await deps.db.transaction().execute(async (trx) => {
-        await tokens.insertToken(trx, { communityId: writer.communityId, jti, name, scopes, appUserId: input.appUserId ?? null, expiresAt });
+        const appUserId = input.appUserId ?? null;
+        await tokens.insertToken(trx, { communityId: writer.communityId, jti, name, scopes, appUserId, heldToRole: appUserId !== null && input.heldToRole === true, expiresAt });
         await recordWrite(trx, writer, {
           operation: 'token.create',
           entityIds: [jti],
@@ -118,6 +131,9 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       }
       if (row.revokedAt) return { ok: false, reason: 'token has been revoked' };
       if (row.expiresAt && row.expiresAt <= now) return { ok: false, reason: 'token has expired' };
+      // Removal and demotion change the rows of the user's tokens (holdToRole); this covers a token made
+      // while its user was being demoted, and a role changed by hand in the database.
+      if (row.heldToRole && row.userRole === null) return { ok: false, reason: 'the user this token was made for has been removed' };
       return {
         ok: true,
         context: {
@@ -125,10 +141,44 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
           actor: tokenActor(row),
           communityName: row.communityName,
           tokenId: claims.jti,
-          scopes: row.scopes,
+          scopes: row.heldToRole ? withinRole(row.scopes, row.userRole as Role) : row.scopes,
           userId: row.appUserId,
         },
       };
+    },
+
+    /**
+     * Holds a user's tokens to what the user may still do, inside the caller's transaction (the user's
+     * removal, with `role` null, or a new role): each token held to the user's role is revoked when the user
+     * is removed, else loses the scopes the role does not grant, and is revoked when none is left. Tokens the
+     * operator made at the command line are not held (their maker is not the user). Each change is recorded.
+     * The caller calls `changed()` once its transaction has committed.
+     */
+    async holdToRole(trx: Kysely<DB>, writer: Writer, userId: number, role: Role | null): Promise<HeldTokenChange[]> {
+      const changes: HeldTokenChange[] = [];
+      for (const token of await tokens.liveTokensHeldTo(trx, writer.communityId, userId)) {
+        const kept = role === null ? [] : withinRole(token.scopes, role);
+        if (kept.length === token.scopes.length) continue;
+        const dropped = token.scopes.filter((scope) => !kept.includes(scope));
+        if (kept.length === 0) {
+          await tokens.revokeToken(trx, token.jti, writer.communityId, deps.clock.now());
+          await recordWrite(trx, writer, {
+            operation: 'token.revoke',
+            entityIds: [token.jti],
+            detail: { name: token.name, reason: role === null ? 'its user was removed' : `its user's role (${role}) grants none of its scopes` },
+          });
+        } else {
+          await tokens.setScopes(trx, writer.communityId, token.jti, kept);
+          await recordWrite(trx, writer, { operation: 'token.update', entityIds: [token.jti], detail: { name: token.name, scopes: kept, dropped, reason: `its user's role is now ${role}` } });
+        }
+        changes.push({ jti: token.jti, name: token.name, dropped, revoked: kept.length === 0 });
+      }
+      return changes;
+    },
+
+    /** Token rows changed in a transaction that has committed: this process forgets what it kept of them now, before the database's notification. */
+    changed() {
+      cache.changed();
     },
 
     list(communityId: number | null) {

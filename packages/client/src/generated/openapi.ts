@@ -115,7 +115,10 @@ export interface paths {
         /** List API tokens */
         get: operations["listTokens"];
         put?: never;
-        /** Create an API token */
+        /**
+         * Create an API token
+         * @description The token is made for the calling user (a console session's, or the calling token's) and never grants more than that user's role: demoting the user takes the scopes the new role lacks from it, removing the user revokes it.
+         */
         post: operations["createToken"];
         delete?: never;
         options?: never;
@@ -2310,7 +2313,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the console with a one-time link
-         * @description The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day.
+         * @description The first-run admin’s link (printed at start) or one an admin made. A link works once, within a day, and voids the user’s other links. A browser already signed in must confirm that the link replaces its session (`replaceSession`; else 409 `signed_in`).
          */
         post: operations["signInWithLink"];
         delete?: never;
@@ -2329,7 +2332,7 @@ export interface paths {
         get?: never;
         /**
          * Set the signed-in user's password
-         * @description Asks for the current password, unless the session was opened by a one-time link. Ends the user’s other sessions.
+         * @description Asks for the current password, unless the session was opened by a one-time link and has not set one yet (`currentPasswordNeeded`). Ends the user’s other sessions.
          */
         put: operations["changePassword"];
         post?: never;
@@ -2372,12 +2375,15 @@ export interface paths {
         post?: never;
         /**
          * Remove a console user
-         * @description Their sessions end at once; their tokens keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).
+         * @description Their sessions end at once, and the tokens made for them through the API are revoked (`warnings` names each). Tokens the operator made for them at the command line keep working, tied to no one. The last admin cannot be removed (409 `last_admin`).
          */
         delete: operations["removeUser"];
         options?: never;
         head?: never;
-        /** Rename a console user or change their role */
+        /**
+         * Rename a console user or change their role
+         * @description A demotion to member takes from the tokens made for the user the scopes a member lacks (`admin`), and revokes a token left with none; `warnings` names each token it changed. The last admin cannot be demoted (409 `last_admin`).
+         */
         patch: operations["updateUser"];
         trace?: never;
     };
@@ -2392,7 +2398,7 @@ export interface paths {
         put?: never;
         /**
          * A one-time sign-in link for a user (a password reset)
-         * @description Signed in by it, the user sets a new password without the old one.
+         * @description Signed in by it, the user sets a new password without the old one. It voids the user’s older links.
          */
         post: operations["createSignInLink"];
         delete?: never;
@@ -2979,6 +2985,8 @@ export interface components {
             expiresAt: string | null;
             /** @description The session was opened by a one-time link and the user has no password yet. */
             passwordRequired: boolean;
+            /** @description Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one. */
+            currentPasswordNeeded: boolean;
         };
         SignInLink: {
             /** @description Shown once; good for one sign-in within a day. */
@@ -13809,6 +13817,8 @@ export interface operations {
                 "application/json": {
                     /** @description The sign-in link, or what follows its `#link=`. */
                     link: string;
+                    /** @description Sent with the cookie of a live session: end it and sign in by the link. Without it, such a request is a 409 `signed_in` and the link stays unused. */
+                    replaceSession?: boolean;
                 };
             };
         };
@@ -14091,6 +14101,8 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["AppUser"];
+                        /** @description The tokens made for the user that lost scopes or were revoked, one sentence each. */
+                        warnings?: string[];
                     };
                 };
             };
@@ -14165,6 +14177,8 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["AppUser"];
+                        /** @description The tokens made for the user that lost scopes or were revoked, one sentence each. */
+                        warnings?: string[];
                     };
                 };
             };
