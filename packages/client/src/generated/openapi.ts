@@ -3192,6 +3192,10 @@ export interface components {
                 [key: string]: number;
             };
         };
+        JobTitle: {
+            /** @description The title as contacts or prospector contacts carry it */
+            value: string;
+        };
         Topic: {
             /** @description tp_N */
             id: string;
@@ -3361,10 +3365,6 @@ export interface components {
                 domains: string[];
                 summary: string;
             };
-        };
-        JobTitle: {
-            /** @description The title as contacts or prospector contacts carry it */
-            value: string;
         };
         Feed: {
             /** @description feed_N */
