@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifySchema, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifySchema, type FastifyServerOptions, type onSendHookHandler, type RouteOptions } from 'fastify';
 import Type from 'typebox';
 import { components } from './http/components.ts';
 import { createErrorHandler, errorFormatFor } from './http/error-handler.ts';
@@ -143,6 +143,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing || services.readiness.draining) reply.header('Connection', 'close');
   });
+  app.addHook('onSend', answerHeaders);
   app.addHook('preValidation', async (request) => {
     const body = request.routeOptions.config.itemsCheckedAlone ? undefined : request.body;
     for (const [part, value, coreReason] of [
@@ -264,6 +265,20 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   await app.ready();
   return app;
 }
+
+/**
+ * What every answer says besides its body. `nosniff`: a browser takes the declared type at its word, so a
+ * JSON answer that echoes a client's text is never run as a page or a script. `no-store` on what a token
+ * or session unlocked (and on every route that needs one, refusals included): no browser cache or proxy
+ * keeps a community's data for the next user of the machine. Public answers (probes, the documentation,
+ * the tracker's script) keep what their routes say, since nothing in them belongs to a caller.
+ */
+const answerHeaders: onSendHookHandler = (request, reply, _payload, done) => {
+  reply.header('X-Content-Type-Options', 'nosniff');
+  const authenticated = request.context !== null || (request.routeOptions.config.auth ?? 'public') !== 'public';
+  if (authenticated && !reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
+  done();
+};
 
 /** The interactive reference (served by @scalar/fastify-api-reference, which hides its routes). */
 const API_REFERENCE = '/docs';
