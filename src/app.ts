@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifySchema, type FastifyServerOptions, type onSendHookHandler, type RouteOptions } from 'fastify';
 import Type from 'typebox';
+import { API_REFERENCE, OPENAPI_DOCUMENT, registerApiReference } from './http/api-reference.ts';
 import { components } from './http/components.ts';
 import { createErrorHandler, errorFormatFor } from './http/error-handler.ts';
 import { HearthError } from './core/errors.ts';
@@ -198,9 +198,9 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: documentDefaults,
   });
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json', title: 'Hearth API' } });
+  await registerApiReference(app);
   app.get(
-    '/openapi.json',
+    OPENAPI_DOCUMENT,
     {
       config: { auth: 'public' },
       schema: {
@@ -210,7 +210,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
         response: { 200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document' }) },
       },
     },
-    async () => app.swagger(),
+    // Any origin may read it: it is public, and the reference's page reads it from a sandbox, an origin of its own.
+    async (_request, reply) => reply.header('Access-Control-Allow-Origin', '*').send(app.swagger()),
   );
 
   healthRoutes(app, services);
@@ -279,9 +280,6 @@ const answerHeaders: onSendHookHandler = (request, reply, _payload, done) => {
   if (authenticated && !reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
   done();
 };
-
-/** The interactive reference (served by @scalar/fastify-api-reference, which hides its routes). */
-const API_REFERENCE = '/docs';
 
 /**
  * Runs for every route as it is added: completes the declaration with what every route shares, and refuses
