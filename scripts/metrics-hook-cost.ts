@@ -8,7 +8,7 @@ const metrics = createMetricsService({ jobs: {} as never, ingestion: {} as never
 const route = { method: 'GET', url: '/api/v2/contacts', handler: () => {} } as unknown as RouteOptions;
 metrics.instrumentRoute(route);
 const hook = (route.onResponse as unknown as ((request: object, reply: object, done: () => void) => void)[])[0]!;
-const request = { method: 'GET' };
+const request = { method: 'GET', context: { communityId: 1 } };
 const replies = [200, 200, 200, 404, 200].map((statusCode, i) => ({ statusCode, elapsedTime: 1 + i * 7 }));
 const done = () => {};
 const calls = 2_000_000;

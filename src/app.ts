@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import scalar from '@scalar/fastify-api-reference';
-import Fastify, { type FastifySchema, type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifySchema, type FastifyServerOptions, type onSendHookHandler, type RouteOptions } from 'fastify';
 import Type from 'typebox';
+import { API_REFERENCE, OPENAPI_DOCUMENT, registerApiReference } from './http/api-reference.ts';
 import { components } from './http/components.ts';
 import { createErrorHandler, errorFormatFor } from './http/error-handler.ts';
 import { HearthError } from './core/errors.ts';
@@ -148,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing || services.readiness.draining) reply.header('Connection', 'close');
   });
+  app.addHook('onSend', answerHeaders);
   app.addHook('preValidation', async (request) => {
     const body = request.routeOptions.config.itemsCheckedAlone ? undefined : request.body;
     for (const [part, value, coreReason] of [
@@ -202,9 +203,9 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: documentDefaults,
   });
-  await app.register(scalar, { routePrefix: '/docs', configuration: { url: '/openapi.json', title: 'Hearth API' } });
+  await registerApiReference(app);
   app.get(
-    '/openapi.json',
+    OPENAPI_DOCUMENT,
     {
       config: { auth: 'public' },
       schema: {
@@ -214,7 +215,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
         response: { 200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document' }) },
       },
     },
-    async () => app.swagger(),
+    // Any origin may read it: it is public, and the reference's page reads it from a sandbox, an origin of its own.
+    async (_request, reply) => reply.header('Access-Control-Allow-Origin', '*').send(app.swagger()),
   );
 
   healthRoutes(app, services);
@@ -270,8 +272,19 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   return app;
 }
 
-/** The interactive reference (served by @scalar/fastify-api-reference, which hides its routes). */
-const API_REFERENCE = '/docs';
+/**
+ * What every answer says besides its body. `nosniff`: a browser takes the declared type at its word, so a
+ * JSON answer that echoes a client's text is never run as a page or a script. `no-store` on what a token
+ * or session unlocked (and on every route that needs one, refusals included): no browser cache or proxy
+ * keeps a community's data for the next user of the machine. Public answers (probes, the documentation,
+ * the tracker's script) keep what their routes say, since nothing in them belongs to a caller.
+ */
+const answerHeaders: onSendHookHandler = (request, reply, _payload, done) => {
+  reply.header('X-Content-Type-Options', 'nosniff');
+  const authenticated = request.context !== null || (request.routeOptions.config.auth ?? 'public') !== 'public';
+  if (authenticated && !reply.hasHeader('Cache-Control')) reply.header('Cache-Control', 'no-store');
+  done();
+};
 
 /**
  * Runs for every route as it is added: completes the declaration with what every route shares, and refuses

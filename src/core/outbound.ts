@@ -2,9 +2,10 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { invalidParameters } from './errors.ts';
 
 /**
- * HTTP requests Hearth makes to addresses its users give it (feeds; later webhooks). They must not become
+ * HTTP requests Hearth makes to addresses its users give it (feeds and webhooks). They must not become
  * a way to reach what only the server can: every address a host name resolves to is checked when the
  * connection is made (so a name that resolves differently a second later cannot slip through), and
  * private, loopback, link-local and other special addresses are refused unless the operator allows them.
@@ -34,26 +35,101 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const DEFAULT_MAX_REDIRECTS = 5;
 
-const blocked = new net.BlockList();
+/** What a refused address is reported as: never the address, which would tell what an internal name resolves to. */
+export const PRIVATE_ADDRESS_REFUSED = 'refused: private address';
+
+/** IPv4 ranges that are not the public internet (IANA's special-purpose registry, and multicast). */
+const blockedV4 = new net.BlockList();
 for (const [address, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) {
-  blocked.addSubnet(address, prefix, 'ipv4');
+  blockedV4.addSubnet(address, prefix, 'ipv4');
 }
-for (const [address, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96]] as const) {
-  blocked.addSubnet(address, prefix, 'ipv6');
+
+/**
+ * IPv6 ranges refused whatever follows their prefix. `::/96` (IPv4-compatible, with `::` and `::1`),
+ * `::ffff:0:0:0/96` (IPv4-translated) and `64:ff9b:1::/48` (NAT64 for a local network) only exist to reach
+ * IPv4 or local hosts in ways no public service is published at; the others are not globally reachable.
+ */
+const blockedV6 = new net.BlockList();
+for (const [address, prefix] of [
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20],
+  ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) {
+  blockedV6.addSubnet(address, prefix, 'ipv6');
+}
+
+/**
+ * The IPv4 address an IPv6 address carries in the forms a connection would reach it by: IPv4-mapped
+ * (`::ffff:a.b.c.d`), NAT64's well-known prefix (`64:ff9b::a.b.c.d`, how an IPv6-only network with DNS64
+ * reaches every IPv4 host) and 6to4 (`2002:AABB:CCDD::`). These are decoded and the IPv4 address checked,
+ * rather than all refused, so that public hosts stay reachable through NAT64.
+ */
+function embeddedIPv4(bytes: number[]): string | null {
+  const startsWith = (prefix: number[]) => prefix.every((byte, i) => bytes[i] === byte);
+  const dotted = (at: number) => bytes.slice(at, at + 4).join('.');
+  if (startsWith([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff])) return dotted(12);
+  if (startsWith([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return dotted(12);
+  if (startsWith([0x20, 0x02])) return dotted(2);
+  return null;
+}
+
+/** The 16 bytes of an IPv6 address (any of its written forms, a zone ignored); null when it is not one. */
+function ipv6Bytes(address: string): number[] | null {
+  const text = address.replace(/%.*$/, '');
+  if (!net.isIPv6(text)) return null;
+  let groups = text;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    groups = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = groups.includes('::') ? groups.split('::') : [groups, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return all.flatMap((group) => {
+    const value = parseInt(group, 16);
+    return [value >> 8, value & 0xff];
+  });
 }
 
 /** Whether an IP address is one outbound requests may not reach by default. */
 export function isSpecialAddress(address: string): boolean {
-  const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : null;
-  if (family === null) return true;
-  // An IPv4 address written as IPv6 (::ffff:127.0.0.1) is checked as the IPv4 address it is.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-  return blocked.check(address, family);
+  if (net.isIPv4(address)) return blockedV4.check(address, 'ipv4');
+  const bytes = ipv6Bytes(address);
+  if (bytes === null) return true;
+  const ipv4 = embeddedIPv4(bytes);
+  if (ipv4 !== null) return blockedV4.check(ipv4, 'ipv4');
+  return blockedV6.check(address.replace(/%.*$/, ''), 'ipv6');
+}
+
+/** Why a URL's host may not be reached, when it is an IP address outbound requests refuse; null otherwise. */
+function refusedHost(url: URL, allowPrivateAddresses: boolean): string | null {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return !allowPrivateAddresses && net.isIP(host) && isSpecialAddress(host) ? `${host} is a private or special address` : null;
+}
+
+/**
+ * The URL an admin gives a webhook or a feed, checked as it is registered: `http` or `https`, without a
+ * user name or password, and not at a private or special IP address unless the operator allows those; a 400
+ * that says why otherwise. A host name is not resolved here: what it resolves to can change, so it is
+ * checked whenever a connection is made.
+ */
+export function readOutboundUrl(given: string, allowPrivateAddresses: boolean): string {
+  let url: URL;
+  try {
+    url = new URL(given.trim());
+  } catch {
+    throw invalidParameters(`url "${given}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameters('url must be an http or https URL');
+  if (url.username || url.password) throw invalidParameters('url must not carry a user name or password');
+  const refused = refusedHost(url, allowPrivateAddresses);
+  if (refused) throw invalidParameters(`url: ${refused}, which Hearth does not reach unless the operator allows it (HEARTH_ALLOW_PRIVATE_FETCH)`);
+  return url.toString();
 }
 
 /**
@@ -93,10 +169,7 @@ function requestOnce(
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new OutboundError(`only http and https URLs can be fetched, not ${target.protocol}`));
   if (target.username || target.password) return Promise.reject(new OutboundError('a URL with a user name or password is not fetched'));
-  const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !options.allowPrivateAddresses && isSpecialAddress(host)) {
-    return Promise.reject(new OutboundError(`${host} is a private or special address, which Hearth does not fetch from`));
-  }
+  if (refusedHost(target, options.allowPrivateAddresses)) return Promise.reject(new OutboundError(PRIVATE_ADDRESS_REFUSED));
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -116,7 +189,7 @@ function requestOnce(
             if (error) return callback(error, '', 4);
             const list = addresses as dns.LookupAddress[];
             const refused = options.allowPrivateAddresses ? undefined : list.find((entry) => isSpecialAddress(entry.address));
-            if (refused) return callback(new OutboundError(`${hostname} resolves to ${refused.address}, a private or special address, which Hearth does not fetch from`), '', 4);
+            if (refused) return callback(new OutboundError(PRIVATE_ADDRESS_REFUSED), '', 4);
             if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
             return callback(null, list[0]!.address, list[0]!.family);
           });
@@ -150,5 +223,10 @@ function requestOnce(
 }
 
 function wrap(error: Error): OutboundError {
-  return error instanceof OutboundError ? error : new OutboundError(error.message);
+  if (error instanceof OutboundError) return error;
+  // A system error names the address it failed on (`connect ECONNREFUSED 10.0.0.7:80`): what a name resolved
+  // to stays out of what an admin is shown.
+  const { syscall, code, address } = error as NodeJS.ErrnoException & { address?: string };
+  if (address !== undefined && syscall && code) return new OutboundError(`${syscall} ${code}`);
+  return new OutboundError(error.message);
 }

@@ -111,12 +111,12 @@ describe.each(ENGINES)('hardening against odd input (%s)', (engine) => {
       try {
         const { port } = t.app.server.address() as AddressInfo;
         const request = (path: string) =>
-          new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+          new Promise<{ status: number; type: string; nosniff: unknown; body: string }>((resolve, reject) => {
             const req = http.request({ host: '127.0.0.1', port, path, headers: { authorization: `Bearer ${t.token}` } }, (res) => {
               let body = '';
               res.setEncoding('utf8');
               res.on('data', (chunk: string) => (body += chunk));
-              res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }));
+              res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), nosniff: res.headers['x-content-type-options'], body }));
             });
             req.on('error', reject);
             req.end();
@@ -125,6 +125,7 @@ describe.each(ENGINES)('hardening against odd input (%s)', (engine) => {
         const refused = await request(`/api/v2/contacts?lightFilter=${huge}`);
         expect(refused.status).toBe(431);
         expect(refused.type).toMatch(/application\/json/);
+        expect(refused.nosniff).toBe('nosniff');
         expect(JSON.parse(refused.body)).toEqual({ success: false, error: { code: 'request_header_too_large', message: expect.stringMatching(/256 KB/) } });
         // Far above Node's default of 16 KB, a long request reaches its route, which answers in its family's words.
         const long = encodeURIComponent(
@@ -140,6 +141,57 @@ describe.each(ENGINES)('hardening against odd input (%s)', (engine) => {
         await t.app.close();
       }
     });
+  });
+});
+
+/** Headers every answer carries, added to what clients already read (nothing they rely on changes). */
+describe.each(ENGINES)('what answers tell browsers and caches (%s)', (engine) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(engine);
+  });
+  afterAll(() => t.close());
+
+  const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
+    t.app.inject({ method, url, headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+  const bearer = () => ({ authorization: `Bearer ${t.token}` });
+
+  it('says nosniff on every JSON answer, errors of both families included', async () => {
+    for (const [method, url, headers, status] of [
+      ['GET', '/api/v2/me', bearer(), 200],
+      ['GET', '/api/v2/contacts/nonsense', bearer(), 400],
+      ['GET', '/api/v2/contacts', {}, 403],
+      ['GET', '/community/v1/members?github=x', { authorization: 'Bearer not-a-token' }, 403],
+      ['GET', '/no/such/route', {}, 404],
+      ['POST', `/community/v1/source/${t.sourceId}/user`, bearer(), 400],
+      ['GET', '/healthz', {}, 200],
+      ['GET', '/openapi.json', {}, 200],
+    ] as const) {
+      const response = await inject(method, url, headers, method === 'POST' ? {} : undefined);
+      expect(response.statusCode, url).toBe(status);
+      expect(response.headers['content-type'], url).toMatch(/^application\/json/);
+      expect(response.headers['x-content-type-options'], url).toBe('nosniff');
+    }
+  });
+
+  it('keeps no authenticated answer in any cache, and leaves public ones as they were', async () => {
+    const member = await t.issueToken(['read']);
+    for (const [method, url, headers] of [
+      ['GET', '/api/v2/me', bearer()],
+      ['GET', '/api/v2/contacts?limit=1', { authorization: `Bearer ${member}` }],
+      ['GET', '/metrics', bearer()],
+      // A route that needs a token says so on its refusals too.
+      ['GET', '/api/v2/contacts', {}],
+      ['POST', '/api/v2/segments', bearer()],
+    ] as const) {
+      const response = await inject(method, url, headers, method === 'POST' ? { name: 'Cached nowhere' } : undefined);
+      expect(response.headers['cache-control'], `${method} ${url}`).toBe('no-store');
+    }
+    for (const url of ['/healthz', '/readyz', '/openapi.json', '/no/such/route']) {
+      expect((await inject('GET', url)).headers['cache-control'], url).toBeUndefined();
+    }
+    // The tracker's script keeps its own caching: every visitor's browser may keep it.
+    expect((await inject('GET', '/t.js')).headers['cache-control']).toMatch(/max-age/);
   });
 });
 

@@ -25,15 +25,27 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
   let t: TestApp;
   let other: number;
   let otherToken: string;
+  let server: MetricsServer;
   const community = () => formatId('community', t.communityId);
 
   beforeAll(async () => {
     t = await createTestApp(engine);
     t.services.jobs.register(TALLY, async () => ({}));
     ({ communityId: other } = await t.services.communities.create('Beta', cliActor()));
-    otherToken = await t.issueToken(['admin'], other);
+    otherToken = await t.issueToken(['admin', 'read'], other);
+    server = await startMetricsServer(t.services.metrics, { port: 0, host: '127.0.0.1', onError: () => {} });
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await server?.close();
+    await t?.close();
+  });
+
+  /** What the operator's port (HEARTH_METRICS_PORT) shows. */
+  async function operatorScrape(): Promise<string> {
+    const response = await fetch(`${server.url}/metrics`);
+    expect(response.status).toBe(200);
+    return response.text();
+  }
 
   async function scrape(token = t.token): Promise<string> {
     const response = await t.get('/metrics', token);
@@ -62,13 +74,39 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
     expect(after).toContain('# TYPE hearth_http_request_duration_seconds histogram');
     expect(after).toContain('# TYPE hearth_http_requests_total counter');
     expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: '/api/v2/contacts/:id', status: '400' })).toBeGreaterThanOrEqual(1);
-    expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
+    // A probe names no community: the operator's port counts it, an admin's scrape does not.
+    expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBeUndefined();
+    expect(sample(await operatorScrape(), 'hearth_http_requests_total', { method: 'GET', route: '/healthz', status: '200' })).toBeGreaterThanOrEqual(1);
     // A path no route matches is counted, but under one label: random paths add no series.
     expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
     expect(after).not.toContain('c_900000');
     expect(after).not.toContain('path-12345');
     // The scrape before this one is counted too, under /metrics.
     expect(sample(after, 'hearth_http_requests_total', { method: 'GET', route: '/metrics', status: '200' })).toBeGreaterThanOrEqual(1);
+  });
+
+  it("shows an admin their own community's requests only, and the process's figures to the operator", async () => {
+    const tags = { method: 'GET', route: '/api/v2/tags', status: '200' };
+    for (let i = 0; i < 3; i++) expect((await t.get('/api/v2/tags', otherToken)).statusCode).toBe(200);
+    const ours = await scrape();
+    expect(sample(ours, 'hearth_http_requests_total', tags)).toBeUndefined();
+    expect(ours).not.toContain('route="/api/v2/tags"');
+    // The pool and the runtime move with every community's traffic: the operator's to watch.
+    expect(ours).not.toContain('hearth_db_pool');
+    const theirs = await scrape(otherToken);
+    expect(sample(theirs, 'hearth_http_requests_total', tags)).toBe(3);
+    expect(sample(theirs, 'hearth_http_request_duration_seconds_count', tags)).toBe(3);
+    expect(sample(theirs, 'hearth_http_requests_total', { method: 'GET', route: '/api/v2/contacts/:id', status: '404' })).toBeUndefined();
+    const all = await operatorScrape();
+    // The operator's port adds the communities' requests up, under the same labels.
+    expect(sample(all, 'hearth_http_requests_total', tags)).toBe(3);
+    const scrapes = { method: 'GET', route: '/metrics', status: '200' };
+    const oursNow = sample(await scrape(), 'hearth_http_requests_total', scrapes)!;
+    const theirsNow = sample(await scrape(otherToken), 'hearth_http_requests_total', scrapes)!;
+    expect(oursNow).toBeGreaterThanOrEqual(1);
+    expect(theirsNow).toBe(1);
+    expect(sample(await operatorScrape(), 'hearth_http_requests_total', scrapes)).toBe(oursNow + 1 + theirsNow + 1);
+    expect(all).toContain('hearth_db_pool_max');
   });
 
   it("shows the caller's community's jobs by kind and status, each status of each kind even at 0", async () => {
@@ -97,8 +135,8 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
     expect(sample(text, 'hearth_ingestion_processes', { community: community() })).toBe(1);
   });
 
-  it('shows the database pool', async () => {
-    const text = await scrape();
+  it('shows the database pool on the operator\'s port', async () => {
+    const text = await operatorScrape();
     const labels = { engine };
     const max = sample(text, 'hearth_db_pool_max', labels);
     const total = sample(text, 'hearth_db_pool_connections', labels)!;
@@ -121,12 +159,6 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
   });
 
   describe('on a port of its own (HEARTH_METRICS_PORT)', () => {
-    let server: MetricsServer;
-    beforeAll(async () => {
-      server = await startMetricsServer(t.services.metrics, { port: 0, host: '127.0.0.1', onError: () => {} });
-    });
-    afterAll(() => server?.close());
-
     it('serves every community without a token, and nothing else', async () => {
       const response = await fetch(`${server.url}/metrics`);
       expect(response.status).toBe(200);

@@ -416,7 +416,8 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
       await strictWorker.runSteps();
       expect(at('/private')).toEqual([]);
       const [delivery] = (await strict.get(`/api/v2/admin/webhooks/${named.json().data.id}/deliveries`)).json().data;
-      expect(delivery).toMatchObject({ status: 'pending', lastStatus: null, lastError: expect.stringMatching(/private or special address/) });
+      // What the name resolved to is not said: an admin could otherwise map the server's network by its names.
+      expect(delivery).toMatchObject({ status: 'pending', lastStatus: null, lastError: 'refused: private address' });
     } finally {
       await strict.close();
     }

@@ -36,15 +36,45 @@ describe('outbound requests', () => {
   it('refuses private and special addresses unless allowed, also behind a name or a redirect', async () => {
     const refused = { allowPrivateAddresses: false };
     await expect(outboundGet(`${base}/`, {}, refused)).rejects.toBeInstanceOf(OutboundError);
-    await expect(outboundGet(`http://localhost:${new URL(base).port}/`, {}, refused)).rejects.toThrow(/resolves to .*private or special address/);
+    await expect(outboundGet(`http://localhost:${new URL(base).port}/`, {}, refused)).rejects.toThrow(/^refused: private address$/);
     await expect(outboundGet('ftp://example.com/', {}, allowed)).rejects.toThrow(/only http and https/);
     await expect(outboundGet('http://user:secret@example.com/', {}, allowed)).rejects.toThrow(/user name or password/);
   });
 
+  it('says a private address was refused without saying which address a name resolved to', async () => {
+    const refused = { allowPrivateAddresses: false };
+    for (const url of [`http://localhost:${new URL(base).port}/`, `${base}/`, `http://[::ffff:127.0.0.1]:${new URL(base).port}/`]) {
+      const error = await outboundGet(url, {}, refused).catch((failure: unknown) => failure);
+      expect(error, url).toBeInstanceOf(OutboundError);
+      expect((error as Error).message, url).toBe('refused: private address');
+    }
+    // A system error names the address it failed at; what is reported does not.
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const error = await outboundGet(`http://localhost:${port}/`, {}, allowed).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(OutboundError);
+    expect((error as Error).message).toMatch(/^connect ECONNREFUSED$/);
+  });
+
   it('knows which addresses are special', () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '224.0.0.1', 'not an address']) {
+    for (const address of [
+      '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '192.88.99.1', '::1', '::', 'fe80::1', 'fe80::1%eth0',
+      'fd00::1', '224.0.0.1', 'ff02::1', 'not an address',
+      // IPv4-mapped, in both of its written forms (a URL's host is normalized to the second).
+      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1',
+      // IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96): refused whatever address they carry.
+      '::127.0.0.1', '::7f00:1', '::8.8.8.8', '::ffff:0:7f00:1', '::ffff:0:8.8.8.8',
+      // NAT64's well-known prefix and 6to4 carrying a private address; NAT64 for a local network, always.
+      '64:ff9b::10.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::1', '2002:a00:1::', '2002:c0a8:101::1', '64:ff9b:1::8.8.8.8',
+      // Site-local, discard-only, IETF protocol assignments (Teredo, ORCHID), documentation.
+      'fec0::1', 'feff::1', '100::1', '2001::1', '2001:0:4136:e378::1', '2001:10::1', '2001:db8::1', '3fff::1',
+    ]) {
       expect(isSpecialAddress(address), address).toBe(true);
     }
-    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700::1111', '172.32.0.1']) expect(isSpecialAddress(address), address).toBe(false);
+    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700::1111', '172.32.0.1', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+      expect(isSpecialAddress(address), address).toBe(false);
+    }
   });
 });

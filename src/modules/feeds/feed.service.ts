@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, parseKey } from '../../core/ids.ts';
-import { OutboundError, outboundGet } from '../../core/outbound.ts';
+import { OutboundError, outboundGet, readOutboundUrl } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
@@ -142,13 +142,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
     /** POST /api/v2/admin/feeds: a feed of an organization or custom object, fetched at once and then on schedule. */
     async add(writer: Writer, given: NewFeed) {
       if (!FEED_KINDS.includes(given.kind)) throw invalidParameters(`kind must be one of ${FEED_KINDS.join(', ')}`);
-      let url: URL;
-      try {
-        url = new URL(given.url.trim());
-      } catch {
-        throw invalidParameters(`url "${given.url}" is not a URL`);
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameters('url must be an http or https URL');
+      const url = readOutboundUrl(given.url, deps.allowPrivateFetch);
       const parent = await findParent(db, writer.communityId, given);
       try {
         return await db.transaction().execute(async (trx) => {
@@ -157,7 +151,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
             communityId: writer.communityId,
             parent,
             kind: given.kind,
-            url: url.toString(),
+            url,
             intervalMinutes: given.intervalMinutes ?? DEFAULT_INTERVAL_MINUTES,
             now,
           });
@@ -166,7 +160,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
           return presentFeed(feed);
         });
       } catch (error) {
-        if (isUniqueViolation(error)) throw conflict(`${formatId(parent.kind, parent.id)} already has a feed at ${url.toString()}`);
+        if (isUniqueViolation(error)) throw conflict(`${formatId(parent.kind, parent.id)} already has a feed at ${url}`);
         throw error;
       }
     },

@@ -11,10 +11,11 @@ export function metricsRoutes(app: HearthApp, services: { metrics: MetricsServic
         tags: ['admin'],
         summary: 'Prometheus metrics',
         description:
-          'The Prometheus text format: requests by route pattern and status with their latency, the database pool, the ' +
-          'process, and the caller\'s community\'s jobs by kind and status and ingestion backlog. Prometheus scrapes it with ' +
-          'an admin token (`authorization` of a scrape config); `HEARTH_METRICS_PORT` serves the same for every community ' +
-          'on a port of its own, without a token (docs/operations.md).',
+          "The Prometheus text format, for the caller's community: the requests its tokens and console sessions made, by " +
+          'route pattern and status with their latency, its jobs by kind and status, and its ingestion backlog. Prometheus ' +
+          'scrapes it with an admin token (`authorization` of a scrape config). What the process does for every community, ' +
+          'and its database pool and runtime, are served to the operator by `HEARTH_METRICS_PORT`, on a port of its own ' +
+          '(docs/operations.md).',
         response: { 200: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
       },
     },

@@ -12,10 +12,13 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** Latency buckets, in seconds. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** The community of requests that no token or session named (probes, the tracker, refusals). */
+const NO_COMMUNITY = 0;
+
 /**
- * The requests of one method, route and status: plain numbers, summed into at each answer. prom-client's
- * labelled children hash their label set on every call (about 1 µs a request); these cost an increment and
- * a short scan of the bucket bounds, and become Prometheus samples only when scraped.
+ * The requests of one community, method, route and status: plain numbers, summed into at each answer.
+ * prom-client's labelled children hash their label set on every call (about 1 µs a request); these cost
+ * an increment and a short scan of the bucket bounds, and become Prometheus samples only when scraped.
  */
 class RequestSeries {
   count = 0;
@@ -23,7 +26,10 @@ class RequestSeries {
   /** Requests per bucket, not cumulative (the scrape adds them up). */
   readonly buckets = new Float64Array(BUCKETS.length);
 
-  constructor(readonly labels: { method: string; route: string; status: string }) {}
+  constructor(
+    readonly community: number,
+    readonly labels: { method: string; route: string; status: string },
+  ) {}
 
   observe(seconds: number): void {
     this.count += 1;
@@ -37,6 +43,24 @@ class RequestSeries {
   }
 }
 
+/**
+ * The series a scrape shows: one community's as they are, or (null) every request of the process, the
+ * communities' series of one method, route and status added up. The labels are the same either way.
+ */
+function seriesShown(series: RequestSeries[], community: number | null): { labels: RequestSeries['labels']; count: number; sum: number; buckets: Float64Array }[] {
+  if (community !== null) return series.filter((one) => one.community === community);
+  const summed = new Map<string, { labels: RequestSeries['labels']; count: number; sum: number; buckets: Float64Array }>();
+  for (const one of series) {
+    const key = `${one.labels.method} ${one.labels.route} ${one.labels.status}`;
+    let total = summed.get(key);
+    if (!total) summed.set(key, (total = { labels: one.labels, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length) }));
+    total.count += one.count;
+    total.sum += one.sum;
+    for (let i = 0; i < BUCKETS.length; i++) total.buckets[i]! += one.buckets[i]!;
+  }
+  return [...summed.values()];
+}
+
 /** A metric prom-client's registry prints: it calls get() at each scrape. */
 function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => { metricName?: string; labels: Record<string, string | number>; value: number }[]) {
   return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) };
@@ -44,35 +68,42 @@ function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram'
 
 /**
  * Prometheus metrics (docs/operations.md). What the process counts as it serves (requests by route and
- * status, the database pool) lives in one registry for the life of the process; what lives in the
- * database (jobs, the ingestion backlog) is read at each scrape, for one community (the admin's, on the
- * API port) or for all (the metrics port).
+ * status, the database pool) lives in memory for the life of the process; what lives in the database (jobs,
+ * the ingestion backlog) is read at each scrape. The metrics port shows the operator everything: the
+ * process's figures and every community's. An admin on the API port sees their community's only: the
+ * requests made with its tokens and sessions, its jobs and its backlog; what the process does for other
+ * communities, and its pool and memory, which every community's traffic moves, are not theirs to watch.
  */
 export function createMetricsService(deps: { jobs: JobQueue; ingestion: IngestionService; poolUse?: () => PoolUse; engine?: string }) {
   const registry = new Registry();
   const series: RequestSeries[] = [];
   const requestsHelp = 'HTTP requests answered, by method, route pattern and status.';
   const durationHelp = 'Time from receiving a request to answering it, by method, route pattern and status.';
-  registry.registerMetric(
-    scrapedMetric('hearth_http_requests_total', requestsHelp, 'counter', () => series.map((one) => ({ labels: one.labels, value: one.count }))) as never,
-  );
-  registry.registerMetric(
-    scrapedMetric('hearth_http_request_duration_seconds', durationHelp, 'histogram', () =>
-      series.flatMap((one) => {
-        let cumulative = 0;
-        const buckets = BUCKETS.map((le, i) => {
-          cumulative += one.buckets[i]!;
-          return { metricName: 'hearth_http_request_duration_seconds_bucket', labels: { ...one.labels, le }, value: cumulative };
-        });
-        return [
-          ...buckets,
-          { metricName: 'hearth_http_request_duration_seconds_bucket', labels: { ...one.labels, le: '+Inf' }, value: one.count },
-          { metricName: 'hearth_http_request_duration_seconds_sum', labels: one.labels, value: one.sum },
-          { metricName: 'hearth_http_request_duration_seconds_count', labels: one.labels, value: one.count },
-        ];
-      }),
-    ) as never,
-  );
+
+  /** The request counter and histogram, of one community or (null) of every request. */
+  function registerRequestMetrics(target: Registry, community: number | null): void {
+    target.registerMetric(
+      scrapedMetric('hearth_http_requests_total', requestsHelp, 'counter', () => seriesShown(series, community).map((one) => ({ labels: one.labels, value: one.count }))) as never,
+    );
+    target.registerMetric(
+      scrapedMetric('hearth_http_request_duration_seconds', durationHelp, 'histogram', () =>
+        seriesShown(series, community).flatMap((one) => {
+          let cumulative = 0;
+          const buckets = BUCKETS.map((le, i) => {
+            cumulative += one.buckets[i]!;
+            return { metricName: 'hearth_http_request_duration_seconds_bucket', labels: { ...one.labels, le }, value: cumulative };
+          });
+          return [
+            ...buckets,
+            { metricName: 'hearth_http_request_duration_seconds_bucket', labels: { ...one.labels, le: '+Inf' }, value: one.count },
+            { metricName: 'hearth_http_request_duration_seconds_sum', labels: one.labels, value: one.sum },
+            { metricName: 'hearth_http_request_duration_seconds_count', labels: one.labels, value: one.count },
+          ];
+        }),
+      ) as never,
+    );
+  }
+  registerRequestMetrics(registry, null);
 
   const poolUse = deps.poolUse;
   if (poolUse) {
@@ -93,22 +124,25 @@ export function createMetricsService(deps: { jobs: JobQueue; ingestion: Ingestio
     pool('hearth_db_pool_waiting', 'Callers waiting for a connection.', (use) => use.waiting);
   }
 
-  // Each route keeps its series by method and status: a request costs two map reads and an observation.
-  function seriesFor(cache: Map<string, Map<number, RequestSeries>>, route: string, method: string, status: number): RequestSeries {
-    let byStatus = cache.get(method);
-    if (!byStatus) cache.set(method, (byStatus = new Map()));
+  // Each route keeps its series by community, method and status: a request costs three map reads and an observation.
+  type SeriesCache = Map<number, Map<string, Map<number, RequestSeries>>>;
+  function seriesFor(cache: SeriesCache, community: number, route: string, method: string, status: number): RequestSeries {
+    let byMethod = cache.get(community);
+    if (!byMethod) cache.set(community, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
     let found = byStatus.get(status);
     if (!found) {
-      byStatus.set(status, (found = new RequestSeries({ method, route, status: String(status) })));
+      byStatus.set(status, (found = new RequestSeries(community, { method, route, status: String(status) })));
       series.push(found);
     }
     return found;
   }
 
   function hookFor(route: string): onResponseHookHandler {
-    const cache = new Map<string, Map<number, RequestSeries>>();
+    const cache: SeriesCache = new Map();
     return (request, reply, done) => {
-      seriesFor(cache, route, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
+      seriesFor(cache, request.context?.communityId ?? NO_COMMUNITY, route, request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
       done();
     };
   }
@@ -139,9 +173,13 @@ export function createMetricsService(deps: { jobs: JobQueue; ingestion: Ingestio
       collectDefaultMetrics({ register: registry });
     },
 
-    /** The exposition text: the process's metrics, then the jobs and ingestion backlog of one community or of all (null). */
+    /**
+     * The exposition text. For one community (the API port): its requests, jobs and ingestion backlog. For all
+     * (null, the metrics port): the process's requests, pool and runtime, then every community's jobs and backlog.
+     */
     async render(communityId: number | null): Promise<string> {
       const scrape = new Registry();
+      if (communityId !== null) registerRequestMetrics(scrape, communityId);
       const jobs = new Gauge({ name: 'hearth_jobs', help: 'Background jobs by community, kind and status.', labelNames: ['community', 'kind', 'status'], registers: [scrape] });
       const counts = await deps.jobs.counts(communityId);
       // Every kind the server runs, in every status, for each community shown: a status with no job reads 0,
@@ -168,7 +206,7 @@ export function createMetricsService(deps: { jobs: JobQueue; ingestion: Ingestio
         batches.set(labels, row.batchesLastMinute);
         processes.set(labels, row.processes);
       }
-      return (await registry.metrics()) + (await scrape.metrics());
+      return communityId === null ? (await registry.metrics()) + (await scrape.metrics()) : scrape.metrics();
     },
   };
 }

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Clock } from '../../clock.ts';
@@ -7,7 +6,7 @@ import { pointInTime } from '../../core/durations.ts';
 import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { parseKey } from '../../core/ids.ts';
 import { writeTogether } from '../../core/lookups.ts';
-import { isSpecialAddress, OutboundError, outboundPost } from '../../core/outbound.ts';
+import { OutboundError, outboundPost, readOutboundUrl } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
@@ -133,22 +132,6 @@ export function createWebhookService(deps: WebhookDeps) {
     const row = await repo.findSubscription(executor, communityId, id, lock);
     if (!row) throw notFound('webhook_not_found', `no webhook ${formatSubscriptionId(id)}`);
     return row;
-  }
-
-  function readUrl(given: string): string {
-    let url: URL;
-    try {
-      url = new URL(given.trim());
-    } catch {
-      throw invalidParameters(`url "${given}" is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameters('url must be an http or https URL');
-    if (url.username || url.password) throw invalidParameters('url must not carry a user name or password');
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!deps.allowPrivateAddresses && net.isIP(host) && isSpecialAddress(host)) {
-      throw invalidParameters(`url: ${host} is a private or special address, which Hearth does not send to (HEARTH_ALLOW_PRIVATE_FETCH)`);
-    }
-    return url.toString();
   }
 
   function readKinds(given: string[]): EventKind[] {
@@ -296,7 +279,7 @@ export function createWebhookService(deps: WebhookDeps) {
 
     /** POST /api/v2/admin/webhooks. The answer carries the secret. */
     async create(writer: Writer, given: NewSubscription) {
-      const url = readUrl(given.url);
+      const url = readOutboundUrl(given.url, deps.allowPrivateAddresses);
       const kinds = readKinds(given.events);
       const filter = await readFilter(writer.communityId, kinds, given.lightFilter, given.filterEntity);
       const secret = newSecret();
@@ -319,7 +302,7 @@ export function createWebhookService(deps: WebhookDeps) {
     /** PATCH /api/v2/admin/webhooks/{id}: URL, events, description, filter. */
     async update(writer: Writer, id: number, changes: SubscriptionChanges) {
       const current = await subscriptionOf(writer.communityId, id);
-      const url = changes.url === undefined ? undefined : readUrl(changes.url);
+      const url = changes.url === undefined ? undefined : readOutboundUrl(changes.url, deps.allowPrivateAddresses);
       const kinds = changes.events === undefined ? current.eventKinds : readKinds(changes.events);
       const filterChanged = changes.lightFilter !== undefined || changes.filterEntity !== undefined || changes.events !== undefined;
       const filter = filterChanged
