@@ -105,6 +105,8 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
     expect(row('user10@example.org')).toMatch(/,User 10,/);
     expect(text.split('\r\n').filter(Boolean)).toHaveLength(USERS + 2);
     expect(fs.readdirSync(dir).filter((name) => name.includes('.partial'))).toEqual([]);
+    // People's contact details: readable by the user who exported them only, as a backup is.
+    if (process.platform !== 'win32') expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
   });
 
   it('a wrong list or format is a usage error', async () => {
