@@ -102,8 +102,14 @@ describe.skipIf(process.platform === 'win32')('the embedded data directory and t
     expectOneLine(refused, `hearth: refusing the data directory ${dataDir}: other users may enter it (mode 0755), and it holds every record and the key that signs tokens. Make it this user's alone (chmod 700 ${dataDir}) and start again.`);
     expect(refused.stdout).toBe('');
     expect(fs.readdirSync(dataDir)).toEqual([]);
-    // A command says the same.
+    // A command says the same, restore too (which opens the directory itself).
     expectOneLine(await processes.run(['token', 'list'], { HEARTH_DATA_DIR: dataDir }), `hearth: refusing the data directory ${dataDir}: other users may enter it (mode 0755)`);
+    const backup = path.join(processes.tempDir(), 'hearth.backup');
+    fs.writeFileSync(backup, Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
+    const restore = await processes.run(['restore', backup], { HEARTH_DATA_DIR: dataDir });
+    expectOneLine(restore, `hearth: refusing the data directory ${dataDir}: other users may enter it (mode 0755)`);
+    expect(restore.stderr).toMatch(/^hearth: refusing/);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 
   it.skipIf(!other)(`a server run by another user on a directory it does not own refuses, though the directory lets it write${SKIPPED}`, async () => {
