@@ -91,7 +91,9 @@ function refuseUnsafe(dataDir: string, stat: fs.Stats): void {
 function ownerOnlyUmask(): void {
   if (!POSIX) return;
   try {
-    process.umask(process.umask() | GROUP_OTHER);
+    // What was set before is kept as well: a stricter umask stays stricter.
+    const before = process.umask(GROUP_OTHER);
+    process.umask(before | GROUP_OTHER);
   } catch {
     // Not settable here (a worker thread): the directory's own mode still keeps other users out.
   }

@@ -13,7 +13,8 @@ const ROOT = POSIX && process.getuid?.() === 0;
 const mode = (file: string) => (fs.lstatSync(file).mode & 0o777).toString(8).padStart(4, '0');
 
 // prepareDataDir narrows this process's umask for good, as the server's: put it back for the other files.
-const umask = process.umask();
+const umask = process.umask(0o022);
+process.umask(umask);
 afterAll(() => void process.umask(umask));
 
 const dirs: string[] = [];
