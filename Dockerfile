@@ -19,11 +19,15 @@ COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY src ./src
+# The web console, built and committed: the server serves it from here (src/modules/console).
+COPY console/dist ./console/dist
 # Bundle the sources now (bin/hearth.mjs would on the first run), so every start loads one file and the
-# code stays read-only for the user that runs it; /data is that user's.
+# code stays read-only for the user that runs it. /data is that user's alone (0700): Hearth refuses a
+# data directory other users may enter, and a new named volume takes this mode and owner.
 RUN node bin/hearth.mjs --help > /dev/null \
  && mkdir -p /data \
- && chown node:node /data
+ && chown node:node /data \
+ && chmod 700 /data
 USER node
 EXPOSE 3000
 VOLUME ["/data"]

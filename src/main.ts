@@ -132,6 +132,13 @@ function stopper(app: HearthApp, worker: Worker, database: Database, withdraw: (
 }
 
 /**
+ * How long the token the first run prints works. The banner goes wherever stdout goes, which for a
+ * container is its logs, kept and shipped elsewhere: the token it shows expires like its sign-in link,
+ * and the banner says how to make one that lasts.
+ */
+const FIRST_RUN_TOKEN_SECONDS = 24 * 3600;
+
+/**
  * On a database without a community, make one and print, once, how to call the service. Of several
  * processes starting together on one empty database, only the one that made the community prints.
  */
@@ -139,11 +146,12 @@ async function announceBootstrap(services: Services, config: Config, out: (line:
   const actor = cliActor();
   const bootstrap = await services.communities.bootstrap(actor);
   if (!bootstrap.created) return;
-  const setup = { ...bootstrap, ...(await services.communities.issueAdminToken(bootstrap, actor)) };
+  const setup = { ...bootstrap, ...(await services.communities.issueAdminToken(bootstrap, actor, FIRST_RUN_TOKEN_SECONDS)) };
   const link = await services.appUsers.firstRunLink(bootstrap.communityId, bootstrap.adminUserId);
   out('');
   out('First run: created the community "Default", an admin user, the source "API" and an API token.');
-  out('This token and the sign-in link are shown once; keep the token (make more with `npx hearth token create`).');
+  out(`The token and the sign-in link are shown once and expire in ${FIRST_RUN_TOKEN_SECONDS / 3600} hours (logs may keep them). A token`);
+  out('that lasts: `npx hearth token create --scopes read,write,admin --name NAME`, or the console\'s API tokens.');
   out('');
   out(`  Console:   ${link.url}`);
   out('             (signs the admin in once, within 24 hours; then choose a password)');

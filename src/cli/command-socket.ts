@@ -99,6 +99,8 @@ export async function listenForCommands(socketPath: string, context: { services:
 
   // This process holds the data directory (its lock), so a socket file there is one a killed server left.
   fs.rmSync(socketPath, { force: true });
+  // Created 0600 by the umask in force while it binds. No chmod afterwards: a chmod by name follows a
+  // symbolic link put in the socket's place.
   const umask = process.umask(0o177);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -108,7 +110,6 @@ export async function listenForCommands(socketPath: string, context: { services:
   } finally {
     process.umask(umask);
   }
-  fs.chmodSync(socketPath, 0o600);
   server.on('error', (error) => context.warn(`the command socket failed: ${error.message}`));
 
   return {

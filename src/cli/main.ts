@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.ts';
 import { DataDirLockedError } from '../db/data-dir-lock.ts';
+import { checkDataDir } from '../db/data-dir.ts';
 import { OPTIONS, print, UsageError } from './command.ts';
 import { describeFailure } from './failure.ts';
 import { commandHelp, findCommand, generalHelp, subcommandHelp } from './help.ts';
@@ -27,6 +28,9 @@ async function main(argv: string[]): Promise<number> {
   // The embedded database is one process's: while a server holds it, the server runs the command.
   const throughServer = config.databaseUrl === null && name !== 'restore';
   if (throughServer) {
+    // A directory this user does not own, or that others may enter, is refused before anything is sent
+    // through a socket in it.
+    checkDataDir(config.dataDir);
     const { runThroughServer } = await import('./remote.ts');
     const code = await runThroughServer(commandSocketPath(config.dataDir), invocation);
     if (code !== null) return code;

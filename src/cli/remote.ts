@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import { DatabaseUnavailableError } from '../db/database-errors.ts';
 import { UsageError, type Invocation } from './command.ts';
@@ -8,6 +9,19 @@ import { UsageError, type Invocation } from './command.ts';
  * the command's exit code, or null when no server listens (the command then opens the database itself).
  */
 export function runThroughServer(socketPath: string, invocation: Invocation): Promise<number | null> {
+  // The command line (and, for some commands, what it prints: new tokens, secrets) goes to whoever listens
+  // on the socket, so only to a socket of this user: a server run by the same user.
+  let socketStat: fs.Stats;
+  try {
+    socketStat = fs.lstatSync(socketPath);
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EACCES' || code === 'EPERM') return Promise.reject(notThisUsers(socketPath));
+    // No socket, or no directory: no server holds it; the command opens it.
+    return Promise.resolve(null);
+  }
+  const uid = process.geteuid?.();
+  if (uid !== undefined && socketStat.uid !== uid) return Promise.reject(notThisUsers(socketPath));
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     let connected = false;
@@ -28,9 +42,7 @@ export function runThroughServer(socketPath: string, invocation: Invocation): Pr
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (connected) return;
       // The socket belongs to the user who runs the server: another user's command cannot use it.
-      if (error.code === 'EACCES' || error.code === 'EPERM') {
-        reject(new UsageError(`a server holds this data directory, but its socket ${socketPath} is not this user's: run hearth as the user who runs the server`));
-      }
+      if (error.code === 'EACCES' || error.code === 'EPERM') reject(notThisUsers(socketPath));
       // No socket, one a killed server left, or no directory: no server holds it; the command opens it.
       else resolve(null);
     });
@@ -63,4 +75,8 @@ export function runThroughServer(socketPath: string, invocation: Invocation): Pr
       });
     });
   });
+}
+
+function notThisUsers(socketPath: string): UsageError {
+  return new UsageError(`a server holds this data directory, but its socket ${socketPath} is not this user's: run hearth as the user who runs the server`);
 }

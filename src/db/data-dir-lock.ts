@@ -37,7 +37,7 @@ export interface DataDirLock {
 const LOCK_FILE = 'hearth.lock';
 
 export function lockDataDir(dataDir: string, command: string): DataDirLock {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lockPath = path.join(dataDir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, host: os.hostname(), command, since: new Date().toISOString() };
 

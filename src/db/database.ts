@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { dataDirUnavailable, embeddedUnopenable, postgresUnavailable } from './database-errors.ts';
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
+import { OwnerOnlyNodeFS, prepareDataDir } from './data-dir.ts';
 import { migrateToLatest } from './migrate.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { preparingPool } from './prepared-statements.ts';
@@ -189,7 +190,10 @@ function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600
 async function openPGlite(target: DatabaseTarget & { engine: 'pglite' }): Promise<Database> {
   let lock: DataDirLock | null = null;
   try {
-    if (target.dataDir !== null) lock = lockDataDir(target.dataDir, target.command ?? 'hearth');
+    if (target.dataDir !== null) {
+      prepareDataDir(target.dataDir);
+      lock = lockDataDir(target.dataDir, target.command ?? 'hearth');
+    }
   } catch (error) {
     throw (target.dataDir !== null ? dataDirUnavailable(error, target.dataDir) : null) ?? error;
   }
@@ -202,7 +206,7 @@ async function openPGlite(target: DatabaseTarget & { engine: 'pglite' }): Promis
     }
     const loadDataDir = target.restore?.backup ?? target.template;
     const pglite = await PGlite.create({
-      ...(pgdata === null ? {} : { dataDir: pgdata }),
+      ...(pgdata === null ? {} : { fs: new OwnerOnlyNodeFS(pgdata) }),
       ...(loadDataDir ? { loadDataDir } : {}),
       parsers: TYPE_PARSERS,
       extensions: PGLITE_EXTENSIONS,

@@ -43,7 +43,7 @@ describe('hearth on a database it cannot use', () => {
     fs.writeFileSync(file, 'x');
     expectOneLine(await processes.run(['token', 'list'], { HEARTH_DATA_DIR: file }), new RegExp(`^hearth: cannot use the data directory ${file}: it \\(or a parent\\) is not a directory\\. Set HEARTH_DATA_DIR`));
     const damaged = path.join(dir, 'damaged');
-    fs.mkdirSync(path.join(damaged, 'pgdata'), { recursive: true });
+    fs.mkdirSync(path.join(damaged, 'pgdata'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(damaged, 'pgdata', 'PG_VERSION'), 'not a version\n');
     expectOneLine(
       await processes.run(['jobs'], { HEARTH_DATA_DIR: damaged }),

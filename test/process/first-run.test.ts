@@ -55,6 +55,13 @@ describe('hearth serve on a fresh data directory', () => {
     const token = tokens[0]!;
     expect(out.match(/^ {2}Source ID: +\d+$/gm)).toHaveLength(1);
     expect(out.match(/^ {2}Docs: +(\S+)$/gm)).toEqual([`  Docs:      ${server.url}/docs`]);
+    // What a server prints often ends up in kept logs: the token expires, a day after it was made, and the
+    // banner says how to make one that lasts.
+    const payload = jwtPayload(token);
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(24 * 3600);
+    expect(payload.scope).toBe('read write admin');
+    const lasting = /`npx hearth (token create --scopes read,write,admin) --name NAME`/.exec(out);
+    expect(lasting, out).not.toBeNull();
     const curlLines = out.split('\n').filter((line) => line.trim().startsWith('curl '));
     expect(curlLines).toEqual([`  curl -H "Authorization: Bearer ${token}" ${server.url}/api/v2/me`]);
 
@@ -65,6 +72,13 @@ describe('hearth serve on a fresh data directory', () => {
     const [body, status] = [stdout.slice(0, stdout.lastIndexOf('\n')), stdout.slice(stdout.lastIndexOf('\n') + 1)];
     expect(status).toBe('200');
     expect(JSON.parse(body)).toMatchObject({ success: true, data: { communityId: expect.stringMatching(/^com_\d+$/) } });
+
+    // The command the banner names makes a token that does not expire, with the admin scope.
+    const made = await processes.run([...lasting![1]!.split(' '), '--name', 'lasting', '--json'], env);
+    expect(made.code, made.stderr).toBe(0);
+    const lastingToken = (JSON.parse(made.stdout) as { token: string }).token;
+    expect(jwtPayload(lastingToken)).not.toHaveProperty('exp');
+    expect((await call(`${server.url}/api/v2/admin/users`, { token: lastingToken })).status).toBe(200);
 
     server.process.kill('SIGTERM');
     expect(await server.process.exited).toEqual({ code: 0, signal: null });

@@ -122,6 +122,8 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
     expect(formulasWhenCut(text)).toEqual([]);
     expect(text.split('\r\n').filter(Boolean)).toHaveLength(USERS + 2);
     expect(fs.readdirSync(dir).filter((name) => name.includes('.partial'))).toEqual([]);
+    // People's contact details: readable by the user who exported them only, as a backup is.
+    if (process.platform !== 'win32') expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
 
     const activitiesCsv = (await exportOf('activities', { format: 'csv' })).stdout;
     const tabbed = (parse(activitiesCsv, { columns: true }) as Record<string, string>[]).find((record) => record.content?.startsWith('Tabbed'));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { CONSOLE_DIST } from '../../src/modules/console/console.routes.ts';
 import { Processes } from '../helpers/process.ts';
 
 /**
@@ -54,6 +55,23 @@ const stages = dockerfile.reduce<Instruction[][]>((all, instruction) => {
   return all;
 }, []);
 const finalStage = stages.at(-1)!;
+
+/**
+ * What the final stage copies from the build context into /app (its WORKDIR), by the path it has there:
+ * each COPY (not from another stage) of sources to a destination under the WORKDIR.
+ */
+function imageFiles(): string[] {
+  expect(finalStage.find((i) => i.name === 'WORKDIR')?.args).toBe('/app');
+  return finalStage
+    .filter((i) => i.name === 'COPY' && !i.args.startsWith('--from'))
+    .flatMap((i) => {
+      const parts = i.args.split(/\s+/);
+      const destination = parts.at(-1)!;
+      const sources = parts.slice(0, -1);
+      // `COPY a b ./` puts each at its name; `COPY dir ./dir` puts the directory at that path.
+      return sources.map((source) => (destination.endsWith('/') ? path.posix.join(destination, path.posix.basename(source)) : destination).replace(/^\.\//, ''));
+    });
+}
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
   engines: { node: string };
   dependencies: Record<string, string>;
@@ -96,9 +114,22 @@ describe('the Dockerfile', () => {
     const copies = finalStage.filter((i) => i.name === 'COPY').map((i) => i.args);
     expect(copies).toContain('--from=dependencies /app/node_modules ./node_modules');
     const sources = copies.filter((c) => !c.startsWith('--from')).flatMap((c) => c.split(/\s+/).slice(0, -1));
-    expect(sources.sort()).toEqual(['bin', 'package-lock.json', 'package.json', 'src']);
+    expect(sources.sort()).toEqual(['bin', 'console/dist', 'package-lock.json', 'package.json', 'src']);
+    // Each where the server looks for it: the built console where the console's routes read it.
+    expect(imageFiles().sort()).toEqual(['bin', 'console/dist', 'package-lock.json', 'package.json', 'src']);
+    expect(path.relative(ROOT, CONSOLE_DIST)).toBe('console/dist');
     const ignored = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
     for (const entry of ['node_modules', 'data', '.git']) expect(ignored).toContain(entry);
+  });
+
+  it("makes /data, where the embedded database lives, the running user's alone (0700), as Hearth requires", () => {
+    const user = finalStage.filter((i) => i.name === 'USER').at(-1)!.args.split(':')[0]!;
+    const runs = finalStage.filter((i) => i.name === 'RUN').map((i) => i.args);
+    const made = runs.find((run) => /\bmkdir\b.*\s\/data\b/.test(run));
+    expect(made).toBeDefined();
+    expect(made).toMatch(new RegExp(`\\bchown ${user}(:${user})? /data\\b`));
+    expect(made).toMatch(/\bchmod (0?700|u=rwx,go=) \/data\b|\bmkdir (-p )?-m (0?700|u=rwx,go=) (-p )?\/data\b/);
+    expect(finalStage.find((i) => i.name === 'VOLUME')?.args).toBe('["/data"]');
   });
 
   it('runs as a user that is not root, with a healthcheck on /healthz, serving on 0.0.0.0:3000', () => {
@@ -155,7 +186,7 @@ describe('the image entry point, by hand', () => {
   it('serves with only the production packages, and passes its healthcheck', { timeout: 120_000 }, async () => {
     // The final stage's /app: package files, bin/ and src/, and a node_modules with only what
     // `npm ci --omit=dev` installs (each a link to this checkout's copy).
-    for (const entry of ['package.json', 'package-lock.json', 'bin', 'src']) fs.cpSync(path.join(ROOT, entry), path.join(app, entry), { recursive: true });
+    for (const entry of imageFiles()) fs.cpSync(path.join(ROOT, entry), path.join(app, entry), { recursive: true });
     for (const name of productionPackages) {
       const from = path.join(ROOT, 'node_modules', name);
       if (!fs.existsSync(from)) continue;
@@ -184,6 +215,11 @@ describe('the image entry point, by hand', () => {
     const run = (port: number) =>
       execFileSync(process.execPath, healthcheck.slice(1), { env: { ...process.env, PORT: String(port) }, stdio: 'pipe', timeout: 10_000 });
     expect(() => run(server.port)).not.toThrow();
+    // The web console is served from what the image holds.
+    const page = await fetch(`${server.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toBe(fs.readFileSync(path.join(ROOT, 'console/dist/index.html'), 'utf8'));
     server.process.kill('SIGTERM');
     expect(await server.process.waitForExit()).toEqual({ code: 0, signal: null });
     // With nothing listening, the healthcheck fails.

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/config.ts';
 import { DataDirLockedError } from '../../db/data-dir-lock.ts';
+import { DataDirRefusedError } from '../../db/data-dir.ts';
 import { openDatabase } from '../../db/database.ts';
 import { required, UsageError, type Command, type Invocation, type Terminal } from '../command.ts';
 
@@ -61,7 +62,7 @@ export async function restoreEmbedded(config: Config, invocation: Invocation, te
   try {
     database = await openDatabase({ engine: 'pglite', dataDir: config.dataDir, command: label, restore: { backup: new Blob([bytes]), keepAs } });
   } catch (error) {
-    if (error instanceof DataDirLockedError) throw error;
+    if (error instanceof DataDirLockedError || error instanceof DataDirRefusedError) throw error;
     throw new UsageError(`${source} could not be restored (${(error as Error).message}); the database in ${config.dataDir} is as it was`);
   }
   await database.close();

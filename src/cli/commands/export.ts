@@ -70,9 +70,10 @@ export const exportCommand: Command = {
       const communityId = await community(services, values.community);
       const out = values.out === undefined ? null : file(values.out);
 
-      // Written beside the target and renamed at the end: a file that is there is a whole export.
+      // Written beside the target and renamed at the end: a file that is there is a whole export. It holds
+      // people's contact details, so only its owner may read it, as a backup.
       const partial = out === null ? null : `${out}.partial-${process.pid}`;
-      const stream = partial === null ? null : fs.createWriteStream(partial, { flags: 'wx' });
+      const stream = partial === null ? null : fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 });
       if (stream) await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', (error) => reject(new UsageError(`cannot write ${out}: ${error.message}`))));
       const write = (text: string) =>
         stream

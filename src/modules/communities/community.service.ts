@@ -66,10 +66,11 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
     });
   }
 
-  function issueAdminToken(setup: Bootstrap, actor: string) {
+  /** An all-scope token of the community's admin; `expiresInSeconds` absent: one that does not expire. */
+  function issueAdminToken(setup: Bootstrap, actor: string, expiresInSeconds?: number) {
     return deps.tokens.issue(
       { communityId: setup.communityId, actor, tokenId: null },
-      { scopes: ['read', 'write', 'admin'], name: 'hearth init', appUserId: setup.adminUserId },
+      { scopes: ['read', 'write', 'admin'], name: 'hearth init', appUserId: setup.adminUserId, ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }) },
     );
   }
 
