@@ -401,7 +401,7 @@ export const HELP: CommandHelp[] = [
         about: 'Writes every record of the community in its v2 representation (every column /api/v2 offers), page by page, to FILE or stdout; progress goes to stderr.',
         options: [
           ['--format jsonl|csv', 'one JSON object per line (default), or CSV with a header row (nested values as JSON; a field holding a comma, semicolon, tab, quote or line break is quoted; text that would run as a formula, also after a semicolon, tab or line break within a field, gets an apostrophe before it)'],
-          ['--out FILE', 'write to FILE instead of stdout'],
+          ['--out FILE', 'write to FILE instead of stdout, readable by this user only (mode 0600)'],
         ],
       },
     ],
@@ -413,7 +413,7 @@ export const HELP: CommandHelp[] = [
       {
         name: '',
         usage: 'backup FILE [--json]',
-        about: 'Writes the embedded database to FILE (a gzipped tar of the data directory, as PGlite dumps it), whether or not a server runs on it. For PostgreSQL use pg_dump (README: Backups).',
+        about: 'Writes the embedded database to FILE (a gzipped tar of the data directory, as PGlite dumps it), whether or not a server runs on it, readable by this user only (mode 0600). For PostgreSQL use pg_dump (README: Backups).',
       },
     ],
   },
