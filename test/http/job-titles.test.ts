@@ -129,6 +129,29 @@ describe.each(ENGINES)('job titles (%s)', (engine) => {
     expect(after).toEqual([{ records: 1 }]);
   });
 
+  it('leaves out a title too long to be one, and stays exact as such titles come and go, erasure included', async () => {
+    const longest = `Longest ${'t'.repeat(242)}`;
+    const tooLong = `Essay ${'é'.repeat(3000)}`;
+    await pushUser('essayist', tooLong, { email: 'essayist@example.org' });
+    await pushUser('longest', longest);
+    expect(await values({ query: 'essay' })).toEqual([]);
+    expect(await values({ query: 'longest' })).toEqual([longest]);
+    // Its -1 is left out as its +1 was: the other counts do not move.
+    await pushUser('essayist', 'CTO');
+    await pushUser('essayist', tooLong);
+    expect(await values({ query: 'cto' })).toEqual(['CTO']);
+    // Erasure folds the log in its own transaction: a title the counts cannot hold must not stop it.
+    const remove = await t.app.inject({ method: 'DELETE', url: '/community/v1/user/essayist%40example.org', headers: { authorization: `Bearer ${t.token}` } });
+    expect(remove.statusCode, remove.body).toBe(200);
+    await createWorker({ db: t.services.db, clock: t.services.clock, queue: t.services.jobs }).runUntilIdle();
+    const erasure = await t.services.db.selectFrom('jobs').select(['status', 'error']).where('community_id', '=', t.communityId).where('kind', '=', 'privacy.erase').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(erasure).toEqual({ status: 'completed', error: null });
+    expect(await values({ query: 'essay' })).toEqual([]);
+    expect(await values({ query: 'longest' })).toEqual([longest]);
+    const cto = await t.services.db.selectFrom('job_titles').select('records').where('community_id', '=', t.communityId).where('title', '=', 'CTO').executeTakeFirstOrThrow();
+    expect(cto.records).toBe(counts.get('CTO'));
+  });
+
   it('shows only the caller’s community, and needs organizations:read', async () => {
     const { communityId } = await t.services.communities.create('Other', cliActor());
     const source = await t.services.sources.create(cliWriter(communityId), { name: 'Other API' });

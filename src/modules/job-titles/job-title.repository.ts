@@ -72,6 +72,14 @@ export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): 
 }
 
 /**
+ * The longest title the list counts, in characters. Pushes take a title of any length, but a text of
+ * thousands of characters is not a job title, and the counts' index cannot hold a key past about 2,700
+ * bytes: such titles stay on their contacts and are left out of the list (docs/reading.md, "Job titles").
+ * Both a contact's +1 and its -1 are left out, so the counts of the other titles stay exact.
+ */
+const MAX_LISTED_TITLE = 250;
+
+/**
  * Takes the community's own changes out of the log and adds them, with `more` (rows of title and change),
  * to its counts; titles nobody carries any more go. The caller holds the community's fold lock.
  */
@@ -82,6 +90,7 @@ async function addToCounts(trx: Executor, communityId: number, more: RawBuilder<
     ), summed as (
       select title, sum(change)::int as change
       from (select title, change from taken ${more}) as changes
+      where char_length(title) <= ${MAX_LISTED_TITLE}
       group by title having sum(change) <> 0
     )
     insert into job_titles (community_id, title, records)
