@@ -1,24 +1,12 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from '../helpers/chromium.ts';
 
-/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); without it this file is skipped. */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
-const SKIP_REASON = 'skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)';
 
-/** A free port, so the app can name itself by the address the browser uses (its CSRF Origin check compares them). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let browser: Browser | null = null;
 
@@ -38,9 +26,9 @@ const READ_CONSOLE_WINDOW = `new Promise((resolve) => {
  * the internet), and a script running on it can reach neither the console's session (its data, its CSRF
  * token) nor its windows, while the console's own pages can. No other site may frame it.
  */
-describe.skipIf(!CHROMIUM)(`the API reference in Chromium${CHROMIUM ? '' : ` (${SKIP_REASON})`}`, () => {
+describe.skipIf(!CHROMIUM)(`the API reference in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -56,7 +44,7 @@ describe.skipIf(!CHROMIUM)(`the API reference in Chromium${CHROMIUM ? '' : ` (${
     const received: { path: string; cookie: boolean }[] = [];
 
     beforeAll(async () => {
-      const port = await freePort();
+      const port = await freeLoopbackPort();
       url = `http://127.0.0.1:${port}`;
       t = await createTestApp(engine, { publicUrl: url });
       await t.app.listen({ port, host: '127.0.0.1' });

@@ -1,24 +1,11 @@
-import fs from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from '../helpers/chromium.ts';
 
-/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); without it this file is skipped. */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
-const SKIP_REASON = 'skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)';
 
-/** A free port, so the app can name itself by the address the browser uses (its CSRF Origin check compares them). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let browser: Browser | null = null;
 
@@ -27,9 +14,9 @@ let browser: Browser | null = null;
  * IDs): sign in, find a contact by a filter, add it to a segment, create a token and revoke it. What the
  * browser did is then checked through the API.
  */
-describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${SKIP_REASON})`}`, () => {
+describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -43,7 +30,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${SKIP_R
     let ada: string;
 
     beforeAll(async () => {
-      const port = await freePort();
+      const port = await freeLoopbackPort();
       url = `http://127.0.0.1:${port}`;
       t = await createTestApp(engine, { publicUrl: url });
       await t.app.listen({ port, host: '127.0.0.1' });

@@ -1,16 +1,13 @@
 import { createHmac } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { CHROMIUM, CHROMIUM_SKIP_REASON, launchChromium } from '../helpers/chromium.ts';
 
-/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); without it this file is skipped. */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
-const SKIP_REASON = 'skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)';
 
 /** A site's page embedding the tracker as the admin route's snippet says, with the queue stub sites add. */
 function page(hearthUrl: string, key: string, title: string): string {
@@ -43,9 +40,9 @@ let browser: Browser | null = null;
  * running Hearth; the browser loads pages, navigates by history.pushState and back, identifies the visitor,
  * and the visits are then read through the API: recorded, in order, and the contact's.
  */
-describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${SKIP_REASON})`}`, () => {
+describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
