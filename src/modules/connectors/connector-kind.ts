@@ -1,0 +1,106 @@
+import type { Static, TSchema } from 'typebox';
+import type { JsonValue } from '../../db/schema.ts';
+import type { ActivityPushBody, UserPushBody } from '../ingestion/index.ts';
+
+/**
+ * What one platform (GitHub, Discourse, ...) brings to the connector framework. The framework holds
+ * everything common: the connector's row, its encrypted secrets, the public receiver, the durable sync
+ * job and its checkpoints, waiting out rate limits, state, and handing pushes to the batch ingestion
+ * path. A kind only speaks its platform: it checks signatures, reads the platform's records and turns them
+ * into the core pushes' bodies.
+ */
+
+export type ActivityPush = Static<typeof ActivityPushBody>;
+export type UserPush = Static<typeof UserPushBody>;
+
+/** Pushes made from platform records, stored through the batch ingestion path (users first, then activities). */
+export interface Translation {
+  /** People without an activity of their own (a profile read, a user who only signed up). */
+  users: UserPush[];
+  /** Activities, each with its person in `user`; `id` is the platform's own ID, so a record seen twice is one activity. */
+  activities: ActivityPush[];
+  /** Records left out on purpose, and why (a bot, an event the connector does not follow): shown in the delivery's outcome. */
+  skipped: string[];
+}
+
+/** Request headers with lower-case names, as Node gives them. */
+export type Headers = Record<string, string | string[] | undefined>;
+
+/** A verified delivery, parsed. */
+export interface Delivery {
+  headers: Headers;
+  /** The platform's event name (GitHub's `x-github-event`, Discourse's `x-discourse-event-type` + event). */
+  event: string;
+  body: unknown;
+}
+
+/** How a kind reaches its platform: requests go through Hearth's outbound guard, and stop when the job stops. */
+export interface PlatformAccess {
+  /** `fetch` through the outbound rules (private addresses refused unless the operator allows them), with a timeout. */
+  fetch: typeof fetch;
+  now(): Date;
+  signal: AbortSignal;
+}
+
+/**
+ * The platform asked us to wait (GitHub's primary or secondary limit, a 429 with `Retry-After`, a run of
+ * 5xx). The framework records "waiting until `until`", gives the job back to the queue to run again at
+ * that time, and goes on from the stream's checkpoint: nothing is retried in a loop.
+ */
+export class RateLimitWait extends Error {
+  constructor(
+    readonly until: Date,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * The platform refused the credential (a 401, a revoked or expired token). The connector fails once with
+ * this message and is not retried until its secrets change.
+ */
+export class CredentialRejected extends Error {}
+
+/** One page of a stream: the pushes it makes and where the next page starts. */
+export interface StreamPage {
+  translation: Translation;
+  /** Where to go on from: saved after the page's pushes are stored. After the last page, where the next sync starts (incremental). */
+  checkpoint: JsonValue;
+  /** True when the stream is caught up: the next sync starts again from `checkpoint`, for what is new. */
+  done: boolean;
+  /** Records of the stream the platform says exist, when it says (for progress); null if unknown. */
+  total?: number | null;
+}
+
+export interface ConnectorKind<Settings = unknown, Secrets = unknown> {
+  /** `github`, `discourse`: the source's kind, and the receiver's path segment. */
+  kind: string;
+  /** The platform's name: the provider's `serviceName` and the default source name. */
+  platformName: string;
+  /** Settings (public, shown in answers). */
+  settingsSchema: TSchema;
+  /** Secrets (write-only: stored encrypted, never shown); `webhookSecret` is the receiver's signing secret. */
+  secretsSchema: TSchema;
+  /** Checks a receiver request's signature over the raw bytes, before anything is parsed. */
+  verify(raw: Buffer, headers: Headers, secrets: Secrets): Promise<boolean>;
+  /** The platform's delivery ID (GitHub's `x-github-delivery`, Discourse's `x-discourse-event-id`): a redelivery is stored once. */
+  deliveryId(headers: Headers): string | null;
+  /** The event name of a delivery, from its headers; null when the request is not one of the platform's deliveries. */
+  eventOf(headers: Headers): string | null;
+  /** The pushes of one verified delivery (empty with `skipped` for events the connector does not follow). */
+  translate(delivery: Delivery, settings: Settings): Translation;
+  /** The streams a sync walks, each with its own checkpoint: one per repository x record kind, for instance. */
+  streams(settings: Settings, secrets: Secrets, access: PlatformAccess): Promise<string[]>;
+  /** One page of `stream` from `checkpoint` (null: the first sync). Throws RateLimitWait or CredentialRejected. */
+  page(stream: string, checkpoint: JsonValue | null, settings: Settings, secrets: Secrets, access: PlatformAccess): Promise<StreamPage>;
+  /**
+   * Full profiles of people the connector has seen only by reference (a webhook's or a list's user carries an
+   * ID, a login and an avatar; the profile has the name, public email, company, blog, location). The
+   * framework records every `user.id` its pushes name and, after the streams, asks for the ones it has no
+   * profile of, a few at a time, with the same rate-limit handling. Absent: the platform's records are enough.
+   */
+  profiles?(platformUserIds: string[], settings: Settings, secrets: Secrets, access: PlatformAccess): Promise<UserPush[]>;
+  /** Tries the credential and settings against the platform: a sentence of what was found, or throws with what is wrong. */
+  test(settings: Settings, secrets: Secrets, access: PlatformAccess): Promise<string>;
+}
