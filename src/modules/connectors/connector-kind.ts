@@ -71,6 +71,11 @@ export interface StreamPage {
   done: boolean;
   /** Records of the stream the platform says exist, when it says (for progress); null if unknown. */
   total?: number | null;
+  /**
+   * The platform said no more requests until then (GitHub's `x-ratelimit-remaining: 0` with its reset): this
+   * page is stored, then the framework waits as for RateLimitWait instead of spending a refused request.
+   */
+  pauseUntil?: Date | null;
 }
 
 export interface ConnectorKind<Settings = unknown, Secrets = unknown> {
