@@ -161,6 +161,66 @@ export interface Communities {
   name: string;
 }
 
+export interface ConnectorDeliveries {
+  claimed_until: Timestamp | null;
+  community_id: Int8;
+  delivery_id: string;
+  error: string | null;
+  event: string;
+  headers: Json;
+  id: Generated<Int8>;
+  outcome: Json | null;
+  payload: string;
+  processed_at: Timestamp | null;
+  received_at: Timestamp;
+  source_id: Int8;
+}
+
+export interface ConnectorHourlyCounts {
+  community_id: Int8;
+  deliveries: Generated<number>;
+  hour: Timestamp;
+  records: Generated<number>;
+  source_id: Int8;
+}
+
+export interface ConnectorPeople {
+  community_id: Int8;
+  platform_user_id: string;
+  profiled_at: Timestamp | null;
+  seen_at: Timestamp;
+  source_id: Int8;
+}
+
+export interface Connectors {
+  community_id: Int8;
+  created_at: Timestamp;
+  kind: string;
+  last_event_at: Timestamp | null;
+  last_sync_at: Timestamp | null;
+  next_sync_at: Timestamp | null;
+  reason: string | null;
+  receiver_key: string;
+  secret_names: Generated<string[]>;
+  secrets: string | null;
+  settings: Generated<Json>;
+  source_id: Int8;
+  state: Generated<string>;
+  updated_at: Timestamp;
+  waiting_until: Timestamp | null;
+}
+
+export interface ConnectorStreams {
+  checkpoint: Json | null;
+  community_id: Int8;
+  done: Generated<boolean>;
+  records: Generated<Int8>;
+  source_id: Int8;
+  stream: string;
+  total: Int8 | null;
+  updated_at: Timestamp;
+}
+
 export interface ContactIdentities {
   community_id: Int8;
   contact_id: Int8;
@@ -808,6 +868,11 @@ export interface DB {
   buying_committee_seniorities: BuyingCommitteeSeniorities;
   buying_committees: BuyingCommittees;
   communities: Communities;
+  connector_deliveries: ConnectorDeliveries;
+  connector_hourly_counts: ConnectorHourlyCounts;
+  connector_people: ConnectorPeople;
+  connector_streams: ConnectorStreams;
+  connectors: Connectors;
   contact_identities: ContactIdentities;
   contact_merges: ContactMerges;
   contacts: Contacts;
