@@ -60,6 +60,7 @@ import { webhookRoutes } from './modules/webhooks/index.ts';
 import { insightsRoutes, researchPromptAdminRoutes } from './modules/insights/index.ts';
 import { appUserRoutes } from './modules/app-users/index.ts';
 import { consoleRoutes } from './modules/console/index.ts';
+import { connectorRoutes, receiverRoutes } from './modules/connectors/index.ts';
 import type { Services } from './services.ts';
 import { VERSION } from './version.ts';
 import { createReadQueryHandler } from './http/read-query.ts';
@@ -150,7 +151,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   });
   app.addHook('onSend', answerHeaders);
   app.addHook('preValidation', async (request) => {
-    const body = request.routeOptions.config.itemsCheckedAlone ? undefined : request.body;
+    const body = request.routeOptions.config.itemsCheckedAlone || request.routeOptions.config.rawBody ? undefined : request.body;
     for (const [part, value, coreReason] of [
       ['query parameter', request.query, 'invalid-request-parameters'],
       ['path parameter', request.params, 'invalid-request-parameters'],
@@ -265,6 +266,8 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   jobRoutes(app, services);
   metricsRoutes(app, services);
   webhookRoutes(app, services);
+  connectorRoutes(app, services);
+  receiverRoutes(app, services);
   appUserRoutes(app, services, options.publicUrl);
   consoleRoutes(app);
 

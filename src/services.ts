@@ -51,6 +51,7 @@ import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createTrackerService, createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
+import { createConnectorService, type ConnectorKind } from './modules/connectors/index.ts';
 import { createInsightsService, createLlmClient, createResearchPromptAdminService } from './modules/insights/index.ts';
 
 export interface ServiceDeps {
@@ -58,7 +59,11 @@ export interface ServiceDeps {
   /** The database's notifications; without them (the CLI) nothing that needs them is kept in memory. */
   listen?: Listen;
   clock: Clock;
-  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> & Partial<Pick<Config, 'allowPrivateFetch' | 'llm' | 'webhookTimeoutMs' | 'fileSourceRoot'>>;
+  config: Pick<Config, 'jwtSecret' | 'rateLimit' | 'publicUrl'> &
+    Partial<Pick<Config, 'allowPrivateFetch' | 'llm' | 'webhookTimeoutMs' | 'fileSourceRoot' | 'connectorSyncIntervalMs'>>;
+  /** The platforms connectors are made for (CONNECTOR_KINDS by default; tests add local stand-ins). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  connectorKinds?: ConnectorKind<any, any>[];
   /** Where background work reports what a caller does not see (the insights model's failures); none by default. */
   log?: { info(details: object, message: string): void; warn(details: object, message: string): void };
   /** The database pool's use, for the metrics (Database.poolUse), and its engine; none: no pool gauges. */
@@ -87,6 +92,18 @@ export async function createServices(deps: ServiceDeps) {
   const classify = createTitleClassifier();
   const contacts = createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl });
   const organizations = createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl });
+  const connectors = createConnectorService({
+    db,
+    clock,
+    jobs,
+    ingestion,
+    deploymentSecret: secret,
+    publicUrl: deps.config.publicUrl,
+    allowPrivateFetch: deps.config.allowPrivateFetch ?? false,
+    kinds: deps.connectorKinds,
+    syncIntervalMs: deps.config.connectorSyncIntervalMs,
+    log: deps.log,
+  });
   const leadScoreCompute = createLeadScoreComputeService({ db, clock, jobs, seniorityOf: (title) => classify(title).seniority });
   return {
     db,
@@ -139,7 +156,9 @@ export async function createServices(deps: ServiceDeps) {
     metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine }),
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),
-    sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null }),
+    connectors,
+    // A connector's source is synced by its connector: data-available hands it over.
+    sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null, delegate: connectors.dataAvailable }),
     bulkUpdates: createBulkUpdateService({ db, clock }),
     audit: createAuditService({ db, clock, cursors }),
     webhooks: createWebhookService({

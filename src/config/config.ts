@@ -38,6 +38,8 @@ export interface Config {
    * delivery being sent is held for twice that: should its process die, it is sent again after it.
    */
   webhookTimeoutMs: number;
+  /** How often every connector is synced for what its webhooks may have missed (ms; HEARTH_CONNECTOR_SYNC_INTERVAL, minutes). */
+  connectorSyncIntervalMs: number;
   /**
    * PostgreSQL: seconds after which a pooled connection is closed and replaced, so that no session keeps its
    * plans and caches for the life of the process (HEARTH_DB_CONNECTION_LIFETIME; 0 keeps them).
@@ -169,6 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileSourceRoot: fileSourceRoot(env),
     jobLeaseMs: duration(env, 'HEARTH_JOB_LEASE', 300_000, 's', 1000, 86_400_000),
     webhookTimeoutMs: duration(env, 'HEARTH_WEBHOOK_TIMEOUT', 10_000, 's', 1000, 300_000),
+    connectorSyncIntervalMs: duration(env, 'HEARTH_CONNECTOR_SYNC_INTERVAL', 900_000, 'm', 60_000, 604_800_000),
     connectionLifetimeSeconds: Math.round(duration(env, 'HEARTH_DB_CONNECTION_LIFETIME', 600_000, 's', 0, 604_800_000) / 1000),
     metrics: metricsConfig(env, host, port),
     shutdownGraceMs: duration(env, 'HEARTH_SHUTDOWN_GRACE', 10_000, 's', 0, 3_600_000),

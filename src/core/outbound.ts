@@ -137,7 +137,7 @@ export function readOutboundUrl(given: string, allowPrivateAddresses: boolean): 
  * read up to the limit (default 64 KiB) and no further.
  */
 export function outboundPost(url: string, headers: Record<string, string>, body: string, options: OutboundOptions): Promise<OutboundResponse> {
-  return requestOnce(url, headers, { ...options, maxBytes: options.maxBytes ?? 65_536 }, { method: 'POST', body });
+  return requestOnce(url, headers, { ...options, maxBytes: options.maxBytes ?? 65_536 }, { method: 'POST', body, answerMayBeCut: true });
 }
 
 /** GET `url`; redirects followed (each hop checked), the body read up to the limit. */
@@ -155,11 +155,34 @@ export async function outboundGet(url: string, headers: Record<string, string>, 
   }
 }
 
+/**
+ * Any request (the connectors' platform APIs): `method`, `body`, stopped by `signal`; redirects of a GET or HEAD
+ * followed (each hop checked), the body read up to the limit.
+ */
+export async function outboundRequest(
+  url: string,
+  request: { method: string; headers: Record<string, string>; body?: Buffer | string; signal?: AbortSignal },
+  options: OutboundOptions,
+): Promise<OutboundResponse> {
+  const follows = request.method === 'GET' || request.method === 'HEAD';
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const response = await requestOnce(current, request.headers, options, { method: request.method, body: request.body, signal: request.signal });
+    const location = response.headers.location;
+    if (follows && response.status >= 300 && response.status < 400 && response.status !== 304 && location) {
+      if (hop >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS)) throw new OutboundError(`more than ${options.maxRedirects ?? DEFAULT_MAX_REDIRECTS} redirects`);
+      current = new URL(location, current).toString();
+      continue;
+    }
+    return response;
+  }
+}
+
 function requestOnce(
   url: string,
   headers: Record<string, string>,
   options: OutboundOptions,
-  send: { method: 'GET' | 'POST'; body?: string } = { method: 'GET' },
+  send: { method: string; body?: string | Buffer; signal?: AbortSignal; answerMayBeCut?: boolean } = { method: 'GET' },
 ): Promise<OutboundResponse> {
   let target: URL;
   try {
@@ -183,6 +206,7 @@ function requestOnce(
           ...headers,
         },
         timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        ...(send.signal ? { signal: send.signal } : {}),
         // Checked at connection time: what the name resolves to now is what is connected to.
         lookup: (hostname, lookupOptions, callback) => {
           dns.lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
@@ -201,7 +225,7 @@ function requestOnce(
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > maxBytes) {
-            if (send.method === 'POST') {
+            if (send.answerMayBeCut) {
               // What a webhook receiver says is only looked at, not needed: its status is the answer.
               response.destroy();
               resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), url: target.toString() });

@@ -17,7 +17,8 @@ const PERSONAL_QUERY = new Set(['email', 'twitter', 'github', 'linkedin']);
 
 export function redactUrl(url: string): string {
   const [path = '', query] = url.split('?', 2);
-  const safePath = path.replace(/^(\/community\/v1\/user\/)[^/]+/, '$1[redacted]');
+  // A receiver's key is not a credential (deliveries are signed), but it is not for everyone to read either.
+  const safePath = path.replace(/^(\/community\/v1\/user\/)[^/]+/, '$1[redacted]').replace(/^(\/api\/v2\/receivers\/[^/]+\/)[^/]+/, '$1[redacted]');
   if (query === undefined) return safePath;
   const params = new URLSearchParams(query);
   for (const key of [...params.keys()]) if (PERSONAL_QUERY.has(key)) params.set(key, '[redacted]');

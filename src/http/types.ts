@@ -24,6 +24,8 @@ declare module 'fastify' {
      * and per client address) instead of the API's, since every visitor of a site calls them.
      */
     trackerLimits?: boolean;
+    /** The body is the request's bytes, as sent (a signature is checked over them): no text check walks it. */
+    rawBody?: boolean;
     /** A `text/plain` body is read as JSON (what `navigator.sendBeacon` sends a string as). */
     plainTextJson?: boolean;
   }

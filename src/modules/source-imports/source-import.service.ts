@@ -29,6 +29,11 @@ export interface SourceImportDeps {
   organizationUpserts: OrganizationUpsertService;
   /** HEARTH_FILE_SOURCE_ROOT: where the folders of file sources made through the API must still lie. */
   fileSourceRoot?: string | null;
+  /**
+   * Sources another module syncs (a connector's): it enqueues their work and answers, or answers null for a
+   * source that is not its own. Handed over by the root, so this module depends on none of them.
+   */
+  delegate?: (writer: Writer, sourceId: number) => Promise<{ jobId: number; created: boolean } | null>;
 }
 
 /** Why a file source made through the API is not imported: its folder is not (or no longer) under the root. */
@@ -96,6 +101,8 @@ export function createSourceImportService(deps: SourceImportDeps) {
      * cannot both enqueue.
      */
     async notify(writer: Writer, sourceId: number): Promise<{ jobId: number; created: boolean }> {
+      const delegated = await deps.delegate?.(writer, sourceId);
+      if (delegated) return delegated;
       const payload: SourceImportPayload = { sourceId };
       const source = await findImportSource(db, writer.communityId, sourceId);
       if (source?.kind === 'file' && source.confinedToRoot && (await folderToRead(source)) === null) {

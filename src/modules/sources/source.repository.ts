@@ -25,7 +25,7 @@ const columns = [
 
 export async function insertSource(
   db: Executor,
-  source: { communityId: number; name: string; serviceName: string; kind: 'api' | 'file'; path: string | null; confinedToRoot?: boolean },
+  source: { communityId: number; name: string; serviceName: string; kind: string; path: string | null; confinedToRoot?: boolean },
 ): Promise<SourceRow> {
   return db
     .insertInto('sources')

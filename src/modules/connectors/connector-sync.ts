@@ -1,0 +1,309 @@
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../clock.ts';
+import type { DB, JsonValue } from '../../db/schema.ts';
+import { formatId } from '../../core/ids.ts';
+import type { Writer } from '../../core/writer.ts';
+import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { IngestionService } from '../ingestion/index.ts';
+import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type Translation } from './connector-kind.ts';
+import { openSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
+import * as connectors from './connector.repository.ts';
+import type { ConnectorRow } from './connector.repository.ts';
+import { platformAccess } from './platform-access.ts';
+
+export const CONNECTOR_SYNC_JOB = 'connector.sync';
+
+export interface SyncPayload {
+  sourceId: number;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyKind = ConnectorKind<any, any>;
+
+/** Pushes stored per call of the batch ingestion path (its batch limit). */
+const PUSH_BATCH = 1_000;
+/** People whose profiles are asked for at a time. */
+const PROFILE_BATCH = 50;
+/** Deliveries claimed at a time, and how long a claim holds. */
+const DELIVERY_BATCH = 50;
+const DELIVERY_LEASE_MS = 5 * 60_000;
+/** Item errors kept in a delivery's outcome (all are counted). */
+const MAX_LISTED_ERRORS = 20;
+
+/** The sync stopped at a page boundary because the worker is stopping: the job is given back, to go on from the checkpoint. */
+class SyncStopped extends Error {
+  constructor() {
+    super('the sync stopped at a page boundary because the worker is stopping; it goes on from its checkpoints on the next start');
+  }
+}
+
+interface Stored {
+  users: number;
+  activities: number;
+  rejected: { kind: 'user' | 'activity'; index: number; errors: string[] }[];
+  rejectedCount: number;
+}
+
+/** The writer of a connector's pushes: the connector, as the audit log shows it. */
+const connectorWriter = (communityId: number, sourceId: number): Writer => ({ communityId, actor: `connector:${formatId('provider', sourceId)}`, tokenId: null });
+
+/** The platform user IDs a translation names: activities' people and users. */
+function peopleOf(translation: Translation): string[] {
+  const ids: string[] = [];
+  for (const user of translation.users) if (user.id !== undefined && user.id !== null) ids.push(String(user.id));
+  for (const activity of translation.activities) {
+    const id = (activity as { user?: { id?: unknown } }).user?.id;
+    if (id !== undefined && id !== null) ids.push(String(id));
+  }
+  return ids;
+}
+
+export function createConnectorSync(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  jobs: JobQueue;
+  ingestion: IngestionService;
+  kinds: Map<string, AnyKind>;
+  key: SecretsKey;
+  allowPrivateFetch: boolean;
+  syncIntervalMs: number;
+  log?: { warn(details: object, message: string): void };
+}) {
+  const { db, clock, jobs, ingestion } = deps;
+
+  /** Stores a translation through the batch ingestion path: users first, then activities; refused items are returned, not thrown. */
+  async function store(writer: Writer, sourceId: number, translation: Translation): Promise<Stored> {
+    const stored: Stored = { users: 0, activities: 0, rejected: [], rejectedCount: 0 };
+    const take = (kind: 'user' | 'activity', offset: number, answers: Awaited<ReturnType<IngestionService['pushUsers']>>) => {
+      for (const answer of answers) {
+        if (answer.status === 'accepted') {
+          if (kind === 'user') stored.users += 1;
+          else stored.activities += 1;
+        } else {
+          stored.rejectedCount += 1;
+          if (stored.rejected.length < MAX_LISTED_ERRORS) stored.rejected.push({ kind, index: offset + answer.index, errors: answer.errors });
+        }
+      }
+    };
+    for (let at = 0; at < translation.users.length; at += PUSH_BATCH) {
+      take('user', at, await ingestion.pushUsers(writer, sourceId, translation.users.slice(at, at + PUSH_BATCH)));
+    }
+    for (let at = 0; at < translation.activities.length; at += PUSH_BATCH) {
+      take('activity', at, await ingestion.pushActivities(writer, sourceId, translation.activities.slice(at, at + PUSH_BATCH)));
+    }
+    return stored;
+  }
+
+  /** The connector waits until `until` (a rate limit): its state says so, and the sync runs again then. */
+  async function waitUntil(connector: ConnectorRow, until: Date, reason: string): Promise<JsonValue> {
+    await db.transaction().execute(async (trx) => {
+      await connectors.updateConnector(trx, connector.communityId, connector.sourceId, { state: 'waiting', waitingUntil: until, reason }, clock.now());
+      // A new job, not enqueueOnce: this job is still running, and would be found instead.
+      await jobs.enqueue(trx, { communityId: connector.communityId, kind: CONNECTOR_SYNC_JOB, payload: { sourceId: connector.sourceId }, runAt: until, maxAttempts: 8 });
+    });
+    return { sourceId: connector.sourceId, waitingUntil: until.toISOString(), reason };
+  }
+
+  async function runSync(job: JobRow, context: JobContext): Promise<JsonValue> {
+    const { sourceId } = job.payload as unknown as SyncPayload;
+    const { communityId } = job;
+    let connector = await connectors.findConnector(db, communityId, sourceId);
+    if (!connector) return { sourceId, skipped: 'the connector was removed' };
+    if (connector.state === 'paused') return { sourceId, skipped: 'the connector is paused' };
+    if (connector.state === 'failed') return { sourceId, skipped: `the connector failed: ${connector.reason ?? ''}` };
+    const kind = deps.kinds.get(connector.kind);
+    if (!kind) return { sourceId, skipped: `this server has no connector of kind ${connector.kind}` };
+    const now = clock.now();
+    if (connector.state === 'waiting' && connector.waitingUntil && connector.waitingUntil > now) {
+      // Brought forward (a "sync now" woke the job that waits): the platform's time still stands.
+      return waitUntil(connector, connector.waitingUntil, connector.reason ?? 'waiting for the platform');
+    }
+
+    let secrets: Record<string, unknown>;
+    try {
+      secrets = connector.secrets ? openSecrets(deps.key, communityId, sourceId, connector.secrets) : {};
+    } catch (error) {
+      if (!(error instanceof SecretsUnreadable)) throw error;
+      await connectors.updateConnector(db, communityId, sourceId, { state: 'failed', reason: error.message, waitingUntil: null }, clock.now());
+      return { sourceId, failed: error.message };
+    }
+
+    const writer = connectorWriter(communityId, sourceId);
+    const access = platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal: context.signal, now: () => clock.now() });
+    const settings = connector.settings;
+    const totals = { pages: 0, users: 0, activities: 0, rejected: 0, profiles: 0 };
+    try {
+      const names = await kind.streams(settings, secrets, access);
+      await connectors.ensureStreams(db, communityId, sourceId, names, clock.now());
+      const rows = new Map((await connectors.listStreams(db, communityId, sourceId)).map((row) => [row.stream, row]));
+      const backfilling = names.some((name) => !rows.get(name)?.done);
+      await connectors.updateConnector(db, communityId, sourceId, { state: backfilling ? 'backfilling' : 'active', waitingUntil: null }, clock.now());
+
+      for (const name of names) {
+        let checkpoint = rows.get(name)?.checkpoint ?? null;
+        for (;;) {
+          if (context.signal.aborted) throw new SyncStopped();
+          // Paused meanwhile: stop at this page boundary; resuming enqueues a sync that goes on from here.
+          connector = await connectors.findConnector(db, communityId, sourceId);
+          if (!connector) return { sourceId, skipped: 'the connector was removed', ...totals };
+          if (connector.state === 'paused') return { sourceId, paused: true, ...totals };
+          const page = await kind.page(name, checkpoint, settings, secrets, access);
+          const stored = await store(writer, sourceId, page.translation);
+          const at = clock.now();
+          await db.transaction().execute(async (trx) => {
+            await connectors.recordPeople(trx, communityId, sourceId, peopleOf(page.translation), at);
+            await connectors.saveCheckpoint(trx, communityId, sourceId, name, { checkpoint: page.checkpoint, done: page.done, records: stored.users + stored.activities, total: page.total }, at);
+            await connectors.countHourly(trx, communityId, sourceId, at, { records: stored.users + stored.activities });
+          });
+          checkpoint = page.checkpoint;
+          totals.pages += 1;
+          totals.users += stored.users;
+          totals.activities += stored.activities;
+          totals.rejected += stored.rejectedCount;
+          await context.progress({ stream: name, pages: totals.pages, users: totals.users, activities: totals.activities, rejected: totals.rejected, total: page.total ?? null });
+          if (page.pauseUntil && page.pauseUntil > clock.now()) {
+            return waitUntil(connector, page.pauseUntil, 'the platform asked for no more requests until then');
+          }
+          if (page.done) break;
+        }
+      }
+
+      if (kind.profiles) {
+        for (;;) {
+          if (context.signal.aborted) throw new SyncStopped();
+          const ids = await connectors.unprofiledPeople(db, communityId, sourceId, PROFILE_BATCH);
+          if (ids.length === 0) break;
+          const users = await kind.profiles(ids, settings, secrets, access);
+          const stored = await store(writer, sourceId, { users, activities: [], skipped: [] });
+          // Every ID asked for is done, found or not: a profile the platform does not give is not asked for again and again.
+          await connectors.markProfiled(db, communityId, sourceId, ids, clock.now());
+          await connectors.countHourly(db, communityId, sourceId, clock.now(), { records: stored.users });
+          totals.profiles += stored.users;
+          totals.rejected += stored.rejectedCount;
+          await context.progress({ stream: 'profiles', pages: totals.pages, users: totals.users, activities: totals.activities, profiles: totals.profiles, rejected: totals.rejected });
+        }
+      }
+
+      const done = clock.now();
+      const latest = await connectors.findConnector(db, communityId, sourceId);
+      if (latest && latest.state !== 'paused') {
+        await connectors.updateConnector(
+          db,
+          communityId,
+          sourceId,
+          { state: 'active', reason: null, waitingUntil: null, lastSyncAt: done, nextSyncAt: new Date(done.getTime() + deps.syncIntervalMs) },
+          done,
+        );
+      }
+      return { sourceId, ...totals };
+    } catch (error) {
+      if (error instanceof RateLimitWait) return waitUntil(connector!, error.until, error.message);
+      if (error instanceof CredentialRejected) {
+        await connectors.updateConnector(db, communityId, sourceId, { state: 'failed', reason: error.message, waitingUntil: null }, clock.now());
+        return { sourceId, failed: error.message, ...totals };
+      }
+      if (error instanceof SyncStopped || context.signal.aborted) throw error;
+      // Retried with the job's backoff; the reason is shown meanwhile.
+      const message = error instanceof Error ? error.message : String(error);
+      await connectors.updateConnector(db, communityId, sourceId, { reason: `the last sync attempt failed (it is retried): ${message}` }, clock.now());
+      throw error;
+    }
+  }
+
+  jobs.register(CONNECTOR_SYNC_JOB, runSync);
+
+  let processing: Promise<void> | null = null;
+  let again = false;
+
+  /** Turns stored deliveries into pushes, oldest first, until none is waiting. */
+  async function processDeliveries(): Promise<void> {
+    for (;;) {
+      const claimed = await connectors.claimDeliveries(db, clock.now(), DELIVERY_LEASE_MS, DELIVERY_BATCH);
+      if (claimed.length === 0) return;
+      for (const delivery of claimed) {
+        const connector = await connectors.findConnector(db, delivery.communityId, delivery.sourceId);
+        const kind = connector ? deps.kinds.get(connector.kind) : undefined;
+        if (!connector || !kind) {
+          await connectors.finishDelivery(db, delivery.communityId, delivery.id, { outcome: {}, error: 'no connector of this kind on this server', now: clock.now() });
+          continue;
+        }
+        let translation: Translation;
+        try {
+          translation = kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, connector.settings);
+        } catch (error) {
+          // A payload the connector cannot read is kept with why; it is not retried (it would fail the same way).
+          const message = error instanceof Error ? error.message : String(error);
+          await connectors.finishDelivery(db, delivery.communityId, delivery.id, { outcome: { translated: false }, error: `not translated: ${message}`, now: clock.now() });
+          continue;
+        }
+        let stored: Stored;
+        try {
+          stored = await store(connectorWriter(delivery.communityId, delivery.sourceId), delivery.sourceId, translation);
+        } catch (error) {
+          // The database failed, not the delivery: it is processed again later.
+          await connectors.releaseDelivery(db, delivery.communityId, delivery.id);
+          throw error;
+        }
+        const now = clock.now();
+        await db.transaction().execute(async (trx) => {
+          await connectors.recordPeople(trx, delivery.communityId, delivery.sourceId, peopleOf(translation), now);
+          await connectors.countHourly(trx, delivery.communityId, delivery.sourceId, now, { records: stored.users + stored.activities });
+          await connectors.finishDelivery(trx, delivery.communityId, delivery.id, {
+            outcome: {
+              users: stored.users,
+              activities: stored.activities,
+              rejected: stored.rejectedCount,
+              ...(stored.rejected.length ? { errors: stored.rejected } : {}),
+              ...(translation.skipped.length ? { skipped: translation.skipped.slice(0, MAX_LISTED_ERRORS) } : {}),
+            },
+            error: stored.rejectedCount > 0 ? `${stored.rejectedCount} pushes were refused` : null,
+            now,
+          });
+        });
+      }
+    }
+  }
+
+  /** Runs processDeliveries once at a time in this process; a call while it runs makes it go round once more. */
+  function nudge(): void {
+    if (processing) {
+      again = true;
+      return;
+    }
+    processing = (async () => {
+      do {
+        again = false;
+        await processDeliveries();
+      } while (again);
+    })()
+      .catch((error: unknown) => deps.log?.warn({ err: error }, 'connector deliveries could not be processed; the background step tries again'))
+      .finally(() => (processing = null));
+  }
+
+  /** Enqueues the periodic sync of every connector whose time has come. */
+  async function enqueueDueSyncs(): Promise<number> {
+    const now = clock.now();
+    const due = await connectors.dueConnectors(db, now, 100);
+    for (const { communityId, sourceId } of due) {
+      await db.transaction().execute(async (trx) => {
+        await jobs.enqueueOnce(trx, { communityId, kind: CONNECTOR_SYNC_JOB, payload: { sourceId }, maxAttempts: 8 });
+        // Pushed on now, so the step does not enqueue it again every round; a completed sync sets it from its end.
+        await connectors.updateConnector(trx, communityId, sourceId, { nextSyncAt: new Date(now.getTime() + deps.syncIntervalMs) }, now);
+      });
+    }
+    return due.length;
+  }
+
+  jobs.every({ name: 'connectors.deliveries', intervalMs: 2_000, run: () => (processing ?? processDeliveries()) });
+  jobs.every({ name: 'connectors.periodic-sync', intervalMs: 60_000, run: async () => void (await enqueueDueSyncs()) });
+
+  return {
+    processDeliveries,
+    nudge,
+    enqueueDueSyncs,
+    /** Resolves when the processing a receive started in this process is done. */
+    async settled(): Promise<void> {
+      while (processing) await processing;
+    },
+  };
+}
