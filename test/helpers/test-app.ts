@@ -7,6 +7,7 @@ import type { HearthApp } from '../../src/http/types.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
+import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
 
 export const TEST_PUBLIC_URL = 'http://hearth.test';
 
@@ -39,6 +40,9 @@ export interface TestAppOptions {
   webhookTimeoutMs?: number;
   /** The folder under which file sources may be made through the API (HEARTH_FILE_SOURCE_ROOT); none by default. */
   fileSourceRoot?: string;
+  /** The platforms connectors may be made for (the server's own by default): tests give local stand-ins. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  connectorKinds?: ConnectorKind<any, any>[];
   /** The address the app names itself by (TEST_PUBLIC_URL by default); a browser test gives the one it listens on. */
   publicUrl?: string;
 }
@@ -53,6 +57,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       poolUse: db.database.poolUse,
       engine: db.database.engine,
       clock: options.clock ?? systemClock,
+      connectorKinds: options.connectorKinds,
       config: {
         jwtSecret: null,
         publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,

@@ -262,6 +262,7 @@ export function createConnectorService(deps: ConnectorDeps) {
       if (name !== undefined && name.length > 200) throw invalidParameters('body field "name" is at most 200 characters');
       const now = clock.now();
       const resume = sealed !== undefined && current.state === 'failed';
+      const resumeAs = resume ? await runningState(writer.communityId, sourceId) : undefined;
       try {
         await db.transaction().execute(async (trx) => {
           if (name !== undefined && name !== current.name) {
@@ -274,7 +275,7 @@ export function createConnectorService(deps: ConnectorDeps) {
             {
               ...(settings !== undefined ? { settings } : {}),
               ...(sealed ? { secrets: sealed.secrets, secretNames: sealed.names } : {}),
-              ...(resume ? { state: await runningState(writer.communityId, sourceId), reason: null, waitingUntil: null } : {}),
+              ...(resumeAs ? { state: resumeAs, reason: null, waitingUntil: null } : {}),
             },
             now,
           );
