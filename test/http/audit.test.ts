@@ -5,6 +5,23 @@ import { systemClock } from '../../src/clock.ts';
 import { startFakeLlm, type FakeLlm } from '../helpers/fake-llm.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import Type from 'typebox';
+import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
+
+/** A platform that needs no server: connectors' writes are audited whatever the platform. */
+const quietKind: ConnectorKind = {
+  kind: 'discourse',
+  platformName: 'Quiet forum',
+  settingsSchema: Type.Object({}),
+  secretsSchema: Type.Object({ webhookSecret: Type.String() }),
+  verify: async () => false,
+  deliveryId: () => null,
+  eventOf: () => null,
+  translate: () => ({ users: [], activities: [], skipped: [] }),
+  streams: async () => [],
+  page: async () => ({ translation: { users: [], activities: [], skipped: [] }, checkpoint: null, done: true }),
+  test: async () => 'nothing to see',
+};
 
 interface Entry {
   id: string;
@@ -47,7 +64,7 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
 
   beforeAll(async () => {
     fake = await startFakeLlm();
-    t = await createTestApp(engine, { llm: fake.config() });
+    t = await createTestApp(engine, { llm: fake.config(), connectorKinds: [quietKind] });
     adminJti = await jtiOf(t.token);
   });
   afterAll(async () => {
@@ -255,6 +272,23 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     await write('POST /api/v2/admin/webhooks/{id}/rotate-secret', `/api/v2/admin/webhooks/${hook.id}/rotate-secret`, {}, { status: 200, operation: 'webhook.rotate_secret', ids: hookIds });
     await write('POST /api/v2/admin/webhooks/{id}/enable', `/api/v2/admin/webhooks/${hook.id}/enable`, undefined, { status: 200, operation: 'webhook.enable', ids: hookIds });
     await write('DELETE /api/v2/admin/webhooks/{id}', `/api/v2/admin/webhooks/${hook.id}`, undefined, { status: 200, operation: 'webhook.delete', ids: hookIds });
+
+    const connector = (await write('POST /api/v2/admin/connectors', '/api/v2/admin/connectors', { kind: 'discourse', settings: {}, secrets: { webhookSecret: 'shh-secret-value' } }, {
+      status: 201,
+      operation: 'connector.create',
+      ids: (body) => [(body.data as { id: string }).id],
+    })).data as { id: string };
+    const connectorIds = () => [connector.id];
+    await write('POST /api/v2/admin/connectors/test', '/api/v2/admin/connectors/test', { kind: 'discourse', settings: {}, secrets: { webhookSecret: 'x' } }, { status: 200, operation: 'connector.test', ids: () => [] });
+    await write('PATCH /api/v2/admin/connectors/{id}', `/api/v2/admin/connectors/${connector.id}`, { secrets: { webhookSecret: 'shh-another-value' } }, { status: 200, operation: 'connector.update', ids: connectorIds });
+    await write('POST /api/v2/admin/connectors/{id}/test', `/api/v2/admin/connectors/${connector.id}/test`, undefined, { status: 200, operation: 'connector.test', ids: connectorIds });
+    await write('POST /api/v2/admin/connectors/{id}/sync', `/api/v2/admin/connectors/${connector.id}/sync`, undefined, { status: 200, operation: 'connector.sync', ids: connectorIds });
+    await write('POST /api/v2/admin/connectors/{id}/pause', `/api/v2/admin/connectors/${connector.id}/pause`, undefined, { status: 200, operation: 'connector.pause', ids: connectorIds });
+    await write('POST /api/v2/admin/connectors/{id}/resume', `/api/v2/admin/connectors/${connector.id}/resume`, undefined, { status: 200, operation: 'connector.resume', ids: connectorIds });
+    await write('DELETE /api/v2/admin/connectors/{id}', `/api/v2/admin/connectors/${connector.id}`, undefined, { status: 200, operation: 'connector.remove', ids: connectorIds });
+    const connectorEntries = JSON.stringify(await audit('operation=connector.*&limit=100'));
+    expect(connectorEntries).not.toContain('shh-secret-value');
+    expect(connectorEntries).not.toContain('shh-another-value');
     await write('POST /community/v1/source/{destinationSourceId}/website-visits', `/community/v1/source/${t.sourceId}/website-visits`, [{ url: 'https://hearth.dev/', contactId }], {
       status: 202,
       operation: 'website_visit.push',
@@ -383,6 +417,7 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     expect([...written].sort()).toEqual(writes.filter((w) => !w.public).map((w) => w.route).sort());
     // And the console's sign-in, recorded as the user who signed in (above).
     expect(writes.filter((w) => w.public).map((w) => w.route).sort()).toEqual([
+      'POST /api/v2/receivers/{kind}/{key}',
       'POST /api/v2/session',
       'POST /api/v2/session/link',
       'POST /community/v1/t/{key}/identify',
