@@ -153,7 +153,7 @@ export async function createServices(deps: ServiceDeps) {
     prospectorImports: createProspectorImportService({ db, clock }),
     jobs,
     jobAdmin: createJobAdminService({ jobs, cursors }),
-    metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine }),
+    metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine, connectors: connectors.totals }),
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
     privacy: createPrivacyService({ db, clock, jobs }),
     connectors,

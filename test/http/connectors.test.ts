@@ -266,6 +266,13 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     const shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
     expect(shown.last24h).toEqual({ deliveries: 1, records: 1 });
     expect(shown.lastEventAt).toBe('2026-01-15T12:00:00.000Z');
+    const metrics = (await t.get('/metrics')).body;
+    const labels = `community="com_${t.communityId}",source="${connector.id}",kind="github"`;
+    expect(metrics).toContain(`hearth_connectors{community="com_${t.communityId}",kind="github",state="backfilling"} 1`);
+    expect(metrics).toContain(`hearth_connector_deliveries_received_total{${labels}} 1`);
+    expect(metrics).toContain(`hearth_connector_deliveries_processed_total{${labels}} 1`);
+    expect(metrics).toContain(`hearth_connector_records_stored_total{${labels}} 1`);
+    expect(metrics).toContain(`hearth_connector_waiting_until_seconds{${labels}} 0`);
 
     // A paused connector stores deliveries and processes them when it resumes.
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);

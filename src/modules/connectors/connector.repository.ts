@@ -282,28 +282,28 @@ export async function releaseDelivery(db: Executor, communityId: number, id: num
   await db.updateTable('connector_deliveries').set({ claimed_until: null }).where('community_id', '=', communityId).where('id', '=', id).execute();
 }
 
-/** Deliveries received and processed, by kind (every community), for the metrics. */
-export async function deliveryTotals(db: Executor, communityId: number | null) {
-  let query = db
-    .selectFrom('connector_deliveries as d')
-    .innerJoin('connectors as k', (join) => join.onRef('k.community_id', '=', 'd.community_id').onRef('k.source_id', '=', 'd.source_id'))
-    .select(['d.community_id as communityId', 'k.kind', sql<number>`count(*)::int8`.as('received'), sql<number>`count(d.processed_at)::int8`.as('processed')])
-    .groupBy(['d.community_id', 'k.kind']);
-  if (communityId !== null) query = query.where('d.community_id', '=', communityId);
-  return (await query.execute()).map((row) => ({ communityId: Number(row.communityId), kind: row.kind, received: Number(row.received), processed: Number(row.processed) }));
-}
-
 /** Connectors by community, kind and state, with their records stored and when a waiting one goes on. */
 export async function connectorTotals(db: Executor, communityId: number | null) {
   let query = db
     .selectFrom('connectors as k')
     .select([
       'k.community_id as communityId', 'k.source_id as sourceId', 'k.kind', 'k.state', 'k.waiting_until as waitingUntil',
-      sql<number>`(select coalesce(sum(records), 0)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id)`.as('syncRecords'),
-      sql<number>`(select coalesce(sum(records), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('allRecords'),
+      sql<number>`(select coalesce(sum(records), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('records'),
+      sql<number>`(select coalesce(sum(deliveries), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('received'),
+      // The partial index of unprocessed deliveries: what waits is few, whatever was received.
+      sql<number>`(select count(*)::int8 from connector_deliveries d where d.community_id = k.community_id and d.source_id = k.source_id and d.processed_at is null)`.as('pending'),
     ]);
   if (communityId !== null) query = query.where('k.community_id', '=', communityId);
-  return (await query.execute()).map((row) => ({ ...row, communityId: Number(row.communityId), sourceId: Number(row.sourceId), allRecords: Number(row.allRecords) }));
+  return (await query.execute()).map((row) => ({
+    communityId: Number(row.communityId),
+    sourceId: Number(row.sourceId),
+    kind: row.kind,
+    state: row.state,
+    waitingUntil: row.waitingUntil,
+    records: Number(row.records),
+    received: Number(row.received),
+    processed: Number(row.received) - Number(row.pending),
+  }));
 }
 
 // People ---------------------------------------------------------------------------------------------

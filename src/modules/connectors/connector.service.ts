@@ -55,6 +55,19 @@ export interface ConnectorChanges {
   secrets?: unknown;
 }
 
+/** One connector's figures for the metrics. */
+export interface ConnectorTotals {
+  communityId: number;
+  sourceId: number;
+  kind: string;
+  state: string;
+  waitingUntil: Date | null;
+  /** Records stored (pushes accepted), deliveries received and processed, since the connector was made. */
+  records: number;
+  received: number;
+  processed: number;
+}
+
 /** `sig_N` as admins name a connector (its source); a 400 for anything else. */
 export function parseConnectorId(value: string): number {
   const prefix = ID_PREFIXES.provider;
@@ -434,8 +447,8 @@ export function createConnectorService(deps: ConnectorDeps) {
     settled: sync.settled,
 
     /** For the metrics: connectors by kind and state, deliveries and records. */
-    async totals(communityId: number | null) {
-      return { connectors: await connectors.connectorTotals(db, communityId), deliveries: await connectors.deliveryTotals(db, communityId) };
+    totals(communityId: number | null): Promise<ConnectorTotals[]> {
+      return connectors.connectorTotals(db, communityId);
     },
   };
   return service;

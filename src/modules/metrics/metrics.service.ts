@@ -74,7 +74,28 @@ function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram'
  * requests made with its tokens and sessions, its jobs and its backlog; what the process does for other
  * communities, and its pool and memory, which every community's traffic moves, are not theirs to watch.
  */
-export function createMetricsService(deps: { jobs: JobQueue; ingestion: IngestionService; poolUse?: () => PoolUse; engine?: string }) {
+/** One connector's figures (modules/connectors, handed over by the root so this module depends on none of it). */
+export interface ConnectorFigures {
+  communityId: number;
+  sourceId: number;
+  kind: string;
+  state: string;
+  waitingUntil: Date | null;
+  records: number;
+  received: number;
+  processed: number;
+}
+
+const CONNECTOR_STATES = ['active', 'backfilling', 'waiting', 'paused', 'failed'];
+
+export function createMetricsService(deps: {
+  jobs: JobQueue;
+  ingestion: IngestionService;
+  poolUse?: () => PoolUse;
+  engine?: string;
+  /** The connectors' figures, of one community or (null) of all. */
+  connectors?: (communityId: number | null) => Promise<ConnectorFigures[]>;
+}) {
   const registry = new Registry();
   const series: RequestSeries[] = [];
   const requestsHelp = 'HTTP requests answered, by method, route pattern and status.';
@@ -205,6 +226,28 @@ export function createMetricsService(deps: { jobs: JobQueue; ingestion: Ingestio
         stored.set(labels, row.storedLastMinute);
         batches.set(labels, row.batchesLastMinute);
         processes.set(labels, row.processes);
+      }
+      if (deps.connectors) {
+        const figures = await deps.connectors(communityId);
+        const byState = new Gauge({ name: 'hearth_connectors', help: 'Connectors by community, kind and state.', labelNames: ['community', 'kind', 'state'], registers: [scrape] });
+        for (const kind of new Set(figures.map((one) => `${one.communityId} ${one.kind}`))) {
+          const [community, name] = kind.split(' ') as [string, string];
+          for (const state of CONNECTOR_STATES) byState.set({ community: formatId('community', Number(community)), kind: name, state }, 0);
+        }
+        for (const one of figures) byState.inc({ community: formatId('community', one.communityId), kind: one.kind, state: one.state });
+        const labels = (one: ConnectorFigures) => ({ community: formatId('community', one.communityId), source: formatId('provider', one.sourceId), kind: one.kind });
+        const counter = (name: string, help: string, value: (one: ConnectorFigures) => number) =>
+          scrape.registerMetric(scrapedMetric(name, help, 'counter', () => figures.map((one) => ({ labels: labels(one), value: value(one) }))) as never);
+        counter('hearth_connector_deliveries_received_total', "Webhook deliveries a connector's receiver stored (redeliveries not counted).", (one) => one.received);
+        counter('hearth_connector_deliveries_processed_total', 'Stored deliveries turned into pushes.', (one) => one.processed);
+        counter('hearth_connector_records_stored_total', 'Pushes a connector stored, from deliveries, syncs and profiles.', (one) => one.records);
+        const waiting = new Gauge({
+          name: 'hearth_connector_waiting_until_seconds',
+          help: "When a waiting connector goes on (the platform's rate limit), as a Unix time; 0 when it is not waiting.",
+          labelNames: ['community', 'source', 'kind'],
+          registers: [scrape],
+        });
+        for (const one of figures) waiting.set(labels(one), one.state === 'waiting' && one.waitingUntil ? one.waitingUntil.getTime() / 1000 : 0);
       }
       return communityId === null ? (await registry.metrics()) + (await scrape.metrics()) : scrape.metrics();
     },
