@@ -48,6 +48,8 @@ export const OPTIONS = {
   filter: { type: 'string' },
   'filter-entity': { type: 'string' },
   'keep-previous': { type: 'string' },
+  settings: { type: 'string' },
+  secrets: { type: 'string' },
   role: { type: 'string' },
   format: { type: 'string' },
   out: { type: 'string' },
@@ -62,6 +64,8 @@ export interface Invocation {
   sub: string | undefined;
   args: string[];
   values: Options;
+  /** Standard input, read whole by the `hearth` process when an option names `-` (`--secrets -`): secrets never on the command line. */
+  stdin?: string;
 }
 
 /** A command used wrongly: its message, then a pointer to the usage. */
@@ -92,6 +96,8 @@ export interface CommandContext {
   database: Database;
   values: Options;
   args: string[];
+  /** Standard input, when the command line said to read it (Invocation.stdin). */
+  stdin: string | undefined;
   terminal: Terminal;
   /** A file name given on the command line, made absolute against the caller's directory. */
   file(name: string): string;

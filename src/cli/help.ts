@@ -310,6 +310,36 @@ export const HELP: CommandHelp[] = [
     ],
   },
   {
+    name: 'connector',
+    summary: 'connectors: sources fed by a platform (GitHub, Discourse) through webhooks and syncs (docs/connectors.md)',
+    subcommands: [
+      {
+        name: 'add',
+        usage: 'connector add --kind KIND --settings JSON|@FILE --secrets FILE|- [--name NAME] [--community com_N] [--json]',
+        about:
+          'Makes a source and its connector, and starts the first sync. Secrets are read from a JSON file or standard input (`-`), never the command line; without a `webhookSecret` one is made and printed once, with the receiver URL to give the platform.',
+        options: [
+          ['--kind KIND', 'the platform (github, discourse)'],
+          ['--settings JSON|@FILE', "the kind's settings, as JSON or a file holding it"],
+          ['--secrets FILE|-', 'a JSON object of the secrets by name, from a file or standard input'],
+          ['--name NAME', "the source's name (default: the platform's, numbered when taken)"],
+        ],
+      },
+      { name: 'list', usage: 'connector list [--community com_N] [--json]', about: 'The connectors, their state and the last 24 hours.' },
+      { name: 'show', usage: 'connector show sig_N [--community com_N] [--json]', about: 'A connector: its receiver URL, settings, the names of its secrets, its streams and checkpoints.' },
+      {
+        name: 'update',
+        usage: 'connector update sig_N [--name NAME] [--settings JSON|@FILE] [--secrets FILE|-] [--community com_N] [--json]',
+        about: 'Renames, changes settings, or sets secrets by name (the others are kept); new secrets let a failed connector run again.',
+      },
+      { name: 'sync', usage: 'connector sync sig_N [--community com_N] [--json]', about: 'Syncs now, as a job the serving process runs (the one queued or running is answered).' },
+      { name: 'pause', usage: 'connector pause sig_N [--community com_N] [--json]', about: 'Stops syncing at the next page; deliveries are still stored, and processed once resumed.' },
+      { name: 'resume', usage: 'connector resume sig_N [--community com_N] [--json]', about: 'Runs a paused, failed or waiting connector again: a sync starts.' },
+      { name: 'test', usage: 'connector test sig_N [--community com_N] [--json]', about: "Tries the connector's credential and settings against the platform." },
+      { name: 'remove', usage: 'connector remove sig_N [--community com_N] [--json]', about: 'Removes the connector, its checkpoints and stored deliveries; its source and data stay.' },
+    ],
+  },
+  {
     name: 'buying-committee',
     summary: 'the buying committee (title classifier cells)',
     subcommands: [

@@ -24,7 +24,9 @@ async function main(argv: string[]): Promise<number> {
     const { runServer } = await import('./commands/serve.ts');
     return runServer(config);
   }
-  const invocation = { name: name!, sub, args, values };
+  // Secrets come from a file or from standard input, read here (the command may run in the server's process).
+  const stdin = values.secrets === '-' ? await readStdin() : undefined;
+  const invocation = { name: name!, sub, args, values, ...(stdin === undefined ? {} : { stdin }) };
   // The embedded database is one process's: while a server holds it, the server runs the command.
   const throughServer = config.databaseUrl === null && name !== 'restore';
   if (throughServer) {
@@ -49,6 +51,12 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** How long a command waits for a server that holds the data directory to start answering commands. */

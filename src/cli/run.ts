@@ -27,6 +27,7 @@ import { sourceCommand } from './commands/source.ts';
 import { tokenCommand } from './commands/token.ts';
 import { userCommand } from './commands/user.ts';
 import { webhookCommand } from './commands/webhook.ts';
+import { connectorCommand } from './commands/connector.ts';
 
 /** The commands that work on the data, each in its own file under commands/ (their help: help.ts). */
 const COMMANDS: Command[] = [
@@ -46,6 +47,7 @@ const COMMANDS: Command[] = [
   prospectorCommand,
   feedCommand,
   webhookCommand,
+  connectorCommand,
   buyingCommitteeCommand,
   auditCommand,
   researchPromptCommand,
@@ -78,6 +80,7 @@ export async function runCommand(invocation: Invocation, { services, database, t
     database,
     values,
     args,
+    stdin: invocation.stdin,
     terminal,
     file: (given) => resolveIn(terminal.cwd, given),
     print,
