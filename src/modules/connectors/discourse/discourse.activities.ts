@@ -1,4 +1,4 @@
-import type { ActivityPush, Translation } from '../connector-kind.ts';
+import type { ActivityPush, Translation, UserPush } from '../connector-kind.ts';
 import { isSystemUser, personOf } from './discourse.people.ts';
 import { forumBase } from './discourse.client.ts';
 import type { DiscoursePost, DiscourseSettings, DiscourseUserRef } from './discourse.schemas.ts';
@@ -21,6 +21,11 @@ export function emptyTranslation(): Translation {
   return { users: [], activities: [], skipped: [] };
 }
 
+/** The post's author (a post's `id` is the post's; the author is `user_id`). */
+function authorOf(post: DiscoursePost, settings: DiscourseSettings): UserPush {
+  return personOf({ id: post.user_id, username: post.username, name: post.name, avatar_template: post.avatar_template }, settings);
+}
+
 /** The post's address on the forum: /t/<slug>/<topic id>/<post number>. */
 export function postUrl(post: Pick<DiscoursePost, 'topic_id' | 'topic_slug' | 'post_number'>, settings: DiscourseSettings): string {
   return `${forumBase(settings)}/t/${post.topic_slug || 'topic'}/${post.topic_id}/${post.post_number}`;
@@ -32,7 +37,7 @@ function postActivity(post: DiscoursePost, settings: DiscourseSettings, category
   return {
     id: first ? ids.topic(post.topic_id) : ids.post(post.id),
     activityType: first ? 'forum_topic' : 'forum_reply',
-    user: personOf(post, settings),
+    user: authorOf(post, settings),
     activityTitle: post.topic_title ?? null,
     content: post.raw ?? post.cooked ?? null,
     timestamp: post.created_at,
@@ -87,7 +92,7 @@ export function acceptedActivity(post: DiscoursePost, settings: DiscourseSetting
   return {
     id: ids.accepted(post.id),
     activityType: 'forum_accepted_answer',
-    user: personOf(post, settings),
+    user: authorOf(post, settings),
     activityTitle: post.topic_title ?? null,
     timestamp: post.created_at,
     url: postUrl(post, settings),
