@@ -145,6 +145,8 @@ describe('the Discourse connector', () => {
       return translation.skipped[0];
     };
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'user', event: 'user_created', body: { user: forum.user(3) } }))).toMatch(/user\/user_created: not an event/);
+    const ping = signedDelivery({ secret: SECRET, type: 'ping', event: '', body: { ping: 'OK' } });
+    expect(skippedBy({ ...ping, headers: { ...ping.headers, 'x-discourse-event': '' } })).toMatch(/ping: the forum's test delivery/);
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_edited', body: bodies.postCreated(post) }))).toMatch(/post\/post_edited: not an event/);
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'topic', event: 'topic_created', body: bodies.topicCreated(forum.webhookPost(26)) }))).toMatch(/topic 6: taken from its first post/);
     // Categories given as slugs or IDs.
@@ -225,6 +227,25 @@ describe('the Discourse connector', () => {
       const refused = await kind.page('posts', null, { ...settings, apiUsername: bad.user }, { ...secrets, apiKey: bad.apiKey }, access()).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(CredentialRejected);
       expect((refused as Error).message).toMatch(/refused the API key \(403\)/);
+    }
+  });
+
+  it('serves a large forum cheaply, and slow answers are waited for', async () => {
+    const big = await startDiscourseStandIn({ topics: 250_000, postsPerTopic: 4, users: 5_000 });
+    try {
+      const bigSettings = { url: big.url, apiUsername: 'system' };
+      const started = Date.now();
+      const newest = await kind.page('posts', null, bigSettings, secrets, access());
+      expect(newest.translation.activities[0]).toMatchObject({ id: 'post:1000000' });
+      expect(newest.checkpoint).toEqual({ before: 999_951, top: 1_000_000, highWater: null });
+      const deep = await kind.page('posts', { before: 11, top: 1_000_000, highWater: null }, bigSettings, secrets, access());
+      expect(deep.translation.activities.map((a) => a.id)).toContain('topic:2');
+      expect(Date.now() - started).toBeLessThan(2_000);
+      big.setDelay(150);
+      const slow = await kind.page('posts', null, bigSettings, secrets, access());
+      expect(slow.translation.activities).toEqual(newest.translation.activities);
+    } finally {
+      await big.stop();
     }
   });
 

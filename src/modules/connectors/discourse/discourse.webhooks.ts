@@ -103,6 +103,8 @@ export function translateDiscourse(delivery: Delivery, settings: DiscourseSettin
       const topic = isRecord(body.topic) ? body.topic : {};
       return skip(translation, `topic ${String(topic.id ?? '?')}: taken from its first post (post_created), which carries its body and category`);
     }
+    case 'ping':
+      return skip(translation, "ping: the forum's test delivery (the webhook's \"Ping\" button)");
     default:
       return skip(translation, `${delivery.event}: not an event the Discourse connector follows (it follows ${FOLLOWED_EVENTS.slice(0, 3).join(', ')})`);
   }
