@@ -75,8 +75,8 @@ export interface DiscourseStandInOptions {
   users?: number;
   categories?: Category[];
   title?: string;
-  /** Keys the forum knows, with whether the key is an admin's (all-users keys: any Api-Username). */
-  keys?: Record<string, { admin: boolean }>;
+  /** Keys the forum knows: a single user's key names its user; an all-users key acts as any Api-Username. */
+  keys?: Record<string, { username?: string }>;
 }
 
 export interface Fault {
@@ -101,7 +101,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     { id: 2, name: 'Support', slug: 'support' },
     { id: 3, name: 'Ideas', slug: 'ideas' },
   ];
-  const keys = options.keys ?? { 'admin-key': { admin: true }, 'member-key': { admin: false } };
+  const keys = options.keys ?? { 'admin-key': {}, 'member-key': { username: 'member2' } };
   const title = options.title ?? 'Stand-in Forum';
   const faults: Fault[] = [];
   const requests: string[] = [];
@@ -121,6 +121,8 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     const id = match ? Number(match[1]) : NaN;
     return id >= 1 && id <= userCount ? id : null;
   };
+  /** The system user and member 1 are the forum's admins. */
+  const isAdmin = (id: number) => id === SYSTEM.id || id === 1;
   const topicAuthor = (topicId: number) => (topicId === 1 ? SYSTEM.id : ((topicId - 1) % userCount) + 1);
   const category = (topicId: number) => categories[(topicId - 1) % categories.length]!;
   const topicSlug = (topicId: number) => `topic-number-${topicId}`;
@@ -232,7 +234,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     const user = Object.assign(shape('/u/{username}.json', 'user'), ref, {
       created_at: new Date(BASE_TIME).toISOString(),
       trust_level: 1,
-      admin: id === SYSTEM.id,
+      admin: isAdmin(id),
       // Discourse's UserSerializer has these (profile fields) though the API description leaves them out.
       location: id === SYSTEM.id ? null : `City ${id}`,
       website: id === SYSTEM.id ? null : `https://member${id}.example.org`,
@@ -243,7 +245,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
   }
 
   function adminUser(id: number): Json {
-    return Object.assign(shape('/admin/users/{id}.json'), userRef(id), { active: true, admin: id === SYSTEM.id, created_at: new Date(BASE_TIME).toISOString() });
+    return Object.assign(shape('/admin/users/{id}.json'), userRef(id), { active: true, admin: isAdmin(id), created_at: new Date(BASE_TIME).toISOString() });
   }
 
   const email = (id: number) => `member${id}@example.com`;
@@ -287,9 +289,10 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     if (key !== undefined) {
       const known = typeof key === 'string' ? keys[key] : undefined;
       const actingId = typeof asUser === 'string' ? userIdByName(asUser) : null;
-      if (!known || actingId === null) return send(response, 403, invalidAccess);
+      const mayActAs = !known?.username || known.username.toLowerCase() === String(asUser).toLowerCase();
+      if (!known || actingId === null || !mayActAs) return send(response, 403, invalidAccess);
       signedIn = true;
-      admin = known.admin && (actingId === SYSTEM.id || actingId === 1);
+      admin = isAdmin(actingId);
     }
     const path = url.pathname;
     let match: RegExpExecArray | null;
@@ -340,9 +343,8 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       return send(response, 200, publicUser(id));
     }
     if ((match = /^\/admin\/users\/(-?\d+)\.json$/.exec(path))) {
-      // Anonymous requests to admin routes are answered 404, signed-in non-admins 403.
-      if (!signedIn) return send(response, 404, notFound);
-      if (!admin) return send(response, 403, notAllowed);
+      // Admin routes exist only for admins (Discourse's AdminConstraint): to anyone else, 404.
+      if (!admin) return send(response, 404, notFound);
       const id = Number(match[1]);
       if (id !== SYSTEM.id && (id < 1 || id > userCount)) return send(response, 404, notFound);
       return send(response, 200, adminUser(id));

@@ -223,7 +223,7 @@ describe('the Discourse connector', () => {
     expect((overloaded as RateLimitWait).message).toMatch(/503 3 times/);
     expect((overloaded as RateLimitWait).until.getTime()).toBeGreaterThan(clock.now().getTime());
 
-    for (const bad of [{ apiKey: 'not-a-key', user: 'system' }, { apiKey: 'admin-key', user: 'nobody-here' }]) {
+    for (const bad of [{ apiKey: 'not-a-key', user: 'system' }, { apiKey: 'admin-key', user: 'nobody-here' }, { apiKey: 'member-key', user: 'system' }]) {
       const refused = await kind.page('posts', null, { ...settings, apiUsername: bad.user }, { ...secrets, apiKey: bad.apiKey }, access()).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(CredentialRejected);
       expect((refused as Error).message).toMatch(/refused the API key \(403\)/);

@@ -1,13 +1,12 @@
 import type { ConnectorKind, PlatformAccess } from '../connector-kind.ts';
 import { STREAMS, postsPage } from './discourse.backfill.ts';
-import { DiscourseForbidden, discourseGet } from './discourse.client.ts';
-import { readProfiles } from './discourse.people.ts';
+import { discourseGet } from './discourse.client.ts';
+import { actingUser, readProfiles } from './discourse.people.ts';
 import {
   DiscourseSecretsSchema,
   DiscourseSettingsSchema,
   type DiscourseSecrets,
   type DiscourseSettings,
-  type DiscourseUserRef,
 } from './discourse.schemas.ts';
 import { discourseDeliveryId, discourseEventOf, translateDiscourse, verifyDiscourse } from './discourse.webhooks.ts';
 
@@ -39,26 +38,12 @@ export const discourseConnector: ConnectorKind<DiscourseSettings, DiscourseSecre
 
 /**
  * Reaches the forum (GET /site/basic-info.json, public), then tries the key as its user
- * (GET /u/{username}.json: a bad key or a user it may not act as is refused), then whether it may read
- * emails (an admin's key: GET /admin/users/{id}.json).
+ * (GET /u/{username}.json: a bad key, or a user the key may not act as, is refused) and says whether that
+ * user is an admin, whose key reads emails.
  */
 async function testForum(settings: DiscourseSettings, secrets: DiscourseSecrets, access: PlatformAccess): Promise<string> {
   const info = await discourseGet<{ title?: string }>('/site/basic-info.json', settings, secrets, access, { anonymous: true });
   const title = info.title || settings.url;
-  const me = await discourseGet<{ user?: DiscourseUserRef & { admin?: boolean } }>(
-    `/u/${encodeURIComponent(settings.apiUsername)}.json`,
-    settings,
-    secrets,
-    access,
-  );
-  let admin = false;
-  if (me.user) {
-    try {
-      await discourseGet(`/admin/users/${me.user.id}.json`, settings, secrets, access, { forbiddenIsPermission: true });
-      admin = true;
-    } catch (error) {
-      if (!(error instanceof DiscourseForbidden)) throw error;
-    }
-  }
-  return `forum '${title}' reached; key works as '${settings.apiUsername}' (${admin ? 'admin: emails will be read' : 'not an admin: emails will not be read'})`;
+  const me = await actingUser(settings, secrets, access);
+  return `forum '${title}' reached; key works as '${me.username}' (${me.admin ? 'admin: emails will be read' : 'not an admin: emails will not be read'})`;
 }

@@ -47,11 +47,27 @@ interface PublicUser {
   };
 }
 
+/** The user the key acts as, and whether it is an admin (`admin` of GET /u/{username}.json). */
+export async function actingUser(
+  settings: DiscourseSettings,
+  secrets: DiscourseSecrets,
+  access: PlatformAccess,
+): Promise<{ id: number; username: string; admin: boolean }> {
+  const answer = await discourseGet<{ user?: DiscourseUserRef & { admin?: boolean } }>(
+    `/u/${encodeURIComponent(settings.apiUsername)}.json`,
+    settings,
+    secrets,
+    access,
+  );
+  const user = answer.user;
+  return { id: user?.id ?? 0, username: user?.username ?? settings.apiUsername, admin: user?.admin === true };
+}
+
 /**
- * Full profiles by Discourse user ID. Only an admin's key can find a user by ID (GET /admin/users/{id}.json),
- * and only it can read email addresses (GET /u/{username}/emails.json); the public profile
- * (GET /u/{username}.json) adds location, website and bio. With a non-admin key nothing is found here:
- * the people keep what their posts said of them.
+ * Full profiles by Discourse user ID. Only an admin can find a user by ID (GET /admin/users/{id}.json; to
+ * anyone else Discourse answers 404, as if the route did not exist) and read email addresses
+ * (GET /u/{username}/emails.json); the public profile (GET /u/{username}.json) adds location, website and
+ * bio. With a non-admin key nothing is read: the people keep what their posts said of them.
  */
 export async function readProfiles(
   ids: string[],
@@ -59,9 +75,10 @@ export async function readProfiles(
   secrets: DiscourseSecrets,
   access: PlatformAccess,
 ): Promise<UserPush[]> {
+  const wanted = ids.filter((id) => /^\d+$/.test(id) && Number(id) > 0);
+  if (wanted.length === 0 || !(await actingUser(settings, secrets, access)).admin) return [];
   const people: UserPush[] = [];
-  for (const id of ids) {
-    if (!/^\d+$/.test(id) || Number(id) <= 0) continue;
+  for (const id of wanted) {
     let admin: AdminUser;
     try {
       admin = await discourseGet<AdminUser>(`/admin/users/${id}.json`, settings, secrets, access, { forbiddenIsPermission: true });
