@@ -5,6 +5,7 @@ import type { JsonValue } from '../../src/db/schema.ts';
 import { CredentialRejected, RateLimitWait, type ActivityPush, type PlatformAccess, type Translation } from '../../src/modules/connectors/connector-kind.ts';
 import { discourseConnector, type DiscourseSecrets, type DiscourseSettings } from '../../src/modules/connectors/discourse/discourse.connector.ts';
 import { ActivityPushBody, UserPushBody } from '../../src/modules/ingestion/index.ts';
+import { platformFile } from '../helpers/platforms.ts';
 import { startDiscourseStandIn, type DiscourseStandIn } from '../stand-ins/discourse-api.ts';
 import { bodies, sign, signedDelivery, type SignedDelivery } from '../stand-ins/discourse-webhooks.ts';
 
@@ -51,6 +52,21 @@ describe('the Discourse connector', () => {
     settings = { url: forum.url, apiUsername: 'system' };
   });
   afterAll(() => forum.stop());
+
+  it('takes https forums, and http ones only on this machine or a private network', () => {
+    const check = compileBodyValidator(kind.settingsSchema);
+    const valid = (url: string, extra: object = {}) => check({ url, apiUsername: 'system', ...extra });
+    for (const url of ['https://forum.example.com', 'https://example.com/forum/', 'http://127.0.0.1:4200', 'http://localhost', 'http://192.168.1.9', 'http://forum.internal']) {
+      expect(valid(url), url).toBe(true);
+    }
+    for (const url of ['http://forum.example.com', 'http://127.0.0.1.example.com', 'ftp://forum.example.com', 'https://user@forum.example.com', 'forum.example.com']) {
+      expect(valid(url), url).toBe(false);
+    }
+    expect(valid('https://forum.example.com', { categories: ['support', 12] })).toBe(true);
+    expect(valid('https://forum.example.com', { categories: [''] })).toBe(false);
+    expect(compileBodyValidator(kind.secretsSchema)({ apiKey: 'k', webhookSecret: 'short' })).toBe(false);
+    expect(() => platformFile('discourse/no-such-file.json')).toThrow(/no-such-file\.json is not in .*shared\/platforms/);
+  });
 
   it('checks the signature over the raw body: good, bad, missing, another secret', async () => {
     const delivery = signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(forum.webhookPost(7)) });
@@ -223,6 +239,8 @@ describe('the Discourse connector', () => {
     expect((overloaded as RateLimitWait).message).toMatch(/503 3 times/);
     expect((overloaded as RateLimitWait).until.getTime()).toBeGreaterThan(clock.now().getTime());
 
+    forum.fail({ status: 401, path: '/posts.json' });
+    await expect(kind.page('posts', null, settings, secrets, access())).rejects.toThrow(/refused the API key \(401\)/);
     for (const bad of [{ apiKey: 'not-a-key', user: 'system' }, { apiKey: 'admin-key', user: 'nobody-here' }, { apiKey: 'member-key', user: 'system' }]) {
       const refused = await kind.page('posts', null, { ...settings, apiUsername: bad.user }, { ...secrets, apiKey: bad.apiKey }, access()).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(CredentialRejected);

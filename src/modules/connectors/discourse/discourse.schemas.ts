@@ -1,9 +1,16 @@
 import Type, { type Static } from 'typebox';
 
+/**
+ * https, or http for a forum on this machine or a private network (loopback, private IPv4, .local,
+ * .internal, .lan names): the API key travels in every request's headers.
+ */
+const LOCAL_HOST = String.raw`(localhost|127(\.\d{1,3}){3}|\[::1\]|10(\.\d{1,3}){3}|192\.168(\.\d{1,3}){2}|172\.(1[6-9]|2\d|3[01])(\.\d{1,3}){2}|[a-z0-9.-]+\.(local|internal|lan))`;
+const FORUM_URL = String.raw`^(https://[^\s/?#@]+|http://${LOCAL_HOST}(:\d{1,5})?)(/[^\s?#]*)?$`;
+
 export const DiscourseSettingsSchema = Type.Object(
   {
     url: Type.String({
-      pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
+      pattern: FORUM_URL,
       maxLength: 500,
       description: "The forum's address, e.g. https://forum.example.com (http only for a forum on this machine or network)",
     }),
