@@ -292,6 +292,7 @@ describe('the Discourse connector', () => {
       "forum 'Stand-in Forum' reached; key works as 'member2' (not an admin: emails will not be read)",
     );
     await expect(kind.test(settings, { ...secrets, apiKey: 'wrong' }, access())).rejects.toBeInstanceOf(CredentialRejected);
+    await expect(kind.test({ ...settings, url: `${forum.url}/not-a-forum` }, secrets, access())).rejects.toThrow(/does not answer as a Discourse forum/);
     expect(await kind.streams(settings, secrets, access())).toEqual(['posts']);
   });
 });

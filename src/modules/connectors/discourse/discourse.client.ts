@@ -55,7 +55,14 @@ export async function discourseGet<T>(
       }
       throw new RateLimitWait(new Date(access.now().getTime() + SERVER_ERROR_WAIT_MS), `the forum could not be reached (${describe(error)}); trying again later`);
     }
-    if (response.ok) return (await response.json()) as T;
+    if (response.ok) {
+      const text = await response.text();
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw new Error(`the answer to ${path} is not JSON: is ${forumBase(settings)} a Discourse forum?`);
+      }
+    }
     const body = await response.text().catch(() => '');
     if (response.status === 429) {
       throw new RateLimitWait(retryAfter(response, body, access.now()), 'the forum asked to slow down (429 Too Many Requests)');

@@ -1,6 +1,6 @@
 import type { ConnectorKind, PlatformAccess } from '../connector-kind.ts';
 import { STREAMS, postsPage } from './discourse.backfill.ts';
-import { discourseGet } from './discourse.client.ts';
+import { DiscourseNotFound, discourseGet } from './discourse.client.ts';
 import { actingUser, readProfiles } from './discourse.people.ts';
 import {
   DiscourseSecretsSchema,
@@ -42,7 +42,10 @@ export const discourseConnector: ConnectorKind<DiscourseSettings, DiscourseSecre
  * user is an admin, whose key reads emails.
  */
 async function testForum(settings: DiscourseSettings, secrets: DiscourseSecrets, access: PlatformAccess): Promise<string> {
-  const info = await discourseGet<{ title?: string }>('/site/basic-info.json', settings, secrets, access, { anonymous: true });
+  const info = await discourseGet<{ title?: string }>('/site/basic-info.json', settings, secrets, access, { anonymous: true }).catch((error: unknown) => {
+    if (error instanceof DiscourseNotFound) throw new Error(`${settings.url} does not answer as a Discourse forum (GET /site/basic-info.json: 404)`);
+    throw error;
+  });
   const title = info.title || settings.url;
   const me = await actingUser(settings, secrets, access);
   return `forum '${title}' reached; key works as '${me.username}' (${me.admin ? 'admin: emails will be read' : 'not an admin: emails will not be read'})`;
