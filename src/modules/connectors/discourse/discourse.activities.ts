@@ -31,6 +31,23 @@ export function postUrl(post: Pick<DiscoursePost, 'topic_id' | 'topic_slug' | 'p
   return `${forumBase(settings)}/t/${post.topic_slug || 'topic'}/${post.topic_id}/${post.post_number}`;
 }
 
+/** A post's words: `raw` is Markdown (lists and webhooks give it); `cooked`, the HTML, only when it is missing. */
+function contentOf(post: DiscoursePost): ActivityPush['content'] {
+  if (post.raw) return { type: 'markdown', value: post.raw };
+  if (!post.cooked) return null;
+  const text = post.cooked
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text ? { type: 'text', value: text } : null;
+}
+
 /** The activity a post is: its topic's first post is the topic itself (the topic's body), any other a reply. */
 function postActivity(post: DiscoursePost, settings: DiscourseSettings, category: string | null): ActivityPush {
   const first = post.post_number === 1;
@@ -39,7 +56,7 @@ function postActivity(post: DiscoursePost, settings: DiscourseSettings, category
     activityType: first ? 'forum_topic' : 'forum_reply',
     user: authorOf(post, settings),
     activityTitle: post.topic_title ?? null,
-    content: post.raw ?? post.cooked ?? null,
+    content: contentOf(post),
     timestamp: post.created_at,
     url: postUrl(post, settings),
     parentActivity: first ? null : { id: ids.topic(post.topic_id), activityType: 'forum_topic' },
