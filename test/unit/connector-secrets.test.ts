@@ -18,7 +18,7 @@ describe("connectors' sealed secrets", () => {
     const sealed = sealSecrets(key, 1, 7, secrets);
     const parts = sealed.split('.');
     const ciphertext = Buffer.from(parts[3]!, 'base64url');
-    ciphertext[0] ^= 1;
+    ciphertext.writeUInt8(ciphertext.readUInt8(0) ^ 1, 0);
     const tampered = [...parts.slice(0, 3), ciphertext.toString('base64url'), parts[4]].join('.');
     expect(() => openSecrets(key, 1, 7, tampered)).toThrow(/damaged/);
     expect(() => openSecrets(key, 1, 8, sealed)).toThrow(/damaged/);
