@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Type from 'typebox';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { cliActor } from '../../src/core/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers } from '../../src/modules/connectors/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -32,6 +32,8 @@ const platform = {
   refuse: false,
   profileCalls: [] as string[][],
   url: '',
+  /** Runs as a page is read (before the platform answers). */
+  duringPage: null as (() => Promise<void>) | null,
 };
 
 let server: http.Server;
@@ -111,6 +113,7 @@ const testHub: ConnectorKind<Settings, Secrets> = {
     return [`${settings.project}/comments`];
   },
   async page(_stream, checkpoint, settings, secrets, access) {
+    await platform.duringPage?.();
     const after = (checkpoint as { after?: number } | null)?.after ?? 0;
     const response = await access.fetch(`${settings.baseUrl}/comments?after=${after}`, { headers: { authorization: `Bearer ${secrets.token}` } });
     if (response.status === 401) throw new CredentialRejected('TestHub refused the token (401 Bad credentials)');
@@ -143,6 +146,7 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     platform.rateLimitOnce = false;
     platform.refuse = false;
     platform.profileCalls = [];
+    platform.duringPage = null;
   });
   afterEach(() => t.close());
 
@@ -285,6 +289,30 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
     expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(2);
+
+    // Processed deliveries (their payloads hold what people wrote) are deleted after 14 days; what they made stays.
+    clock.advance(15 * 24 * 3_600_000);
+    await worker().runSteps();
+    expect(await t.services.db.selectFrom('connector_deliveries').select('id').execute()).toEqual([]);
+    expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(2);
+  });
+
+  it('stops a running sync at the next page boundary when paused, and goes on from there when resumed', async () => {
+    const connector = (await create()).json().data;
+    platform.duringPage = async () => {
+      platform.duringPage = null;
+      await t.services.connectors.pause(cliWriter(t.communityId), connector.sourceId);
+    };
+    const run = worker();
+    await run.runUntilIdle();
+    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    expect(shown).toMatchObject({ state: 'paused' });
+    expect(shown.streams[0]).toMatchObject({ done: false, records: 2 });
+    await t.send('POST', `/api/v2/admin/connectors/${connector.id}/resume`, undefined);
+    await run.runUntilIdle();
+    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    expect(shown).toMatchObject({ state: 'active' });
+    expect(shown.streams[0]).toMatchObject({ done: true, records: 3 });
   });
 
   it('syncs stream pages from checkpoints, waits out a rate limit on the clock, then reads profiles', async () => {
@@ -324,7 +352,7 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(job?.kind).toBe('connector.sync');
   });
 
-  it('fails on a refused credential until its secrets change, and stops at a page boundary when paused', async () => {
+  it('fails on a refused credential until its secrets change; a removed connector leaves its source and data', async () => {
     const connector = (await create()).json().data;
     platform.refuse = true;
     const run = worker();

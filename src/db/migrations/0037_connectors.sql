@@ -67,6 +67,8 @@ create table connector_deliveries (
 create unique index connector_deliveries_delivery on connector_deliveries (community_id, source_id, delivery_id);
 create index connector_deliveries_waiting on connector_deliveries (id) where processed_at is null;
 create index connector_deliveries_received on connector_deliveries (community_id, source_id, received_at);
+-- Processed deliveries are deleted after a while (their payloads hold what people wrote): oldest first.
+create index connector_deliveries_processed on connector_deliveries (received_at) where processed_at is not null;
 
 -- Platform users the connector's pushes named; the profiles pass reads those not profiled yet.
 create table connector_people (

@@ -27,6 +27,8 @@ const PROFILE_BATCH = 50;
 /** Deliveries claimed at a time, and how long a claim holds. */
 const DELIVERY_BATCH = 50;
 const DELIVERY_LEASE_MS = 5 * 60_000;
+/** How long a processed delivery is kept (its outcome, for an admin to look at), then deleted with its payload. */
+export const DELIVERY_RETENTION_MS = 14 * 24 * 3_600_000;
 /** Item errors kept in a delivery's outcome (all are counted). */
 const MAX_LISTED_ERRORS = 20;
 
@@ -295,7 +297,14 @@ export function createConnectorSync(deps: {
   }
 
   jobs.every({ name: 'connectors.deliveries', intervalMs: 2_000, run: () => (processing ?? processDeliveries()) });
-  jobs.every({ name: 'connectors.periodic-sync', intervalMs: 60_000, run: async () => void (await enqueueDueSyncs()) });
+  jobs.every({
+    name: 'connectors.periodic-sync',
+    intervalMs: 60_000,
+    run: async () => {
+      await enqueueDueSyncs();
+      await connectors.pruneDeliveries(db, new Date(clock.now().getTime() - DELIVERY_RETENTION_MS), 1_000);
+    },
+  });
 
   return {
     processDeliveries,

@@ -278,6 +278,20 @@ export async function finishDelivery(db: Executor, communityId: number, id: numb
     .execute();
 }
 
+/** Deletes processed deliveries received before `before`, at most `limit` of them; returns how many. */
+export async function pruneDeliveries(db: Executor, before: Date, limit: number): Promise<number> {
+  const { rows } = await sql<{ count: number }>`
+    with gone as (
+      delete from connector_deliveries d using (
+        select community_id, id from connector_deliveries where processed_at is not null and received_at < ${before} order by received_at limit ${limit}
+      ) old
+      where d.community_id = old.community_id and d.id = old.id
+      returning 1
+    )
+    select count(*)::int8 as count from gone`.execute(db);
+  return Number(rows[0]?.count ?? 0);
+}
+
 export async function releaseDelivery(db: Executor, communityId: number, id: number): Promise<void> {
   await db.updateTable('connector_deliveries').set({ claimed_until: null }).where('community_id', '=', communityId).where('id', '=', id).execute();
 }
