@@ -315,6 +315,26 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(shown.streams[0]).toMatchObject({ done: true, records: 3 });
   });
 
+  it('gives the sync back when the worker stops, and a new worker goes on from the checkpoint', async () => {
+    const connector = (await create()).json().data;
+    const stopping = worker();
+    let calls = 0;
+    platform.duringPage = async () => {
+      calls += 1;
+      // The second page is being read when the process is told to stop.
+      if (calls === 2) void stopping.stop();
+    };
+    await stopping.runOnce();
+    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    expect(shown.streams[0]).toMatchObject({ done: false, records: 2 });
+    const [job] = await t.services.jobs.list({ communityId: t.communityId, kind: 'connector.sync' });
+    expect(job).toMatchObject({ status: 'queued' });
+    await worker().runUntilIdle();
+    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    expect(shown).toMatchObject({ state: 'active' });
+    expect(shown.streams[0]).toMatchObject({ done: true, records: 3 });
+  });
+
   it('syncs stream pages from checkpoints, waits out a rate limit on the clock, then reads profiles', async () => {
     const connector = (await create()).json().data;
     platform.comments = [1, 2, 3, 4, 5].map((id) => ({ id, userId: 100 + (id % 2), text: `comment ${id}` }));
@@ -344,6 +364,12 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(platform.profileCalls).toEqual([['100', '101'], ['102']]);
     const profiled = await t.services.db.selectFrom('contacts').select('primary_email').where('primary_email', '=', 'person102@example.org').execute();
     expect(profiled).toHaveLength(1);
+
+    // Every connector is synced again after the interval (15 minutes by default).
+    expect(await t.services.connectors.enqueueDueSyncs()).toBe(0);
+    clock.advance(15 * 60_000);
+    expect(await t.services.connectors.enqueueDueSyncs()).toBe(1);
+    expect(await run.runUntilIdle()).toBe(1);
 
     // data-available for the connector's source is a sync.
     const available = await t.send('POST', '/api/v2/data-available', { sourceId: connector.sourceId });
