@@ -8,6 +8,10 @@ describe('request log redaction', () => {
     expect(redactUrl('/community/v1/members?github=ada&limit=2')).toBe('/community/v1/members?github=%5Bredacted%5D&limit=2');
   });
 
+  it("keeps a connector receiver's key out of the log", () => {
+    expect(redactUrl('/api/v2/receivers/github/rk_1_abcdefghijklmnopqrstuvwxyz012345')).toBe('/api/v2/receivers/github/[redacted]');
+  });
+
   it('leaves other addresses alone', () => {
     expect(redactUrl('/api/v2/providers?limit=5&cursor=abc')).toBe('/api/v2/providers?limit=5&cursor=abc');
     expect(redactUrl('/community/v1/source/1/user')).toBe('/community/v1/source/1/user');
