@@ -32,6 +32,8 @@ export function isBot(user: GitHubUserRef): boolean {
  */
 export function personOf(user: GitHubUserRef | null | undefined, settings: GitHubSettings): { user: UserPush } | { skipped: string } {
   if (!user || typeof user.id !== 'number') return { skipped: 'no author (a deleted account)' };
+  // A fork into an organization: the organization's account is not a person.
+  if (user.type === 'Organization') return { skipped: `organization account ${user.login}` };
   if (isBot(user)) {
     if ((settings.bots ?? 'skip') === 'skip') return { skipped: `bot ${user.login}` };
     return { user: { id: `bot:${user.id}`, username: user.login, fullName: user.login, avatarUrl: user.avatar_url ?? null } };
