@@ -8,6 +8,9 @@ import { apiUrlOf, type GitHubSecrets, type GitHubSettings } from './github.sett
 
 const GitHubOctokit = Octokit.plugin(throttling, retry);
 
+// Octokit logs refused requests itself; the sync reports them once, as its outcome.
+const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
 export interface ClientOptions {
   /** plugin-retry's base delay for 5xx answers, in milliseconds (its waits are 1x, 4x, ... this). */
   retryBaseMs: number;
@@ -49,7 +52,7 @@ async function tokenOf(settings: GitHubSettings, secrets: GitHubSecrets, access:
     appId: secrets.appId,
     privateKey: secrets.privateKey,
     installationId: settings.installationId,
-    request: new Octokit({ baseUrl: apiUrlOf(settings), request: { fetch: access.fetch } }).request,
+    request: new Octokit({ baseUrl: apiUrlOf(settings), request: { fetch: access.fetch }, log: silent }).request,
   });
   try {
     const result = await auth({ type: 'installation' });
@@ -81,10 +84,11 @@ export async function createClient(
     userAgent: 'hearth-connector',
     request: { fetch: access.fetch, signal: access.signal },
     // Limits are not waited out here: the sync job records the wait and runs again at the time GitHub gives.
-    throttle: { onRateLimit: () => false, onSecondaryRateLimit: () => false },
+    // Octokit spaces GraphQL calls and caps concurrency per `id`: one id per credential, shared by its pages.
+    throttle: { id: throttleId(settings, secrets), onRateLimit: () => false, onSecondaryRateLimit: () => false },
     // 429 is a limit, not a failure to try again at once; only 5xx answers are retried, briefly.
     retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451], retries: options.retries, retryAfterBaseValue: options.retryBaseMs },
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+    log: silent,
   });
   const client: GitHubClient = { octokit, pauseUntil: null, credential: credentialName(secrets) };
   octokit.hook.after('request', (response) => {
@@ -92,6 +96,11 @@ export async function createClient(
     if (reset) client.pauseUntil = reset;
   });
   return client;
+}
+
+function throttleId(settings: GitHubSettings, secrets: GitHubSecrets): string {
+  const who = 'token' in secrets ? secrets.token : `${secrets.appId}:${settings.installationId}`;
+  return createHash('sha256').update(`${apiUrlOf(settings)}\n${who}`).digest('hex').slice(0, 16);
 }
 
 function limitResetOf(headers: Record<string, string | number | undefined> | undefined): Date | null {
@@ -109,7 +118,8 @@ export function toPlatformError(error: unknown, access: PlatformAccess, client: 
   const failed = error as { status?: number; message?: string; response?: { headers?: Record<string, string | undefined>; data?: unknown }; headers?: Record<string, string | undefined>; errors?: { type?: string }[] };
   const headers = failed.response?.headers ?? failed.headers ?? {};
   const status = failed.status;
-  const message = (failed.message ?? String(error)).split('\n')[0]!.slice(0, 300);
+  // Octokit appends GitHub's documentation link to the message; the reason is before it.
+  const message = (failed.message ?? String(error)).split('\n')[0]!.replace(/ - https?:\/\/\S+$/, '').slice(0, 300);
   const now = access.now().getTime();
   const graphqlLimited = (failed.errors ?? (failed.response?.data as { errors?: { type?: string }[] } | undefined)?.errors ?? []).some((e) => e.type === 'RATE_LIMITED');
   if (status === 401) {

@@ -32,7 +32,12 @@ interface Checkpoint {
   next?: string | null;
   since?: string | null;
   top?: string | null;
+  /** The records at `since` (and at `top`), already read: GitHub's `since` includes its own second. */
+  sinceIds?: (number | string)[];
+  topIds?: (number | string)[];
   last?: string | null;
+  /** How many records of `last` were read. */
+  seen?: number;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- REST answers are GitHub's documented records, read field by field */
@@ -66,7 +71,14 @@ function nextOf(settings: GitHubSettings, link: string | undefined): string | nu
   return parsed.pathname.startsWith(rootPath) ? parsed.pathname.slice(rootPath.length) + parsed.search : parsed.pathname + parsed.search;
 }
 
-const later = (a: string | null | undefined, b: string | null | undefined) => (!a ? (b ?? null) : !b ? a : a > b ? a : b);
+/** Moves the run's high-water mark; false when the record was read by the last run, unchanged since. */
+function mark(state: Checkpoint, saved: Checkpoint, at: string, id: number | string): boolean {
+  if (!state.top || at > state.top) {
+    state.top = at;
+    state.topIds = [id];
+  } else if (at === state.top && !state.topIds?.includes(id)) state.topIds = [...(state.topIds ?? []), id];
+  return !(at === saved.since && saved.sinceIds?.includes(id));
+}
 
 /** The repository, read again at the start of each run: its name may have changed, and it says how many stars and forks it has. */
 async function repositoryOf(ctx: StreamContext, repository: string): Promise<Json> {
@@ -95,11 +107,15 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const first = kind === 'stargazers' ? `/repos/${full}/stargazers?per_page=100` : `/repos/${full}/forks?sort=oldest&per_page=100`;
       const url = checkpoint.next ?? checkpoint.last ?? first;
       const { data, next } = await get(ctx, url, kind === 'stargazers' ? 'application/vnd.github.star+json' : undefined);
-      for (const record of data as Json[]) {
+      const records = data as Json[];
+      // The records of the last page already read (if none was removed since, the same ones).
+      const skip = !checkpoint.next && checkpoint.last === url ? (checkpoint.seen ?? 0) : 0;
+      for (const record of records.slice(skip)) {
         if (kind === 'stargazers') builder.star(repo, record.user as GitHubUserRef, record.starred_at as string);
         else builder.fork(repo, record as ForkRecord);
       }
       state.last = url;
+      state.seen = records.length;
       state.next = next;
       done = next === null;
       break;
@@ -112,7 +128,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const url = checkpoint.next ?? `${path}sort=updated&direction=asc&per_page=100${checkpoint.since ? `&since=${encodeURIComponent(checkpoint.since)}` : ''}`;
       const { data, next } = await get(ctx, url);
       for (const record of data as Json[]) {
-        state.top = later(state.top, record.updated_at);
+        if (!mark(state, checkpoint, record.updated_at, record.id)) continue;
         if (kind === 'issues') {
           // The issue list holds pull requests too; they come from the pull request stream.
           if (record.pull_request) continue;
@@ -143,12 +159,12 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const { data, next } = await get(ctx, url);
       let reachedMark = false;
       for (const record of data as Json[]) {
-        const mark = (kind === 'pulls' ? record.updated_at : (record.published_at ?? record.created_at)) as string;
-        if (checkpoint.since && mark < checkpoint.since) {
+        const at = (kind === 'pulls' ? record.updated_at : (record.published_at ?? record.created_at)) as string;
+        if (checkpoint.since && at < checkpoint.since) {
           reachedMark = true;
           break;
         }
-        state.top = later(state.top, mark);
+        if (!mark(state, checkpoint, at, record.id)) continue;
         if (kind === 'releases') {
           builder.release(repo, record as ReleaseRecord);
           continue;
@@ -183,7 +199,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
           reachedMark = true;
           break;
         }
-        state.top = later(state.top, node.updatedAt);
+        if (!mark(state, checkpoint, node.updatedAt, node.databaseId)) continue;
         builder.discussion(repo, asDiscussionRecord(node));
         for (const comment of node.comments.nodes) {
           builder.discussionComment(repo, node.databaseId, asDiscussionRecord(comment));
@@ -204,8 +220,12 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
 function finish(state: Checkpoint, next: string | null): boolean {
   state.next = next;
   if (next !== null) return false;
-  state.since = state.top ?? state.since ?? null;
+  if (state.top) {
+    state.since = state.top;
+    state.sinceIds = state.topIds ?? [];
+  }
   state.top = null;
+  state.topIds = [];
   return true;
 }
 
