@@ -1,4 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import type { JsonValue } from '../../src/db/schema.ts';
@@ -310,5 +311,42 @@ describe('GitHub App installations', () => {
     } finally {
       await app.stop();
     }
+  });
+});
+
+describe('GitHub Enterprise Server', () => {
+  it('reads under /api/v3, follows its Link pages, and asks /api/graphql for discussions', async () => {
+    const server = await startGitHubStandIn({ repositories: [{ fullName: 'corp/tool', stargazers: 150, discussions: 1, commentsPerDiscussion: 1 }], prefix: '/api/v3' });
+    try {
+      expect(server.url).toMatch(/\/api\/v3$/);
+      const enterprise: GitHubSettings = { repositories: ['corp/tool'], apiUrl: server.url };
+      const first = await github.page('corp/tool:stargazers', null, enterprise, secrets, access);
+      expect(first.checkpoint).toMatchObject({ next: '/repos/corp/tool/stargazers?per_page=100&page=2' });
+      const second = await github.page('corp/tool:stargazers', first.checkpoint, enterprise, secrets, access);
+      expect(first.translation.activities.length + second.translation.activities.length).toBe(150);
+      const discussions = await github.page('corp/tool:discussions', null, enterprise, secrets, access);
+      expect(discussions.translation.activities.map((a) => a.activityType)).toEqual(['discussion_opened', 'discussion_comment']);
+      expect(server.requests.map((r) => r.path)).toContain('/api/graphql');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('GitHub settings and secrets', () => {
+  it('take repositories or an organization, and exactly one form of credential', () => {
+    const settingsOk = (value: unknown) => Value.Check(github.settingsSchema, value);
+    const secretsOk = (value: unknown) => Value.Check(github.secretsSchema, value);
+    expect(settingsOk({ repositories: ['a/b'] })).toBe(true);
+    expect(settingsOk({ organization: 'acme', apiUrl: 'https://ghe.example.com/api/v3', installationId: 4, commits: true, bots: 'keep' })).toBe(true);
+    expect(settingsOk({ repositories: ['a/b'], organization: 'acme' })).toBe(false);
+    expect(settingsOk({})).toBe(false);
+    expect(settingsOk({ repositories: ['not a repository'] })).toBe(false);
+    expect(settingsOk({ repositories: ['a/b'], bots: 'sometimes' })).toBe(false);
+    expect(secretsOk({ token: 't', webhookSecret: 'w' })).toBe(true);
+    expect(secretsOk({ appId: 12, privateKey: 'pem', webhookSecret: 'w' })).toBe(true);
+    expect(secretsOk({ token: 't', appId: 12, privateKey: 'pem' })).toBe(false);
+    expect(secretsOk({ appId: 12 })).toBe(false);
+    expect(secretsOk({ webhookSecret: 'w' })).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { toPlatformError, type ClientOptions, type GitHubClient } from './github
 import { DISCUSSIONS_QUERY, asDiscussionRecord, type DiscussionsAnswer } from './github.discussions.ts';
 import type { GitHubUserRef } from './github.people.ts';
 import { TranslationBuilder, numberOfUrl, type CommentRecord, type ForkRecord, type IssueRecord, type PullRecord, type ReleaseRecord, type RepoRef, type ReviewRecord } from './github.records.ts';
-import { apiUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
+import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
 
 /** The record kinds walked per repository, parents before their comments. */
 export const STREAM_KINDS = ['stargazers', 'forks', 'issues', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'] as const;
@@ -186,7 +186,9 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const [owner, name] = full.split('/') as [string, string];
       let answer: DiscussionsAnswer;
       try {
-        answer = await ctx.client.octokit.graphql<DiscussionsAnswer>(DISCUSSIONS_QUERY, { owner, name, cursor: checkpoint.next ?? null, first: 25 });
+        // /graphql on github.com, /api/graphql on Enterprise Server.
+        const graphql = ctx.client.octokit.graphql.defaults({ url: graphqlUrlOf(ctx.settings) });
+        answer = await graphql<DiscussionsAnswer>(DISCUSSIONS_QUERY, { owner, name, cursor: checkpoint.next ?? null, first: 25 });
       } catch (error) {
         throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
       }
