@@ -201,6 +201,12 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   const issueClosed = (number: number) => (number % 2 === 0 ? issueCreated(number) + 30_000 : null);
   const issueUpdated = (number: number) => issueClosed(number) ?? issueCreated(number);
 
+  /** A listed issue: GitHub's list answers leave `closed_by` out (only GET of one issue has it), though the schema names it. */
+  function listedIssue(repo: Repo, number: number): Json {
+    const { closed_by: _closedBy, ...listed } = issue(repo, number);
+    return listed;
+  }
+
   function issue(repo: Repo, number: number): Json {
     const data = first(example('/repos/{owner}/{repo}/issues', 'get', '200'));
     const closed = issueClosed(number);
@@ -386,7 +392,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       case 'issues': {
         const count = repo.issues ?? 0;
         const from = firstSince(1, count, issueUpdated, since);
-        return pageOf(url, range(from, count), (n) => issue(repo, n), descending);
+        return pageOf(url, range(from, count), (n) => listedIssue(repo, n), descending);
       }
       case 'pulls': {
         const every = pullEvery(repo);
@@ -404,6 +410,11 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       case 'releases':
         return pageOf(url, range(1, repo.releases ?? 0), (i) => release(repo, i), true);
       default: {
+        const single = kind.match(/^issues\/(\d+)$/);
+        if (single) {
+          const number = Number(single[1]);
+          return number >= 1 && number <= (repo.issues ?? 0) ? { items: [issue(repo, number)], link: '' } : null;
+        }
         const reviews = kind.match(/^pulls\/(\d+)\/reviews$/);
         if (reviews) {
           const number = Number(reviews[1]);
@@ -472,6 +483,23 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         },
       },
     };
+  }
+
+  /**
+   * Who closed issues, by node ID: `nodes(ids:)` with each Issue's last ClosedEvent
+   * (https://docs.github.com/en/graphql/reference/queries#nodes, https://docs.github.com/en/graphql/reference/objects#closedevent).
+   */
+  function closers(variables: Json): Json {
+    const nodes = ((variables.ids ?? []) as string[]).map((nodeId) => {
+      const recordIdOf = Number(Buffer.from(nodeId, 'base64').toString('utf8').replace(/^I_/, ''));
+      const repo = repos[Math.floor(recordIdOf / 10_000_000) - 1];
+      const number = recordIdOf % 10_000_000;
+      if (!repo || !issueClosed(number)) return null;
+      const closer = issue(repo, number).closed_by as Json;
+      const actor = { __typename: closer.type === 'Bot' ? 'Bot' : 'User', login: closer.login, avatarUrl: closer.avatar_url, url: closer.html_url, databaseId: closer.id };
+      return { databaseId: recordIdOf, number, timelineItems: { nodes: [{ actor }] } };
+    });
+    return { data: { nodes } };
   }
 
   // ---- The server -------------------------------------------------------------------------------------------
@@ -561,7 +589,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
 
     if (method === 'POST' && path === '/graphql') {
       const body = JSON.parse(await readBody(request)) as { query: string; variables?: Json };
-      if (!/discussions\s*\(/.test(body.query)) return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion queries' }] }, rateHeaders());
+      if (/nodes\s*\(\s*ids/.test(body.query)) return send(response, 200, closers(body.variables ?? {}), rateHeaders());
+      if (!/discussions\s*\(/.test(body.query)) return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion and closer queries' }] }, rateHeaders());
       return send(response, 200, discussions(body.variables ?? {}), rateHeaders());
     }
     if (method !== 'GET') return send(response, 404, { message: 'Not Found', documentation_url: docs });
@@ -586,6 +615,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     if (!inRepo[2]) return send(response, 200, repository(repo), rateHeaders());
     const list = listFor(repo, inRepo[2], url, String(request.headers.accept ?? ''));
     if (!list) return send(response, 404, { message: 'Not Found', documentation_url: docs });
+    if (/^issues\/\d+$/.test(inRepo[2])) return send(response, 200, list.items[0], rateHeaders());
     return send(response, 200, list.items, { ...rateHeaders(), ...(list.link ? { link: list.link } : {}) });
   }
 

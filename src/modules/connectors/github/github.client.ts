@@ -18,9 +18,11 @@ export interface ClientOptions {
   retries: number;
   /** How long the sync waits after a run of 5xx answers. */
   serverErrorWaitMs: number;
+  /** Octokit's throttling (at most one GraphQL request a second per credential, 10 REST at once); tests may turn it off. */
+  throttle: boolean;
 }
 
-export const DEFAULT_CLIENT_OPTIONS: ClientOptions = { retryBaseMs: 500, retries: 2, serverErrorWaitMs: 60_000 };
+export const DEFAULT_CLIENT_OPTIONS: ClientOptions = { retryBaseMs: 500, retries: 2, serverErrorWaitMs: 60_000, throttle: true };
 
 /** A client for one page or one test: Octokit over Hearth's outbound fetch, and the last rate-limit pause GitHub announced. */
 export interface GitHubClient {
@@ -85,7 +87,7 @@ export async function createClient(
     request: { fetch: access.fetch, signal: access.signal },
     // Limits are not waited out here: the sync job records the wait and runs again at the time GitHub gives.
     // Octokit spaces GraphQL calls and caps concurrency per `id`: one id per credential, shared by its pages.
-    throttle: { id: throttleId(settings, secrets), onRateLimit: () => false, onSecondaryRateLimit: () => false },
+    throttle: { enabled: options.throttle, id: throttleId(settings, secrets), onRateLimit: () => false, onSecondaryRateLimit: () => false },
     // 429 is a limit, not a failure to try again at once; only 5xx answers are retried, briefly.
     retry: { doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451], retries: options.retries, retryAfterBaseValue: options.retryBaseMs },
     log: silent,

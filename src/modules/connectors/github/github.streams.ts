@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../../db/schema.ts';
 import type { PlatformAccess, StreamPage } from '../connector-kind.ts';
 import { toPlatformError, type ClientOptions, type GitHubClient } from './github.client.ts';
-import { DISCUSSIONS_QUERY, asDiscussionRecord, type DiscussionsAnswer } from './github.discussions.ts';
+import { CLOSERS_QUERY, DISCUSSIONS_QUERY, actorAsUser, asDiscussionRecord, type ClosersAnswer, type DiscussionsAnswer } from './github.discussions.ts';
 import type { GitHubUserRef } from './github.people.ts';
 import { TranslationBuilder, numberOfUrl, type CommentRecord, type ForkRecord, type IssueRecord, type PullRecord, type ReleaseRecord, type RepoRef, type ReviewRecord } from './github.records.ts';
 import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
@@ -127,6 +127,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const path = { issues: `/repos/${full}/issues?state=all&`, 'issue-comments': `/repos/${full}/issues/comments?`, 'review-comments': `/repos/${full}/pulls/comments?` }[kind];
       const url = checkpoint.next ?? `${path}sort=updated&direction=asc&per_page=100${checkpoint.since ? `&since=${encodeURIComponent(checkpoint.since)}` : ''}`;
       const { data, next } = await get(ctx, url);
+      const closers = kind === 'issues' ? await closersOf(ctx, data as Json[]) : new Map<number, GitHubUserRef | null>();
       for (const record of data as Json[]) {
         if (!mark(state, checkpoint, record.updated_at, record.id)) continue;
         if (kind === 'issues') {
@@ -135,8 +136,9 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
           const issue = record as IssueRecord & { closed_by?: GitHubUserRef | null };
           builder.issueOpened(repo, issue);
           if (issue.closed_at) {
-            if (issue.closed_by) builder.issueClosed(repo, issue, issue.closed_by);
-            else builder.skip(`closing of ${full}#${issue.number}: the list does not say who closed it`);
+            const closer = issue.closed_by ?? closers.get(issue.number);
+            if (closer) builder.issueClosed(repo, issue, closer);
+            else builder.skip(`closing of ${full}#${issue.number}: GitHub does not say who closed it`);
           }
           continue;
         }
@@ -186,9 +188,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const [owner, name] = full.split('/') as [string, string];
       let answer: DiscussionsAnswer;
       try {
-        // /graphql on github.com, /api/graphql on Enterprise Server.
-        const graphql = ctx.client.octokit.graphql.defaults({ url: graphqlUrlOf(ctx.settings) });
-        answer = await graphql<DiscussionsAnswer>(DISCUSSIONS_QUERY, { owner, name, cursor: checkpoint.next ?? null, first: 25 });
+        answer = await graphqlOf(ctx)<DiscussionsAnswer>(DISCUSSIONS_QUERY, { owner, name, cursor: checkpoint.next ?? null, first: 25 });
       } catch (error) {
         throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
       }
@@ -216,6 +216,28 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
     }
   }
   return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done, total: state.total ?? null, pauseUntil: ctx.client.pauseUntil };
+}
+
+/** Who closed the page's closed issues (those without `closed_by`), in one GraphQL request. */
+async function closersOf(ctx: StreamContext, records: Json[]): Promise<Map<number, GitHubUserRef | null>> {
+  const closers = new Map<number, GitHubUserRef | null>();
+  const ids = records.filter((r) => !r.pull_request && r.closed_at && !r.closed_by && r.node_id).map((r) => r.node_id as string);
+  if (ids.length === 0) return closers;
+  let answer: ClosersAnswer;
+  try {
+    answer = await graphqlOf(ctx)<ClosersAnswer>(CLOSERS_QUERY, { ids });
+  } catch (error) {
+    throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
+  }
+  for (const node of answer.nodes) {
+    if (node?.number !== undefined) closers.set(node.number, actorAsUser(node.timelineItems.nodes.at(-1)?.actor));
+  }
+  return closers;
+}
+
+/** GitHub's GraphQL endpoint: /graphql on github.com, /api/graphql on Enterprise Server. */
+function graphqlOf(ctx: StreamContext) {
+  return ctx.client.octokit.graphql.defaults({ url: graphqlUrlOf(ctx.settings) });
 }
 
 /** Goes on to `next`, or ends the run: the next one starts from the highest mark seen. */
