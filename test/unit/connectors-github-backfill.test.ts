@@ -355,3 +355,28 @@ describe('GitHub settings and secrets', () => {
     expect(secretsOk({ webhookSecret: 'w' })).toBe(false);
   });
 });
+
+describe('the GitHub stand-in', () => {
+  it('serves 100,000 stargazers and issues without making them first, and answers slowly on demand', async () => {
+    const big = await startGitHubStandIn({ repositories: [{ fullName: 'big/repo', stargazers: 100_000, issues: 100_000 }] });
+    try {
+      const started = Date.now();
+      const headers = { authorization: `token ${TOKEN}`, accept: 'application/vnd.github.star+json' };
+      const last = await fetch(`${big.url}/repos/big/repo/stargazers?per_page=100&page=1000`, { headers });
+      const stars = (await last.json()) as Json[];
+      expect(stars).toHaveLength(100);
+      expect(stars.at(-1)!.user.id).toBe(big.person(100_000).id);
+      expect(last.headers.get('link')).not.toMatch(/rel="next"/);
+      const page = await github.page('big/repo:issues', { repo: { id: big.repositoryId('big/repo'), full_name: 'big/repo', html_url: 'x' }, since: '2024-03-01T00:00:00Z', next: null }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      expect(page.done).toBe(false);
+      expect(Date.now() - started).toBeLessThan(3000);
+
+      big.fault({ kind: 'slow', ms: 150 });
+      const slow = Date.now();
+      await github.page('big/repo:stargazers', null, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      expect(Date.now() - slow).toBeGreaterThanOrEqual(150);
+    } finally {
+      await big.stop();
+    }
+  });
+});
