@@ -77,6 +77,8 @@ export interface StandInOptions {
   prefix?: string;
   /** The rate limit a token starts with (default 5000). */
   rateLimit?: number;
+  /** Lists answer 422 past this page, as GitHub does for long lists of stargazers (none by default). */
+  pageLimit?: number;
 }
 
 export type Fault =
@@ -355,10 +357,11 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   }
 
   /** One page of a list of `count` records (given ascending by index), in the asked direction, with its Link header. */
-  function pageOf(url: URL, indexes: { count: number; at: (position: number) => number }, make: (index: number) => Json, descending: boolean) {
+  function pageOf(url: URL, indexes: { count: number; at: (position: number) => number }, make: (index: number) => Json, descending: boolean): { items: Json[]; link: string } | null {
     const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30)));
     const page = Math.max(1, Number(url.searchParams.get('page') ?? 1));
-    const pages = Math.max(1, Math.ceil(indexes.count / perPage));
+    const pages = Math.max(1, Math.min(Math.ceil(indexes.count / perPage), options.pageLimit ?? Infinity));
+    if (page > pages && options.pageLimit !== undefined && page > options.pageLimit) return null;
     const items: Json[] = [];
     for (let position = (page - 1) * perPage; position < Math.min(indexes.count, page * perPage); position++) {
       items.push(make(indexes.at(descending ? indexes.count - 1 - position : position)));
@@ -606,7 +609,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     if (org) {
       const owned = repos.filter((repo) => repo.fullName.split('/')[0]!.toLowerCase() === org[1]!.toLowerCase());
       if (owned.length === 0) return send(response, 404, { message: 'Not Found', documentation_url: docs });
-      const { items, link } = pageOf(url, range(0, owned.length - 1), (i) => repository(owned[i]!), false);
+      const { items, link } = pageOf(url, range(0, owned.length - 1), (i) => repository(owned[i]!), false) ?? { items: [], link: '' };
       return send(response, 200, items, { ...rateHeaders(), ...(link ? { link } : {}) });
     }
     const inRepo = path.match(/^\/repos\/([^/]+\/[^/]+?)(?:\/(.+))?$/);
@@ -614,6 +617,12 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     if (!inRepo || !repo) return send(response, 404, { message: 'Not Found', documentation_url: docs });
     if (!inRepo[2]) return send(response, 200, repository(repo), rateHeaders());
     const list = listFor(repo, inRepo[2], url, String(request.headers.accept ?? ''));
+    if (list === null && options.pageLimit !== undefined && Number(url.searchParams.get('page') ?? 1) > options.pageLimit) {
+      return send(response, 422, {
+        message: 'In order to keep the API fast for everyone, pagination is limited for this resource. Check the rel=last link relation in the Link response header to see how far back you can traverse.',
+        documentation_url: docs,
+      }, rateHeaders());
+    }
     if (!list) return send(response, 404, { message: 'Not Found', documentation_url: docs });
     if (/^issues\/\d+$/.test(inRepo[2])) return send(response, 200, list.items[0], rateHeaders());
     return send(response, 200, list.items, { ...rateHeaders(), ...(list.link ? { link: list.link } : {}) });

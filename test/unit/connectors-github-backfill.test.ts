@@ -358,7 +358,7 @@ describe('GitHub settings and secrets', () => {
 
 describe('the GitHub stand-in', () => {
   it('serves 100,000 stargazers and issues without making them first, and answers slowly on demand', async () => {
-    const big = await startGitHubStandIn({ repositories: [{ fullName: 'big/repo', stargazers: 100_000, issues: 100_000 }] });
+    const big = await startGitHubStandIn({ repositories: [{ fullName: 'big/repo', stargazers: 100_000, issues: 100_000 }], pageLimit: 1000 });
     try {
       const started = Date.now();
       const headers = { authorization: `token ${TOKEN}`, accept: 'application/vnd.github.star+json' };
@@ -370,6 +370,12 @@ describe('the GitHub stand-in', () => {
       const page = await github.page('big/repo:issues', { repo: { id: big.repositoryId('big/repo'), full_name: 'big/repo', html_url: 'x' }, since: '2024-03-01T00:00:00Z', next: null }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
       expect(page.done).toBe(false);
       expect(Date.now() - started).toBeLessThan(3000);
+
+      // Past the pages GitHub serves: the stream ends, saying so, and the next run starts from the last page read.
+      const end = await github.page('big/repo:stargazers', { repo: { id: 1000, full_name: 'big/repo', html_url: 'x' }, next: '/repos/big/repo/stargazers?per_page=100&page=1001', last: '/repos/big/repo/stargazers?per_page=100&page=1000', seen: 100 }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      expect(end.done).toBe(true);
+      expect(end.translation.skipped).toEqual([expect.stringMatching(/^stargazers of big\/repo: GitHub lists no further \(In order to keep the API fast/)]);
+      expect(end.checkpoint).toMatchObject({ next: null, last: '/repos/big/repo/stargazers?per_page=100&page=1000' });
 
       big.fault({ kind: 'slow', ms: 150 });
       const slow = Date.now();

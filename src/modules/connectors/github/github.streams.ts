@@ -106,7 +106,17 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       // Oldest first: a new run reads the last page again (its records are the same activities) and goes on from there.
       const first = kind === 'stargazers' ? `/repos/${full}/stargazers?per_page=100` : `/repos/${full}/forks?sort=oldest&per_page=100`;
       const url = checkpoint.next ?? checkpoint.last ?? first;
-      const { data, next } = await get(ctx, url, kind === 'stargazers' ? 'application/vnd.github.star+json' : undefined);
+      let answer: { data: any; next: string | null };
+      try {
+        answer = await get(ctx, url, kind === 'stargazers' ? 'application/vnd.github.star+json' : undefined);
+      } catch (error) {
+        // GitHub pages a long list only so far (a 422 past the last page it serves); later records come by delivery.
+        if ((error as { status?: number }).status !== 422) throw error;
+        builder.skip(`${kind} of ${full}: GitHub lists no further (${(error as Error).message.split(' - ')[0]})`);
+        state.next = null;
+        return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done: true, total, pauseUntil: ctx.client.pauseUntil };
+      }
+      const { data, next } = answer;
       const records = data as Json[];
       // The records of the last page already read (if none was removed since, the same ones).
       const skip = !checkpoint.next && checkpoint.last === url ? (checkpoint.seen ?? 0) : 0;
