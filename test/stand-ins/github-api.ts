@@ -114,6 +114,12 @@ export interface GitHubStandIn {
   /** The numeric ID and login of the person with index i (as in stargazers' index). */
   person(index: number): { id: number; login: string };
   repositoryId(fullName: string): number;
+  /**
+   * A record as the REST API lists it (`index` from 1; for issues and pulls, the number; for 'closer', who closed
+   * issue `index`), and the repository: for making the delivery of a record the backfill also reads.
+   */
+  record(fullName: string, kind: 'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release', index: number): Json;
+  repository(fullName: string): Json;
 }
 
 const USER_BASE = 100_000;
@@ -662,10 +668,36 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       const { id, login } = person(i);
       return { id, login };
     },
-    repositoryId: (fullName) => {
-      const repo = repos.find((r) => r.fullName === fullName);
-      if (!repo) throw new Error(`The stand-in has no repository ${fullName}`);
-      return repo.id;
+    repositoryId: (fullName) => repoNamed(fullName).id,
+    repository: (fullName) => repository(repoNamed(fullName)),
+    record(fullName, kind, index) {
+      const repo = repoNamed(fullName);
+      switch (kind) {
+        case 'stargazer':
+          return stargazer(repo, index);
+        case 'fork':
+          return fork(repo, index);
+        case 'issue':
+          return listedIssue(repo, index);
+        case 'closer':
+          return issue(repo, index).closed_by as Json;
+        case 'issue-comment':
+          return issueComment(repo, index);
+        case 'pull':
+          return pull(repo, index);
+        case 'review':
+          return review(repo, index, 1);
+        case 'review-comment':
+          return reviewComment(repo, index);
+        case 'release':
+          return release(repo, index);
+      }
     },
   };
+
+  function repoNamed(fullName: string): Repo {
+    const repo = repos.find((r) => r.fullName === fullName);
+    if (!repo) throw new Error(`The stand-in has no repository ${fullName}`);
+    return repo;
+  }
 }
