@@ -240,6 +240,13 @@ describe('GitHub limits and refusals', () => {
     expect((waiting as Error).message).toMatch(/GitHub answered 502 .* 3 times/);
     expect(requestsSince(mark)).toHaveLength(3);
 
+    // No answer at all is not GitHub's: an error the sync retries, saying why.
+    const closed = await startGitHubStandIn({ repositories: [] });
+    await closed.stop();
+    const unreachable = await github.page(stream, null, { ...settings, apiUrl: closed.url }, secrets, access).catch((error: unknown) => error);
+    expect(unreachable).not.toBeInstanceOf(RateLimitWait);
+    expect((unreachable as Error).message).toMatch(/^GitHub could not be reached: /);
+
     // One 5xx is tried again at once.
     standIn.fault({ kind: 'server-error', status: 503 });
     expect((await github.page(stream, null, settings, secrets, access)).done).toBe(true);

@@ -140,6 +140,11 @@ export function toPlatformError(error: unknown, access: PlatformAccess, client: 
     }
     return new Error(`GitHub refused the request (403 ${message}): the ${client.credential} may lack a permission (Metadata, Issues, Pull requests, Discussions, Contents: read).`);
   }
+  if (status === 500 && !failed.response) {
+    // Octokit reports a request that got no answer (refused, timed out, an address the outbound rules refuse) as a 500.
+    const cause = (error as { cause?: { message?: string } }).cause?.message ?? message;
+    return new Error(`GitHub could not be reached: ${cause}`);
+  }
   if (status !== undefined && status >= 500) {
     return new RateLimitWait(
       new Date(now + client.options.serverErrorWaitMs),
