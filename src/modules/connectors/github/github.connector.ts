@@ -65,13 +65,15 @@ export function createGitHubConnector(overrides: Partial<ClientOptions> = {}): C
         who = `GitHub App ${secrets.appId} works (installation ${settings.installationId})`;
       }
       let repositories = repositoriesOf(settings);
+      const listed = repositories === null;
       if (!repositories) {
         const streams = await listStreams(ctx);
         repositories = [...new Set(streams.map((stream) => stream.slice(0, stream.lastIndexOf(':'))))];
         if (repositories.length === 0) throw new Error(`${who}, but the organization ${(settings as { organization: string }).organization} has no repository it can read`);
       }
       const unreadable: string[] = [];
-      for (const repository of repositories) {
+      // An organization's repositories were just listed with the credential: each is readable.
+      for (const repository of listed ? [] : repositories) {
         try {
           await ctx.client.octokit.request('GET /repos/{owner}/{repo}', { owner: repository.split('/')[0]!, repo: repository.split('/')[1]! });
         } catch (error) {

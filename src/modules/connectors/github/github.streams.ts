@@ -237,7 +237,11 @@ async function closersOf(ctx: StreamContext, records: Json[]): Promise<Map<numbe
   try {
     answer = await graphqlOf(ctx)<ClosersAnswer>(CLOSERS_QUERY, { ids });
   } catch (error) {
-    throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
+    // An issue moved or deleted since it was listed is a null node with an error beside the others' answers.
+    const partial = (error as { data?: ClosersAnswer; errors?: { type?: string }[] }).data;
+    const limited = (error as { errors?: { type?: string }[] }).errors?.some((e) => e.type === 'RATE_LIMITED');
+    if (!partial?.nodes || limited) throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
+    answer = partial;
   }
   for (const node of answer.nodes) {
     if (node?.number !== undefined) closers.set(node.number, actorAsUser(node.timelineItems.nodes.at(-1)?.actor));
