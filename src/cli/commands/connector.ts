@@ -52,6 +52,12 @@ const describe = (c: Shown) =>
       : []),
   ].join('\n');
 
+/** Whether a kind's secrets (an object, or a choice of objects) have a `webhookSecret`. */
+function takesWebhookSecret(schema: unknown): boolean {
+  const { properties, anyOf, oneOf } = schema as { properties?: Record<string, unknown>; anyOf?: unknown[]; oneOf?: unknown[] };
+  return (properties !== undefined && 'webhookSecret' in properties) || [...(anyOf ?? []), ...(oneOf ?? [])].some(takesWebhookSecret);
+}
+
 async function writer({ services, values }: CommandContext) {
   return cliWriter(await community(services, values.community));
 }
@@ -66,8 +72,7 @@ export const connectorCommand: Command = {
       if (!kind) throw new UsageError(`--kind must be one of: ${services.connectors.kinds().map((one) => one.kind).join(', ') || '(none on this server)'}`);
       const secrets = secretsOf(context, required(values.secrets, '--secrets (a JSON file, or - for standard input)'))!;
       // The receiver's signing secret, made here when none is given: printed once, to paste into the platform.
-      const properties = (kind.secretsSchema as { properties?: Record<string, unknown> }).properties ?? {};
-      const generated = 'webhookSecret' in properties && secrets.webhookSecret === undefined ? randomBytes(32).toString('hex') : null;
+      const generated = takesWebhookSecret(kind.secretsSchema) && secrets.webhookSecret === undefined ? randomBytes(32).toString('hex') : null;
       if (generated) secrets.webhookSecret = generated;
       const connector = await services.connectors.create(await writer(context), {
         kind: kindName,

@@ -5,6 +5,7 @@ import type { DB, JsonValue } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
+import type { ErrorObject } from 'ajv';
 import { compileBodyValidator, describeValidation } from '../../core/validation.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
@@ -107,7 +108,7 @@ export function createConnectorService(deps: ConnectorDeps) {
   function checkSettings(kind: AnyKind, settings: unknown): JsonValue {
     const validate = settingsValidators.get(kind.kind)!;
     if (settings === undefined) throw invalidParameters('body field "settings" is required');
-    if (!validate(settings)) throw invalidParameters(describeValidation(validate.errors ?? [], 'body field').replace(/body field "/g, 'body field "settings.'));
+    if (!validate(settings)) throw invalidParameters(describeValidation(under('settings', validate.errors ?? []), 'body field'));
     return settings as JsonValue;
   }
 
@@ -115,10 +116,7 @@ export function createConnectorService(deps: ConnectorDeps) {
   function checkSecrets(kind: AnyKind, secrets: unknown): Record<string, unknown> {
     const validate = secretsValidators.get(kind.kind)!;
     if (secrets === null || typeof secrets !== 'object' || Array.isArray(secrets)) throw invalidParameters('body field "secrets" must be an object of the secrets by name');
-    if (!validate(secrets)) {
-      const errors = (validate.errors ?? []).map((error) => ({ ...error, params: error.keyword === 'enum' || error.keyword === 'const' ? {} : error.params }));
-      throw invalidParameters(describeValidation(errors, 'body field').replace(/body field "/g, 'body field "secrets.'));
-    }
+    if (!validate(secrets)) throw invalidParameters(describeValidation(under('secrets', validate.errors ?? []), 'body field'));
     return secrets as Record<string, unknown>;
   }
 
@@ -455,6 +453,11 @@ export function createConnectorService(deps: ConnectorDeps) {
 }
 
 export type ConnectorService = ReturnType<typeof createConnectorService>;
+
+/** A kind's schema errors, named from the body (`secrets.token`); messages name fields and the schema's rules, never values. */
+function under(field: string, errors: ErrorObject[]): ErrorObject[] {
+  return errors.map((error) => ({ ...error, instancePath: `/${field}${error.instancePath}` }));
+}
 
 /** What is kept of a delivery's headers: the platform's, never credentials a proxy may have added. */
 function keptHeaders(headers: Headers): JsonValue {
