@@ -6,6 +6,8 @@ import type { ProbeCounter, RateLimiter } from './rate-limit.ts';
 import { describeAuth, satisfies } from './scopes.ts';
 
 const PRINTABLE_KEY = /^[\x21-\x7e]{1,100}$/;
+/** A connector receiver's key, as made (modules/connectors). */
+const RECEIVER_KEY = /^rk_[0-9]{1,16}_[A-Za-z0-9_-]{32}$/;
 
 /**
  * The one gate every request passes (an onRequest hook): authenticate the bearer token, count the request
@@ -42,6 +44,16 @@ export function createRequestGuard(deps: {
       reply.header('X-RateLimit-Limit', tighter.limit);
       reply.header('X-RateLimit-Remaining', tighter.remaining);
       if (tighter.exceeded) throw rateLimited(tighter);
+      return;
+    }
+
+    if (config.receiverLimits) {
+      const key = (request.params as { key?: unknown }).key;
+      // A key that cannot be one is counted by address, as any anonymous request: its text never reaches the counters.
+      const count = typeof key === 'string' && RECEIVER_KEY.test(key) ? await deps.rateLimiter.hit('tracker-key', `receiver:${key}`) : await deps.rateLimiter.hit('address', request.ip);
+      reply.header('X-RateLimit-Limit', count.limit);
+      reply.header('X-RateLimit-Remaining', count.remaining);
+      if (count.exceeded) throw rateLimited(count);
       return;
     }
 

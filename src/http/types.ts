@@ -24,6 +24,12 @@ declare module 'fastify' {
      * and per client address) instead of the API's, since every visitor of a site calls them.
      */
     trackerLimits?: boolean;
+    /**
+     * A connector's public receiver: counted per receiver key (a platform sends every delivery of a connector
+     * from a few addresses, which the per-address limit of anonymous requests would soon refuse), with the
+     * tracker's per-key limit.
+     */
+    receiverLimits?: boolean;
     /** The body is the request's bytes, as sent (a signature is checked over them): no text check walks it. */
     rawBody?: boolean;
     /** A `text/plain` body is read as JSON (what `navigator.sendBeacon` sends a string as). */

@@ -297,6 +297,21 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(2);
   });
 
+  it("counts receiver requests per connector, not against the anonymous per-address limit", async () => {
+    const limited = await createTestApp(engine, { clock, connectorKinds: [testHub as ConnectorKind<unknown, unknown>], rateLimit: { perAddress: 1, trackerPerKey: 3 } });
+    try {
+      const connector = (await limited.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
+      const post = (url: string) => limited.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const path = new URL(connector.receiverUrl).pathname;
+      expect([(await post(path)).statusCode, (await post(path)).statusCode, (await post(path)).statusCode]).toEqual([401, 401, 401]);
+      expect((await post(path)).statusCode).toBe(429);
+      // Addresses that are no receiver's key are anonymous requests.
+      expect([(await post('/api/v2/receivers/github/x')).statusCode, (await post('/api/v2/receivers/github/y')).statusCode]).toEqual([404, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('stops a running sync at the next page boundary when paused, and goes on from there when resumed', async () => {
     const connector = (await create()).json().data;
     platform.duringPage = async () => {

@@ -110,7 +110,7 @@ export function receiverRoutes(app: HearthApp, services: { connectors: Connector
       '/api/v2/receivers/:kind/:key',
       {
         bodyLimit: MAX_DELIVERY_BYTES,
-        config: { auth: 'public', rawBody: true },
+        config: { auth: 'public', rawBody: true, receiverLimits: true },
         schema: {
           operationId: 'receiveConnectorDelivery',
           tags: ['core'],
