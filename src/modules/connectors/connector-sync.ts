@@ -296,7 +296,19 @@ export function createConnectorSync(deps: {
     return due.length;
   }
 
-  jobs.every({ name: 'connectors.deliveries', intervalMs: 2_000, run: () => (processing ?? processDeliveries()) });
+  async function settled(): Promise<void> {
+    while (processing) await processing;
+  }
+
+  // One run at a time in a process, whether a receive or the step started it (deliveries stay in order).
+  jobs.every({
+    name: 'connectors.deliveries',
+    intervalMs: 2_000,
+    run: async () => {
+      nudge();
+      await settled();
+    },
+  });
   jobs.every({
     name: 'connectors.periodic-sync',
     intervalMs: 60_000,
@@ -311,8 +323,6 @@ export function createConnectorSync(deps: {
     nudge,
     enqueueDueSyncs,
     /** Resolves when the processing a receive started in this process is done. */
-    async settled(): Promise<void> {
-      while (processing) await processing;
-    },
+    settled,
   };
 }

@@ -400,7 +400,9 @@ export function createConnectorService(deps: ConnectorDeps) {
         deps.log?.warn({ sourceId: connector.sourceId, communityId: connector.communityId }, error.message);
         return { ok: false, reason: 'the signature cannot be checked: the connector must be given its secrets again' };
       }
-      if (!(await kind.verify(raw, headers, secrets))) return { ok: false, reason: 'the signature is missing or does not match the connector\'s webhook secret' };
+      // A signature header a kind cannot read is a bad signature, not a failure of the server.
+      const verified = await kind.verify(raw, headers, secrets).catch(() => false);
+      if (!verified) return { ok: false, reason: "the signature is missing or does not match the connector's webhook secret" };
       const event = kind.eventOf(headers);
       if (event === null) throw invalidParameters(`not a ${kind.platformName} delivery: its event header is missing`);
       const text = raw.toString('utf8');
