@@ -207,7 +207,8 @@ export function createConnectorSync(deps: {
       if (error instanceof SyncStopped || context.signal.aborted) throw error;
       // Retried with the job's backoff; the reason is shown meanwhile.
       const message = error instanceof Error ? error.message : String(error);
-      await connectors.updateConnector(db, communityId, sourceId, { reason: `the last sync attempt failed (it is retried): ${message}` }, clock.now());
+      const next = context.attempt < context.maxAttempts ? 'it is retried' : 'the next periodic sync tries again';
+      await connectors.updateConnector(db, communityId, sourceId, { reason: `the last sync attempt failed (${next}): ${message}` }, clock.now());
       throw error;
     }
   }
