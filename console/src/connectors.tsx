@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { CopyText, ErrorNotice, Field, formatDate, Notice, Page, useApi, Value } from './ui.tsx';
 
@@ -75,6 +75,18 @@ export function stateInWords(connector: Connector): string {
     default:
       return String(connector.state);
   }
+}
+
+/** A heading that takes the focus when it appears (a form opening, the secret shown), so screen readers announce it. */
+function FocusedHeading(props: { id: string; level: 2 | 4; children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const Tag = props.level === 2 ? 'h2' : 'h4';
+  return (
+    <Tag id={props.id} tabIndex={-1} ref={heading}>
+      {props.children}
+    </Tag>
+  );
 }
 
 /** Reads `path` now and every REFRESH_MS, keeping what it last read when a read fails (a restart, a lost network). */
@@ -185,7 +197,8 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
     }
   };
   const path = `/api/v2/admin/connectors/${encodeURIComponent(connector.id)}`;
-  const resumable = connector.state === 'paused' || connector.state === 'failed';
+  // Resuming a waiting connector goes on at once instead of at the platform's time (which may refuse again).
+  const resumable = connector.state === 'paused' || connector.state === 'failed' || connector.state === 'waiting';
   return (
     <section class="card connector" aria-labelledby={`connector-${connector.id}`}>
       <h3 id={`connector-${connector.id}`}>
@@ -233,8 +246,9 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           <button type="button" disabled={busy} onClick={() => act(async () => (await api('POST', `${path}/resume`), `Resumed ${connector.name}.`))}>
             Resume<span class="visually-hidden"> {connector.name}</span>
           </button>
-        ) : (
-          <button type="button" disabled={busy} onClick={() => act(async () => (await api('POST', `${path}/pause`), `Paused ${connector.name}: no sync runs and deliveries wait until it resumes.`))}>
+        ) : null}
+        {connector.state === 'paused' ? null : (
+          <button type="button" disabled={busy} onClick={() => act(async () => (await api('POST', `${path}/pause`), `Paused ${connector.name}: no sync runs; webhook deliveries are kept and processed when it resumes.`))}>
             Pause<span class="visually-hidden"> {connector.name}</span>
           </button>
         )}
@@ -344,7 +358,9 @@ function WebhookSetup(props: { connector: Connector; webhookSecret: string; onDo
   const { connector } = props;
   return (
     <section class="card reveal" aria-labelledby={`webhook-${connector.id}`}>
-      <h2 id={`webhook-${connector.id}`}>Set up the webhook of {connector.name}</h2>
+      <FocusedHeading id={`webhook-${connector.id}`} level={2}>
+        Set up the webhook of {connector.name}
+      </FocusedHeading>
       <Notice kind="info">This is the only time the webhook secret is shown: copy it into {PLATFORMS[connector.kind] ?? connector.kind} now.</Notice>
       <h3>Receiver URL</h3>
       <CopyText text={connector.receiverUrl} label="Receiver URL" />
@@ -519,7 +535,9 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
         });
       }}
     >
-      <h2 id="add-connector-title">Add a connector</h2>
+      <FocusedHeading id="add-connector-title" level={2}>
+        Add a connector
+      </FocusedHeading>
       <fieldset class="choices">
         <legend>Platform</legend>
         {props.kinds.map((value) => (
@@ -789,7 +807,7 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
   return (
     <form
       class="card edit"
-      aria-label={`New credentials for ${connector.name}`}
+      aria-labelledby={`edit-title-${connector.id}`}
       onSubmit={async (event) => {
         event.preventDefault();
         const made = change();
@@ -808,7 +826,9 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
         }
       }}
     >
-      <h4>New credentials for {connector.name}</h4>
+      <FocusedHeading id={`edit-title-${connector.id}`} level={4}>
+        New credentials for {connector.name}
+      </FocusedHeading>
       <p class="muted">
         The new values replace the old ones (the others are kept).
         {connector.state === 'failed' ? ' This connector failed: saving new credentials resumes it.' : ' Saving new credentials resumes a failed connector.'}
