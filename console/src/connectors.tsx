@@ -404,15 +404,15 @@ function GitHubWebhookSteps(props: { connector: Connector }) {
 function DiscourseWebhookSteps() {
   return (
     <ol>
-      <li>In Discourse, as an admin: Admin → Advanced → API → Webhooks → New webhook.</li>
+      <li>In the forum, as an admin: Admin → Advanced → Webhooks → New webhook (older versions: Admin → API → Webhooks).</li>
       <li>
         Payload URL: the receiver URL above. Content type: <strong>application/json</strong>. Secret: the webhook secret above.
       </li>
       <li>
-        Choose “Select individual events” and tick: Topic Event, Post Event, Like Event, and Solved Event where the Solved plugin runs (“Send me everything” works too: what
-        Hearth does not follow is stored and skipped).
+        Choose “Select individual events” and tick: Post event, Like event, and Solved event where the discourse-solved plugin runs (other events are stored and
+        skipped).
       </li>
-      <li>Keep “Check TLS certificate of payload server” and “Active” ticked, and save.</li>
+      <li>Keep “Check TLS certificate of payload URL” and “Active” ticked, and save. The webhook’s Ping shows as the connector’s last event received.</li>
     </ol>
   );
 }
@@ -620,7 +620,7 @@ function GitHubAuthFields(props: { form: GitHubForm; onChange: (form: GitHubForm
           hint={
             props.optional
               ? 'Empty: the current token stays.'
-              : 'A fine-grained token with read access to the repositories’ metadata, issues, pull requests and discussions (or a classic token with public_repo, read:org).'
+              : 'A fine-grained personal access token with read access to Metadata, Issues, Pull requests, Discussions and Contents.'
           }
         >
           <input
@@ -737,7 +737,7 @@ function DiscourseFields(props: { form: DiscourseForm; onChange: (form: Discours
           <input id={`${prefix}-url`} type="url" required aria-describedby={`${prefix}-url-hint`} value={form.url} onInput={(event) => onChange({ ...form, url: event.currentTarget.value })} />
         </Field>
       )}
-      <Field label="API username" id={`${prefix}-api-username`} hint="The user the key acts as (system, for an all-users key).">
+      <Field label="API username" id={`${prefix}-api-username`} hint="The user an all-users key acts as (system, or an admin, to read email addresses).">
         <input
           id={`${prefix}-api-username`}
           required
