@@ -342,7 +342,8 @@ function Streams(props: { connector: Connector }) {
                   <progress max={stream.total} value={Math.min(stream.records, stream.total)} aria-label={`${stream.stream}: ${stream.records} of ${stream.total}`} />{' '}
                 </>
               ) : null}
-              {stream.total === null ? stream.records : `${stream.records} / ${stream.total}`}
+              {/* Out of the platform's total while reading; once caught up, later syncs add to the count, so the total no longer compares. */}
+              {stream.total === null || stream.done ? stream.records : `${stream.records} / ${stream.total}`}
             </td>
             <td>{stream.done ? 'caught up' : 'reading'}</td>
             <td>{formatDate(stream.updatedAt)}</td>
