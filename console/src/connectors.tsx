@@ -147,7 +147,8 @@ export function SourcesPage() {
         )
       }
     >
-      {adding ? (
+      {adding && offered.length === 0 ? <Notice kind="info">This server offers no connector (GET /api/v2/admin/connector-kinds lists none).</Notice> : null}
+      {adding && offered.length > 0 ? (
         <AddConnector
           kinds={offered}
           onCancel={() => setAdding(false)}
