@@ -77,7 +77,7 @@ async function main() {
     const segment = (await call('POST', '/api/v2/segments', { name: 'Champions' })).data;
     await call('POST', '/api/v2/segments', { name: 'Conference speakers' });
     await call('POST', '/api/v2/contacts/bulk-update', { contactIds: contacts.map((c) => c.id), segmentId: segment.id, tagIdsToAdd: [tag.id] });
-    await call('POST', '/api/v2/admin/sources', { name: 'Discourse' });
+    await call('POST', '/api/v2/admin/sources', { name: 'Website signups' });
     await call('POST', '/api/v2/admin/tokens', { name: 'nightly export', scopes: ['contacts:read', 'activities:read'] });
     await call('POST', '/api/v2/admin/users', { name: 'Mia Member', loginEmail: 'mia@example.org' });
     await call('DELETE', '/community/v1/user/leave@example.org');
@@ -121,6 +121,14 @@ async function main() {
     await open(`/segments/${segment.id}`, 'Segment: Champions', 'segment');
     await open('/tokens', 'API tokens', 'tokens');
     await open('/sources', 'Sources', 'sources');
+    // The form for a new connector, filled in (nothing is sent: the screenshots reach no platform).
+    await page.getByRole('button', { name: 'Add a connector' }).click();
+    const form = page.getByRole('form', { name: 'Add a connector' });
+    await form.getByLabel('Repository names').fill('hearth-dev/hearth\nhearth-dev/hearth-docs');
+    await form.getByLabel('Token', { exact: true }).fill('github_pat_11AAAAAAA0example');
+    await form.getByLabel('Record commits').check();
+    await form.getByText('Advanced').click();
+    await shot('connector-form');
     await open('/users', 'Users', 'users');
     await open('/removal-requests', 'Removal requests', 'removal-requests');
     await open('/jobs', 'Jobs', 'jobs');

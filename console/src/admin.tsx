@@ -133,64 +133,6 @@ export function TokensPage() {
   );
 }
 
-export function SourcesPage() {
-  const sources = useApi<{ data: Row[] }>('/api/v2/admin/sources');
-  const [name, setName] = useState('');
-  const [message, setMessage] = useState<Message>(null);
-  const origin = location.origin;
-  return (
-    <Page title="Sources">
-      <form
-        class="card inline-form"
-        aria-label="New source"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          try {
-            const made = await api('POST', '/api/v2/admin/sources', { name });
-            setMessage({ kind: 'ok', text: `Created the source ${made.data.name} (${made.data.sourceId}).` });
-            setName('');
-            sources.reload();
-          } catch (error) {
-            setMessage({ kind: 'error', text: (error as Error).message });
-          }
-        }}
-      >
-        <label for="source-name">New source</label>
-        <input id="source-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        <button type="submit" class="primary">
-          Create source
-        </button>
-      </form>
-      {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
-      <ErrorNotice error={sources.error} />
-      {(sources.data?.data ?? []).map((source) => (
-        <section class="card" key={source.id} aria-label={`Source ${source.name}`}>
-          <h2>
-            {source.name} <small class="muted">({source.kind}, ID {source.sourceId})</small>
-          </h2>
-          {source.kind === 'file' ? (
-            <p>
-              Reads JSON Lines files from <code>{source.path}</code>.
-            </p>
-          ) : (
-            <>
-              <p>
-                Push URL: <code>{`${origin}/community/v1/source/${source.sourceId}/user`}</code> (users),{' '}
-                <code>{`${origin}/community/v1/source/${source.sourceId}/activity`}</code> (activities); batches at <code>/users</code> and{' '}
-                <code>/activities</code>.
-              </p>
-              <CopyText
-                label={`Example push into ${source.name}`}
-                text={`curl -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \\\n  ${origin}/community/v1/source/${source.sourceId}/user \\\n  -d '{"id": "u-1", "fullName": "Ada Lovelace", "email": "ada@example.org"}'`}
-              />
-            </>
-          )}
-        </section>
-      ))}
-    </Page>
-  );
-}
-
 export function UsersPage(props: { me: string }) {
   const users = useApi<{ data: Row[] }>('/api/v2/admin/users');
   const [form, setForm] = useState({ name: '', loginEmail: '', role: 'member' });

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, SourcesPage, TokensPage, UsersPage } from './admin.tsx';
+import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, TokensPage, UsersPage } from './admin.tsx';
+import { SourcesPage } from './connectors.tsx';
 import { api, ApiError, setCsrfToken, whenSignedOut } from './api.ts';
 import { ActivitiesPage, ActivityPage, ContactPage, ContactsPage, OrganizationPage, OrganizationsPage, SegmentPage, SegmentsPage, TagsPage } from './records.tsx';
 import { interceptLinks, navigate, useLocation } from './router.ts';
