@@ -155,7 +155,8 @@ export async function createServices(deps: ServiceDeps) {
     jobAdmin: createJobAdminService({ jobs, cursors }),
     metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine, connectors: connectors.totals }),
     feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
-    privacy: createPrivacyService({ db, clock, jobs }),
+    // An erasure reaches what connectors keep of the person (their deliveries' payloads, the platform users they saw).
+    privacy: createPrivacyService({ db, clock, jobs, eraseProfiles: connectors.forgetPeople }),
     connectors,
     // A connector's source is synced by its connector: data-available hands it over.
     sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null, delegate: connectors.dataAvailable }),

@@ -162,6 +162,7 @@ export interface Communities {
 }
 
 export interface ConnectorDeliveries {
+  attempts: Generated<number>;
   claimed_until: Timestamp | null;
   community_id: Int8;
   delivery_id: string;
@@ -171,6 +172,7 @@ export interface ConnectorDeliveries {
   id: Generated<Int8>;
   outcome: Json | null;
   payload: string;
+  people: string[] | null;
   processed_at: Timestamp | null;
   received_at: Timestamp;
   source_id: Int8;

@@ -72,6 +72,12 @@ export interface StreamPage {
   /** Records of the stream the platform says exist, when it says (for progress); null if unknown. */
   total?: number | null;
   /**
+   * The platform's records this page read for the first time (a star, an issue, a post; not the pushes they
+   * make, and not the records of a page read again that an earlier run already counted): the stream's
+   * progress adds them, to compare with `total`. Absent: the page's activities are counted.
+   */
+  records?: number;
+  /**
    * The platform said no more requests until then (GitHub's `x-ratelimit-remaining: 0` with its reset): this
    * page is stored, then the framework waits as for RateLimitWait instead of spending a refused request.
    */

@@ -52,3 +52,23 @@ export function openSecrets(key: SecretsKey, communityId: number, sourceId: numb
     throw new SecretsUnreadable("the connector's stored secrets are damaged (they do not open under this deployment's key): enter the secrets again");
   }
 }
+
+/** Secrets shorter than this are not looked for in messages (a short value would blank ordinary words). */
+const MIN_REDACTED_LENGTH = 6;
+
+/**
+ * A message with every secret's value replaced by `[secret]`, as given and URL-encoded: a platform's error
+ * (or a client library's) may echo what it was sent, and messages become a connector's `reason`, a test's
+ * answer, a job's error and log lines.
+ */
+export function redactSecrets(message: string, secrets: Record<string, unknown>): string {
+  let redacted = message;
+  const values = Object.values(secrets).filter((value): value is string => typeof value === 'string' && value.length >= MIN_REDACTED_LENGTH);
+  // Longest first, so a secret that contains another is replaced whole.
+  for (const value of values.sort((a, b) => b.length - a.length)) {
+    for (const form of new Set([value, encodeURIComponent(value), value.trim()])) {
+      if (form.length >= MIN_REDACTED_LENGTH) redacted = redacted.split(form).join('[secret]');
+    }
+  }
+  return redacted;
+}

@@ -6,7 +6,7 @@ import type { Writer } from '../../core/writer.ts';
 import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import type { IngestionService } from '../ingestion/index.ts';
 import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type Translation } from './connector-kind.ts';
-import { openSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
+import { openSecrets, redactSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
 import * as connectors from './connector.repository.ts';
 import type { ConnectorRow } from './connector.repository.ts';
 import { platformAccess } from './platform-access.ts';
@@ -27,8 +27,12 @@ const PROFILE_BATCH = 50;
 /** Deliveries claimed at a time, and how long a claim holds. */
 const DELIVERY_BATCH = 50;
 const DELIVERY_LEASE_MS = 5 * 60_000;
+/** Attempts at a delivery whose processing fails (the database, a bug) before it is set aside with its error. */
+const MAX_DELIVERY_ATTEMPTS = 5;
 /** How long a processed delivery is kept (its outcome, for an admin to look at), then deleted with its payload. */
 export const DELIVERY_RETENTION_MS = 14 * 24 * 3_600_000;
+/** The shortest wait for a platform that asked to wait (see waitUntil). */
+const MIN_WAIT_MS = 30_000;
 /** Item errors kept in a delivery's outcome (all are counted). */
 const MAX_LISTED_ERRORS = 20;
 
@@ -44,20 +48,29 @@ interface Stored {
   activities: number;
   rejected: { kind: 'user' | 'activity'; index: number; errors: string[] }[];
   rejectedCount: number;
+  /** Pushes about people erased on request: accepted, nothing stored. */
+  suppressed: number;
+  /** Their platform user IDs: not recorded as people the connector saw (a profile would be asked for them). */
+  suppressedPeople: Set<string>;
 }
 
 /** The writer of a connector's pushes: the connector, as the audit log shows it. */
 const connectorWriter = (communityId: number, sourceId: number): Writer => ({ communityId, actor: `connector:${formatId('provider', sourceId)}`, tokenId: null });
 
+const userIdOf = (user: { id?: unknown } | undefined): string | null => (user?.id === undefined || user.id === null ? null : String(user.id));
+
 /** The platform user IDs a translation names: activities' people and users. */
-function peopleOf(translation: Translation): string[] {
+export function peopleOf(translation: Translation): string[] {
   const ids: string[] = [];
-  for (const user of translation.users) if (user.id !== undefined && user.id !== null) ids.push(String(user.id));
-  for (const activity of translation.activities) {
-    const id = (activity as { user?: { id?: unknown } }).user?.id;
-    if (id !== undefined && id !== null) ids.push(String(id));
+  for (const user of translation.users) {
+    const id = userIdOf(user);
+    if (id !== null) ids.push(id);
   }
-  return ids;
+  for (const activity of translation.activities) {
+    const id = userIdOf((activity as { user?: { id?: unknown } }).user);
+    if (id !== null) ids.push(id);
+  }
+  return [...new Set(ids)];
 }
 
 export function createConnectorSync(deps: {
@@ -75,10 +88,16 @@ export function createConnectorSync(deps: {
 
   /** Stores a translation through the batch ingestion path: users first, then activities; refused items are returned, not thrown. */
   async function store(writer: Writer, sourceId: number, translation: Translation): Promise<Stored> {
-    const stored: Stored = { users: 0, activities: 0, rejected: [], rejectedCount: 0 };
+    const stored: Stored = { users: 0, activities: 0, rejected: [], rejectedCount: 0, suppressed: 0, suppressedPeople: new Set() };
     const take = (kind: 'user' | 'activity', offset: number, answers: Awaited<ReturnType<IngestionService['pushUsers']>>) => {
       for (const answer of answers) {
-        if (answer.status === 'accepted') {
+        if (answer.status === 'accepted' && answer.contactId === null) {
+          // The person was erased on request: the ingestion path stored nothing, and says so this way.
+          stored.suppressed += 1;
+          const item = kind === 'user' ? translation.users[offset + answer.index] : (translation.activities[offset + answer.index] as { user?: { id?: unknown } } | undefined)?.user;
+          const id = userIdOf(item);
+          if (id !== null) stored.suppressedPeople.add(id);
+        } else if (answer.status === 'accepted') {
           if (kind === 'user') stored.users += 1;
           else stored.activities += 1;
         } else {
@@ -96,8 +115,13 @@ export function createConnectorSync(deps: {
     return stored;
   }
 
-  /** The connector waits until `until` (a rate limit): its state says so, and the sync runs again then. */
-  async function waitUntil(connector: ConnectorRow, until: Date, reason: string): Promise<JsonValue> {
+  /**
+   * The connector waits until `until` (a rate limit): its state says so, and the sync runs again then. A time
+   * already past (a reset GitHub gave by a clock behind ours, a Retry-After of 0) is a short wait, not a
+   * sync started again at once, and again, while the platform keeps refusing.
+   */
+  async function waitUntil(connector: ConnectorRow, asked: Date, reason: string): Promise<JsonValue> {
+    const until = new Date(Math.max(asked.getTime(), clock.now().getTime() + MIN_WAIT_MS));
     await db.transaction().execute(async (trx) => {
       await connectors.updateConnector(trx, connector.communityId, connector.sourceId, { state: 'waiting', waitingUntil: until, reason }, clock.now());
       // A new job, not enqueueOnce: this job is still running, and would be found instead.
@@ -152,9 +176,13 @@ export function createConnectorSync(deps: {
           const page = await kind.page(name, checkpoint, settings, secrets, access);
           const stored = await store(writer, sourceId, page.translation);
           const at = clock.now();
+          // The stream's progress counts the platform's records read, not the pushes they made (a star is a
+          // user and an activity), so that it compares with the platform's total. It is saved with the
+          // checkpoint, in one transaction: a page read again after a crash was not counted the first time.
+          const read = page.records ?? page.translation.activities.length;
           await db.transaction().execute(async (trx) => {
-            await connectors.recordPeople(trx, communityId, sourceId, peopleOf(page.translation), at);
-            await connectors.saveCheckpoint(trx, communityId, sourceId, name, { checkpoint: page.checkpoint, done: page.done, records: stored.users + stored.activities, total: page.total }, at);
+            await connectors.recordPeople(trx, communityId, sourceId, peopleOf(page.translation).filter((id) => !stored.suppressedPeople.has(id)), at);
+            await connectors.saveCheckpoint(trx, communityId, sourceId, name, { checkpoint: page.checkpoint, done: page.done, records: read, total: page.total }, at);
             await connectors.countHourly(trx, communityId, sourceId, at, { records: stored.users + stored.activities });
           });
           checkpoint = page.checkpoint;
@@ -199,17 +227,19 @@ export function createConnectorSync(deps: {
       }
       return { sourceId, ...totals };
     } catch (error) {
-      if (error instanceof RateLimitWait) return waitUntil(connector!, error.until, error.message);
+      // What the platform answered may echo the credential: never shown, stored or logged.
+      const message = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+      if (error instanceof RateLimitWait) return waitUntil(connector!, error.until, message);
       if (error instanceof CredentialRejected) {
-        await connectors.updateConnector(db, communityId, sourceId, { state: 'failed', reason: error.message, waitingUntil: null }, clock.now());
-        return { sourceId, failed: error.message, ...totals };
+        await connectors.updateConnector(db, communityId, sourceId, { state: 'failed', reason: message, waitingUntil: null }, clock.now());
+        return { sourceId, failed: message, ...totals };
       }
       if (error instanceof SyncStopped || context.signal.aborted) throw error;
       // Retried with the job's backoff; the reason is shown meanwhile.
-      const message = error instanceof Error ? error.message : String(error);
       const next = context.attempt < context.maxAttempts ? 'it is retried' : 'the next periodic sync tries again';
       await connectors.updateConnector(db, communityId, sourceId, { reason: `the last sync attempt failed (${next}): ${message}` }, clock.now());
-      throw error;
+      // The job keeps its error too (`hearth jobs`): the redacted one.
+      throw error instanceof Error && error.message === message ? error : new Error(message);
     }
   }
 
@@ -224,6 +254,16 @@ export function createConnectorSync(deps: {
       const claimed = await connectors.claimDeliveries(db, clock.now(), DELIVERY_LEASE_MS, DELIVERY_BATCH);
       if (claimed.length === 0) return;
       for (const delivery of claimed) {
+        if (delivery.attempts > MAX_DELIVERY_ATTEMPTS) {
+          // Tried and failed each time: set aside with its last error, so that later deliveries are not held up behind it.
+          const last = await connectors.deliveryError(db, delivery.communityId, delivery.id);
+          await connectors.finishDelivery(db, delivery.communityId, delivery.id, {
+            outcome: { setAside: true },
+            error: `set aside after ${MAX_DELIVERY_ATTEMPTS} failed attempts${last ? `: ${last}` : ''}`,
+            now: clock.now(),
+          });
+          continue;
+        }
         const connector = await connectors.findConnector(db, delivery.communityId, delivery.sourceId);
         const kind = connector ? deps.kinds.get(connector.kind) : undefined;
         if (!connector || !kind) {
@@ -244,27 +284,73 @@ export function createConnectorSync(deps: {
           stored = await store(connectorWriter(delivery.communityId, delivery.sourceId), delivery.sourceId, translation);
         } catch (error) {
           // The database failed, not the delivery: it is processed again later.
-          await connectors.releaseDelivery(db, delivery.communityId, delivery.id);
+          await connectors.releaseDelivery(db, delivery.communityId, delivery.id, error instanceof Error ? error.message : String(error));
           throw error;
         }
         const now = clock.now();
+        const people = peopleOf(translation);
         await db.transaction().execute(async (trx) => {
-          await connectors.recordPeople(trx, delivery.communityId, delivery.sourceId, peopleOf(translation), now);
+          await connectors.recordPeople(trx, delivery.communityId, delivery.sourceId, people.filter((id) => !stored.suppressedPeople.has(id)), now);
           await connectors.countHourly(trx, delivery.communityId, delivery.sourceId, now, { records: stored.users + stored.activities });
           await connectors.finishDelivery(trx, delivery.communityId, delivery.id, {
             outcome: {
               users: stored.users,
               activities: stored.activities,
               rejected: stored.rejectedCount,
-              ...(stored.rejected.length ? { errors: stored.rejected } : {}),
-              ...(translation.skipped.length ? { skipped: translation.skipped.slice(0, MAX_LISTED_ERRORS) } : {}),
+              ...(stored.suppressed ? { suppressed: stored.suppressed, payloadErased: true } : {}),
+              ...(stored.rejected.length && !stored.suppressed ? { errors: stored.rejected } : {}),
+              ...(translation.skipped.length && !stored.suppressed ? { skipped: translation.skipped.slice(0, MAX_LISTED_ERRORS) } : {}),
             },
             error: stored.rejectedCount > 0 ? `${stored.rejectedCount} pushes were refused` : null,
+            people,
+            // It names a person erased on request: nothing of them was stored, and their words are not kept either.
+            erasePayload: stored.suppressed > 0,
             now,
           });
         });
       }
     }
+  }
+
+  /**
+   * An erasure: the connectors' traces of people erased on request (platform user IDs by source), in the
+   * erasure's transaction. The people they saw and the payloads of processed deliveries that named them are
+   * forgotten; a delivery still waiting whose pushes are all about them is set down as processed without
+   * its payload (the ingestion path would store nothing of it). One that names others too waits: processing
+   * stores nothing of the erased person and then removes its payload.
+   */
+  async function forgetPeople(trx: Kysely<DB>, communityId: number, people: { sourceId: number; externalId: string }[]): Promise<number> {
+    let emptied = 0;
+    const sources = await connectors.connectorSources(trx, communityId, [...new Set(people.map((person) => person.sourceId))]);
+    for (const source of sources) {
+      const ids = new Set(people.filter((person) => person.sourceId === source.sourceId).map((person) => person.externalId));
+      emptied += await connectors.forgetPlatformUsers(trx, communityId, source.sourceId, [...ids]);
+      const kind = deps.kinds.get(source.kind);
+      if (!kind) continue;
+      for (let after = 0; ; ) {
+        const waiting = await connectors.pendingDeliveries(trx, communityId, source.sourceId, after, DELIVERY_BATCH);
+        if (waiting.length === 0) break;
+        for (const delivery of waiting) {
+          after = delivery.id;
+          let named: string[];
+          try {
+            named = peopleOf(kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, source.settings));
+          } catch {
+            continue;
+          }
+          if (named.length === 0 || !named.every((id) => ids.has(id))) continue;
+          await connectors.finishDelivery(trx, communityId, delivery.id, {
+            outcome: { users: 0, activities: 0, rejected: 0, suppressed: named.length, payloadErased: true },
+            error: null,
+            people: named,
+            erasePayload: true,
+            now: clock.now(),
+          });
+          emptied += 1;
+        }
+      }
+    }
+    return emptied;
   }
 
   /** Runs processDeliveries once at a time in this process; a call while it runs makes it go round once more. */
@@ -297,8 +383,27 @@ export function createConnectorSync(deps: {
     return due.length;
   }
 
+  const noting = new Set<Promise<void>>();
+
+  /**
+   * A delivery was stored: its count and the connector's last event are written after the receiver answered
+   * (every delivery writes these same rows; a platform's answer does not wait for them), then it is processed.
+   */
+  function received(communityId: number, sourceId: number, at: Date): void {
+    const note = db
+      .transaction()
+      .execute(async (trx) => {
+        await connectors.countHourly(trx, communityId, sourceId, at, { deliveries: 1 });
+        await connectors.updateConnector(trx, communityId, sourceId, { lastEventAt: at }, at);
+      })
+      .catch((error: unknown) => deps.log?.warn({ err: error, sourceId, communityId }, "a delivery's count could not be written"))
+      .finally(() => noting.delete(note));
+    noting.add(note);
+    nudge();
+  }
+
   async function settled(): Promise<void> {
-    while (processing) await processing;
+    while (processing || noting.size > 0) await Promise.all([processing, ...noting]);
   }
 
   // One run at a time in a process, whether a receive or the step started it (deliveries stay in order).
@@ -321,6 +426,8 @@ export function createConnectorSync(deps: {
 
   return {
     processDeliveries,
+    forgetPeople,
+    received,
     nudge,
     enqueueDueSyncs,
     /** Resolves when the processing a receive started in this process is done. */

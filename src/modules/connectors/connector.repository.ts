@@ -152,6 +152,24 @@ export async function listStreams(db: Executor, communityId: number, sourceId: n
     .execute();
 }
 
+/** The streams of every connector of the community, by source (one statement for the admin list). */
+export async function listCommunityStreams(db: Executor, communityId: number): Promise<Map<number, StreamRow[]>> {
+  const rows = await db
+    .selectFrom('connector_streams')
+    .select(['source_id as sourceId', 'stream', 'checkpoint', 'done', 'records', 'total', 'updated_at as updatedAt'])
+    .where('community_id', '=', communityId)
+    .orderBy('source_id')
+    .orderBy('stream')
+    .execute();
+  const bySource = new Map<number, StreamRow[]>();
+  for (const { sourceId, ...row } of rows) {
+    const list = bySource.get(Number(sourceId)) ?? [];
+    list.push(row);
+    bySource.set(Number(sourceId), list);
+  }
+  return bySource;
+}
+
 export async function ensureStreams(db: Executor, communityId: number, sourceId: number, streams: string[], now: Date): Promise<void> {
   if (streams.length === 0) return;
   await db
@@ -204,15 +222,25 @@ export async function countHourly(db: Executor, communityId: number, sourceId: n
     .execute();
 }
 
-/** Deliveries and records of the last 24 hours (the current hour and the 23 before), by source. */
-export async function lastDayCounts(db: Executor, communityId: number, now: Date): Promise<Map<number, { deliveries: number; records: number }>> {
-  const rows = await db
-    .selectFrom('connector_hourly_counts')
-    .select(['source_id as sourceId', sql<number>`sum(deliveries)::int8`.as('deliveries'), sql<number>`sum(records)::int8`.as('records')])
-    .where('community_id', '=', communityId)
-    .where('hour', '>', new Date(hourOf(now).getTime() - 24 * 3_600_000))
-    .groupBy('source_id')
-    .execute();
+/**
+ * Deliveries and records of the last 24 hours (the current hour and the 23 before), by source: of one
+ * connector, or of each of the community's. Each connector's rows are read by the primary key's range
+ * (connector, hour), so the hours before stay unread however many there are.
+ */
+export async function lastDayCounts(db: Executor, communityId: number, now: Date, sourceId?: number): Promise<Map<number, { deliveries: number; records: number }>> {
+  let query = db
+    .selectFrom('connectors as k')
+    .innerJoin('connector_hourly_counts as c', (join) =>
+      join
+        .onRef('c.community_id', '=', 'k.community_id')
+        .onRef('c.source_id', '=', 'k.source_id')
+        .on('c.hour', '>', new Date(hourOf(now).getTime() - 24 * 3_600_000)),
+    )
+    .select(['k.source_id as sourceId', sql<number>`sum(c.deliveries)::int8`.as('deliveries'), sql<number>`sum(c.records)::int8`.as('records')])
+    .where('k.community_id', '=', communityId)
+    .groupBy('k.source_id');
+  if (sourceId !== undefined) query = query.where('k.source_id', '=', sourceId);
+  const rows = await query.execute();
   return new Map(rows.map((row) => [Number(row.sourceId), { deliveries: Number(row.deliveries), records: Number(row.records) }]));
 }
 
@@ -247,6 +275,8 @@ export interface DeliveryRow {
   event: string;
   headers: JsonValue;
   payload: string;
+  /** Times it was claimed, this one included. */
+  attempts: number;
 }
 
 /**
@@ -255,7 +285,7 @@ export interface DeliveryRow {
  */
 export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await sql<DeliveryRow>`
-    update connector_deliveries d set claimed_until = ${new Date(now.getTime() + leaseMs)}
+    update connector_deliveries d set claimed_until = ${new Date(now.getTime() + leaseMs)}, attempts = d.attempts + 1
     from (
       select d2.community_id, d2.id from connector_deliveries d2
       join connectors k on k.community_id = d2.community_id and k.source_id = d2.source_id
@@ -265,14 +295,36 @@ export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, 
       for update of d2 skip locked
     ) due
     where d.community_id = due.community_id and d.id = due.id
-    returning d.community_id as "communityId", d.id, d.source_id as "sourceId", d.event, d.headers, d.payload`.execute(db);
-  return rows.map((row) => ({ ...row, communityId: Number(row.communityId), id: Number(row.id), sourceId: Number(row.sourceId) })).sort((a, b) => a.id - b.id);
+    returning d.community_id as "communityId", d.id, d.source_id as "sourceId", d.event, d.headers, d.payload, d.attempts`.execute(db);
+  return rows
+    .map((row) => ({ ...row, communityId: Number(row.communityId), id: Number(row.id), sourceId: Number(row.sourceId), attempts: Number(row.attempts) }))
+    .sort((a, b) => a.id - b.id);
 }
 
-export async function finishDelivery(db: Executor, communityId: number, id: number, result: { outcome: JsonValue; error: string | null; now: Date }): Promise<void> {
+/** Postgres text and jsonb hold no NUL character; a platform's value may carry one. */
+function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '');
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replaceAll('\u0000', ''), withoutNul(item)]));
+  return value;
+}
+
+export async function finishDelivery(
+  db: Executor,
+  communityId: number,
+  id: number,
+  result: { outcome: JsonValue; error: string | null; now: Date; people?: string[]; erasePayload?: boolean },
+): Promise<void> {
   await db
     .updateTable('connector_deliveries')
-    .set({ processed_at: result.now, outcome: JSON.stringify(result.outcome), error: result.error, claimed_until: null })
+    .set({
+      processed_at: result.now,
+      outcome: JSON.stringify(withoutNul(result.outcome)),
+      error: result.error === null ? null : (withoutNul(result.error) as string),
+      claimed_until: null,
+      ...(result.people ? { people: sql<string[]>`${result.people}::text[]` } : {}),
+      ...(result.erasePayload ? { payload: '' } : {}),
+    })
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .execute();
@@ -292,8 +344,73 @@ export async function pruneDeliveries(db: Executor, before: Date, limit: number)
   return Number(rows[0]?.count ?? 0);
 }
 
-export async function releaseDelivery(db: Executor, communityId: number, id: number): Promise<void> {
-  await db.updateTable('connector_deliveries').set({ claimed_until: null }).where('community_id', '=', communityId).where('id', '=', id).execute();
+/** Gives a delivery back to be processed again (the database failed, not the delivery), with why. */
+export async function releaseDelivery(db: Executor, communityId: number, id: number, error: string): Promise<void> {
+  await db
+    .updateTable('connector_deliveries')
+    .set({ claimed_until: null, error: withoutNul(error) as string })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The error the last failed attempt at a delivery left. */
+export async function deliveryError(db: Executor, communityId: number, id: number): Promise<string | null> {
+  const row = await db.selectFrom('connector_deliveries').select('error').where('community_id', '=', communityId).where('id', '=', id).executeTakeFirst();
+  return row?.error ?? null;
+}
+
+// Erasure -------------------------------------------------------------------------------------------
+
+/** Connectors among these sources (an erasure asks for the sources of a contact's profiles). */
+export async function connectorSources(db: Executor, communityId: number, sourceIds: number[]): Promise<{ sourceId: number; kind: string; settings: JsonValue }[]> {
+  if (sourceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('connectors')
+    .select(['source_id as sourceId', 'kind', 'settings'])
+    .where('community_id', '=', communityId)
+    .where('source_id', 'in', sourceIds)
+    .execute();
+  return rows.map((row) => ({ ...row, sourceId: Number(row.sourceId) }));
+}
+
+/**
+ * Forgets platform users of one connector: they leave the people it saw (no profile is asked for them), and
+ * the processed deliveries whose pushes named them lose their payloads, and the outcome's listed errors and
+ * skipped records (which may quote them). Returns how many deliveries were emptied.
+ */
+export async function forgetPlatformUsers(db: Executor, communityId: number, sourceId: number, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  await db
+    .deleteFrom('connector_people')
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where('platform_user_id', 'in', ids)
+    .execute();
+  const emptied = await db
+    .updateTable('connector_deliveries')
+    .set({ payload: '', outcome: sql`(coalesce(outcome, '{}'::jsonb) - 'errors' - 'skipped') || '{"payloadErased": true}'::jsonb` })
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where(sql<boolean>`people && ${ids}::text[]`)
+    .where('payload', '<>', '')
+    .executeTakeFirst();
+  return Number(emptied.numUpdatedRows);
+}
+
+/** A page of one connector's deliveries waiting to be processed, after `afterId` (an erasure reads them). */
+export async function pendingDeliveries(db: Executor, communityId: number, sourceId: number, afterId: number, limit: number) {
+  const rows = await db
+    .selectFrom('connector_deliveries')
+    .select(['id', 'event', 'headers', 'payload'])
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .where('processed_at', 'is', null)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
 /** Connectors by community, kind and state, with their records stored and when a waiting one goes on. */

@@ -12,9 +12,9 @@ import type { JobQueue } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
 import type { IngestionService } from '../ingestion/index.ts';
 import { findSourceByName, insertSource } from '../sources/index.ts';
-import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers } from './connector-kind.ts';
+import type { ConnectorKind, Headers } from './connector-kind.ts';
 import { CONNECTOR_KINDS } from './connector-kinds.ts';
-import { deriveSecretsKey, openSecrets, sealSecrets, SecretsUnreadable } from './connector-secrets.ts';
+import { deriveSecretsKey, openSecrets, redactSecrets, sealSecrets, SecretsUnreadable } from './connector-secrets.ts';
 import { CONNECTOR_SYNC_JOB, createConnectorSync, type SyncPayload } from './connector-sync.ts';
 import * as connectors from './connector.repository.ts';
 import type { ConnectorRow, ConnectorState } from './connector.repository.ts';
@@ -77,6 +77,8 @@ export function parseConnectorId(value: string): number {
   return id;
 }
 
+const secretsOf = (secrets: unknown): Record<string, unknown> => (secrets !== null && typeof secrets === 'object' ? (secrets as Record<string, unknown>) : {});
+
 const RECEIVER_KEY = /^rk_([0-9]{1,16})_[A-Za-z0-9_-]{32}$/;
 
 /** The result of a receiver request: stored (or a redelivery), or refused for its signature. */
@@ -126,9 +128,10 @@ export function createConnectorService(deps: ConnectorDeps) {
     return connector;
   }
 
-  async function present(connector: ConnectorRow, counts?: { deliveries: number; records: number }) {
-    const streams = await connectors.listStreams(db, connector.communityId, connector.sourceId);
-    const lastDay = counts ?? (await connectors.lastDayCounts(db, connector.communityId, clock.now())).get(connector.sourceId);
+  /** A connector as answers show it; the admin list reads every connector's streams and counts at once and hands them over. */
+  async function present(connector: ConnectorRow, read?: { counts: { deliveries: number; records: number }; streams: connectors.StreamRow[] }) {
+    const streams = read?.streams ?? (await connectors.listStreams(db, connector.communityId, connector.sourceId));
+    const lastDay = read?.counts ?? (await connectors.lastDayCounts(db, connector.communityId, clock.now(), connector.sourceId)).get(connector.sourceId);
     return {
       id: formatId('provider', connector.sourceId),
       sourceId: connector.sourceId,
@@ -184,10 +187,11 @@ export function createConnectorService(deps: ConnectorDeps) {
     const stop = AbortSignal.timeout(TEST_TIMEOUT_MS);
     try {
       const message = await kind.test(settings, secrets, platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal: stop, now: () => clock.now() }));
-      return { ok: true, message };
+      return { ok: true, message: redactSecrets(message, secretsOf(secrets)) };
     } catch (error) {
-      if (error instanceof CredentialRejected || error instanceof RateLimitWait) return { ok: false, message: error.message };
-      return { ok: false, message: error instanceof Error ? error.message : String(error) };
+      // What the platform answered may echo the credential.
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, message: redactSecrets(message, secretsOf(secrets)) };
     }
   }
 
@@ -199,7 +203,8 @@ export function createConnectorService(deps: ConnectorDeps) {
     async list(communityId: number) {
       const rows = await connectors.listConnectors(db, communityId);
       const counts = await connectors.lastDayCounts(db, communityId, clock.now());
-      return Promise.all(rows.map((row) => present(row, counts.get(row.sourceId) ?? { deliveries: 0, records: 0 })));
+      const streams = await connectors.listCommunityStreams(db, communityId);
+      return Promise.all(rows.map((row) => present(row, { counts: counts.get(row.sourceId) ?? { deliveries: 0, records: 0 }, streams: streams.get(row.sourceId) ?? [] })));
     },
 
     async get(communityId: number, sourceId: number) {
@@ -405,31 +410,21 @@ export function createConnectorService(deps: ConnectorDeps) {
       if (!verified) return { ok: false, reason: "the signature is missing or does not match the connector's webhook secret" };
       const event = kind.eventOf(headers);
       if (event === null) throw invalidParameters(`not a ${kind.platformName} delivery: its event header is missing`);
-      const text = raw.toString('utf8');
-      try {
-        JSON.parse(text);
-      } catch {
-        throw invalidParameters('the body is not JSON');
-      }
+      const text = deliveryText(raw, headers);
       const deliveryId = kind.deliveryId(headers) ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`;
       const now = clock.now();
-      const stored = await db.transaction().execute(async (trx) => {
-        const inserted = await connectors.insertDelivery(trx, {
-          communityId: connector.communityId,
-          sourceId: connector.sourceId,
-          deliveryId,
-          event,
-          headers: keptHeaders(headers),
-          payload: text,
-          now,
-        });
-        if (inserted) {
-          await connectors.countHourly(trx, connector.communityId, connector.sourceId, now, { deliveries: 1 });
-          await connectors.updateConnector(trx, connector.communityId, connector.sourceId, { lastEventAt: now }, now);
-        }
-        return inserted;
+      // The one durable write, a statement of its own: the platform's answer waits for nothing else (the
+      // counts and the connector's last event, rows every delivery writes, are written after it, off the answer).
+      const stored = await connectors.insertDelivery(db, {
+        communityId: connector.communityId,
+        sourceId: connector.sourceId,
+        deliveryId,
+        event,
+        headers: keptHeaders(headers),
+        payload: text,
+        now,
       });
-      if (stored) sync.nudge();
+      if (stored) sync.received(connector.communityId, connector.sourceId, now);
       return { ok: true, duplicate: !stored };
     },
 
@@ -439,6 +434,8 @@ export function createConnectorService(deps: ConnectorDeps) {
       return service.syncNow(writer, sourceId);
     },
 
+    /** An erasure's part in connectors (privacy's ProfileEraser): what they keep of people erased on request. */
+    forgetPeople: sync.forgetPeople,
     /** Processes stored deliveries now (the background step does it too; tests call it). */
     processDeliveries: sync.processDeliveries,
     /** Enqueues the syncs that are due (the background step does it too). */
@@ -459,6 +456,29 @@ export type ConnectorService = ReturnType<typeof createConnectorService>;
 /** A kind's schema errors, named from the body (`secrets.token`); messages name fields and the schema's rules, never values. */
 function under(field: string, errors: ErrorObject[]): ErrorObject[] {
   return errors.map((error) => ({ ...error, instancePath: `/${field}${error.instancePath}` }));
+}
+
+const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+/**
+ * The JSON of a verified delivery. GitHub's webhooks may be set to send a form (`payload=<JSON>`, content type
+ * application/x-www-form-urlencoded): its signature is over the form's bytes, checked before this; the JSON is
+ * its `payload` field.
+ */
+function deliveryText(raw: Buffer, headers: Headers): string {
+  const type = headers['content-type'];
+  let text = raw.toString('utf8');
+  if (typeof type === 'string' && FORM.test(type)) {
+    const payload = new URLSearchParams(text).get('payload');
+    if (payload === null) throw invalidParameters('a form body must carry the delivery in its "payload" field; or set the webhook\'s content type to application/json');
+    text = payload;
+  }
+  try {
+    JSON.parse(text);
+  } catch {
+    throw invalidParameters('the body is not JSON (set the webhook\'s content type to application/json)');
+  }
+  return text;
 }
 
 /** What is kept of a delivery's headers: the platform's, never credentials a proxy may have added. */

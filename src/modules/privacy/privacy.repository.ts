@@ -155,6 +155,18 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
   }
 }
 
+/** The contact's source profiles not erased yet: the IDs sources gave the person. */
+export async function sourceProfilesOf(trx: Transaction<DB>, communityId: number, contactId: number): Promise<{ sourceId: number; externalId: string }[]> {
+  const rows = await trx
+    .selectFrom('source_profiles')
+    .select(['source_id as sourceId', 'external_id as externalId'])
+    .where('community_id', '=', communityId)
+    .where('contact_id', '=', contactId)
+    .where('external_id', 'not like', 'erased:%')
+    .execute();
+  return rows.map((row) => ({ sourceId: Number(row.sourceId), externalId: row.externalId }));
+}
+
 export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
   const result = await trx
     .deleteFrom('custom_field_values')

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../core/errors.ts';
@@ -24,7 +24,14 @@ interface ErasurePayload {
   removalRequestId: number;
 }
 
-export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs: JobQueue }) {
+/**
+ * What another module keeps of a person by the IDs sources gave them (a connector's stored deliveries and
+ * the platform users it saw), forgotten in the erasure's transaction: each of the contact's source
+ * profiles as it was pushed (source and external ID), before the erasure replaces the IDs with their hashes.
+ */
+export type ProfileEraser = (trx: Transaction<DB>, communityId: number, profiles: { sourceId: number; externalId: string }[]) => Promise<unknown>;
+
+export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs: JobQueue; eraseProfiles?: ProfileEraser }) {
   const { db, clock, jobs } = deps;
 
   /**
@@ -39,6 +46,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       const now = clock.now();
       const identities = await identitiesOf(trx, communityId, contactId);
       await suppress(trx, communityId, [email, ...identities], request.id, now);
+      await deps.eraseProfiles?.(trx, communityId, await privacy.sourceProfilesOf(trx, communityId, contactId));
       const next: ErasedCounts = {
         contacts: totals.contacts + 1,
         identities: totals.identities + (await deleteIdentities(trx, communityId, contactId)),

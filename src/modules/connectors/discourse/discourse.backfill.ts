@@ -75,8 +75,8 @@ export async function postsPage(
   const reachedEnd = posts.length === 0 || fresh.length < posts.length;
   if (reachedEnd) {
     const done: JsonValue = { before: null, top: null, highWater: top ?? at.highWater };
-    return { translation, checkpoint: done, done: true, total: null };
+    return { translation, checkpoint: done, done: true, total: null, records: fresh.length };
   }
   const next: JsonValue = { before: posts[posts.length - 1]!.id, top, highWater: at.highWater };
-  return { translation, checkpoint: next, done: false, total: null };
+  return { translation, checkpoint: next, done: false, total: null, records: fresh.length };
 }

@@ -99,6 +99,8 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
   const state: Checkpoint = { ...checkpoint, repo, total };
   const full = repo.full_name;
   let done: boolean;
+  // The platform's records read for the first time (the stream's progress, compared with `total`).
+  let read = 0;
 
   switch (kind) {
     case 'stargazers':
@@ -114,13 +116,14 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
         if ((error as { status?: number }).status !== 422) throw error;
         builder.skip(`${kind} of ${full}: GitHub lists no further (${(error as Error).message.split(' - ')[0]})`);
         state.next = null;
-        return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done: true, total, pauseUntil: ctx.client.pauseUntil };
+        return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done: true, total, records: 0, pauseUntil: ctx.client.pauseUntil };
       }
       const { data, next } = answer;
       const records = data as Json[];
       // The records of the last page already read (if none was removed since, the same ones).
       const skip = !checkpoint.next && checkpoint.last === url ? (checkpoint.seen ?? 0) : 0;
       for (const record of records.slice(skip)) {
+        read += 1;
         if (kind === 'stargazers') builder.star(repo, record.user as GitHubUserRef, record.starred_at as string);
         else builder.fork(repo, record as ForkRecord);
       }
@@ -143,6 +146,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
         if (kind === 'issues') {
           // The issue list holds pull requests too; they come from the pull request stream.
           if (record.pull_request) continue;
+          read += 1;
           const issue = record as IssueRecord & { closed_by?: GitHubUserRef | null };
           builder.issueOpened(repo, issue);
           if (issue.closed_at) {
@@ -152,6 +156,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
           }
           continue;
         }
+        read += 1;
         const number = numberOfUrl(kind === 'issue-comments' ? record.issue_url : record.pull_request_url);
         if (number === null) {
           builder.skip(`comment ${record.id}: no issue number`);
@@ -177,6 +182,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
           break;
         }
         if (!mark(state, checkpoint, at, record.id)) continue;
+        read += 1;
         if (kind === 'releases') {
           builder.release(repo, record as ReleaseRecord);
           continue;
@@ -212,6 +218,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
           break;
         }
         if (!mark(state, checkpoint, node.updatedAt, node.databaseId)) continue;
+        read += 1;
         builder.discussion(repo, asDiscussionRecord(node));
         for (const comment of node.comments.nodes) {
           builder.discussionComment(repo, node.databaseId, asDiscussionRecord(comment));
@@ -225,7 +232,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       break;
     }
   }
-  return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done, total: state.total ?? null, pauseUntil: ctx.client.pauseUntil };
+  return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done, total: state.total ?? null, records: read, pauseUntil: ctx.client.pauseUntil };
 }
 
 /** Who closed the page's closed issues (those without `closed_by`), in one GraphQL request. */
