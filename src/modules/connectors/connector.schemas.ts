@@ -22,13 +22,16 @@ export const Connector = component('Connector', Type.Object({
   streams: Type.Array(Type.Object({
     stream: Type.String(),
     done: Type.Boolean({ description: 'Caught up: later syncs read what is new' }),
-    records: Type.Integer({ description: 'Records stored from this stream' }),
+    records: Type.Integer({ description: "The platform's records this stream has read (stars, issues, posts; not the pushes they made): comparable with `total`" }),
     total: Nullable(Type.Integer({ description: 'Records the platform says exist, when it says' })),
     updatedAt: Type.String({ format: 'date-time' }),
   })),
   lastEventAt: Nullable(Type.String({ format: 'date-time', description: 'The last delivery received' })),
   lastSyncAt: Nullable(Type.String({ format: 'date-time', description: 'The end of the last complete sync' })),
-  last24h: Type.Object({ deliveries: Type.Integer(), records: Type.Integer() }),
+  last24h: Type.Object({
+    deliveries: Type.Integer({ description: 'Deliveries stored in the current hour and the 23 before (not redeliveries)' }),
+    records: Type.Integer({ description: 'Pushes stored into the source (users and activities, by deliveries, syncs and profiles) in the same hours' }),
+  }),
   createdAt: Type.String({ format: 'date-time' }),
 }));
 
