@@ -3649,7 +3649,7 @@ export interface components {
                 stream: string;
                 /** @description Caught up: later syncs read what is new */
                 done: boolean;
-                /** @description Records stored from this stream */
+                /** @description The platform's records this stream has read (stars, issues, posts; not the pushes they made): comparable with `total` */
                 records: number;
                 total: number | null;
                 /** Format: date-time */
@@ -3658,7 +3658,9 @@ export interface components {
             lastEventAt: string | null;
             lastSyncAt: string | null;
             last24h: {
+                /** @description Deliveries stored in the current hour and the 23 before (not redeliveries) */
                 deliveries: number;
+                /** @description Pushes stored into the source (users and activities, by deliveries, syncs and profiles) in the same hours */
                 records: number;
             };
             /** Format: date-time */
