@@ -2560,7 +2560,7 @@ export interface paths {
         put?: never;
         /**
          * A platform's webhook delivery (GitHub, Discourse)
-         * @description The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`) is checked over the raw body with the connector's `webhookSecret`; a delivery is stored once by its delivery ID and processed in the background. 401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON.
+         * @description The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`) is checked over the raw body with the connector's `webhookSecret`; a delivery is stored once by its delivery ID and processed in the background. The body is JSON, or a form whose `payload` field is the JSON (GitHub's `application/x-www-form-urlencoded`; the signature is over the form). 401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON.
          */
         post: operations["receiveConnectorDelivery"];
         delete?: never;
