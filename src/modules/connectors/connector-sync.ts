@@ -29,6 +29,7 @@ const DELIVERY_BATCH = 50;
 const DELIVERY_LEASE_MS = 5 * 60_000;
 /** Attempts at a delivery whose processing fails (the database, a bug) before it is set aside with its error. */
 const MAX_DELIVERY_ATTEMPTS = 5;
+const RETRY_STEP_MS = 30_000;
 /** How long a processed delivery is kept (its outcome, for an admin to look at), then deleted with its payload. */
 export const DELIVERY_RETENTION_MS = 14 * 24 * 3_600_000;
 /** The shortest wait for a platform that asked to wait (see waitUntil). */
@@ -283,8 +284,10 @@ export function createConnectorSync(deps: {
         try {
           stored = await store(connectorWriter(delivery.communityId, delivery.sourceId), delivery.sourceId, translation);
         } catch (error) {
-          // The database failed, not the delivery: it is processed again later.
-          await connectors.releaseDelivery(db, delivery.communityId, delivery.id, error instanceof Error ? error.message : String(error));
+          // The database failed, not the delivery: it is processed again later, a little later each time
+          // (30 s, 2 min, 4.5 min, 8 min), and meanwhile the deliveries after it are.
+          const retryAt = new Date(clock.now().getTime() + RETRY_STEP_MS * delivery.attempts ** 2);
+          await connectors.releaseDelivery(db, delivery.communityId, delivery.id, error instanceof Error ? error.message : String(error), retryAt);
           throw error;
         }
         const now = clock.now();

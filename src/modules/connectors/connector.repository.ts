@@ -344,11 +344,11 @@ export async function pruneDeliveries(db: Executor, before: Date, limit: number)
   return Number(rows[0]?.count ?? 0);
 }
 
-/** Gives a delivery back to be processed again (the database failed, not the delivery), with why. */
-export async function releaseDelivery(db: Executor, communityId: number, id: number, error: string): Promise<void> {
+/** Gives a delivery back to be processed again from `retryAt` (the database failed, not the delivery), with why. */
+export async function releaseDelivery(db: Executor, communityId: number, id: number, error: string, retryAt: Date): Promise<void> {
   await db
     .updateTable('connector_deliveries')
-    .set({ claimed_until: null, error: withoutNul(error) as string })
+    .set({ claimed_until: retryAt, error: withoutNul(error) as string })
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .execute();
