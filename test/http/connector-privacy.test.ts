@@ -104,10 +104,13 @@ describe.each(ENGINES)('connectors and erasure (%s)', (engine) => {
     };
 
     await deliver('d-1', { id: 1, by: [ann], text: 'ann speaking' });
+    await deliver('d-1b', { id: 10, by: [ann], text: 'ann kept before' });
     await deliver('d-2', { id: 2, by: [bob], text: 'bob speaking' });
     await t.services.connectors.processDeliveries();
     expect(await seen()).toEqual(['7', '8']);
-    expect(await messages()).toEqual(['message-1-7', 'message-2-8']);
+    expect(await messages()).toEqual(['message-1-7', 'message-10-7', 'message-2-8']);
+    // As a delivery processed before the people of deliveries were kept: read again to be found.
+    await t.services.db.updateTable('connector_deliveries').set({ people: null }).where('delivery_id', '=', 'd-1b').execute();
 
     // Paused: these wait, one only about ann, one about both.
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
@@ -120,12 +123,14 @@ describe.each(ENGINES)('connectors and erasure (%s)', (engine) => {
     let stored = await deliveries();
     expect(stored.map((row) => [row.deliveryId, row.payload === '' ? 'erased' : 'kept', row.processedAt === null ? 'waiting' : 'processed'])).toEqual([
       ['d-1', 'erased', 'processed'],
+      ['d-1b', 'erased', 'processed'],
       ['d-2', 'kept', 'processed'],
       ['d-3', 'erased', 'processed'],
       ['d-4', 'kept', 'waiting'],
     ]);
-    expect(stored[0]!.outcome).toMatchObject({ payloadErased: true });
-    expect(stored[2]!.outcome).toMatchObject({ activities: 0, payloadErased: true });
+    expect(stored[0]!.outcome).toMatchObject({ activities: 1, payloadErased: true });
+    expect(stored[1]!.outcome).toMatchObject({ activities: 1, payloadErased: true });
+    expect(stored[3]!.outcome).toMatchObject({ activities: 0, payloadErased: true });
     expect(await seen()).toEqual(['8']);
 
     // Resumed: the delivery about both stores bob's message only, and its payload goes.
@@ -133,29 +138,29 @@ describe.each(ENGINES)('connectors and erasure (%s)', (engine) => {
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
     stored = await deliveries();
-    expect(stored[3]).toMatchObject({ deliveryId: 'd-4', payload: '', processedAt: expect.any(Date), outcome: expect.objectContaining({ activities: 1, suppressed: 1, payloadErased: true }) });
+    expect(stored[4]).toMatchObject({ deliveryId: 'd-4', payload: '', processedAt: expect.any(Date), outcome: expect.objectContaining({ activities: 1, suppressed: 1, payloadErased: true }) });
 
     // Later: the same platform ID under a new login, and the same login under another ID, store nothing and keep nothing.
     await deliver('d-5', { id: 5, by: [{ id: 7, login: 'ann-renamed' }], text: 'new name' });
     await deliver('d-6', { id: 6, by: [{ id: 70, login: 'ann-codes' }], text: 'new account' });
     await t.services.connectors.processDeliveries();
     stored = await deliveries();
-    for (const row of stored.slice(4)) expect(row).toMatchObject({ payload: '', outcome: expect.objectContaining({ activities: 0, suppressed: 1 }) });
-    expect(await messages()).toEqual(['message-1-7', 'message-2-8', 'message-4-8']);
+    for (const row of stored.slice(5)) expect(row).toMatchObject({ payload: '', outcome: expect.objectContaining({ activities: 0, suppressed: 1 }) });
+    expect(await messages()).toEqual(['message-1-7', 'message-10-7', 'message-2-8', 'message-4-8']);
     expect(await seen()).toEqual(['8']);
     const shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    // Records stored: ann's first message and bob's two; nothing of what was suppressed.
-    expect(shown.last24h).toEqual({ deliveries: 6, records: 3 });
+    // Records stored: ann's first two messages and bob's two; nothing of what was suppressed.
+    expect(shown.last24h).toEqual({ deliveries: 7, records: 4 });
 
     // A sync that reads her messages from the platform stores nothing of her and does not ask for her profile.
     history = [{ id: 1, by: [ann], text: 'ann speaking' }, { id: 9, by: [bob], text: 'bob in the history' }];
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined);
     await worker().runUntilIdle();
     expect(await seen()).toEqual(['8']);
-    expect(await messages()).toEqual(['message-1-7', 'message-2-8', 'message-4-8', 'message-9-8']);
+    expect(await messages()).toEqual(['message-1-7', 'message-10-7', 'message-2-8', 'message-4-8', 'message-9-8']);
     const contents = await t.services.db.selectFrom('activities').select('content').where('external_id', '=', 'message-1-7').executeTakeFirstOrThrow();
     expect(contents.content).toBeNull();
     const all = JSON.stringify(await t.services.db.selectFrom('connector_deliveries').selectAll().execute());
-    for (const trace of ['ann-codes', 'ann@example.org', 'ann speaking', 'ann again', 'ann-renamed']) expect(all).not.toContain(trace);
+    for (const trace of ['ann-codes', 'ann@example.org', 'ann speaking', 'ann kept before', 'ann again', 'ann-renamed']) expect(all).not.toContain(trace);
   });
 });

@@ -331,14 +331,22 @@ export function createConnectorSync(deps: {
       const kind = deps.kinds.get(source.kind);
       if (!kind) continue;
       for (let after = 0; ; ) {
-        const waiting = await connectors.pendingDeliveries(trx, communityId, source.sourceId, after, DELIVERY_BATCH);
-        if (waiting.length === 0) break;
-        for (const delivery of waiting) {
+        const unread = await connectors.unreadDeliveries(trx, communityId, source.sourceId, after, DELIVERY_BATCH);
+        if (unread.length === 0) break;
+        for (const delivery of unread) {
           after = delivery.id;
           let named: string[];
           try {
-            named = peopleOf(kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, source.settings));
+            named = delivery.payload === '' ? [] : peopleOf(kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, source.settings));
           } catch {
+            continue;
+          }
+          if (delivery.processedAt !== null) {
+            // Processed before its people were kept: emptied like the others that named them.
+            if (named.some((id) => ids.has(id))) {
+              await connectors.erasePayload(trx, communityId, delivery.id, named);
+              emptied += 1;
+            }
             continue;
           }
           if (named.length === 0 || !named.every((id) => ids.has(id))) continue;

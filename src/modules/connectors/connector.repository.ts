@@ -398,19 +398,36 @@ export async function forgetPlatformUsers(db: Executor, communityId: number, sou
   return Number(emptied.numUpdatedRows);
 }
 
-/** A page of one connector's deliveries waiting to be processed, after `afterId` (an erasure reads them). */
-export async function pendingDeliveries(db: Executor, communityId: number, sourceId: number, afterId: number, limit: number) {
+/**
+ * A page of one connector's deliveries whose people are not known (waiting, set aside, or processed before
+ * they were kept), after `afterId`: an erasure reads them.
+ */
+export async function unreadDeliveries(db: Executor, communityId: number, sourceId: number, afterId: number, limit: number) {
   const rows = await db
     .selectFrom('connector_deliveries')
-    .select(['id', 'event', 'headers', 'payload'])
+    .select(['id', 'event', 'headers', 'payload', 'processed_at as processedAt'])
     .where('community_id', '=', communityId)
     .where('source_id', '=', sourceId)
-    .where('processed_at', 'is', null)
+    .where('people', 'is', null)
     .where('id', '>', afterId)
     .orderBy('id')
     .limit(limit)
     .execute();
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/** Empties one delivery's payload (an erasure), keeping the counts of its outcome. */
+export async function erasePayload(db: Executor, communityId: number, id: number, people: string[]): Promise<void> {
+  await db
+    .updateTable('connector_deliveries')
+    .set({
+      payload: '',
+      people: sql<string[]>`${people}::text[]`,
+      outcome: sql`(coalesce(outcome, '{}'::jsonb) - 'errors' - 'skipped') || '{"payloadErased": true}'::jsonb`,
+    })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Connectors by community, kind and state, with their records stored and when a waiting one goes on. */
