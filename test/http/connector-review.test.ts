@@ -18,7 +18,7 @@ const WEBHOOK_SECRET = 'whs-very-secret-5678';
 
 const platform = {
   /** What the next page does. */
-  page: 'ok' as 'ok' | 'echo-token' | 'refuse-echoing' | 'wait-now',
+  page: 'ok' as 'ok' | 'echo-token' | 'refuse-echoing' | 'wait-now' | 'same-page',
   skipped: [] as string[],
 };
 
@@ -53,6 +53,7 @@ const echoHub: ConnectorKind<{ room: string }, { token: string; webhookSecret: s
     if (platform.page === 'echo-token') throw new Error(`400 Bad Request: {"message":"malformed header Authorization: Bearer ${secrets.token}"} (${encodeURIComponent(secrets.token)})`);
     if (platform.page === 'refuse-echoing') throw new CredentialRejected(`EchoHub refused the token ${secrets.token}`);
     if (platform.page === 'wait-now') throw new RateLimitWait(access.now(), 'EchoHub said: wait until now');
+    if (platform.page === 'same-page') return { translation: { users: [], activities: [], skipped: [] }, checkpoint: { next: '/messages?page=2' }, done: false, records: 0 };
     return { translation: { users: [], activities: [], skipped: [] }, checkpoint: {}, done: true, total: 0, records: 0 };
   },
   async test(_settings, secrets) {
@@ -122,6 +123,15 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
     clock.advance(30_000);
     expect(await run.runUntilIdle()).toBe(1);
     expect((await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data).toMatchObject({ state: 'active', waitingUntil: null });
+  });
+
+  it('stops a stream whose platform gives the same page again and again', async () => {
+    const connector = await create();
+    platform.page = 'same-page';
+    await worker().runOnce();
+    const shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    expect(shown.reason).toMatch(/^the last sync attempt failed \(it is retried\): stream messages: the platform gave a page that leads back to itself/);
+    expect(shown.streams).toEqual([expect.objectContaining({ stream: 'messages', done: false, records: 0 })]);
   });
 
   it('finishes a delivery whose outcome holds a NUL character, and sets aside one that keeps failing', async () => {

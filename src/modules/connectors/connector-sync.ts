@@ -174,6 +174,7 @@ export function createConnectorSync(deps: {
           connector = await connectors.findConnector(db, communityId, sourceId);
           if (!connector) return { sourceId, skipped: 'the connector was removed', ...totals };
           if (connector.state === 'paused') return { sourceId, paused: true, ...totals };
+          const previous = checkpoint;
           const page = await kind.page(name, checkpoint, settings, secrets, access);
           const stored = await store(writer, sourceId, page.translation);
           const at = clock.now();
@@ -196,6 +197,10 @@ export function createConnectorSync(deps: {
             return waitUntil(connector, page.pauseUntil, 'the platform asked for no more requests until then');
           }
           if (page.done) break;
+          // A platform that answers the same page again and again (a `next` link to itself) would keep the sync here for ever.
+          if (JSON.stringify(page.checkpoint) === JSON.stringify(previous)) {
+            throw new Error(`stream ${name}: the platform gave a page that leads back to itself; the sync stops there and is tried again later`);
+          }
         }
       }
 
