@@ -244,8 +244,11 @@ export function createConnectorSync(deps: {
       // Retried with the job's backoff; the reason is shown meanwhile.
       const next = context.attempt < context.maxAttempts ? 'it is retried' : 'the next periodic sync tries again';
       await connectors.updateConnector(db, communityId, sourceId, { reason: `the last sync attempt failed (${next}): ${message}` }, clock.now());
-      // The job keeps its error too (`hearth jobs`): the redacted one.
-      throw error instanceof Error && error.message === message ? error : new Error(message);
+      // The job keeps its error too (`hearth jobs`), and the worker logs it: a plain error with the redacted
+      // message and stack, without what a client library hangs on its errors (the request, the response).
+      const redacted = new Error(message);
+      if (error instanceof Error && error.stack) redacted.stack = redactSecrets(error.stack, secrets);
+      throw redacted;
     }
   }
 
