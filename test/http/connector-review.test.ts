@@ -195,6 +195,11 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
       ['kind a number', 'POST', '/api/v2/admin/connectors/test', { kind: 5, settings: {}, secrets: {} }],
       ['not a connector ID', 'POST', '/api/v2/admin/connectors/sig_x/sync', undefined],
       ['a huge connector ID', 'POST', '/api/v2/admin/connectors/sig_99999999999999999999999/pause', undefined],
+      ['a NUL in the name', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { name: 'a\u0000b' }],
+      ['a NUL in a setting', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { settings: { room: 'a\u0000b' } }],
+      ['a NUL in a new name', 'POST', '/api/v2/admin/connectors', { kind: 'github', name: 'x\u0000', settings: { room: 'a' }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } }],
+      ['a NUL in a setting key', 'POST', '/api/v2/admin/connectors', { kind: 'github', settings: { room: 'a', 'k\u0000': 1 }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } }],
+      ['a NUL in a secret', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: 'tok-\u0000-long-enough' } }],
     ];
     for (const [what, method, url, body] of cases) {
       const answer = await t.send(method, url, body);
