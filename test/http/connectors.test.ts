@@ -77,11 +77,14 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(unknownKind.json().error.message).toContain('kind');
     const badSettings = await create({ settings: { repositories: ['not a repository'] } });
     expect(badSettings.statusCode).toBe(400);
-    expect(badSettings.json().error.message).toContain('settings');
-    const badSecrets = await create({ secrets: { token: 'ghp_short_secret', webhookSecret: WEBHOOK_SECRET, extra: 'x' } });
+    expect(badSettings.json().error.message).toContain('body field "settings.repositories.0" must match pattern');
+    const noRepositories = await create({ settings: { apiUrl: standIn.url } });
+    expect(noRepositories.json().error.message).toContain('body field "settings.repositories" is required');
+    const badSecrets = await create({ secrets: { token: 'ghp_short_secret', webhookSecret: WEBHOOK_SECRET, extra: 'extra-secret-value' } });
     expect(badSecrets.statusCode).toBe(400);
-    expect(badSecrets.json().error.message).toContain('secrets');
+    expect(badSecrets.json().error.message).toContain('unknown body field "secrets.extra"');
     expect(badSecrets.body).not.toContain('ghp_short_secret');
+    expect(badSecrets.body).not.toContain('extra-secret-value');
     noSecrets(badSecrets.body);
 
     const first = await create();
