@@ -30,8 +30,10 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     // embedded server takes its jobs back as it starts (its data directory is its alone), whatever the lease.
     env = { ...env, HEARTH_ALLOW_PRIVATE_FETCH: 'true', ...(engine === 'postgres' ? { HEARTH_JOB_LEASE: '2' } : {}) };
     standIn = await startGitHubStandIn({ repositories: [{ fullName: REPO, stargazers: STARS, issues: ISSUES, pullEvery: ISSUES + 1, forks: 0 }] });
-    // The lists of stars and issues answer slowly (a page every 0.4 s): there is time to kill the server between pages.
-    standIn.fault({ kind: 'slow', ms: 400 }, { times: 1_000, path: /\/(stargazers|issues)\?/ });
+    // The lists of stars and issues answer slowly, and the second page of stars, the first time, very slowly:
+    // the server is killed while it waits for it.
+    standIn.fault({ kind: 'slow', ms: 3_000 }, { times: 1, path: /\/stargazers\?.*\bpage=2\b/ });
+    standIn.fault({ kind: 'slow', ms: 300 }, { times: 1_000, path: /\/(stargazers|issues)\?/ });
     const starPages = () => standIn!.requests.filter((request) => request.path.startsWith(`/repos/${REPO}/stargazers?`));
 
     // Generous: on a busy machine, creating the embedded database takes a while.
