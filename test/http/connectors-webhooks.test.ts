@@ -211,12 +211,19 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     const app = (await api('POST', '/api/v2/admin/connectors', {
       kind: 'github', name: 'GitHub App', settings: { repositories: [REPO], apiUrl: standIn.url, installationId: APP.installationId }, secrets: { appId: APP.appId, privateKey, webhookSecret: GITHUB_SECRET },
     })).json().data;
+    // Platforms' errors other than a refused credential: the sync attempt fails and the worker logs the error whole.
+    const missingRepo = (await api('POST', '/api/v2/admin/connectors', { kind: 'github', name: 'Missing', settings: { repositories: ['acme/missing'], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: GITHUB_SECRET } })).json().data;
+    const missingForum = (await api('POST', '/api/v2/admin/connectors', { kind: 'discourse', name: 'Missing forum', settings: { url: `${forum.url}/nowhere`, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET } })).json().data;
     await worker().runUntilIdle();
+    for (const failing of [missingRepo, missingForum]) {
+      expect((await api('GET', `/api/v2/admin/connectors/${failing.id}`)).json().data.reason).toMatch(/^the last sync attempt failed/);
+    }
+    expect(log).toContain('job attempt failed; will retry');
     expect((await api('GET', `/api/v2/admin/connectors/${badGitHub.id}`)).json().data).toMatchObject({ state: 'failed', reason: expect.stringContaining('GitHub refused the access token (401') });
     expect((await api('GET', `/api/v2/admin/connectors/${badForum.id}`)).json().data).toMatchObject({ state: 'failed' });
     expect((await api('GET', `/api/v2/admin/connectors/${app.id}`)).json().data).toMatchObject({ state: 'active' });
     expect(standIn.installationTokens.length).toBeGreaterThan(0);
-    for (const id of [badGitHub.id, badForum.id, app.id, gh.id, dc.id]) {
+    for (const id of [badGitHub.id, badForum.id, app.id, gh.id, dc.id, missingRepo.id, missingForum.id]) {
       await api('POST', `/api/v2/admin/connectors/${id}/test`);
       await api('GET', `/api/v2/admin/connectors/${id}`);
     }
