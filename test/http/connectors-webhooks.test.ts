@@ -181,6 +181,15 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     expect(github).toEqual(expect.arrayContaining(delivered.github));
     expect(forumActivities).toHaveLength(FORUM_ACTIVITIES);
     expect(forumActivities).toEqual(expect.arrayContaining(delivered.forum));
+    // Each answer is threaded under what it answers (when that is stored: not the system user's topic), whichever came first.
+    const threads = await t.services.db.selectFrom('activities as a').leftJoin('activities as p', 'p.id', 'a.parent_id')
+      .select(['a.external_id as id', 'a.parent_external_id as parent', 'p.external_id as threadedUnder'])
+      .where('a.source_id', 'in', [gh.sourceId, dc.sourceId]).where('a.parent_external_id', 'is not', null).execute();
+    const stored = new Set([...github, ...forumActivities]);
+    const replies = threads.filter((thread) => stored.has(thread.parent!));
+    expect(replies.length).toBeGreaterThan(8);
+    for (const thread of replies) expect(thread.threadedUnder, thread.id).toBe(thread.parent);
+    expect(threads.filter((thread) => !stored.has(thread.parent!)).map((thread) => thread.parent)).toEqual(['topic:1']);
   });
 
   it("makes GitHub's user with a public email and the forum's member with that email one contact with both identities", async () => {
