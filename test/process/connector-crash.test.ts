@@ -81,6 +81,10 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     const all = JSON.stringify({ type: 'and', clauses: [{ type: 'stringFilter', field: 'providerId', params: { op: 'eq', value: connector.id } }] });
     const total = await call(`${second.url}/api/v2/activities?${new URLSearchParams({ lightFilter: all, cols: 'recordCount', limit: '1' })}`, { token });
     expect((total.body as { meta: { recordCount: number } }).meta.recordCount).toBe(STARS + ISSUES + ISSUES / 2);
+    // One contact per GitHub account (people 1-300 starred; issue authors and closers are among them), and
+    // the community's admin, made by init.
+    const contacts = await call(`${second.url}/api/v2/contacts?cols=recordCount&limit=1`, { token });
+    expect((contacts.body as { meta: { recordCount: number } }).meta.recordCount).toBe(STARS + 1);
     // The restarted sync went on from the checkpoint: the first page of stars was read once.
     expect(starPages().filter((request) => !/[?&]page=/.test(request.path))).toHaveLength(1);
   });
