@@ -213,6 +213,9 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     await worker().runSteps();
     expect(await t.services.db.selectFrom('connector_deliveries').select('id').execute()).toEqual([]);
     expect(await activities(connector.sourceId)).toHaveLength(2);
+    // Without a webhook secret, every delivery is refused.
+    const secretless = (await create({ secrets: { token: TOKEN } })).json().data;
+    expect((await deliver(signed.raw, signed.headers, new URL(secretless.receiverUrl).pathname)).statusCode).toBe(401);
   });
 
   it('counts receiver requests per connector, not against the anonymous per-address limit', async () => {
@@ -367,9 +370,14 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
 
     const paused = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
     expect(paused.json().data.state).toBe('paused');
+    expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(409);
     const removed = await t.send('DELETE', `/api/v2/admin/connectors/${connector.id}`, undefined);
     expect(removed.statusCode).toBe(200);
     expect((await t.get(`/api/v2/admin/connectors/${connector.id}`)).statusCode).toBe(404);
+    // Its receiver is gone with it.
+    const star = standInDelivery(standIn, REPO, 'star', 1);
+    const late = await signedDelivery(star.event, star.body, WEBHOOK_SECRET);
+    expect((await t.app.inject({ method: 'POST', url: new URL(connector.receiverUrl).pathname, headers: late.headers, payload: late.raw })).statusCode).toBe(404);
     // The source and its data stay.
     expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
     expect((await t.get('/api/v2/providers')).json().data).toContainEqual(expect.objectContaining({ id: connector.id, serviceName: 'GitHub' }));
