@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { systemClock, type Clock } from '../../src/clock.ts';
@@ -8,6 +9,7 @@ import { createServices, type Services } from '../../src/services.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
+import { serializeRequest } from '../../src/http/logging.ts';
 
 export const TEST_PUBLIC_URL = 'http://hearth.test';
 
@@ -45,12 +47,22 @@ export interface TestAppOptions {
   connectorKinds?: ConnectorKind<any, any>[];
   /** The address the app names itself by (TEST_PUBLIC_URL by default); a browser test gives the one it listens on. */
   publicUrl?: string;
+  /**
+   * Where the app's log goes (every level, as `hearth serve` writes it: pino's JSON lines, its request serializer),
+   * with background work logging through it as in `hearth serve`; no log by default.
+   */
+  logStream?: Writable;
 }
 
 /** The whole app on a fresh database of the given engine, driven through `app.inject`. */
 export async function createTestApp(engine: Engine, options: TestAppOptions = {}): Promise<TestApp> {
   const db = await createTestDatabase(engine);
+  let app: HearthApp | null = null;
   try {
+    // Background work logs through the app's logger, made after the services (as src/main.ts does).
+    const log = options.logStream
+      ? { info: (details: object, message: string) => app?.log.info(details, message), warn: (details: object, message: string) => app?.log.warn(details, message) }
+      : undefined;
     const services = await createServices({
       db: db.database.db,
       listen: db.database.listen,
@@ -58,6 +70,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       engine: db.database.engine,
       clock: options.clock ?? systemClock,
       connectorKinds: options.connectorKinds,
+      log,
       config: {
         jwtSecret: null,
         publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
@@ -69,15 +82,16 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       },
     });
     const setup = await services.communities.init(cliActor());
-    const app = await buildApp({
+    app = await buildApp({
       services,
       publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
-      logger: false,
+      logger: options.logStream ? { level: 'trace', serializers: { req: serializeRequest }, stream: options.logStream } : false,
       statementTimeoutMs: options.statementTimeoutMs,
       cancelStatements: db.database.cancel,
     });
+    const built = app;
     return {
-      app,
+      app: built,
       services,
       db,
       communityId: setup.communityId,
@@ -87,10 +101,10 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         return (await services.tokens.issue(cliWriter(communityId), { scopes, appUserId: await services.communities.adminOf(communityId) })).token;
       },
       get(url, token = setup.token) {
-        return app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+        return built.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
       },
       send(method, url, payload, token = setup.token) {
-        return app.inject({
+        return built.inject({
           method,
           url,
           headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -98,7 +112,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
         });
       },
       async close() {
-        await app.close();
+        await built.close();
         await db.drop();
       },
     };

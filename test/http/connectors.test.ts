@@ -1,159 +1,67 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Type from 'typebox';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sign } from '@octokit/webhooks-methods';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
-import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers } from '../../src/modules/connectors/index.ts';
+import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
+import { createGitHubConnector } from '../../src/modules/connectors/github/github.connector.ts';
+import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
+import { signedDelivery, standInDelivery } from '../stand-ins/github-webhooks.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
 /**
- * The connector framework with a platform of its own: a kind written for these tests over a local server
- * ("TestHub": comments in pages, a rate limit, a credential it can refuse, profiles), so that every part of
- * the framework (admin API, receiver, sync, waits, failures, profiles) is exercised without a real platform.
+ * The connector framework (admin API, receiver, sync, waits, failures, profiles), through GitHub's connector
+ * against the local GitHub built from its published API description and webhook examples.
  */
 
-const TOKEN = 'tok-very-secret-1234';
+const TOKEN = 'ghp_hearth_test';
 const WEBHOOK_SECRET = 'whs-very-secret-5678';
+const REPO = 'acme/widgets';
+// The framework's waits are what is tested: no in-process throttling, 5xx tried twice then a minute's wait.
+const github = createGitHubConnector({ retryBaseMs: 1, retries: 1, serverErrorWaitMs: 60_000, throttle: false }) as ConnectorKind<unknown, unknown>;
 
-interface Comment {
-  id: number;
-  userId: number;
-  text: string;
-}
-
-/** The platform: comments 1..n, 2 a page; `rateLimitOnce` answers 429 to the next page request; `refuse` answers 401. */
-const platform = {
-  comments: [] as Comment[],
-  rateLimitOnce: false,
-  refuse: false,
-  profileCalls: [] as string[][],
-  url: '',
-  /** Runs as a page is read (before the platform answers). */
-  duringPage: null as (() => Promise<void>) | null,
-};
-
-let server: http.Server;
-
-beforeAll(async () => {
-  server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://x');
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      response.writeHead(status, { 'content-type': 'application/json', ...headers });
-      response.end(JSON.stringify(body));
-    };
-    if (platform.refuse || request.headers.authorization !== `Bearer ${TOKEN}`) return send(401, { message: 'Bad credentials' });
-    if (url.pathname === '/whoami') return send(200, { login: 'hearth-bot' });
-    if (url.pathname === '/comments') {
-      if (platform.rateLimitOnce) {
-        platform.rateLimitOnce = false;
-        return send(429, { message: 'slow down' }, { 'retry-after': '120' });
-      }
-      const after = Number(url.searchParams.get('after') ?? 0);
-      const items = platform.comments.filter((comment) => comment.id > after).slice(0, 2);
-      return send(200, { items, total: platform.comments.length });
-    }
-    if (url.pathname === '/users') {
-      const ids = (url.searchParams.get('ids') ?? '').split(',');
-      platform.profileCalls.push(ids);
-      return send(200, ids.map((id) => ({ id, fullName: `Person ${id}`, email: `person${id}@example.org` })));
-    }
-    return send(404, {});
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  platform.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-interface Settings {
-  baseUrl: string;
-  project: string;
-}
-interface Secrets {
-  token: string;
-  webhookSecret: string;
-}
-
-const header = (headers: Headers, name: string) => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
-const commentPush = (comment: { id: number; userId: number; text: string }) => ({
-  id: `comment-${comment.id}`,
-  activityType: 'issue_comment',
-  user: { id: String(comment.userId), username: `user${comment.userId}` },
-  content: comment.text,
-  timestamp: '2026-01-15T10:00:00Z',
-});
-
-const testHub: ConnectorKind<Settings, Secrets> = {
-  kind: 'github',
-  platformName: 'TestHub',
-  settingsSchema: Type.Object({ baseUrl: Type.String({ minLength: 1 }), project: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-  secretsSchema: Type.Object({ token: Type.String({ minLength: 8 }), webhookSecret: Type.String({ minLength: 8 }) }, { additionalProperties: false }),
-  async verify(raw, headers, secrets) {
-    const given = header(headers, 'x-test-signature');
-    if (!given) return false;
-    const expected = `sha256=${createHmac('sha256', secrets.webhookSecret).update(raw).digest('hex')}`;
-    return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-  },
-  deliveryId: (headers) => header(headers, 'x-test-delivery') ?? null,
-  eventOf: (headers) => header(headers, 'x-test-event') ?? null,
-  translate(delivery) {
-    const body = delivery.body as { comment?: Comment };
-    if (delivery.event !== 'comment' || !body.comment) return { users: [], activities: [], skipped: [`event ${delivery.event} is not followed`] };
-    return { users: [], activities: [commentPush(body.comment)], skipped: [] };
-  },
-  async streams(settings) {
-    return [`${settings.project}/comments`];
-  },
-  async page(_stream, checkpoint, settings, secrets, access) {
-    await platform.duringPage?.();
-    const after = (checkpoint as { after?: number } | null)?.after ?? 0;
-    const response = await access.fetch(`${settings.baseUrl}/comments?after=${after}`, { headers: { authorization: `Bearer ${secrets.token}` } });
-    if (response.status === 401) throw new CredentialRejected('TestHub refused the token (401 Bad credentials)');
-    if (response.status === 429) throw new RateLimitWait(new Date(access.now().getTime() + Number(response.headers.get('retry-after')) * 1000), 'TestHub rate limit');
-    const page = (await response.json()) as { items: Comment[]; total: number };
-    const last = page.items.at(-1)?.id ?? after;
-    return { translation: { users: [], activities: page.items.map(commentPush), skipped: [] }, checkpoint: { after: last }, done: page.items.length < 2, total: page.total };
-  },
-  async profiles(ids, settings, secrets, access) {
-    const response = await access.fetch(`${settings.baseUrl}/users?ids=${ids.join(',')}`, { headers: { authorization: `Bearer ${secrets.token}` } });
-    return (await response.json()) as { id: string; fullName: string; email: string }[];
-  },
-  async test(settings, secrets, access) {
-    const response = await access.fetch(`${settings.baseUrl}/whoami`, { headers: { authorization: `Bearer ${secrets.token}` } });
-    if (response.status === 401) throw new CredentialRejected('TestHub refused the token');
-    return `signed in as ${((await response.json()) as { login: string }).login}`;
+/** GitHub's connector, with something run as each page is asked for (before GitHub answers). */
+let duringPage: (() => Promise<void>) | null = null;
+const watched: ConnectorKind<unknown, unknown> = {
+  ...github,
+  async page(stream, checkpoint, settings, secrets, access) {
+    await duringPage?.();
+    return github.page(stream, checkpoint, settings, secrets, access);
   },
 };
 
-const sign = (body: string, secret = WEBHOOK_SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/**
+ * The repository: 3 stars, 1 fork, issues #1 and #2 (#2 closed), pull request #3 (open) with 1 review, 2 issue
+ * comments, 1 release: 3 + 1 + 2 + 1 + 2 + 1 + 1 + 1 = 12 activities, one page per stream.
+ */
+const ACTIVITIES = 12;
 
 describe.each(ENGINES)('connectors (%s)', (engine) => {
   let t: TestApp;
   let clock: ManualClock;
+  let standIn: GitHubStandIn;
 
   beforeEach(async () => {
     clock = new ManualClock('2026-01-15T12:00:00Z');
-    t = await createTestApp(engine, { clock, allowPrivateFetch: true, connectorKinds: [testHub as ConnectorKind<unknown, unknown>] });
-    platform.comments = [1, 2, 3].map((id) => ({ id, userId: 100 + id, text: `comment ${id}` }));
-    platform.rateLimitOnce = false;
-    platform.refuse = false;
-    platform.profileCalls = [];
-    platform.duringPage = null;
+    duringPage = null;
+    standIn = await startGitHubStandIn({
+      repositories: [{ fullName: REPO, stargazers: 3, forks: 1, issues: 3, pullEvery: 3, issueComments: 2, reviewsPerPull: 1, releases: 1 }],
+    });
+    t = await createTestApp(engine, { clock, allowPrivateFetch: true, connectorKinds: [watched] });
   });
-  afterEach(() => t.close());
+  afterEach(async () => {
+    await t.close();
+    await standIn.stop();
+  });
 
-  const settings = () => ({ baseUrl: platform.url, project: 'acme' });
+  const settings = () => ({ repositories: [REPO], apiUrl: standIn.url });
   const create = (body: Record<string, unknown> = {}, token?: string) =>
     t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET }, ...body }, token);
   const worker = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs });
+  const show = async (id: string) => (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
+  const stream = (shown: { streams: { stream: string }[] }, kind: string) => shown.streams.find((s) => s.stream === `${REPO}:${kind}`);
+  const activities = (sourceId: number) => t.services.db.selectFrom('activities').select(['external_id']).where('source_id', '=', sourceId).execute();
   const noSecrets = (text: string) => {
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(WEBHOOK_SECRET);
@@ -162,18 +70,21 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
   it('makes connectors through the admin API: validation naming the field, default names, secrets never answered or audited', async () => {
     const kinds = await t.get('/api/v2/admin/connector-kinds');
     expect(kinds.statusCode).toBe(200);
-    expect(kinds.json().data).toEqual([expect.objectContaining({ kind: 'github', platformName: 'TestHub' })]);
+    expect(kinds.json().data).toEqual([expect.objectContaining({ kind: 'github', platformName: 'GitHub' })]);
 
     const unknownKind = await create({ kind: 'myspace' });
     expect(unknownKind.statusCode).toBe(400);
     expect(unknownKind.json().error.message).toContain('kind');
-    const badSettings = await create({ settings: { baseUrl: platform.url } });
+    const badSettings = await create({ settings: { repositories: ['not a repository'] } });
     expect(badSettings.statusCode).toBe(400);
-    expect(badSettings.json().error.message).toContain('settings.project');
-    const badSecrets = await create({ secrets: { token: 'short', webhookSecret: WEBHOOK_SECRET } });
+    expect(badSettings.json().error.message).toContain('body field "settings.repositories.0" must match pattern');
+    const noRepositories = await create({ settings: { apiUrl: standIn.url } });
+    expect(noRepositories.json().error.message).toContain('body field "settings.repositories" is required');
+    const badSecrets = await create({ secrets: { token: 'ghp_short_secret', webhookSecret: WEBHOOK_SECRET, extra: 'extra-secret-value' } });
     expect(badSecrets.statusCode).toBe(400);
-    expect(badSecrets.json().error.message).toContain('secrets.token');
-    expect(badSecrets.body).not.toContain('short');
+    expect(badSecrets.json().error.message).toContain('unknown body field "secrets.extra"');
+    expect(badSecrets.body).not.toContain('ghp_short_secret');
+    expect(badSecrets.body).not.toContain('extra-secret-value');
     noSecrets(badSecrets.body);
 
     const first = await create();
@@ -183,7 +94,7 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(connector).toMatchObject({
       id: expect.stringMatching(/^sig_\d+$/),
       kind: 'github',
-      name: 'TestHub',
+      name: 'GitHub',
       settings: settings(),
       secrets: ['token', 'webhookSecret'],
       receiverUrl: expect.stringMatching(/^http:\/\/hearth\.test\/api\/v2\/receivers\/github\/rk_\d+_[A-Za-z0-9_-]{32}$/),
@@ -192,18 +103,18 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
       last24h: { deliveries: 0, records: 0 },
     });
     const second = await create();
-    expect(second.json().data.name).toBe('TestHub 2');
-    const taken = await create({ name: 'testhub' });
+    expect(second.json().data.name).toBe('GitHub 2');
+    const taken = await create({ name: 'github' });
     expect(taken.statusCode).toBe(409);
 
     // The source is a provider of its platform.
     const providers = await t.get('/api/v2/providers');
-    expect(providers.json().data).toContainEqual({ id: connector.id, name: 'TestHub', serviceName: 'TestHub' });
+    expect(providers.json().data).toContainEqual({ id: connector.id, name: 'GitHub', serviceName: 'GitHub' });
 
-    const rotated = await t.send('PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: 'tok-another-secret-9999' } });
+    const rotated = await t.send('PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: 'ghp_another_secret_9999' } });
     expect(rotated.statusCode).toBe(200);
     expect(rotated.json().data.secrets).toEqual(['token', 'webhookSecret']);
-    expect(rotated.body).not.toContain('tok-another-secret-9999');
+    expect(rotated.body).not.toContain('ghp_another_secret_9999');
     const badRotation = await t.send('PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { extra: 'x' } });
     expect(badRotation.statusCode).toBe(400);
 
@@ -211,15 +122,18 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
       const answer = await t.get(url);
       expect(answer.statusCode).toBe(200);
       noSecrets(answer.body);
-      expect(answer.body).not.toContain('tok-another-secret-9999');
+      expect(answer.body).not.toContain('ghp_another_secret_9999');
     }
     const audit = await t.get('/api/v2/admin/audit-log?operation=connector.*&limit=100');
     expect(audit.statusCode).toBe(200);
     expect(audit.json().data.map((entry: { operation: string }) => entry.operation)).toEqual(expect.arrayContaining(['connector.create', 'connector.update']));
     noSecrets(audit.body);
-    expect(audit.body).not.toContain('tok-another-secret-9999');
-    const { rows } = await t.services.db.selectFrom('connectors').select(['secrets']).execute().then((secrets) => ({ rows: secrets }));
-    for (const row of rows) noSecrets(row.secrets ?? '');
+    expect(audit.body).not.toContain('ghp_another_secret_9999');
+    const rows = await t.services.db.selectFrom('connectors').select(['secrets']).execute();
+    for (const row of rows) {
+      noSecrets(row.secrets ?? '');
+      expect(row.secrets ?? '').not.toContain('ghp_another_secret_9999');
+    }
   });
 
   it("keeps each community's connectors to itself", async () => {
@@ -241,33 +155,36 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
   it('receives signed deliveries once, refuses bad signatures, and turns them into activities', async () => {
     const connector = (await create()).json().data;
     const path = new URL(connector.receiverUrl).pathname;
-    const body = JSON.stringify({ comment: { id: 50, userId: 7, text: 'hello from a webhook' } });
-    const deliver = (payload: string, headers: Record<string, string>) =>
-      t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', 'x-test-event': 'comment', 'x-test-delivery': 'd-1', ...headers }, payload });
+    const star = standInDelivery(standIn, REPO, 'star', 1);
+    const signed = await signedDelivery(star.event, star.body, WEBHOOK_SECRET, 'd-1');
+    const deliver = (payload: Buffer | string, headers: Record<string, string>, url = path) => t.app.inject({ method: 'POST', url, headers, payload });
+    const { 'x-hub-signature-256': _signature, ...unsignedHeaders } = signed.headers;
 
-    const unsigned = await deliver(body, {});
+    const unsigned = await deliver(signed.raw, unsignedHeaders);
     expect(unsigned.statusCode).toBe(401);
     expect(unsigned.json()).toEqual({ status: 'unauthorized', reason: expect.any(String) });
-    expect((await deliver(body, { 'x-test-signature': sign(body, 'another-secret') })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: `${path}x`, headers: { 'content-type': 'application/json' }, payload: body })).statusCode).toBe(404);
-    expect((await t.app.inject({ method: 'POST', url: path.replace('/github/', '/discourse/'), headers: { 'content-type': 'application/json' }, payload: body })).statusCode).toBe(404);
+    const forged = await signedDelivery(star.event, star.body, 'another-secret', 'd-1');
+    expect((await deliver(forged.raw, forged.headers)).statusCode).toBe(401);
+    expect((await deliver(signed.raw, signed.headers, `${path}x`)).statusCode).toBe(404);
+    expect((await deliver(signed.raw, signed.headers, path.replace('/github/', '/discourse/'))).statusCode).toBe(404);
     expect(await t.services.db.selectFrom('connector_deliveries').select('id').execute()).toEqual([]);
 
-    const first = await deliver(body, { 'x-test-signature': sign(body) });
+    const first = await deliver(signed.raw, signed.headers);
     expect(first.statusCode).toBe(202);
     expect(first.json()).toEqual({ received: true, duplicate: false });
-    const again = await deliver(body, { 'x-test-signature': sign(body) });
+    const again = await deliver(signed.raw, signed.headers);
     expect(again.json()).toEqual({ received: true, duplicate: true });
-    const notJson = '{"comment": ';
-    expect((await deliver(notJson, { 'x-test-signature': sign(notJson), 'x-test-delivery': 'd-2' })).statusCode).toBe(400);
+    // A good signature over a body that is not JSON.
+    const notJson = '{"action": ';
+    expect((await deliver(notJson, { ...signed.headers, 'x-github-delivery': 'd-2', 'x-hub-signature-256': await sign(WEBHOOK_SECRET, notJson) })).statusCode).toBe(400);
 
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
     const deliveries = await t.services.db.selectFrom('connector_deliveries').select(['delivery_id', 'processed_at', 'outcome', 'error']).execute();
     expect(deliveries).toEqual([{ delivery_id: 'd-1', processed_at: expect.any(Date), outcome: expect.objectContaining({ activities: 1, rejected: 0 }), error: null }]);
-    const activities = await t.services.db.selectFrom('activities').select(['external_id', 'source_id']).where('source_id', '=', connector.sourceId).execute();
-    expect(activities).toEqual([{ external_id: 'comment-50', source_id: connector.sourceId }]);
-    const shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    const starId = `star:${standIn.repositoryId(REPO)}:${standIn.person(1).id}`;
+    expect(await activities(connector.sourceId)).toEqual([{ external_id: starId }]);
+    const shown = await show(connector.id);
     expect(shown.last24h).toEqual({ deliveries: 1, records: 1 });
     expect(shown.lastEventAt).toBe('2026-01-15T12:00:00.000Z');
     const metrics = (await t.get('/metrics')).body;
@@ -280,28 +197,32 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
 
     // A paused connector stores deliveries and processes them when it resumes.
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
-    const later = JSON.stringify({ comment: { id: 51, userId: 7, text: 'while paused' } });
-    expect((await deliver(later, { 'x-test-signature': sign(later), 'x-test-delivery': 'd-3' })).statusCode).toBe(202);
+    const later = standInDelivery(standIn, REPO, 'star', 2);
+    const laterSigned = await signedDelivery(later.event, later.body, WEBHOOK_SECRET, 'd-3');
+    expect((await deliver(laterSigned.raw, laterSigned.headers)).statusCode).toBe(202);
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
-    expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(1);
+    expect(await activities(connector.sourceId)).toHaveLength(1);
     expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/resume`, undefined)).json().data.state).toBe('backfilling');
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
-    expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(2);
+    expect(await activities(connector.sourceId)).toHaveLength(2);
 
     // Processed deliveries (their payloads hold what people wrote) are deleted after 14 days; what they made stays.
     clock.advance(15 * 24 * 3_600_000);
     await worker().runSteps();
     expect(await t.services.db.selectFrom('connector_deliveries').select('id').execute()).toEqual([]);
-    expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(2);
+    expect(await activities(connector.sourceId)).toHaveLength(2);
+    // Without a webhook secret, every delivery is refused.
+    const secretless = (await create({ secrets: { token: TOKEN } })).json().data;
+    expect((await deliver(signed.raw, signed.headers, new URL(secretless.receiverUrl).pathname)).statusCode).toBe(401);
   });
 
-  it("counts receiver requests per connector, not against the anonymous per-address limit", async () => {
-    const limited = await createTestApp(engine, { clock, connectorKinds: [testHub as ConnectorKind<unknown, unknown>], rateLimit: { perAddress: 1, trackerPerKey: 3 } });
+  it('counts receiver requests per connector, not against the anonymous per-address limit', async () => {
+    const limited = await createTestApp(engine, { clock, connectorKinds: [github], rateLimit: { perAddress: 1, trackerPerKey: 3 } });
     try {
       const connector = (await limited.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
-      const post = (url: string) => limited.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{}' });
+      const post = (url: string) => limited.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'x-github-event': 'star' }, payload: '{}' });
       const path = new URL(connector.receiverUrl).pathname;
       expect([(await post(path)).statusCode, (await post(path)).statusCode, (await post(path)).statusCode]).toEqual([401, 401, 401]);
       expect((await post(path)).statusCode).toBe(429);
@@ -314,77 +235,107 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
 
   it('stops a running sync at the next page boundary when paused, and goes on from there when resumed', async () => {
     const connector = (await create()).json().data;
-    platform.duringPage = async () => {
-      platform.duringPage = null;
+    duringPage = async () => {
+      duringPage = null;
       await t.services.connectors.pause(cliWriter(t.communityId), connector.sourceId);
     };
     const run = worker();
     await run.runUntilIdle();
-    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    let shown = await show(connector.id);
     expect(shown).toMatchObject({ state: 'paused' });
-    expect(shown.streams[0]).toMatchObject({ done: false, records: 2 });
+    // The page under way (the stars) is stored; the next stream is not started.
+    expect(stream(shown, 'stargazers')).toMatchObject({ done: true });
+    expect(stream(shown, 'forks')).toMatchObject({ done: false });
+    expect(await activities(connector.sourceId)).toHaveLength(3);
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/resume`, undefined);
     await run.runUntilIdle();
-    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    shown = await show(connector.id);
     expect(shown).toMatchObject({ state: 'active' });
-    expect(shown.streams[0]).toMatchObject({ done: true, records: 3 });
+    expect(shown.streams.every((s: { done: boolean }) => s.done)).toBe(true);
+    expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
   });
 
   it('gives the sync back when the worker stops, and a new worker goes on from the checkpoint', async () => {
     const connector = (await create()).json().data;
     const stopping = worker();
     let calls = 0;
-    platform.duringPage = async () => {
+    duringPage = async () => {
       calls += 1;
-      // The second page is being read when the process is told to stop.
+      // The second page (the forks) is being read when the process is told to stop.
       if (calls === 2) void stopping.stop();
     };
     await stopping.runOnce();
-    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    expect(shown.streams[0]).toMatchObject({ done: false, records: 2 });
+    let shown = await show(connector.id);
+    expect(stream(shown, 'stargazers')).toMatchObject({ done: true });
+    expect(stream(shown, 'forks')).toMatchObject({ done: false });
     const [job] = await t.services.jobs.list({ communityId: t.communityId, kind: 'connector.sync' });
     expect(job).toMatchObject({ status: 'queued' });
+    duringPage = null;
     await worker().runUntilIdle();
-    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    shown = await show(connector.id);
     expect(shown).toMatchObject({ state: 'active' });
-    expect(shown.streams[0]).toMatchObject({ done: true, records: 3 });
+    expect(shown.streams.every((s: { done: boolean }) => s.done)).toBe(true);
+    expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
   });
 
-  it('syncs stream pages from checkpoints, waits out a rate limit on the clock, then reads profiles', async () => {
+  it('syncs stream pages from checkpoints, waits out rate limits and 5xx on the clock, then reads profiles', async () => {
     const connector = (await create()).json().data;
-    platform.comments = [1, 2, 3, 4, 5].map((id) => ({ id, userId: 100 + (id % 2), text: `comment ${id}` }));
-    platform.rateLimitOnce = false;
     const run = worker();
     await run.runOnce();
-    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    let shown = await show(connector.id);
     expect(shown.state).toBe('active');
-    expect(shown.streams).toEqual([{ stream: 'acme/comments', done: true, records: 5, total: 5, updatedAt: expect.any(String) }]);
+    expect(shown.streams.map((s: { stream: string }) => s.stream).sort()).toEqual(
+      ['discussions', 'forks', 'issue-comments', 'issues', 'pulls', 'releases', 'review-comments', 'stargazers'].map((kind) => `${REPO}:${kind}`),
+    );
+    expect(shown.streams.every((s: { done: boolean }) => s.done)).toBe(true);
+    expect(stream(shown, 'stargazers')).toMatchObject({ total: 3 });
     expect(shown.lastSyncAt).toBe('2026-01-15T12:00:00.000Z');
-    expect(platform.profileCalls).toEqual([['100', '101']]);
+    expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
+    const profileReads = () => standIn.requests.filter((r) => /^\/user\/\d+$/.test(r.path)).map((r) => Number(r.path.split('/').pop()));
+    const people = await t.services.db.selectFrom('source_profiles').select('external_id').where('source_id', '=', connector.sourceId).execute();
+    expect(profileReads().sort()).toEqual(people.map((p) => Number(p.external_id)).sort());
+    expect(profileReads()).toContain(standIn.person(2).id);
 
-    // An incremental sync reads on from the checkpoint; a 429 makes it wait on the clock.
-    platform.comments.push({ id: 6, userId: 102, text: 'new' });
-    platform.rateLimitOnce = true;
+    // An incremental sync reads on from the checkpoints; a 429 makes it wait on the clock.
+    standIn.add(REPO, { stargazers: 1 });
+    standIn.fault({ kind: 'too-many-requests', retryAfter: 120 });
     const sync = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined);
     expect(sync.statusCode).toBe(200);
     await run.runOnce();
-    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    expect(shown).toMatchObject({ state: 'waiting', waitingUntil: '2026-01-15T12:02:00.000Z', reason: 'TestHub rate limit' });
+    shown = await show(connector.id);
+    expect(shown).toMatchObject({ state: 'waiting', waitingUntil: '2026-01-15T12:02:00.000Z', reason: expect.stringContaining('GitHub asked to wait 120s') });
     expect(await run.runUntilIdle()).toBe(0);
     clock.advance(120_000);
     expect(await run.runUntilIdle()).toBe(1);
-    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    shown = await show(connector.id);
     expect(shown).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
-    expect(shown.streams[0].records).toBe(6);
-    expect(platform.profileCalls).toEqual([['100', '101'], ['102']]);
-    const profiled = await t.services.db.selectFrom('contacts').select('primary_email').where('primary_email', '=', 'person102@example.org').execute();
+    expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES + 1);
+    // The new stargazer's profile (with a public email) is read, only theirs.
+    expect(profileReads().filter((id) => id === standIn.person(4).id)).toHaveLength(1);
+    expect(new Set(profileReads()).size).toBe(profileReads().length);
+    const profiled = await t.services.db.selectFrom('contacts').select('primary_email').where('primary_email', '=', 'user4@example.com').execute();
     expect(profiled).toHaveLength(1);
 
-    // Every connector is synced again after the interval (15 minutes by default).
+    // Every connector is synced again after the interval (15 minutes by default): GitHub's secondary limit
+    // makes it wait as told, then a run of 5xx makes it wait a minute.
     expect(await t.services.connectors.enqueueDueSyncs()).toBe(0);
     clock.advance(15 * 60_000);
     expect(await t.services.connectors.enqueueDueSyncs()).toBe(1);
+    standIn.fault({ kind: 'secondary-limit', retryAfter: 30 });
     expect(await run.runUntilIdle()).toBe(1);
+    shown = await show(connector.id);
+    expect(shown).toMatchObject({ state: 'waiting', reason: expect.stringContaining('secondary rate limit') });
+    expect(Date.parse(shown.waitingUntil) - clock.now().getTime()).toBe(30_000);
+    standIn.fault({ kind: 'server-error', status: 502 }, { times: 2 });
+    clock.advance(30_000);
+    expect(await run.runUntilIdle()).toBe(1);
+    shown = await show(connector.id);
+    expect(shown).toMatchObject({ state: 'waiting', reason: expect.stringContaining('GitHub answered 502') });
+    expect(Date.parse(shown.waitingUntil) - clock.now().getTime()).toBe(60_000);
+    clock.advance(60_000);
+    expect(await run.runUntilIdle()).toBe(1);
+    expect(await show(connector.id)).toMatchObject({ state: 'active', reason: null });
+    expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES + 1);
 
     // data-available for the connector's source is a sync.
     const available = await t.send('POST', '/api/v2/data-available', { sourceId: connector.sourceId });
@@ -394,34 +345,45 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
   });
 
   it('fails on a refused credential until its secrets change; a removed connector leaves its source and data', async () => {
-    const connector = (await create()).json().data;
-    platform.refuse = true;
+    const connector = (await create({ secrets: { token: 'ghp_revoked_token_0000', webhookSecret: WEBHOOK_SECRET } })).json().data;
     const run = worker();
     await run.runUntilIdle();
-    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    expect(shown).toMatchObject({ state: 'failed', reason: 'TestHub refused the token (401 Bad credentials)' });
+    let shown = await show(connector.id);
+    const refused = "GitHub refused the access token (401 Bad credentials): it was revoked, expired or mistyped. Replace it in the connector's secrets.";
+    expect(shown).toMatchObject({ state: 'failed', reason: refused });
     expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(409);
     const tested = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/test`, undefined);
-    expect(tested.json().data).toEqual({ ok: false, message: 'TestHub refused the token' });
+    expect(tested.json().data).toEqual({ ok: false, message: refused });
+    expect(tested.body).not.toContain('ghp_revoked_token_0000');
+    // Nothing runs meanwhile: no job is left that would ask GitHub again.
+    const asked = standIn.requests.length;
+    clock.advance(3_600_000);
+    await run.runUntilIdle();
+    expect(standIn.requests.length).toBe(asked);
 
-    platform.refuse = false;
     const patched = await t.send('PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: TOKEN } });
     expect(patched.json().data).toMatchObject({ state: 'backfilling', reason: null });
     await run.runUntilIdle();
-    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    shown = await show(connector.id);
     expect(shown).toMatchObject({ state: 'active' });
-    expect(shown.streams[0]).toMatchObject({ done: true, records: 3 });
+    expect(shown.streams.every((s: { done: boolean }) => s.done)).toBe(true);
 
     const paused = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
     expect(paused.json().data.state).toBe('paused');
+    expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(409);
     const removed = await t.send('DELETE', `/api/v2/admin/connectors/${connector.id}`, undefined);
     expect(removed.statusCode).toBe(200);
     expect((await t.get(`/api/v2/admin/connectors/${connector.id}`)).statusCode).toBe(404);
+    // Its receiver is gone with it.
+    const star = standInDelivery(standIn, REPO, 'star', 1);
+    const late = await signedDelivery(star.event, star.body, WEBHOOK_SECRET);
+    expect((await t.app.inject({ method: 'POST', url: new URL(connector.receiverUrl).pathname, headers: late.headers, payload: late.raw })).statusCode).toBe(404);
     // The source and its data stay.
-    expect(await t.services.db.selectFrom('activities').select('id').where('source_id', '=', connector.sourceId).execute()).toHaveLength(3);
+    expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
+    expect((await t.get('/api/v2/providers')).json().data).toContainEqual(expect.objectContaining({ id: connector.id, serviceName: 'GitHub' }));
 
     const check = await t.send('POST', '/api/v2/admin/connectors/test', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } });
-    expect(check.json().data).toEqual({ ok: true, message: 'signed in as hearth-bot' });
+    expect(check.json().data).toEqual({ ok: true, message: `token works (as octocat); 1 repository readable: ${REPO}` });
     noSecrets(check.body);
   });
 });

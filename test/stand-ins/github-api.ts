@@ -79,6 +79,8 @@ export interface StandInOptions {
   rateLimit?: number;
   /** Lists answer 422 past this page, as GitHub does for long lists of stargazers (none by default). */
   pageLimit?: number;
+  /** Public emails of people by index, instead of the default (`user<i>@example.com` for even i, none for odd). */
+  emails?: Record<number, string | null>;
 }
 
 export type Fault =
@@ -171,7 +173,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       ...user,
       ...simpleUser(index),
       name: who.bot ? null : `User ${index}`,
-      email: index % 2 === 0 ? `user${index}@example.com` : null,
+      email: options.emails && index in options.emails ? options.emails[index] : index % 2 === 0 ? `user${index}@example.com` : null,
       company: index % 3 === 0 ? '@acme' : index % 3 === 1 ? 'Initech' : null,
       blog: index % 3 === 0 ? 'https://acme.io' : index % 3 === 1 ? `user${index}.dev` : '',
       twitter_username: index % 2 === 0 ? `user${index}_x` : null,
