@@ -129,6 +129,11 @@ async function main() {
     await form.getByLabel('Record commits').check();
     await form.getByText('Advanced').click();
     await shot('connector-form');
+    await form.getByLabel('Discourse').check();
+    await form.getByLabel('Forum URL').fill('https://forum.hearth.dev');
+    await form.getByLabel('API username').fill('system');
+    await form.getByLabel('API key', { exact: true }).fill('0123456789abcdef0123456789abcdef');
+    await shot('connector-form-discourse');
     await open('/users', 'Users', 'users');
     await open('/removal-requests', 'Removal requests', 'removal-requests');
     await open('/jobs', 'Jobs', 'jobs');

@@ -203,7 +203,7 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     const contact = (await api('GET', `/api/v2/contacts/c_${contactId}?cols=profiles,primaryEmail,activityCountAll`)).json().data;
     expect(contact.profiles).toEqual(expect.arrayContaining([{ type: 'github', value: 'user2' }, { type: 'email', value: SHARED_EMAIL }]));
     expect(contact.primaryEmail).toBe(SHARED_EMAIL);
-    // Their star and issue #2 (GitHub), and topic 2 (the forum), are this one contact's.
+    // Their star and their GitHub issue (number 2), and topic 2 of the forum, are this one contact's.
     const theirs = await t.services.db.selectFrom('activities').select(['source_id', 'external_id']).where('contact_id', '=', identity!.contact_id).execute();
     expect(new Set(theirs.map((row) => Number(row.source_id)))).toEqual(new Set([gh.sourceId, dc.sourceId]));
     expect(theirs.map((row) => row.external_id)).toEqual(expect.arrayContaining([`star:${standIn.repositoryId(REPO)}:${standIn.person(2).id}`, 'topic:2']));
