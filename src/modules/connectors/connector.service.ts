@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import type { ErrorObject } from 'ajv';
+import type { TSchema } from 'typebox';
 import { compileBodyValidator, describeValidation } from '../../core/validation.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
@@ -93,8 +94,8 @@ export function createConnectorService(deps: ConnectorDeps) {
   const { db, clock, jobs } = deps;
   const kinds = new Map((deps.kinds ?? CONNECTOR_KINDS).map((kind) => [kind.kind, kind]));
   const key = deriveSecretsKey(deps.deploymentSecret);
-  const settingsValidators = new Map([...kinds.values()].map((kind) => [kind.kind, compileBodyValidator(kind.settingsSchema)]));
-  const secretsValidators = new Map([...kinds.values()].map((kind) => [kind.kind, compileBodyValidator(kind.secretsSchema)]));
+  const settingsCheckers = new Map([...kinds.values()].map((kind) => [kind.kind, checkerOf(kind.settingsSchema, 'settings')]));
+  const secretsCheckers = new Map([...kinds.values()].map((kind) => [kind.kind, checkerOf(kind.secretsSchema, 'secrets')]));
 
   const sync = createConnectorSync({ ...deps, kinds, key, syncIntervalMs: deps.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS });
 
@@ -108,17 +109,15 @@ export function createConnectorService(deps: ConnectorDeps) {
   }
 
   function checkSettings(kind: AnyKind, settings: unknown): JsonValue {
-    const validate = settingsValidators.get(kind.kind)!;
     if (settings === undefined) throw invalidParameters('body field "settings" is required');
-    if (!validate(settings)) throw invalidParameters(describeValidation(under('settings', validate.errors ?? []), 'body field'));
+    settingsCheckers.get(kind.kind)!(settings);
     return settings as JsonValue;
   }
 
   /** Secrets are checked whole (after a rotation's merge); the message names fields, never values. */
   function checkSecrets(kind: AnyKind, secrets: unknown): Record<string, unknown> {
-    const validate = secretsValidators.get(kind.kind)!;
     if (secrets === null || typeof secrets !== 'object' || Array.isArray(secrets)) throw invalidParameters('body field "secrets" must be an object of the secrets by name');
-    if (!validate(secrets)) throw invalidParameters(describeValidation(under('secrets', validate.errors ?? []), 'body field'));
+    secretsCheckers.get(kind.kind)!(secrets);
     return secrets as Record<string, unknown>;
   }
 
@@ -454,6 +453,27 @@ export function createConnectorService(deps: ConnectorDeps) {
 export type ConnectorService = ReturnType<typeof createConnectorService>;
 
 /** A kind's schema errors, named from the body (`secrets.token`); messages name fields and the schema's rules, never values. */
+/**
+ * The check of a kind's settings or secrets. A schema of several forms (GitHub's token, or its App's ID and
+ * key) is answered for the form the value comes nearest to (the fewest complaints): the validator's own
+ * answer lists every form's complaints at once, naming fields the caller never meant to give.
+ */
+function checkerOf(schema: TSchema, field: 'settings' | 'secrets'): (value: unknown) => void {
+  const { anyOf, description } = schema as { anyOf?: TSchema[]; description?: string };
+  const forms = anyOf ?? [schema];
+  const validators = forms.map((form) => compileBodyValidator(form));
+  const which = forms.length > 1 && description ? ` (${field}: ${description})` : '';
+  return (value) => {
+    let nearest: ErrorObject[] | null = null;
+    for (const validate of validators) {
+      if (validate(value)) return;
+      const errors = validate.errors ?? [];
+      if (!nearest || errors.length < nearest.length) nearest = [...errors];
+    }
+    throw invalidParameters(describeValidation(under(field, nearest ?? []), 'body field') + which);
+  };
+}
+
 function under(field: string, errors: ErrorObject[]): ErrorObject[] {
   return errors.map((error) => ({ ...error, instancePath: `/${field}${error.instancePath}` }));
 }
