@@ -1,185 +1,176 @@
-import { createHmac } from 'node:crypto';
-import Type from 'typebox';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
-import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers } from '../../src/modules/connectors/index.ts';
+import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
+import { createGitHubConnector } from '../../src/modules/connectors/github/github.connector.ts';
+import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
+import { signedDelivery, standInDelivery } from '../stand-ins/github-webhooks.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
 /**
- * The framework where a platform misbehaves: messages that echo the credential, a rate limit already past,
- * a delivery that cannot be finished, a database busy with the rows every delivery writes, and bad input.
- * The kind ("EchoHub") does what each test sets in `platform`; it reaches no server.
+ * The framework where a platform misbehaves, through GitHub's connector against the local GitHub: messages
+ * that echo the credential, a rate limit already past, a list whose next page is itself, a delivery whose
+ * outcome holds a NUL character, one that cannot be finished, a database busy with the rows every delivery
+ * writes, and bad input.
  */
 
-const TOKEN = 'tok-very-secret-1234';
+const TOKEN = 'ghp_review0secret0token0000000000000001';
+const OTHER_TOKEN = 'ghp_review0secret0token0000000000000002';
 const WEBHOOK_SECRET = 'whs-very-secret-5678';
-
-const platform = {
-  /** What the next page does. */
-  page: 'ok' as 'ok' | 'echo-token' | 'refuse-echoing' | 'wait-now' | 'same-page',
-  skipped: [] as string[],
-};
-
-const header = (headers: Headers, name: string) => {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
-const echoHub: ConnectorKind<{ room: string }, { token: string; webhookSecret: string }> = {
-  kind: 'github',
-  platformName: 'EchoHub',
-  settingsSchema: Type.Object({ room: Type.String() }),
-  secretsSchema: Type.Object({ token: Type.String({ minLength: 8 }), webhookSecret: Type.String({ minLength: 8 }) }),
-  async verify(raw, headers, secrets) {
-    return header(headers, 'x-echo-signature') === createHmac('sha256', secrets.webhookSecret).update(raw).digest('hex');
-  },
-  deliveryId: (headers) => header(headers, 'x-echo-delivery') ?? null,
-  eventOf: () => 'message',
-  translate(delivery) {
-    const body = delivery.body as { id: number };
-    return {
-      users: [],
-      activities: [{ id: `m-${body.id}`, activityType: 'issue_comment', user: { id: '1', username: 'someone' }, content: 'hi', timestamp: '2026-01-15T10:00:00Z' }],
-      skipped: platform.skipped,
-    };
-  },
-  async streams() {
-    return ['messages'];
-  },
-  async page(_stream, _checkpoint, _settings, secrets, access) {
-    // As some platforms do: the error names what it was sent.
-    if (platform.page === 'echo-token') throw new Error(`400 Bad Request: {"message":"malformed header Authorization: Bearer ${secrets.token}"} (${encodeURIComponent(secrets.token)})`);
-    if (platform.page === 'refuse-echoing') throw new CredentialRejected(`EchoHub refused the token ${secrets.token}`);
-    if (platform.page === 'wait-now') throw new RateLimitWait(access.now(), 'EchoHub said: wait until now');
-    if (platform.page === 'same-page') return { translation: { users: [], activities: [], skipped: [] }, checkpoint: { next: '/messages?page=2' }, done: false, records: 0 };
-    return { translation: { users: [], activities: [], skipped: [] }, checkpoint: {}, done: true, total: 0, records: 0 };
-  },
-  async test(_settings, secrets) {
-    throw new Error(`EchoHub answered 401 for token=${secrets.token}`);
-  },
-};
+const REPO = 'acme/widgets';
+// The framework's waits are what is tested: no in-process throttling, 5xx tried twice then a minute's wait.
+const github = createGitHubConnector({ retryBaseMs: 1, retries: 1, serverErrorWaitMs: 60_000, throttle: false }) as ConnectorKind<unknown, unknown>;
 
 describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) => {
   let t: TestApp;
   let clock: ManualClock;
+  let standIn: GitHubStandIn;
 
   beforeEach(async () => {
     clock = new ManualClock('2026-01-15T12:00:00Z');
-    platform.page = 'ok';
-    platform.skipped = [];
-    t = await createTestApp(engine, { clock, connectorKinds: [echoHub as ConnectorKind<unknown, unknown>] });
+    standIn = await startGitHubStandIn({ tokens: [TOKEN, OTHER_TOKEN], repositories: [{ fullName: REPO, stargazers: 3, issues: 2, issueComments: 2 }] });
+    t = await createTestApp(engine, { clock, allowPrivateFetch: true, connectorKinds: [github] });
   });
-  afterEach(() => t.close());
+  afterEach(async () => {
+    await t.close();
+    await standIn.stop();
+  });
 
+  const settings = () => ({ repositories: [REPO], apiUrl: standIn.url });
   const worker = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs });
+  const show = async (id: string) => (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
   const create = async () =>
-    (await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { room: 'general' }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
-  const deliver = (path: string, deliveryId: string, body: unknown) => {
-    const raw = JSON.stringify(body);
-    return t.app.inject({
-      method: 'POST',
-      url: path,
-      headers: { 'content-type': 'application/json', 'x-echo-delivery': deliveryId, 'x-echo-signature': createHmac('sha256', WEBHOOK_SECRET).update(raw).digest('hex') },
-      payload: raw,
-    });
+    (await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
+  /** Issue comment `index` of the stand-in as GitHub delivers it, changed by `change` when given. */
+  const deliver = async (path: string, deliveryId: string, index: number, change?: (comment: Record<string, any>) => void) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const { event, body: payload } = standInDelivery(standIn, REPO, 'issue-comment', index);
+    change?.(payload.comment);
+    const signed = await signedDelivery(event, payload, WEBHOOK_SECRET, deliveryId);
+    return t.app.inject({ method: 'POST', url: path, headers: signed.headers, payload: signed.raw });
   };
 
   it("keeps the connector's secrets out of reasons, test answers and the job's error when the platform echoes them", async () => {
     const connector = await create();
-    platform.page = 'echo-token';
+    standIn.fault({ kind: 'echo-authorization' });
     await worker().runOnce();
     const shown = await t.get(`/api/v2/admin/connectors/${connector.id}`);
-    expect(shown.json().data.reason).toContain('malformed header Authorization: Bearer [secret]');
+    expect(shown.json().data.reason).toMatch(/^the last sync attempt failed \(it is retried\): Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/);
     const [job] = await t.services.jobs.list({ communityId: t.communityId, kind: 'connector.sync' });
+    expect(job).toMatchObject({ status: 'queued', attempts: 1 });
     const jobs = JSON.stringify(job);
-    const tested = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/test`, undefined);
-    expect(tested.json().data).toEqual({ ok: false, message: 'EchoHub answered 401 for token=[secret]' });
-    const testedNew = await t.send('POST', '/api/v2/admin/connectors/test', { kind: 'github', settings: { room: 'x' }, secrets: { token: 'tok-another-one-777', webhookSecret: WEBHOOK_SECRET } });
-    expect(testedNew.json().data.message).toBe('EchoHub answered 401 for token=[secret]');
+    expect(jobs).toContain('Problems parsing the Authorization header');
 
-    platform.page = 'refuse-echoing';
+    standIn.fault({ kind: 'echo-authorization' }, { times: 2 });
+    const tested = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/test`, undefined);
+    expect(tested.json().data).toEqual({ ok: false, message: expect.stringMatching(/^Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/) });
+    const testedNew = await t.send('POST', '/api/v2/admin/connectors/test', { kind: 'github', settings: settings(), secrets: { token: OTHER_TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    expect(testedNew.json().data.message).toMatch(/^Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/);
+
+    // A refusal (401) that echoes the credential: the connector fails with GitHub's message, redacted.
+    standIn.fault({ kind: 'echo-authorization', status: 401 });
     clock.advance(3_600_000);
     await worker().runUntilIdle();
     const failed = await t.get(`/api/v2/admin/connectors/${connector.id}`);
-    expect(failed.json().data).toMatchObject({ state: 'failed', reason: 'EchoHub refused the token [secret]' });
+    expect(failed.json().data).toMatchObject({
+      state: 'failed',
+      reason: `GitHub refused the access token (401 Problems parsing the Authorization header "token [secret]" (token%20[secret])): it was revoked, expired or mistyped. Replace it in the connector's secrets.`,
+    });
     const audit = await t.get('/api/v2/admin/audit-log?limit=100');
-    for (const text of [shown.body, jobs, tested.body, failed.body, audit.body]) {
-      expect(text).not.toContain(TOKEN);
-      expect(text).not.toContain(encodeURIComponent(TOKEN));
+    for (const text of [shown.body, jobs, tested.body, testedNew.body, failed.body, audit.body]) {
+      for (const token of [TOKEN, OTHER_TOKEN]) {
+        expect(text).not.toContain(token);
+        expect(text).not.toContain(encodeURIComponent(`token ${token}`));
+      }
     }
   });
 
   it('waits at least 30 s for a platform whose wait is already over, instead of syncing again at once', async () => {
     const connector = await create();
-    platform.page = 'wait-now';
     const run = worker();
-    await run.runOnce();
-    expect((await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data).toMatchObject({ state: 'waiting', waitingUntil: '2026-01-15T12:00:30.000Z' });
-    // Nothing runs before then (a loop would run the job again and again here).
-    expect(await run.runUntilIdle()).toBe(0);
-    platform.page = 'ok';
-    clock.advance(30_000);
+    for (const fault of [{ kind: 'too-many-requests', retryAfter: 0 }, { kind: 'secondary-limit', retryAfter: 0 }] as const) {
+      standIn.fault(fault);
+      await run.runUntilIdle();
+      const until = new Date(clock.now().getTime() + 30_000).toISOString();
+      expect(await show(connector.id), fault.kind).toMatchObject({ state: 'waiting', waitingUntil: until, reason: expect.stringContaining('GitHub asked to wait 0s') });
+      // Nothing runs before then (a loop would ask GitHub again and again here).
+      const asked = standIn.requests.length;
+      expect(await run.runUntilIdle()).toBe(0);
+      expect(standIn.requests.length).toBe(asked);
+      clock.advance(30_000);
+    }
     expect(await run.runUntilIdle()).toBe(1);
-    expect((await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data).toMatchObject({ state: 'active', waitingUntil: null });
+    expect(await show(connector.id)).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
   });
 
   it('stops a stream whose platform gives the same page again and again', async () => {
     const connector = await create();
-    platform.page = 'same-page';
+    standIn.fault({ kind: 'next-is-itself' }, { times: Infinity, path: /\/stargazers\?/ });
     await worker().runOnce();
-    const shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    expect(shown.reason).toMatch(/^the last sync attempt failed \(it is retried\): stream messages: the platform gave a page that leads back to itself/);
-    expect(shown.streams).toEqual([expect.objectContaining({ stream: 'messages', done: false, records: 0 })]);
+    const shown = await show(connector.id);
+    expect(shown.reason).toMatch(/^the last sync attempt failed \(it is retried\): stream acme\/widgets:stargazers: the platform gave a page that leads back to itself/);
+    expect(shown.streams).toContainEqual(expect.objectContaining({ stream: `${REPO}:stargazers`, done: false }));
+    // The page was read twice: the second time showed the checkpoint going nowhere.
+    expect(standIn.requests.filter((r) => r.path.includes('/stargazers?'))).toHaveLength(2);
   });
 
   it('finishes a delivery whose outcome holds a NUL character, and sets aside one that keeps failing', async () => {
     const connector = await create();
     const path = new URL(connector.receiverUrl).pathname;
-    // A value the platform sent, quoted in the outcome: Postgres keeps no NUL in text or jsonb.
-    platform.skipped = ['label "a\u0000b": not followed'];
-    expect((await deliver(path, 'd-1', { id: 1 })).statusCode).toBe(202);
+    // Values GitHub sent: a comment's body, and a bot's login that the outcome quotes (why the comment is left
+    // out). Postgres keeps no NUL in text or jsonb: the comment is refused with why, the quote is kept without it.
+    expect((await deliver(path, 'd-1', 1, (comment) => (comment.body = 'a\u0000b'))).statusCode).toBe(202);
+    const bot = (comment: Record<string, unknown>) => (comment.user = { ...(comment.user as object), login: 'help\u0000er[bot]', type: 'Bot' });
+    expect((await deliver(path, 'd-2', 2, bot)).statusCode).toBe(202);
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
-    expect(await t.services.db.selectFrom('connector_deliveries').select(['processed_at as processedAt', 'outcome']).execute()).toEqual([
-      { processedAt: expect.any(Date), outcome: expect.objectContaining({ activities: 1, skipped: ['label "ab": not followed'] }) },
+    const processed = await t.services.db.selectFrom('connector_deliveries').select(['delivery_id as id', 'processed_at as processedAt', 'error', 'outcome']).orderBy('id').execute();
+    const commentId = standIn.record(REPO, 'issue-comment', 2).id as number;
+    expect(processed).toEqual([
+      {
+        id: 'd-1',
+        processedAt: expect.any(Date),
+        error: '1 pushes were refused',
+        outcome: expect.objectContaining({ activities: 0, rejected: 1, errors: [expect.objectContaining({ errors: ['content.value contains the NUL character (\\u0000)'] })] }),
+      },
+      { id: 'd-2', processedAt: expect.any(Date), error: null, outcome: expect.objectContaining({ activities: 0, skipped: [`comment ${commentId} on ${REPO}#2: bot helper[bot]`] }) },
     ]);
 
     // Tried five times, failing each time (its claim ran out): the sixth claim sets it aside; the next one is processed.
-    platform.skipped = [];
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
-    expect((await deliver(path, 'd-2', { id: 2 })).statusCode).toBe(202);
-    expect((await deliver(path, 'd-3', { id: 3 })).statusCode).toBe(202);
-    await t.services.db.updateTable('connector_deliveries').set({ attempts: 5, error: 'connection terminated unexpectedly' }).where('delivery_id', '=', 'd-2').execute();
+    expect((await deliver(path, 'd-3', 1)).statusCode).toBe(202);
+    expect((await deliver(path, 'd-4', 2)).statusCode).toBe(202);
+    await t.services.db.updateTable('connector_deliveries').set({ attempts: 5, error: 'connection terminated unexpectedly' }).where('delivery_id', '=', 'd-3').execute();
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/resume`, undefined);
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
     const rows = await t.services.db.selectFrom('connector_deliveries').select(['delivery_id as id', 'processed_at as processedAt', 'error', 'outcome']).orderBy('id').execute();
-    expect(rows.slice(1)).toEqual([
-      { id: 'd-2', processedAt: expect.any(Date), error: 'set aside after 5 failed attempts: connection terminated unexpectedly', outcome: { setAside: true } },
-      { id: 'd-3', processedAt: expect.any(Date), error: null, outcome: expect.objectContaining({ activities: 1 }) },
+    expect(rows.slice(2)).toEqual([
+      { id: 'd-3', processedAt: expect.any(Date), error: 'set aside after 5 failed attempts: connection terminated unexpectedly', outcome: { setAside: true } },
+      { id: 'd-4', processedAt: expect.any(Date), error: null, outcome: expect.objectContaining({ activities: 1 }) },
     ]);
+    const activities = await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', connector.sourceId).execute();
+    expect(activities).toEqual([{ external_id: `issue-comment:${commentId}` }]);
   });
 
   it('answers a delivery while another transaction holds the rows every delivery writes', async () => {
     const connector = await create();
     const path = new URL(connector.receiverUrl).pathname;
-    expect((await deliver(path, 'd-0', { id: 0 })).statusCode).toBe(202);
+    expect((await deliver(path, 'd-0', 1)).statusCode).toBe(202);
     await t.services.connectors.settled();
     if (engine === 'postgres') {
       // The connector's row and the hour's count are locked (a sync's or another delivery's transaction): the answer does not wait for them.
       await t.services.db.transaction().execute(async (trx) => {
         await trx.updateTable('connectors').set({ reason: 'busy' }).where('source_id', '=', connector.sourceId).execute();
         await trx.updateTable('connector_hourly_counts').set({ deliveries: 1 }).where('source_id', '=', connector.sourceId).execute();
-        const answer = await deliver(path, 'd-1', { id: 1 });
+        const answer = await deliver(path, 'd-1', 2);
         expect(answer.statusCode).toBe(202);
       });
     } else {
-      expect((await deliver(path, 'd-1', { id: 1 })).statusCode).toBe(202);
+      expect((await deliver(path, 'd-1', 2)).statusCode).toBe(202);
     }
     await t.services.connectors.settled();
-    const shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
+    const shown = await show(connector.id);
     expect(shown.last24h.deliveries).toBe(2);
     expect(shown.lastEventAt).toBe('2026-01-15T12:00:00.000Z');
   });
@@ -187,19 +178,20 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
   it('answers bad input with a 4xx that says what is wrong', async () => {
     const connector = await create();
     const path = new URL(connector.receiverUrl).pathname;
+    const secrets = { token: TOKEN, webhookSecret: WEBHOOK_SECRET };
     const cases: [string, 'POST' | 'PATCH', string, unknown][] = [
       ['blank name', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { name: '   ' }],
       ['settings of another shape', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { settings: [1, 2] }],
       ['secrets not an object', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: 'x' }],
-      ['secrets null', 'POST', '/api/v2/admin/connectors', { kind: 'github', settings: { room: 'a' }, secrets: null }],
+      ['secrets null', 'POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: null }],
       ['kind a number', 'POST', '/api/v2/admin/connectors/test', { kind: 5, settings: {}, secrets: {} }],
       ['not a connector ID', 'POST', '/api/v2/admin/connectors/sig_x/sync', undefined],
       ['a huge connector ID', 'POST', '/api/v2/admin/connectors/sig_99999999999999999999999/pause', undefined],
       ['a NUL in the name', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { name: 'a\u0000b' }],
-      ['a NUL in a setting', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { settings: { room: 'a\u0000b' } }],
-      ['a NUL in a new name', 'POST', '/api/v2/admin/connectors', { kind: 'github', name: 'x\u0000', settings: { room: 'a' }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } }],
-      ['a NUL in a setting key', 'POST', '/api/v2/admin/connectors', { kind: 'github', settings: { room: 'a', 'k\u0000': 1 }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } }],
-      ['a NUL in a secret', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: 'tok-\u0000-long-enough' } }],
+      ['a NUL in a setting', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { settings: { ...settings(), apiUrl: `${standIn.url}/a\u0000b` } }],
+      ['a NUL in a new name', 'POST', '/api/v2/admin/connectors', { kind: 'github', name: 'x\u0000', settings: settings(), secrets }],
+      ['a NUL in a setting key', 'POST', '/api/v2/admin/connectors', { kind: 'github', settings: { ...settings(), 'k\u0000': 1 }, secrets }],
+      ['a NUL in a secret', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: 'ghp_\u0000_long_enough' } }],
     ];
     for (const [what, method, url, body] of cases) {
       const answer = await t.send(method, url, body);
@@ -207,7 +199,7 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
       expect(answer.statusCode, `${what}: ${answer.body}`).toBeLessThan(500);
     }
     const receiver = [
-      await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain', 'x-echo-signature': 'zz' }, payload: 'x' }),
+      await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain', 'x-github-event': 'issue_comment', 'x-hub-signature-256': 'zz' }, payload: 'x' }),
       await t.app.inject({ method: 'POST', url: path, payload: '' }),
       await t.app.inject({ method: 'POST', url: `/api/v2/receivers/github/${'k'.repeat(300)}`, headers: { 'content-type': 'application/json' }, payload: '{}' }),
       await t.app.inject({ method: 'POST', url: '/api/v2/receivers/github/rk_99999999999999999999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', headers: { 'content-type': 'application/json' }, payload: '{}' }),

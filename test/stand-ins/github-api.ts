@@ -89,7 +89,15 @@ export type Fault =
   | { kind: 'primary-limit'; reset: Date }
   | { kind: 'unauthorized' }
   | { kind: 'server-error'; status?: number }
-  | { kind: 'slow'; ms: number };
+  | { kind: 'slow'; ms: number }
+  /**
+   * An error answer (400 unless told) whose message quotes the request's Authorization header, as given and
+   * URL-encoded, as some servers and proxies in front of an API do. GitHub itself is not known to: this is
+   * for checking that what a platform echoes of the credential is never shown or stored.
+   */
+  | { kind: 'echo-authorization'; status?: number }
+  /** The page is answered, but its `Link: rel="next"` points at the page itself: a list that never ends. */
+  | { kind: 'next-is-itself' };
 
 interface PendingFault {
   fault: Fault;
@@ -544,6 +552,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     const method = request.method ?? 'GET';
     requests.push({ method, path: url.pathname + url.search });
     const index = faults.findIndex((pending) => !pending.path || pending.path.test(url.pathname + url.search));
+    let nextIsItself = false;
     if (index >= 0) {
       const pending = faults[index]!;
       if (--pending.times <= 0) faults.splice(index, 1);
@@ -566,6 +575,13 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
           return send(response, 401, { message: 'Bad credentials', documentation_url: docs, status: '401' });
         case 'server-error':
           return send(response, fault.status ?? 502, { message: 'Server Error' });
+        case 'echo-authorization': {
+          const given = request.headers.authorization ?? '';
+          return send(response, fault.status ?? 400, { message: `Problems parsing the Authorization header "${given}" (${encodeURIComponent(given)})`, documentation_url: docs });
+        }
+        case 'next-is-itself':
+          nextIsItself = true;
+          break;
       }
     }
 
@@ -633,7 +649,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     }
     if (!list) return send(response, 404, { message: 'Not Found', documentation_url: docs });
     if (/^issues\/\d+$/.test(inRepo[2])) return send(response, 200, list.items[0], rateHeaders());
-    return send(response, 200, list.items, { ...rateHeaders(), ...(list.link ? { link: list.link } : {}) });
+    const link = nextIsItself ? `<${origin}${url.pathname}${url.search}>; rel="next"` : list.link;
+    return send(response, 200, list.items, { ...rateHeaders(), ...(link ? { link } : {}) });
   }
 
   const server = http.createServer((request, response) => {
