@@ -176,6 +176,11 @@ export function createConnectorSync(deps: {
           if (connector.state === 'paused') return { sourceId, paused: true, ...totals };
           const previous = checkpoint;
           const page = await kind.page(name, checkpoint, settings, secrets, access);
+          // A platform that answers the same page again and again (a `next` link to itself) would keep the sync
+          // here for ever. The page was stored when it was first read: read again, it is not counted again.
+          if (!page.done && JSON.stringify(page.checkpoint) === JSON.stringify(previous)) {
+            throw new Error(`stream ${name}: the platform gave a page that leads back to itself; the sync stops there and is tried again later`);
+          }
           const stored = await store(writer, sourceId, page.translation);
           const at = clock.now();
           // The stream's progress counts the platform's records read, not the pushes they made (a star is a
@@ -197,10 +202,6 @@ export function createConnectorSync(deps: {
             return waitUntil(connector, page.pauseUntil, 'the platform asked for no more requests until then');
           }
           if (page.done) break;
-          // A platform that answers the same page again and again (a `next` link to itself) would keep the sync here for ever.
-          if (JSON.stringify(page.checkpoint) === JSON.stringify(previous)) {
-            throw new Error(`stream ${name}: the platform gave a page that leads back to itself; the sync stops there and is tried again later`);
-          }
         }
       }
 
