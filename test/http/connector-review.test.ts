@@ -43,7 +43,7 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
   const create = async () =>
     (await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
   /** Issue comment `index` of the stand-in as GitHub delivers it, changed by `change` when given. */
-  const deliver = async (path: string, deliveryId: string, index: number, change?: (comment: Record<string, any>) => void) => { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const deliver = async (path: string, deliveryId: string, index: number, change?: (comment: Record<string, unknown>) => void) => {
     const { event, body: payload } = standInDelivery(standIn, REPO, 'issue-comment', index);
     change?.(payload.comment);
     const signed = await signedDelivery(event, payload, WEBHOOK_SECRET, deliveryId);
