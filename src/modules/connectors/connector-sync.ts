@@ -74,6 +74,19 @@ export function peopleOf(translation: Translation): string[] {
   return [...new Set(ids)];
 }
 
+/**
+ * A platform's text can hold NUL characters (a comment pasted from a binary file), which the database keeps in
+ * no text column and the ingestion path therefore refuses: a record is stored without them rather than lost.
+ */
+function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [withoutNul(key), withoutNul(item)])) as T;
+  }
+  return value;
+}
+
 export function createConnectorSync(deps: {
   db: Kysely<DB>;
   clock: Clock;
@@ -88,7 +101,8 @@ export function createConnectorSync(deps: {
   const { db, clock, jobs, ingestion } = deps;
 
   /** Stores a translation through the batch ingestion path: users first, then activities; refused items are returned, not thrown. */
-  async function store(writer: Writer, sourceId: number, translation: Translation): Promise<Stored> {
+  async function store(writer: Writer, sourceId: number, given: Translation): Promise<Stored> {
+    const translation = withoutNul(given);
     const stored: Stored = { users: 0, activities: 0, rejected: [], rejectedCount: 0, suppressed: 0, suppressedPeople: new Set() };
     const take = (kind: 'user' | 'activity', offset: number, answers: Awaited<ReturnType<IngestionService['pushUsers']>>) => {
       for (const answer of answers) {
