@@ -219,25 +219,33 @@ export async function lastDayCounts(db: Executor, communityId: number, now: Date
 // Deliveries -----------------------------------------------------------------------------------------
 
 /** Stores a verified delivery; false when the same delivery ID was stored before (a redelivery). */
+/**
+ * Stores a receiver request once per delivery ID, and, when it is new, counts it in its hour and notes the
+ * connector's last event: one statement, so that the two rows every delivery of a connector updates (its hour's
+ * count and the connector's own) are locked only while it runs, not across a transaction's round trips;
+ * concurrent deliveries queued on those locks before.
+ */
 export async function insertDelivery(
   db: Executor,
   delivery: { communityId: number; sourceId: number; deliveryId: string; event: string; headers: JsonValue; payload: string; now: Date },
 ): Promise<boolean> {
-  const inserted = await db
-    .insertInto('connector_deliveries')
-    .values({
-      community_id: delivery.communityId,
-      source_id: delivery.sourceId,
-      delivery_id: delivery.deliveryId,
-      event: delivery.event,
-      headers: JSON.stringify(delivery.headers),
-      payload: delivery.payload,
-      received_at: delivery.now,
-    })
-    .onConflict((oc) => oc.columns(['community_id', 'source_id', 'delivery_id']).doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return inserted !== undefined;
+  const { communityId, sourceId, now } = delivery;
+  const { rows } = await sql<{ inserted: number }>`
+    with inserted as (
+      insert into connector_deliveries (community_id, source_id, delivery_id, event, headers, payload, received_at)
+      values (${communityId}, ${sourceId}, ${delivery.deliveryId}, ${delivery.event}, ${JSON.stringify(delivery.headers)}::jsonb, ${delivery.payload}, ${now})
+      on conflict (community_id, source_id, delivery_id) do nothing
+      returning id
+    ), counted as (
+      insert into connector_hourly_counts (community_id, source_id, hour, deliveries, records)
+      select ${communityId}, ${sourceId}, ${hourOf(now)}, 1, 0 from inserted
+      on conflict (community_id, source_id, hour) do update set deliveries = connector_hourly_counts.deliveries + 1
+    ), noted as (
+      update connectors set last_event_at = ${now}, updated_at = ${now}
+      where community_id = ${communityId} and source_id = ${sourceId} and exists (select 1 from inserted)
+    )
+    select count(*)::int as inserted from inserted`.execute(db);
+  return Number(rows[0]?.inserted ?? 0) > 0;
 }
 
 export interface DeliveryRow {

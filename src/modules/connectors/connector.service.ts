@@ -412,22 +412,15 @@ export function createConnectorService(deps: ConnectorDeps) {
         throw invalidParameters('the body is not JSON');
       }
       const deliveryId = kind.deliveryId(headers) ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`;
-      const now = clock.now();
-      const stored = await db.transaction().execute(async (trx) => {
-        const inserted = await connectors.insertDelivery(trx, {
-          communityId: connector.communityId,
-          sourceId: connector.sourceId,
-          deliveryId,
-          event,
-          headers: keptHeaders(headers),
-          payload: text,
-          now,
-        });
-        if (inserted) {
-          await connectors.countHourly(trx, connector.communityId, connector.sourceId, now, { deliveries: 1 });
-          await connectors.updateConnector(trx, connector.communityId, connector.sourceId, { lastEventAt: now }, now);
-        }
-        return inserted;
+      // One statement: stored, counted in its hour, and the connector's last event noted.
+      const stored = await connectors.insertDelivery(db, {
+        communityId: connector.communityId,
+        sourceId: connector.sourceId,
+        deliveryId,
+        event,
+        headers: keptHeaders(headers),
+        payload: text,
+        now: clock.now(),
       });
       if (stored) sync.nudge();
       return { ok: true, duplicate: !stored };
