@@ -67,7 +67,8 @@ interface Connector {
   state: string;
   reason: string | null;
   receiverUrl: string;
-  streams: { stream: string; done: boolean; records: number }[];
+  streams: { stream: string; done: boolean; records: number; updatedAt: string }[];
+  createdAt: string;
   lastSyncAt: string | null;
 }
 
@@ -162,14 +163,19 @@ async function translatePages(standIn: GitHubStandIn, profiles: boolean) {
   return { pages, people, profileBatches, readMs, profilesReadMs };
 }
 
-/** Posts the batches to the batch route, `concurrency` requests in flight, in order; resolves with the seconds taken. */
-async function postBatches(client: Client, url: string, batches: unknown[][], concurrency: number): Promise<number> {
+/**
+ * Posts the batches to the batch route, `concurrency` requests in flight, in order; resolves with the seconds
+ * taken, and with the seconds at which the first `mark` batches were all stored (a stream's share).
+ */
+async function postBatches(client: Client, url: string, batches: unknown[][], concurrency: number, mark = 0): Promise<{ seconds: number; markSeconds: number }> {
   let next = 0;
   const started = performance.now();
+  let markAt = started;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < batches.length) {
-        const batch = batches[next++]!;
+        const index = next++;
+        const batch = batches[index]!;
         const answer = await client.post(url, batch);
         if (answer.status !== 202) throw new Error(`POST ${url} answered ${answer.status}: ${answer.body.slice(0, 300)}`);
         const answered = JSON.parse(answer.body) as { rejected: number; results: { status: string }[] };
@@ -177,10 +183,11 @@ async function postBatches(client: Client, url: string, batches: unknown[][], co
           const first = answered.results.find((item) => item.status !== 'accepted');
           throw new Error(`the batch route refused ${answered.rejected} of ${batch.length} pushes: ${JSON.stringify(first).slice(0, 300)}`);
         }
+        if (index < mark) markAt = Math.max(markAt, performance.now());
       }
     }),
   );
-  return (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, markSeconds: (markAt - started) / 1000 };
 }
 
 /** The n-th delivery of a run: the published star or issue_comment example, in the connector's repository, signed. */
@@ -259,6 +266,8 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     let profilesSeconds: number | null = null;
     let streamRecords = 0;
     let requestsForStreams = 0;
+    // When the stargazers stream was done, from the connector's own times (the stars are read first).
+    let starsSeconds: number | null = null;
     for (;;) {
       await sleep(100);
       const connector = await readConnector(admin, backfill.hearth.url, made.id);
@@ -266,6 +275,8 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
       if (streamsSeconds === null && connector.streams.length > 0 && connector.streams.every((stream) => stream.done)) {
         streamsSeconds = (now - started) / 1000;
         streamRecords = connector.streams.reduce((sum, stream) => sum + stream.records, 0);
+        const stars = connector.streams.find((stream) => stream.stream.endsWith(':stargazers'));
+        if (stars) starsSeconds = (Date.parse(stars.updatedAt) - Date.parse(connector.createdAt)) / 1000;
         requestsForStreams = standIn.requests.length - requestsBefore;
         if (!context.profiles) break;
       }
@@ -279,10 +290,14 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     const stored = await count(backfill.database.url, 'select count(*) as n from activities where source_id = $1', [made.sourceId]);
     if (stored !== activities) throw new Error(`the connector stored ${stored} activities; the kind's translation of the same pages makes ${activities}`);
     const connectorRate = stored / streamsSeconds!;
+    // The pages of the stargazers stream come first; their activities have no text (no sentiment, no topics).
+    const starPages = translated.pages.filter((page) => page.activities.every((activity) => activity.activityType === 'starred_repo')).length;
+    const starActivities = translated.pages.slice(0, starPages).reduce((sum, page) => sum + page.activities.length, 0);
     const profileRate = profilesSeconds ? profiles / profilesSeconds : null;
     log(
       `  streams done in ${streamsSeconds!.toFixed(1)} s: ${stored.toLocaleString('en')} activities (the streams count ${streamRecords.toLocaleString('en')} records), ` +
         `${connectorRate.toFixed(0)} activities/s, ${requestsForStreams} requests to the stand-in` +
+        (starsSeconds && starActivities ? ` (the ${starActivities.toLocaleString('en')} stars in ${starsSeconds.toFixed(1)} s from the create request, ${(starActivities / starsSeconds).toFixed(0)}/s)` : '') +
         (profilesSeconds !== null ? `; profile pass ${profilesSeconds.toFixed(1)} s, ${profileRate!.toFixed(0)} profiles/s` : '') +
         `; this process (the stand-in, and the polling) used ${standInCpuSeconds.toFixed(1)} s of CPU`,
     );
@@ -290,7 +305,7 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     await backfill.hearth.stop();
     await backfill.database.drop();
 
-    const batchRuns: { concurrency: number; seconds: number; perSecond: number; profileSeconds: number | null; profilesPerSecond: number | null }[] = [];
+    const batchRuns: { concurrency: number; seconds: number; perSecond: number; starsPerSecond: number; profileSeconds: number | null; profilesPerSecond: number | null }[] = [];
     for (const concurrency of context.concurrencies) {
       const own = await fresh(context);
       const client = createClient({ token: own.setup.token, connections: concurrency });
@@ -302,14 +317,15 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
       }
       // Users and activities of a page go to their own routes; the pages of the streams have activities only.
       if (translated.pages.some((page) => page.users.length)) throw new Error('a page of the streams made user pushes: the baseline posts activities only');
-      const seconds = await postBatches(client, `${base}/activities`, batches, concurrency);
+      const { seconds, markSeconds } = await postBatches(client, `${base}/activities`, batches, concurrency, starPages);
       const inBatch = await count(own.database.url, 'select count(*) as n from activities where source_id = $1', [own.setup.sourceId]);
       if (inBatch !== activities) throw new Error(`the batch route stored ${inBatch} activities of ${activities}`);
-      const profileSeconds = context.profiles ? await postBatches(client, `${base}/users`, translated.profileBatches, concurrency) : null;
-      const run = { concurrency, seconds, perSecond: activities / seconds, profileSeconds, profilesPerSecond: profileSeconds ? profiles / profileSeconds : null };
+      const profileSeconds = context.profiles ? (await postBatches(client, `${base}/users`, translated.profileBatches, concurrency)).seconds : null;
+      const run = { concurrency, seconds, perSecond: activities / seconds, starsPerSecond: starActivities ? starActivities / markSeconds : 0, profileSeconds, profilesPerSecond: profileSeconds ? profiles / profileSeconds : null };
       batchRuns.push(run);
       log(
         `  batch route, ${concurrency} request${concurrency > 1 ? 's' : ''} in flight: ${seconds.toFixed(1)} s, ${run.perSecond.toFixed(0)} activities/s` +
+          (starActivities ? ` (the stars ${run.starsPerSecond.toFixed(0)}/s)` : '') +
           (profileSeconds !== null ? `; profiles ${profileSeconds.toFixed(1)} s, ${run.profilesPerSecond!.toFixed(0)}/s` : ''),
       );
       client.close();
@@ -389,6 +405,7 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     if (outcomes > 0) log(`  ${outcomes} deliveries were processed with an error (see connector_deliveries.error)`);
     await bare.stop();
     await receiving.hearth.stop();
+    await receiving.database.drop();
 
     const figures: Figure[] = [
       {
@@ -445,7 +462,8 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
           profiles,
           readSeconds: translated.readMs / 1000,
           profilesReadSeconds: translated.profilesReadMs / 1000,
-          connector: { streamsSeconds, perSecond: connectorRate, streamRecords, requests: requestsForStreams, profilesSeconds, profilesPerSecond: profileRate, standInCpuSeconds },
+          starActivities,
+          connector: { streamsSeconds, perSecond: connectorRate, starsSeconds, streamRecords, requests: requestsForStreams, profilesSeconds, profilesPerSecond: profileRate, standInCpuSeconds },
           batch: batchRuns,
         },
         receiver: { rate: context.rate, openLoop, closed, processedWithError: outcomes },
