@@ -1,5 +1,7 @@
 import type { LogEvent } from 'kysely';
+import { systemClock } from '../src/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { createWorker } from '../src/jobs/worker.ts';
 import { benchApp } from './bench-app.ts';
 import { onMessage, send, type CapturedQuery } from './ipc.ts';
 
@@ -11,7 +13,8 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  *
  * The database is opened as `hearth serve` opens it (openDatabase: same pool size, type parsers and
  * listening connection); the parent has migrated and seeded it. With BENCH_DATA_DIR it is the embedded
- * database of that directory (no statement capture there).
+ * database of that directory (no statement capture there). With BENCH_WORKER=1 it also runs the job worker,
+ * as `hearth serve` does (the connector figures: a connector's sync is a job).
  */
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -28,8 +31,10 @@ const log = (event: LogEvent) => {
 const database = dataDir
   ? await openDatabase({ engine: 'pglite', dataDir, command: 'bench' })
   : await openDatabase({ engine: 'postgres', url: url!, poolSize: POOL_SIZE, log });
-const { app } = await benchApp(database);
+const { app, services } = await benchApp(database);
 await app.listen({ port: 0, host: '127.0.0.1' });
+const worker = process.env.BENCH_WORKER === '1' ? createWorker({ db: database.db, clock: systemClock, queue: services.jobs, exclusive: !database.shared }) : null;
+worker?.start();
 const address = app.server.address();
 if (!address || typeof address === 'string') throw new Error('no TCP address');
 
@@ -41,7 +46,7 @@ onMessage(async (message) => {
     send({ type: 'captured', queries: capturing ?? [] });
     capturing = null;
   } else if (message.type === 'stop') {
-    await app.close();
+    await Promise.all([app.close(), worker?.stop()]);
     await database.close();
     process.exit(0);
   }

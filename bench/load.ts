@@ -17,6 +17,8 @@ export interface Client {
   get(url: string, token?: string): Promise<Response>;
   /** POST of a JSON body, with the client's token. The time includes serializing the body. */
   post(url: string, body: unknown, token?: string): Promise<Response>;
+  /** POST of bytes exactly as given, with these headers only (a platform's signed webhook delivery). */
+  postRaw(url: string, body: string | Buffer, headers: http.OutgoingHttpHeaders): Promise<Response>;
   close(): void;
 }
 
@@ -26,14 +28,14 @@ export interface Client {
  */
 export function createClient(options: { token?: string; connections?: number; contentType?: string; origin?: string } = {}): Client {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
-  const send = (method: 'GET' | 'POST', url: string, token: string | undefined, body?: unknown) => {
-    const headers: http.OutgoingHttpHeaders = token ? { authorization: `Bearer ${token}` } : {};
+  const send = (method: 'GET' | 'POST', url: string, token: string | undefined, body?: unknown, raw?: { body: string | Buffer; headers: http.OutgoingHttpHeaders }) => {
+    const headers: http.OutgoingHttpHeaders = raw ? { ...raw.headers } : token ? { authorization: `Bearer ${token}` } : {};
     if (options.origin) headers.origin = options.origin;
     return new Promise<Response>((resolve, reject) => {
       const started = performance.now();
-      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const payload = raw ? raw.body : body === undefined ? undefined : JSON.stringify(body);
       if (payload !== undefined) {
-        headers['content-type'] = options.contentType ?? 'application/json';
+        headers['content-type'] ??= options.contentType ?? 'application/json';
         headers['content-length'] = Buffer.byteLength(payload);
       }
       const request = http.request(url, { method, agent, headers }, (response) => {
@@ -51,6 +53,7 @@ export function createClient(options: { token?: string; connections?: number; co
   return {
     get: (url, token = options.token) => send('GET', url, token),
     post: (url, body, token = options.token) => send('POST', url, token, body),
+    postRaw: (url, body, headers) => send('POST', url, undefined, undefined, { body, headers }),
     close: () => agent.destroy(),
   };
 }
@@ -131,6 +134,8 @@ export async function measureThroughput(
     count?: number;
     /** POST the n-th body of the run instead of a GET, expecting `status` (a push: 202). */
     post?: { body: (n: number) => unknown; status: number; contentType?: string; origin?: string };
+    /** POST the n-th request's bytes and headers as given (a signed delivery), expecting `status`. */
+    raw?: { request: (n: number) => { body: string | Buffer; headers: http.OutgoingHttpHeaders }; status: number };
   },
 ): Promise<Throughput> {
   const client = createClient({ token: options.token, connections: options.concurrency, contentType: options.post?.contentType, origin: options.post?.origin });
@@ -145,8 +150,12 @@ export async function measureThroughput(
     while (sent < count && performance.now() < deadline) {
       const n = sent++;
       try {
-        const response = options.post ? await client.post(url, options.post.body(n), token) : await client.get(url, token);
-        if (response.status === (options.post?.status ?? 200)) latencies.push(response.ms);
+        let response: Response;
+        if (options.raw) {
+          const { body, headers } = options.raw.request(n);
+          response = await client.postRaw(url, body, headers);
+        } else response = options.post ? await client.post(url, options.post.body(n), token) : await client.get(url, token);
+        if (response.status === (options.raw?.status ?? options.post?.status ?? 200)) latencies.push(response.ms);
         else errors++;
       } catch {
         errors++;
@@ -188,4 +197,46 @@ export async function throughputRounds<S extends string>(
     if (failing.length) throw new Error(`throughput round ${round + 1}: requests failed for ${failing.map((name) => `${name} (${result[name].errors})`).join(', ')}`);
   }
   return { rounds, perSecond: (name) => median(rounds.map((r) => r[name].perSecond)) };
+}
+
+/**
+ * Open-loop load: `rate` requests a second for `seconds`, each sent at its scheduled time whether or not the
+ * earlier ones were answered (as a platform sends webhooks), over as many keep-alive connections as are
+ * needed. A request's latency counts from its scheduled time, so a server that falls behind shows it (no
+ * coordinated omission). Every answer must have `status`; others are counted as errors.
+ */
+export async function measureOpenLoop(
+  url: string,
+  options: { rate: number; seconds: number; request: (n: number) => { body: string | Buffer; headers: http.OutgoingHttpHeaders }; status: number },
+): Promise<Throughput & { late: number }> {
+  const client = createClient({ connections: 512 });
+  const total = Math.round(options.rate * options.seconds);
+  const latencies: number[] = [];
+  let errors = 0;
+  // Requests the generator itself sent more than 5 ms after their time (it could not keep up): then the figure is the generator's.
+  let late = 0;
+  const started = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / options.rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (performance.now() - due > 5) late++;
+    const { body, headers } = options.request(n);
+    pending.push(
+      client.postRaw(url, body, headers).then(
+        (response) => {
+          if (response.status === options.status) latencies.push(performance.now() - due);
+          else errors++;
+        },
+        () => {
+          errors++;
+        },
+      ),
+    );
+  }
+  await Promise.all(pending);
+  const seconds = (performance.now() - started) / 1000;
+  client.close();
+  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, latency: summarize(latencies), late };
 }

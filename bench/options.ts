@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
-export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores', 'webhooks'] as const;
+export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores', 'webhooks', 'connectors'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
@@ -38,6 +38,11 @@ export interface BenchOptions {
   bulkSamples: number;
   /** Single pushes of the sustained figure, into one process on an empty database. */
   sustainedPushes: number;
+  /** The connector figures: stargazers and issues of the backfilled repository, whether the profile pass is timed, the receiver's rate. */
+  connectorStars: number;
+  connectorIssues: number;
+  connectorProfiles: boolean;
+  receiverRate: number;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -59,13 +64,21 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small
                         community of their own), the website tracker's page views (no seed), or the lead score
                         figures (a full recompute, and what a definition adds to pushes), or the webhook figures
-                        (5,000 deliveries to a local receiver against a bare client; pushes with a webhook and without)
+                        (5,000 deliveries to a local receiver against a bare client; pushes with a webhook and without),
+                        or the connector figures (a GitHub backfill from a local stand-in against the batch route; the
+                        receiver's p95 at a fixed rate and its throughput against a bare verify + insert; new databases)
+  --connector-stars <n> stargazers of the backfilled repository (50000)
+  --connector-issues <n>
+                        issues of the backfilled repository, half of them closed: 1.5 activities each (33334)
+  --connector-profiles  also time the profile pass after the streams (one request per new person: a quarter of
+                        an hour at the default size), against the batch users route
+  --receiver-rate <n>   deliveries a second of the receiver's latency figure (200)
   --sustained-pushes <n>
                         single pushes of the sustained figure, in ten equal parts (100000)
   --prospector-contacts <n>
@@ -110,6 +123,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'bulk-samples': { type: 'string' },
       'prospector-contacts': { type: 'string' },
       'sustained-pushes': { type: 'string' },
+      'connector-stars': { type: 'string' },
+      'connector-issues': { type: 'string' },
+      'connector-profiles': { type: 'boolean' },
+      'receiver-rate': { type: 'string' },
     },
     strict: true,
   });
@@ -141,6 +158,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     bulkSamples: integer(values, 'bulk-samples', 200),
     prospectorContacts: integer(values, 'prospector-contacts', 100_000),
     sustainedPushes: integer(values, 'sustained-pushes', 100_000, 10),
+    connectorStars: integer(values, 'connector-stars', 50_000, 0),
+    connectorIssues: integer(values, 'connector-issues', 33_334, 0),
+    connectorProfiles: values['connector-profiles'] ?? false,
+    receiverRate: integer(values, 'receiver-rate', 200),
   };
 }
 

@@ -18,6 +18,7 @@ import { measurePush } from './push.ts';
 import { measureSustained } from './sustained.ts';
 import { measureTracker } from './tracker.ts';
 import { measureWebhooks } from './webhooks.ts';
+import { measureConnectors } from './connectors.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -26,8 +27,8 @@ import { cliActor } from '../src/core/writer.ts';
  * `npm run bench`: seeds a community on PostgreSQL, serves it with Hearth and with a bare Fastify baseline
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): four
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
- * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks
- * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks` for one part).
+ * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks,
+ * four of connectors (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors` for one part).
  */
 
 const options = (() => {
@@ -174,6 +175,24 @@ async function run(options: BenchOptions) {
     ? await measureWebhooks({ db, services, setup, hearth, events: 5000, concurrency: options.concurrency, seconds: options.seconds, rounds: options.rounds, log })
     : null;
   if (webhooks) figures.push(...webhooks.figures);
+  const connectors = wanted('connectors')
+    ? await measureConnectors({
+        serverUrl: options.serverUrl,
+        env,
+        stars: options.connectorStars,
+        issues: options.connectorIssues,
+        profiles: options.connectorProfiles,
+        concurrencies: [1, 2, 4],
+        rate: options.receiverRate,
+        concurrency: options.concurrency,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        log,
+        track: (child) => children.push(child),
+        trackDatabase: (database) => made.others.push(database),
+      })
+    : null;
+  if (connectors) figures.push(...connectors.figures);
 
   // Report.
   log('\n' + renderTable(figures, machine));
@@ -201,6 +220,7 @@ async function run(options: BenchOptions) {
     tracker: tracker?.results ?? null,
     leadScores: leadScores?.results ?? null,
     webhooks: webhooks?.results ?? null,
+    connectors: connectors?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

@@ -9,6 +9,7 @@ import { measureLeadScores } from '../../bench/lead-scores.ts';
 import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts';
 import { measureTracker } from '../../bench/tracker.ts';
 import { measureWebhooks } from '../../bench/webhooks.ts';
+import { measureConnectors } from '../../bench/connectors.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { measureSustained } from '../../bench/sustained.ts';
@@ -425,4 +426,50 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(lines.some((line) => line.includes('round 1: Hearth'))).toBe(true);
     expect((await one(sql<{ n: number }>`select count(*)::int as n from webhook_subscriptions`)).n).toBe(0);
   });
+
+  it('runs the connector figures: the connector backfills what the batch route stores, and the receiver and the bare endpoint take every delivery', async () => {
+    const databases: BenchDatabase[] = [];
+    const lines: string[] = [];
+    try {
+      const { figures, results } = await measureConnectors({
+        serverUrl: process.env.TEST_DATABASE_URL!,
+        env: { BENCH_POOL_SIZE: '2' },
+        stars: 150,
+        issues: 60,
+        profiles: true,
+        concurrencies: [1, 2],
+        rate: 20,
+        concurrency: 2,
+        seconds: 1,
+        rounds: 1,
+        log: (line) => lines.push(line),
+        track: (child) => children.push(child),
+        trackDatabase: (made) => databases.push(made),
+      });
+      const measured = results as {
+        backfill: { activities: number; people: number; profiles: number; connector: { streamsSeconds: number; profilesSeconds: number }; batch: { concurrency: number; perSecond: number; profilesPerSecond: number }[] };
+        receiver: { openLoop: { hearth: { requests: number; errors: number }; bare: { requests: number; errors: number } }[]; closed: { hearth: { requests: number }; bare: { requests: number } }[]; processedWithError: number };
+      };
+      // 150 stars, 60 issues opened and the 30 even ones closed: every one stored by the connector and by the batch route (checked by the figure).
+      expect(measured.backfill.activities).toBe(240);
+      expect(measured.backfill.people).toBeGreaterThanOrEqual(150);
+      expect(measured.backfill.profiles).toBe(measured.backfill.people);
+      expect(measured.backfill.connector.streamsSeconds).toBeGreaterThan(0);
+      expect(measured.backfill.connector.profilesSeconds).toBeGreaterThan(0);
+      expect(measured.backfill.batch.map((run) => run.concurrency)).toEqual([1, 2]);
+      expect(measured.backfill.batch.every((run) => run.perSecond > 0 && run.profilesPerSecond > 0)).toBe(true);
+      const [round] = measured.receiver.openLoop;
+      expect([round!.hearth.requests, round!.bare.requests, round!.hearth.errors, round!.bare.errors]).toEqual([20, 20, 0, 0]);
+      expect(measured.receiver.closed[0]!.hearth.requests).toBeGreaterThan(0);
+      expect(measured.receiver.closed[0]!.bare.requests).toBeGreaterThan(0);
+      expect(measured.receiver.processedWithError).toBe(0);
+      expect(figures.map((figure) => [figure.unit, figure.goal.op])).toEqual([['items/s', '>='], ['items/s', '>='], ['ms', '<='], ['req/s', '>=']]);
+      expect(figures.every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
+      expect(lines.some((line) => line.includes('streams done'))).toBe(true);
+      // Every database the figures made is dropped by them.
+      expect(databases).toHaveLength(4);
+    } finally {
+      for (const made of databases) await made.drop();
+    }
+  }, 240_000);
 });
