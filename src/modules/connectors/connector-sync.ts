@@ -8,7 +8,7 @@ import type { IngestionService } from '../ingestion/index.ts';
 import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type Translation } from './connector-kind.ts';
 import { openSecrets, redactSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
 import * as connectors from './connector.repository.ts';
-import type { ConnectorRow } from './connector.repository.ts';
+import type { ConnectorRow, DeliveryRow } from './connector.repository.ts';
 import { platformAccess } from './platform-access.ts';
 
 export const CONNECTOR_SYNC_JOB = 'connector.sync';
@@ -87,6 +87,33 @@ function withoutNul<T>(value: T): T {
   return value;
 }
 
+type ItemAnswer = Awaited<ReturnType<IngestionService['pushUsers']>>[number];
+type Answers = { users: ItemAnswer[]; activities: ItemAnswer[] };
+
+/** What the items of a translation in the given ranges (start inclusive, end exclusive) came to. */
+function tally(translation: Translation, answers: Answers, ranges: { users: [number, number]; activities: [number, number] }): Stored {
+  const stored: Stored = { users: 0, activities: 0, rejected: [], rejectedCount: 0, suppressed: 0, suppressedPeople: new Set() };
+  for (const kind of ['user', 'activity'] as const) {
+    const [from, to] = kind === 'user' ? ranges.users : ranges.activities;
+    for (let at = from; at < to; at += 1) {
+      const answer = (kind === 'user' ? answers.users : answers.activities)[at]!;
+      if (answer.status === 'accepted' && answer.contactId === null) {
+        // The person was erased on request: the ingestion path stored nothing, and says so this way.
+        stored.suppressed += 1;
+        const id = userIdOf(kind === 'user' ? translation.users[at] : (translation.activities[at] as { user?: { id?: unknown } } | undefined)?.user);
+        if (id !== null) stored.suppressedPeople.add(id);
+      } else if (answer.status === 'accepted') {
+        if (kind === 'user') stored.users += 1;
+        else stored.activities += 1;
+      } else {
+        stored.rejectedCount += 1;
+        if (stored.rejected.length < MAX_LISTED_ERRORS) stored.rejected.push({ kind, index: at - from, errors: answer.errors });
+      }
+    }
+  }
+  return stored;
+}
+
 export function createConnectorSync(deps: {
   db: Kysely<DB>;
   clock: Clock;
@@ -100,34 +127,23 @@ export function createConnectorSync(deps: {
 }) {
   const { db, clock, jobs, ingestion } = deps;
 
-  /** Stores a translation through the batch ingestion path: users first, then activities; refused items are returned, not thrown. */
-  async function store(writer: Writer, sourceId: number, given: Translation): Promise<Stored> {
-    const translation = withoutNul(given);
-    const stored: Stored = { users: 0, activities: 0, rejected: [], rejectedCount: 0, suppressed: 0, suppressedPeople: new Set() };
-    const take = (kind: 'user' | 'activity', offset: number, answers: Awaited<ReturnType<IngestionService['pushUsers']>>) => {
-      for (const answer of answers) {
-        if (answer.status === 'accepted' && answer.contactId === null) {
-          // The person was erased on request: the ingestion path stored nothing, and says so this way.
-          stored.suppressed += 1;
-          const item = kind === 'user' ? translation.users[offset + answer.index] : (translation.activities[offset + answer.index] as { user?: { id?: unknown } } | undefined)?.user;
-          const id = userIdOf(item);
-          if (id !== null) stored.suppressedPeople.add(id);
-        } else if (answer.status === 'accepted') {
-          if (kind === 'user') stored.users += 1;
-          else stored.activities += 1;
-        } else {
-          stored.rejectedCount += 1;
-          if (stored.rejected.length < MAX_LISTED_ERRORS) stored.rejected.push({ kind, index: offset + answer.index, errors: answer.errors });
-        }
-      }
-    };
+  /** Pushes a translation through the batch ingestion path, users first, then activities: one answer per item, in order. */
+  async function push(writer: Writer, sourceId: number, translation: Translation): Promise<Answers> {
+    const answers: Answers = { users: [], activities: [] };
     for (let at = 0; at < translation.users.length; at += PUSH_BATCH) {
-      take('user', at, await ingestion.pushUsers(writer, sourceId, translation.users.slice(at, at + PUSH_BATCH)));
+      answers.users.push(...(await ingestion.pushUsers(writer, sourceId, translation.users.slice(at, at + PUSH_BATCH))));
     }
     for (let at = 0; at < translation.activities.length; at += PUSH_BATCH) {
-      take('activity', at, await ingestion.pushActivities(writer, sourceId, translation.activities.slice(at, at + PUSH_BATCH)));
+      answers.activities.push(...(await ingestion.pushActivities(writer, sourceId, translation.activities.slice(at, at + PUSH_BATCH))));
     }
-    return stored;
+    return answers;
+  }
+
+  /** Stores a translation through the batch ingestion path; refused items are returned, not thrown. */
+  async function store(writer: Writer, sourceId: number, given: Translation): Promise<Stored> {
+    const translation = withoutNul(given);
+    const answers = await push(writer, sourceId, translation);
+    return tally(translation, answers, { users: [0, translation.users.length], activities: [0, translation.activities.length] });
   }
 
   /**
@@ -277,65 +293,101 @@ export function createConnectorSync(deps: {
     for (;;) {
       const claimed = await connectors.claimDeliveries(db, clock.now(), DELIVERY_LEASE_MS, DELIVERY_BATCH);
       if (claimed.length === 0) return;
+      // A connector's deliveries of one claim are stored with one call of the batch path, as a sync's page is.
+      const byConnector = new Map<string, DeliveryRow[]>();
       for (const delivery of claimed) {
-        if (delivery.attempts > MAX_DELIVERY_ATTEMPTS) {
-          // Tried and failed each time: set aside with its last error, so that later deliveries are not held up behind it.
-          const last = await connectors.deliveryError(db, delivery.communityId, delivery.id);
-          await connectors.finishDelivery(db, delivery.communityId, delivery.id, {
-            outcome: { setAside: true },
-            error: `set aside after ${MAX_DELIVERY_ATTEMPTS} failed attempts${last ? `: ${last}` : ''}`,
-            now: clock.now(),
-          });
-          continue;
-        }
-        const connector = await connectors.findConnector(db, delivery.communityId, delivery.sourceId);
-        const kind = connector ? deps.kinds.get(connector.kind) : undefined;
-        if (!connector || !kind) {
-          await connectors.finishDelivery(db, delivery.communityId, delivery.id, { outcome: {}, error: 'no connector of this kind on this server', now: clock.now() });
-          continue;
-        }
-        let translation: Translation;
-        try {
-          translation = kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, connector.settings);
-        } catch (error) {
-          // A payload the connector cannot read is kept with why; it is not retried (it would fail the same way).
-          const message = error instanceof Error ? error.message : String(error);
-          await connectors.finishDelivery(db, delivery.communityId, delivery.id, { outcome: { translated: false }, error: `not translated: ${message}`, now: clock.now() });
-          continue;
-        }
-        let stored: Stored;
-        try {
-          stored = await store(connectorWriter(delivery.communityId, delivery.sourceId), delivery.sourceId, translation);
-        } catch (error) {
-          // The database failed, not the delivery: it is processed again later, a little later each time
-          // (30 s, 2 min, 4.5 min, 8 min), and meanwhile the deliveries after it are.
-          const retryAt = new Date(clock.now().getTime() + RETRY_STEP_MS * delivery.attempts ** 2);
-          await connectors.releaseDelivery(db, delivery.communityId, delivery.id, error instanceof Error ? error.message : String(error), retryAt);
-          throw error;
-        }
-        const now = clock.now();
-        const people = peopleOf(translation);
-        await db.transaction().execute(async (trx) => {
-          await connectors.recordPeople(trx, delivery.communityId, delivery.sourceId, people.filter((id) => !stored.suppressedPeople.has(id)), now);
-          await connectors.countHourly(trx, delivery.communityId, delivery.sourceId, now, { records: stored.users + stored.activities });
-          await connectors.finishDelivery(trx, delivery.communityId, delivery.id, {
-            outcome: {
-              users: stored.users,
-              activities: stored.activities,
-              rejected: stored.rejectedCount,
-              ...(stored.suppressed ? { suppressed: stored.suppressed, payloadErased: true } : {}),
-              ...(stored.rejected.length && !stored.suppressed ? { errors: stored.rejected } : {}),
-              ...(translation.skipped.length && !stored.suppressed ? { skipped: translation.skipped.slice(0, MAX_LISTED_ERRORS) } : {}),
-            },
-            error: stored.rejectedCount > 0 ? `${stored.rejectedCount} pushes were refused` : null,
-            people,
-            // It names a person erased on request: nothing of them was stored, and their words are not kept either.
-            erasePayload: stored.suppressed > 0,
-            now,
-          });
+        const key = `${delivery.communityId}:${delivery.sourceId}`;
+        byConnector.set(key, [...(byConnector.get(key) ?? []), delivery]);
+      }
+      for (const deliveries of byConnector.values()) await processConnectorDeliveries(deliveries);
+    }
+  }
+
+  /** Deliveries of one connector, in order of arrival. */
+  async function processConnectorDeliveries(deliveries: DeliveryRow[]): Promise<void> {
+    const { communityId, sourceId } = deliveries[0]!;
+    const connector = await connectors.findConnector(db, communityId, sourceId);
+    const kind = connector ? deps.kinds.get(connector.kind) : undefined;
+    const translated: { delivery: DeliveryRow; translation: Translation }[] = [];
+    for (const delivery of deliveries) {
+      if (delivery.attempts > MAX_DELIVERY_ATTEMPTS) {
+        // Tried and failed each time: set aside with its last error, so that later deliveries are not held up behind it.
+        const last = await connectors.deliveryError(db, communityId, delivery.id);
+        await connectors.finishDelivery(db, communityId, delivery.id, {
+          outcome: { setAside: true },
+          error: `set aside after ${MAX_DELIVERY_ATTEMPTS} failed attempts${last ? `: ${last}` : ''}`,
+          now: clock.now(),
         });
+        continue;
+      }
+      if (!connector || !kind) {
+        await connectors.finishDelivery(db, communityId, delivery.id, { outcome: {}, error: 'no connector of this kind on this server', now: clock.now() });
+        continue;
+      }
+      try {
+        const translation = kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, connector.settings);
+        translated.push({ delivery, translation: withoutNul(translation) });
+      } catch (error) {
+        // A payload the connector cannot read is kept with why; it is not retried (it would fail the same way).
+        const message = error instanceof Error ? error.message : String(error);
+        await connectors.finishDelivery(db, communityId, delivery.id, { outcome: { translated: false }, error: `not translated: ${message}`, now: clock.now() });
       }
     }
+    if (translated.length === 0) return;
+
+    const combined: Translation = {
+      users: translated.flatMap(({ translation }) => translation.users),
+      activities: translated.flatMap(({ translation }) => translation.activities),
+      skipped: [],
+    };
+    let answers: Answers;
+    try {
+      answers = await push(connectorWriter(communityId, sourceId), sourceId, combined);
+    } catch (error) {
+      // The database failed, not the deliveries: they are processed again later, a little later each time
+      // (30 s, 2 min, 4.5 min, 8 min), and meanwhile the deliveries of other connectors are.
+      for (const { delivery } of translated) {
+        const retryAt = new Date(clock.now().getTime() + RETRY_STEP_MS * delivery.attempts ** 2);
+        await connectors.releaseDelivery(db, communityId, delivery.id, error instanceof Error ? error.message : String(error), retryAt);
+      }
+      throw error;
+    }
+
+    const now = clock.now();
+    await db.transaction().execute(async (trx) => {
+      let users = 0;
+      let activities = 0;
+      let records = 0;
+      const seen: string[] = [];
+      for (const { delivery, translation } of translated) {
+        const stored = tally(combined, answers, {
+          users: [users, users + translation.users.length],
+          activities: [activities, activities + translation.activities.length],
+        });
+        users += translation.users.length;
+        activities += translation.activities.length;
+        records += stored.users + stored.activities;
+        const people = peopleOf(translation);
+        seen.push(...people.filter((id) => !stored.suppressedPeople.has(id)));
+        await connectors.finishDelivery(trx, communityId, delivery.id, {
+          outcome: {
+            users: stored.users,
+            activities: stored.activities,
+            rejected: stored.rejectedCount,
+            ...(stored.suppressed ? { suppressed: stored.suppressed, payloadErased: true } : {}),
+            ...(stored.rejected.length && !stored.suppressed ? { errors: stored.rejected } : {}),
+            ...(translation.skipped.length && !stored.suppressed ? { skipped: translation.skipped.slice(0, MAX_LISTED_ERRORS) } : {}),
+          },
+          error: stored.rejectedCount > 0 ? `${stored.rejectedCount} pushes were refused` : null,
+          people,
+          // It names a person erased on request: nothing of them was stored, and their words are not kept either.
+          erasePayload: stored.suppressed > 0,
+          now,
+        });
+      }
+      await connectors.recordPeople(trx, communityId, sourceId, [...new Set(seen)], now);
+      await connectors.countHourly(trx, communityId, sourceId, now, { records });
+    });
   }
 
   /**
