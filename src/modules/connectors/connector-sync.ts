@@ -469,27 +469,48 @@ export function createConnectorSync(deps: {
     return due.length;
   }
 
-  const noting = new Set<Promise<void>>();
+  // Deliveries stored and not yet counted, by connector. One flush at a time writes them: deliveries arriving
+  // together cost one count and one last-event write between them, instead of a transaction each queued on
+  // the same two rows (its hour's count and the connector), holding database connections the receiver needs.
+  const receipts = new Map<string, { communityId: number; sourceId: number; deliveries: number; last: Date }>();
+  let flushing: Promise<void> | null = null;
+
+  async function flushReceipts(): Promise<void> {
+    while (receipts.size > 0) {
+      const batch = [...receipts.values()];
+      receipts.clear();
+      for (const { communityId, sourceId, deliveries, last } of batch) {
+        try {
+          await db.transaction().execute(async (trx) => {
+            await connectors.countHourly(trx, communityId, sourceId, last, { deliveries });
+            await connectors.updateConnector(trx, communityId, sourceId, { lastEventAt: last }, last);
+          });
+        } catch (error) {
+          deps.log?.warn({ err: error, sourceId, communityId }, 'the count of received deliveries could not be written');
+        }
+      }
+    }
+  }
 
   /**
    * A delivery was stored: its count and the connector's last event are written after the receiver answered
-   * (every delivery writes these same rows; a platform's answer does not wait for them), then it is processed.
+   * (a platform's answer does not wait for them), then it is processed.
    */
   function received(communityId: number, sourceId: number, at: Date): void {
-    const note = db
-      .transaction()
-      .execute(async (trx) => {
-        await connectors.countHourly(trx, communityId, sourceId, at, { deliveries: 1 });
-        await connectors.updateConnector(trx, communityId, sourceId, { lastEventAt: at }, at);
-      })
-      .catch((error: unknown) => deps.log?.warn({ err: error, sourceId, communityId }, "a delivery's count could not be written"))
-      .finally(() => noting.delete(note));
-    noting.add(note);
+    const key = `${communityId}:${sourceId}`;
+    const receipt = receipts.get(key);
+    if (receipt) {
+      receipt.deliveries += 1;
+      if (at > receipt.last) receipt.last = at;
+    } else {
+      receipts.set(key, { communityId, sourceId, deliveries: 1, last: at });
+    }
+    flushing ??= flushReceipts().finally(() => (flushing = null));
     nudge();
   }
 
   async function settled(): Promise<void> {
-    while (processing || noting.size > 0) await Promise.all([processing, ...noting]);
+    while (processing || flushing) await Promise.all([processing, flushing]);
   }
 
   // One run at a time in a process, whether a receive or the step started it (deliveries stay in order).
