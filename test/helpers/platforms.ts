@@ -8,9 +8,9 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 let found: string | null | undefined;
 
 /**
- * The platforms' published descriptions (shared/platforms) sit next to the checkout: beside /work/main, and
- * a few levels up from a worktree such as /work/wt/<name>. Walks up from the repository's root until a
- * folder has shared/platforms.
+ * The platforms' published descriptions (shared/platforms) sit beside the checkout, not in it (they are the
+ * platforms' files, under their own licences): one level up from a clone, more from a git worktree made
+ * deeper. Walks up from the repository's root until a folder has shared/platforms.
  */
 function platformsDir(): string | null {
   if (found !== undefined) return found;
