@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../db/errors.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import type { ErrorObject } from 'ajv';
@@ -90,6 +90,10 @@ export type Received = { ok: true; duplicate: boolean } | { ok: false; reason: s
  * remove, test), the public receiver's one durable write, and, through connector-sync.ts, the durable sync
  * job and the background steps that turn stored deliveries into pushes and start periodic syncs.
  */
+/** How long a receiver's connector is kept in memory, and how many are. */
+const RECEIVER_CACHE_MS = 5_000;
+const MAX_KEPT_RECEIVERS = 10_000;
+
 export function createConnectorService(deps: ConnectorDeps) {
   const { db, clock, jobs } = deps;
   const kinds = new Map((deps.kinds ?? CONNECTOR_KINDS).map((kind) => [kind.kind, kind]));
@@ -119,6 +123,28 @@ export function createConnectorService(deps: ConnectorDeps) {
     if (secrets === null || typeof secrets !== 'object' || Array.isArray(secrets)) throw invalidParameters('body field "secrets" must be an object of the secrets by name');
     secretsCheckers.get(kind.kind)!(secrets);
     return secrets as Record<string, unknown>;
+  }
+
+  /**
+   * The connector of a receiver key, read again at most every RECEIVER_CACHE_MS: a platform sends many
+   * deliveries a second, and each would otherwise read the same row. A change made through this process drops
+   * what is kept at once (a rotated webhook secret is checked from the next delivery); one made through
+   * another process is seen within those seconds. Keys that name no connector are not kept.
+   */
+  const receivers = new Map<string, { until: number; connector: ConnectorRow }>();
+  async function receiverConnector(communityId: number, receiverKey: string): Promise<ConnectorRow | undefined> {
+    // The cache's own age, on the process's clock: not a time of the data.
+    const now = Date.now();
+    const kept = receivers.get(receiverKey);
+    if (kept && kept.until > now && kept.connector.communityId === communityId) return kept.connector;
+    const connector = await connectors.findConnectorByKey(db, communityId, receiverKey);
+    if (!connector) {
+      receivers.delete(receiverKey);
+      return undefined;
+    }
+    if (receivers.size >= MAX_KEPT_RECEIVERS) receivers.clear();
+    receivers.set(receiverKey, { until: now + RECEIVER_CACHE_MS, connector });
+    return connector;
   }
 
   async function connectorOf(communityId: number, sourceId: number): Promise<ConnectorRow> {
@@ -311,6 +337,7 @@ export function createConnectorService(deps: ConnectorDeps) {
         if (isUniqueViolation(error)) throw conflict(`a source named "${name}" already exists`);
         throw error;
       }
+      receivers.clear();
       return present(await connectorOf(writer.communityId, sourceId));
     },
 
@@ -321,6 +348,7 @@ export function createConnectorService(deps: ConnectorDeps) {
         if (!(await connectors.deleteConnector(trx, writer.communityId, sourceId))) throw notFound('connector_not_found', `no connector ${formatId('provider', sourceId)}`);
         await recordWrite(trx, writer, { operation: 'connector.remove', entityIds: [formatId('provider', sourceId)], detail: { kind: shown.kind, name: shown.name } });
       });
+      receivers.clear();
       return shown;
     },
 
@@ -394,7 +422,7 @@ export function createConnectorService(deps: ConnectorDeps) {
       const kind = kinds.get(kindName);
       const match = RECEIVER_KEY.exec(receiverKey);
       const communityId = match ? parseKey(match[1]!) : null;
-      const connector = kind && communityId !== null ? await connectors.findConnectorByKey(db, communityId, receiverKey) : undefined;
+      const connector = kind && communityId !== null ? await receiverConnector(communityId, receiverKey) : undefined;
       if (!kind || !connector || connector.kind !== kind.kind) throw notFound('receiver_not_found', `no ${kind ? `${kind.platformName} ` : ''}receiver at this address`);
       let secrets: Record<string, unknown>;
       try {
@@ -414,15 +442,13 @@ export function createConnectorService(deps: ConnectorDeps) {
       const now = clock.now();
       // The one durable write, a statement of its own: the platform's answer waits for nothing else (the
       // counts and the connector's last event, rows every delivery writes, are written after it, off the answer).
-      const stored = await connectors.insertDelivery(db, {
-        communityId: connector.communityId,
-        sourceId: connector.sourceId,
-        deliveryId,
-        event,
-        headers: keptHeaders(headers),
-        payload: text,
-        now,
-      });
+      const stored = await connectors
+        .insertDelivery(db, { communityId: connector.communityId, sourceId: connector.sourceId, deliveryId, event, headers: keptHeaders(headers), payload: text, now })
+        .catch((error: unknown) => {
+          // Removed by another process since this one looked it up (receiverConnector's few seconds).
+          if (isForeignKeyViolation(error)) throw notFound('receiver_not_found', `no ${kind.platformName} receiver at this address`);
+          throw error;
+        });
       if (stored) sync.received(connector.communityId, connector.sourceId, now);
       return { ok: true, duplicate: !stored };
     },
