@@ -82,31 +82,31 @@ export interface NewVisit {
   organizationId: number | null;
 }
 
-/** Stores visits in one statement; one already stored (same visitor, page and time) is kept as it is. Their IDs, in order. */
+/**
+ * Stores visits; one already stored (same visitor, page and time) is kept as it is. Their IDs, in order.
+ * The IDs are read by a statement of their own after the insert: a statement's snapshot does not show a row
+ * that another push of the same visit committed while it ran, so reading them inside the insert could miss it.
+ */
 export async function insertVisits(db: Executor, communityId: number, sourceId: number, visits: NewVisit[], now: Date): Promise<number[]> {
   if (visits.length === 0) return [];
   if (visits.length === 1) return [await insertVisit(db, communityId, sourceId, visits[0]!, now)];
+  const input = sql`unnest(
+    ${visits.map((v) => v.url)}::text[], ${visits.map((v) => v.visitTime.toISOString())}::timestamptz[],
+    ${visits.map((v) => v.contactId)}::bigint[], ${visits.map((v) => v.anonymousId)}::text[], ${visits.map((v) => v.organizationId)}::bigint[]
+  ) with ordinality as t(url, visit_time, contact_id, anonymous_id, organization_id, n)`;
+  await sql`
+    insert into website_visits (community_id, source_id, url, visit_time, contact_id, anonymous_id, organization_id, created_at)
+    select distinct on (coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time)
+      ${communityId}::bigint, ${sourceId}::bigint, url, visit_time, contact_id, anonymous_id, organization_id, ${now}::timestamptz
+    from ${input} order by coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time, n
+    on conflict (community_id, coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time) do nothing`.execute(db);
   const { rows } = await sql<{ n: number; id: number }>`
-    with input as (
-      select * from unnest(
-        ${visits.map((v) => v.url)}::text[], ${visits.map((v) => v.visitTime.toISOString())}::timestamptz[],
-        ${visits.map((v) => v.contactId)}::bigint[], ${visits.map((v) => v.anonymousId)}::text[], ${visits.map((v) => v.organizationId)}::bigint[]
-      ) with ordinality as t(url, visit_time, contact_id, anonymous_id, organization_id, n)
-    ), inserted as (
-      insert into website_visits (community_id, source_id, url, visit_time, contact_id, anonymous_id, organization_id, created_at)
-      select distinct on (coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time)
-        ${communityId}::bigint, ${sourceId}::bigint, url, visit_time, contact_id, anonymous_id, organization_id, ${now}::timestamptz
-      from input order by coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time, n
-      on conflict (community_id, coalesce(contact_id, 0), coalesce(anonymous_id, ''), url, visit_time) do nothing
-      returning id, contact_id, anonymous_id, url, visit_time
-    )
-    select i.n, coalesce(x.id, w.id) as id
-    from input i
-    left join inserted x on coalesce(x.contact_id, 0) = coalesce(i.contact_id, 0) and coalesce(x.anonymous_id, '') = coalesce(i.anonymous_id, '')
-      and x.url = i.url and x.visit_time = i.visit_time
-    left join website_visits w on w.community_id = ${communityId} and coalesce(w.contact_id, 0) = coalesce(i.contact_id, 0)
-      and coalesce(w.anonymous_id, '') = coalesce(i.anonymous_id, '') and w.url = i.url and w.visit_time = i.visit_time
-    order by i.n`.execute(db);
+    select t.n, w.id
+    from ${input}
+    join website_visits w on w.community_id = ${communityId} and coalesce(w.contact_id, 0) = coalesce(t.contact_id, 0)
+      and coalesce(w.anonymous_id, '') = coalesce(t.anonymous_id, '') and w.url = t.url and w.visit_time = t.visit_time
+    order by t.n`.execute(db);
+  if (rows.length !== visits.length) throw new Error(`website visits: ${visits.length} stored, ${rows.length} found again`);
   return rows.map((row) => Number(row.id));
 }
 
