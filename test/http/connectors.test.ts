@@ -285,7 +285,7 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     let shown = await show(connector.id);
     expect(shown.state).toBe('active');
     expect(shown.streams.map((s: { stream: string }) => s.stream).sort()).toEqual(
-      ['discussions', 'forks', 'issue-comments', 'issues', 'pulls', 'releases', 'review-comments', 'stargazers'].map((kind) => `${REPO}:${kind}`),
+      ['discussions', 'forks', 'issue-comments', 'issue-events', 'issues', 'pulls', 'releases', 'review-comments', 'stargazers'].map((kind) => `${REPO}:${kind}`),
     );
     expect(shown.streams.every((s: { done: boolean }) => s.done)).toBe(true);
     expect(stream(shown, 'stargazers')).toMatchObject({ total: 3 });

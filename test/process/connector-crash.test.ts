@@ -62,7 +62,7 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     await waitUntil(async () => (await shown()).data.state === 'active', 'the connector active after the restart', 150_000);
     const { data } = await shown();
     expect(data.reason).toBeNull();
-    expect(data.streams.length).toBe(8);
+    expect(data.streams.length).toBe(9);
     expect(data.streams.filter((stream) => !stream.done)).toEqual([]);
 
     // Every record once: as many activities of each type as GitHub has records (an activity's ID is the platform's).

@@ -79,6 +79,11 @@ export interface StandInOptions {
   rateLimit?: number;
   /** Lists answer 422 past this page, as GitHub does for long lists of stargazers (none by default). */
   pageLimit?: number;
+  /**
+   * The order of a repository's issue events. GitHub's reference does not state it (github.com lists newest
+   * first, the default here); the connector reads either.
+   */
+  issueEventsOrder?: 'newest-first' | 'oldest-first';
   /** Public emails of people by index, instead of the default (`user<i>@example.com` for even i, none for odd). */
   emails?: Record<number, string | null>;
 }
@@ -318,6 +323,28 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     };
   }
 
+  /**
+   * The event of closing number 2k (the even numbers are closed), by who closed it, with the issue as listed
+   * (https://docs.github.com/en/rest/issues/events#list-issue-events-for-a-repository: the `issue-event` schema).
+   */
+  function closedEvent(repo: Repo, k: number): Json {
+    const data = first(example('/repos/{owner}/{repo}/issues/events', 'get', '200'));
+    const number = 2 * k;
+    const id = 800_000_000 + recordId(repo, number);
+    return {
+      ...data,
+      id,
+      node_id: Buffer.from(`CE_${id}`).toString('base64'),
+      url: `${origin}${prefix}/repos/${repo.fullName}/issues/events/${id}`,
+      actor: simpleUser(number + 1),
+      event: 'closed',
+      commit_id: null,
+      commit_url: null,
+      created_at: iso(issueClosed(number)!),
+      issue: listedIssue(repo, number),
+    };
+  }
+
   function stargazer(_repo: Repo, i: number): Json {
     const data = first(example('/repos/{owner}/{repo}/stargazers', 'get', '200', 'alternative-response-with-star-creation-timestamps'));
     return { ...data, starred_at: iso(at(1, i)), user: simpleUser(i) };
@@ -418,6 +445,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         const pulls = Math.floor((repo.issues ?? 0) / every);
         return pageOf(url, range(1, pulls), (j) => pull(repo, j * every), descending);
       }
+      case 'issues/events':
+        return pageOf(url, range(1, Math.floor((repo.issues ?? 0) / 2)), (k) => closedEvent(repo, k), options.issueEventsOrder !== 'oldest-first');
       case 'issues/comments': {
         const count = repo.issueComments ?? 0;
         return pageOf(url, range(firstSince(1, count, (c) => at(5, c), since), count), (c) => issueComment(repo, c), descending);
@@ -502,23 +531,6 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         },
       },
     };
-  }
-
-  /**
-   * Who closed issues, by node ID: `nodes(ids:)` with each Issue's last ClosedEvent
-   * (https://docs.github.com/en/graphql/reference/queries#nodes, https://docs.github.com/en/graphql/reference/objects#closedevent).
-   */
-  function closers(variables: Json): Json {
-    const nodes = ((variables.ids ?? []) as string[]).map((nodeId) => {
-      const recordIdOf = Number(Buffer.from(nodeId, 'base64').toString('utf8').replace(/^I_/, ''));
-      const repo = repos[Math.floor(recordIdOf / 10_000_000) - 1];
-      const number = recordIdOf % 10_000_000;
-      if (!repo || !issueClosed(number)) return null;
-      const closer = issue(repo, number).closed_by as Json;
-      const actor = { __typename: closer.type === 'Bot' ? 'Bot' : 'User', login: closer.login, avatarUrl: closer.avatar_url, url: closer.html_url, databaseId: closer.id };
-      return { databaseId: recordIdOf, number, timelineItems: { nodes: [{ actor }] } };
-    });
-    return { data: { nodes } };
   }
 
   // ---- The server -------------------------------------------------------------------------------------------
@@ -616,8 +628,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
 
     if (method === 'POST' && path === '/graphql') {
       const body = JSON.parse(await readBody(request)) as { query: string; variables?: Json };
-      if (/nodes\s*\(\s*ids/.test(body.query)) return send(response, 200, closers(body.variables ?? {}), rateHeaders());
-      if (!/discussions\s*\(/.test(body.query)) return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion and closer queries' }] }, rateHeaders());
+      if (!/discussions\s*\(/.test(body.query)) return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion queries' }] }, rateHeaders());
       return send(response, 200, discussions(body.variables ?? {}), rateHeaders());
     }
     if (method !== 'GET') return send(response, 404, { message: 'Not Found', documentation_url: docs });

@@ -56,8 +56,8 @@ const repoRef = () => ({ id: standIn.repositoryId('acme/widgets'), full_name: 'a
 describe('GitHub backfill against the stand-in', () => {
   it('names a stream per repository and record kind, parents before their comments', async () => {
     const streams = await github.streams(settings, secrets, access);
-    expect(streams.slice(0, 8)).toEqual(['stargazers', 'forks', 'issues', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'].map((k) => `acme/widgets:${k}`));
-    expect(streams).toHaveLength(16);
+    expect(streams.slice(0, 9)).toEqual(['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'].map((k) => `acme/widgets:${k}`));
+    expect(streams).toHaveLength(18);
     expect(await github.streams({ organization: 'acme', apiUrl: standIn.url }, secrets, access)).toEqual(streams);
   });
 
@@ -96,16 +96,19 @@ describe('GitHub backfill against the stand-in', () => {
     expect(next.activities.map((a) => a.id)).toEqual([251, 252, 253].filter((i) => i % 7 !== 0).map((i) => `star:${repoId}:${standIn.person(i).id}`));
   });
 
-  it('reads issues without the pull requests GitHub lists with them, and pull requests with their reviews', async () => {
+  it('reads issues without the pull requests GitHub lists with them, their closings from the issue events, and pull requests with their reviews', async () => {
     const repoId = standIn.repositoryId('acme/widgets');
     const issues = await walk('acme/widgets:issues');
-    const opened = issues.activities.filter((a) => a.activityType === 'issue_opened');
     // 30 numbers, every third a pull request; persons 7, 14, 21, 28 are bots.
     const issueNumbers = Array.from({ length: 30 }, (_, i) => i + 1).filter((n) => n % 3 !== 0);
-    expect(opened.map((a) => a.id)).toEqual(issueNumbers.filter((n) => n % 7 !== 0).map((n) => `issue:${repoId}:${n}`));
-    const closed = issues.activities.filter((a) => a.activityType === 'issue_closed');
-    expect(closed.map((a) => a.id)).toEqual(issueNumbers.filter((n) => n % 2 === 0 && (n + 1) % 7 !== 0).map((n) => `issue-closed:${repoId}:${n}`));
-    expect(closed[0]).toMatchObject({ timestamp: '2024-01-01T00:02:30Z', parentActivity: { id: `issue:${repoId}:2` }, user: { id: String(standIn.person(3).id) } });
+    expect(issues.activities.map((a) => a.id)).toEqual(issueNumbers.filter((n) => n % 7 !== 0).map((n) => `issue:${repoId}:${n}`));
+    // The events are listed newest first: the closings of the even issues (the pull requests' are left to the pull requests).
+    const events = await walk('acme/widgets:issue-events');
+    const closed = events.activities;
+    expect(closed.every((a) => a.activityType === 'issue_closed')).toBe(true);
+    expect(closed.map((a) => a.id)).toEqual(issueNumbers.filter((n) => n % 2 === 0 && (n + 1) % 7 !== 0).reverse().map((n) => `issue-closed:${repoId}:${n}`));
+    expect(closed.at(-1)).toMatchObject({ timestamp: '2024-01-01T00:02:30Z', parentActivity: { id: `issue:${repoId}:2` }, user: { id: String(standIn.person(3).id) } });
+    expect(events.pages.map((p) => p.records)).toEqual([closed.length + events.skipped.length]);
 
     const pulls = await walk('acme/widgets:pulls');
     const types = (type: string) => pulls.activities.filter((a) => a.activityType === type);
@@ -121,7 +124,7 @@ describe('GitHub backfill against the stand-in', () => {
     const repository = { ...webhookExamples('star', 'created')[0]!.repository, ...repoRef() };
     const deliver = (event: string, body: Json) => github.translate({ event, body: { ...body, repository }, headers: {} }, settings).activities;
     const backfilled = new Map<string, ActivityPush>();
-    for (const stream of ['stargazers', 'forks', 'issues', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions']) {
+    for (const stream of ['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions']) {
       for (const activity of (await walk(`acme/widgets:${stream}`)).activities) backfilled.set(activity.id as string, activity);
     }
     const same = (delivered: ActivityPush[]) => {
@@ -137,7 +140,7 @@ describe('GitHub backfill against the stand-in', () => {
       const { event, body } = standInDelivery(standIn, 'acme/widgets', what, index);
       same(deliver(event, body));
     }
-    // The list leaves out who closed an issue (GitHub's list answers do); the backfill asks GraphQL.
+    // The list leaves out who closed an issue (GitHub's list answers do); the backfill reads it from the closing event.
     expect(standIn.record('acme/widgets', 'issue', 8).closed_by).toBeUndefined();
     expect(backfilled.get(`issue-comment:${standIn.record('acme/widgets', 'issue-comment', 3).id}`)!.activityType).toBe('pr_comment');
 
@@ -175,19 +178,43 @@ describe('GitHub backfill against the stand-in', () => {
   it('brings only the new records on the run after the stream was caught up', async () => {
     const repoId = standIn.repositoryId('acme/widgets');
     const issues = await walk('acme/widgets:issues');
+    const events = await walk('acme/widgets:issue-events');
     const comments = await walk('acme/widgets:issue-comments');
     const releases = await walk('acme/widgets:releases');
     standIn.add('acme/widgets', { issues: 2, issueComments: 1, releases: 2 });
     const mark = standIn.requests.length;
     const newIssues = await walk('acme/widgets:issues', issues.checkpoint);
-    expect(newIssues.activities.map((a) => a.id)).toEqual([`issue:${repoId}:31`, `issue:${repoId}:32`, `issue-closed:${repoId}:32`]);
+    expect(newIssues.activities.map((a) => a.id)).toEqual([`issue:${repoId}:31`, `issue:${repoId}:32`]);
     expect(requestsSince(mark)[1]).toBe(`/repos/acme/widgets/issues?state=all&sort=updated&direction=asc&per_page=100&since=${encodeURIComponent('2024-01-01T00:30:30Z')}`);
+    // Newest first: the first page holds the new closing and reaches the last run's mark.
+    const eventsMark = standIn.requests.length;
+    const newClosings = await walk('acme/widgets:issue-events', events.checkpoint);
+    expect(newClosings.activities.map((a) => a.id)).toEqual([`issue-closed:${repoId}:32`]);
+    expect(requestsSince(eventsMark)).toEqual(['/repos/acme/widgets', '/repos/acme/widgets/issues/events?per_page=100']);
     const newComments = await walk('acme/widgets:issue-comments', comments.checkpoint);
     expect(newComments.activities).toHaveLength(1);
     expect(newComments.activities[0]).toMatchObject({ activityType: 'issue_comment', parentActivity: { id: `issue:${repoId}:13` } });
     const newReleases = await walk('acme/widgets:releases', releases.checkpoint);
     expect(newReleases.activities.map((a) => a.activityTitle)).toEqual(['Release 1.5']);
     expect(newReleases.skipped).toEqual(['release v1.4.0 of acme/widgets: bot helper7[bot]']);
+  });
+
+  it('reads issue events listed oldest first to their end, bringing only the closings since the last run', async () => {
+    const oldestFirst = await startGitHubStandIn({ repositories: [{ fullName: 'acme/tools', issues: 250 }], issueEventsOrder: 'oldest-first' });
+    try {
+      const given: GitHubSettings = { repositories: ['acme/tools'], apiUrl: oldestFirst.url };
+      const repoId = oldestFirst.repositoryId('acme/tools');
+      const closings = (numbers: number[]) => numbers.filter((n) => n % 2 === 0 && n % 3 !== 0).map((n) => `issue-closed:${repoId}:${n}`);
+      const all = await walk('acme/tools:issue-events', null, given);
+      expect(all.pages).toHaveLength(2);
+      expect(all.activities.map((a) => a.id)).toEqual(closings(Array.from({ length: 250 }, (_, i) => i + 1)));
+      oldestFirst.add('acme/tools', { issues: 6 });
+      const next = await walk('acme/tools:issue-events', all.checkpoint, given);
+      expect(next.pages).toHaveLength(2);
+      expect(next.activities.map((a) => a.id)).toEqual(closings([251, 252, 253, 254, 255, 256]));
+    } finally {
+      await oldestFirst.stop();
+    }
   });
 });
 

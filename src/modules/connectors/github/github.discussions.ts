@@ -33,31 +33,6 @@ export const DISCUSSIONS_QUERY = /* GraphQL */ `
   }
 `;
 
-/**
- * Who closed each issue: the REST issue list leaves `closed_by` out (only a single issue's answer has it), so a
- * page's closed issues are asked for together, by node ID, from their last ClosedEvent
- * (https://docs.github.com/en/graphql/reference/objects#closedevent).
- */
-export const CLOSERS_QUERY = /* GraphQL */ `
-  query HearthClosers($ids: [ID!]!) {
-    nodes(ids: $ids) {
-      ... on Issue {
-        databaseId number
-        timelineItems(itemTypes: [CLOSED_EVENT], last: 1) { nodes { ... on ClosedEvent { actor { ...HearthActor } } } }
-      }
-    }
-  }
-  fragment HearthActor on Actor {
-    __typename login avatarUrl url
-    ... on User { databaseId }
-    ... on Bot { databaseId }
-  }
-`;
-
-export interface ClosersAnswer {
-  nodes: ({ databaseId: number; number: number; timelineItems: { nodes: { actor?: Actor | null }[] } } | null)[];
-}
-
 interface Actor {
   __typename: string;
   login: string;

@@ -1,13 +1,13 @@
 import type { JsonValue } from '../../../db/schema.ts';
 import type { PlatformAccess, StreamPage } from '../connector-kind.ts';
 import { toPlatformError, type ClientOptions, type GitHubClient } from './github.client.ts';
-import { CLOSERS_QUERY, DISCUSSIONS_QUERY, actorAsUser, asDiscussionRecord, type ClosersAnswer, type DiscussionsAnswer } from './github.discussions.ts';
+import { DISCUSSIONS_QUERY, asDiscussionRecord, type DiscussionsAnswer } from './github.discussions.ts';
 import type { GitHubUserRef } from './github.people.ts';
 import { TranslationBuilder, numberOfUrl, type CommentRecord, type ForkRecord, type IssueRecord, type PullRecord, type ReleaseRecord, type RepoRef, type ReviewRecord } from './github.records.ts';
 import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
 
 /** The record kinds walked per repository, parents before their comments. */
-export const STREAM_KINDS = ['stargazers', 'forks', 'issues', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'] as const;
+export const STREAM_KINDS = ['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'] as const;
 export type StreamKind = (typeof STREAM_KINDS)[number];
 
 export const streamName = (repository: string, kind: StreamKind) => `${repository}:${kind}`;
@@ -140,20 +140,14 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       const path = { issues: `/repos/${full}/issues?state=all&`, 'issue-comments': `/repos/${full}/issues/comments?`, 'review-comments': `/repos/${full}/pulls/comments?` }[kind];
       const url = checkpoint.next ?? `${path}sort=updated&direction=asc&per_page=100${checkpoint.since ? `&since=${encodeURIComponent(checkpoint.since)}` : ''}`;
       const { data, next } = await get(ctx, url);
-      const closers = kind === 'issues' ? await closersOf(ctx, data as Json[]) : new Map<number, GitHubUserRef | null>();
       for (const record of data as Json[]) {
         if (!mark(state, checkpoint, record.updated_at, record.id)) continue;
         if (kind === 'issues') {
           // The issue list holds pull requests too; they come from the pull request stream.
           if (record.pull_request) continue;
+          // Who closed an issue is not in the list (only in a single issue's answer): closings come from the issue events.
           read += 1;
-          const issue = record as IssueRecord & { closed_by?: GitHubUserRef | null };
-          builder.issueOpened(repo, issue);
-          if (issue.closed_at) {
-            const closer = issue.closed_by ?? closers.get(issue.number);
-            if (closer) builder.issueClosed(repo, issue, closer);
-            else builder.skip(`closing of ${full}#${issue.number}: GitHub does not say who closed it`);
-          }
+          builder.issueOpened(repo, record as IssueRecord);
           continue;
         }
         read += 1;
@@ -166,6 +160,42 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
         else builder.reviewComment(repo, number, record as CommentRecord);
       }
       done = finish(state, next);
+      break;
+    }
+    case 'issue-events': {
+      // The repository's issue events, for its closings: the event says who closed the issue. GitHub's reference
+      // does not say in which order it lists them (it lists newest first); a page in that order lets a run stop
+      // at the last run's mark, one in the other order is read to its end, skipping what is older than the mark.
+      const url = checkpoint.next ?? `/repos/${full}/issues/events?per_page=100`;
+      let answer: { data: any; next: string | null };
+      try {
+        answer = await get(ctx, url);
+      } catch (error) {
+        // Like long lists of stars, GitHub pages these only so far; later closings come by delivery.
+        if ((error as { status?: number }).status !== 422) throw error;
+        builder.skip(`issue events of ${full}: GitHub lists no further (${(error as Error).message.split(' - ')[0]})`);
+        done = finish(state, null);
+        break;
+      }
+      const events = answer.data as Json[];
+      const newestFirst = events.length < 2 || events[0]!.created_at >= events.at(-1)!.created_at;
+      let reachedMark = false;
+      for (const event of events) {
+        if (checkpoint.since && event.created_at < checkpoint.since) {
+          if (newestFirst) {
+            reachedMark = true;
+            break;
+          }
+          continue;
+        }
+        if (!mark(state, checkpoint, event.created_at, event.id)) continue;
+        const issue = event.issue as IssueRecord | null | undefined;
+        // Only the closing that holds now: an issue closed, reopened and closed again is one closing, the last.
+        if (event.event !== 'closed' || !issue || (issue as Json).pull_request || issue.closed_at !== event.created_at) continue;
+        read += 1;
+        builder.issueClosed(repo, issue, event.actor as GitHubUserRef | null);
+      }
+      done = finish(state, reachedMark ? null : answer.next);
       break;
     }
     case 'pulls':
@@ -233,27 +263,6 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
     }
   }
   return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done, total: state.total ?? null, records: read, pauseUntil: ctx.client.pauseUntil };
-}
-
-/** Who closed the page's closed issues (those without `closed_by`), in one GraphQL request. */
-async function closersOf(ctx: StreamContext, records: Json[]): Promise<Map<number, GitHubUserRef | null>> {
-  const closers = new Map<number, GitHubUserRef | null>();
-  const ids = records.filter((r) => !r.pull_request && r.closed_at && !r.closed_by && r.node_id).map((r) => r.node_id as string);
-  if (ids.length === 0) return closers;
-  let answer: ClosersAnswer;
-  try {
-    answer = await graphqlOf(ctx)<ClosersAnswer>(CLOSERS_QUERY, { ids });
-  } catch (error) {
-    // An issue moved or deleted since it was listed is a null node with an error beside the others' answers.
-    const partial = (error as { data?: ClosersAnswer; errors?: { type?: string }[] }).data;
-    const limited = (error as { errors?: { type?: string }[] }).errors?.some((e) => e.type === 'RATE_LIMITED');
-    if (!partial?.nodes || limited) throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
-    answer = partial;
-  }
-  for (const node of answer.nodes) {
-    if (node?.number !== undefined) closers.set(node.number, actorAsUser(node.timelineItems.nodes.at(-1)?.actor));
-  }
-  return closers;
 }
 
 /** GitHub's GraphQL endpoint: /graphql on github.com, /api/graphql on Enterprise Server. */
