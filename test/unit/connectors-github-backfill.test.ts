@@ -394,6 +394,11 @@ describe('the GitHub stand-in', () => {
       expect(end.done).toBe(true);
       expect(end.translation.skipped).toEqual([expect.stringMatching(/^stargazers of big\/repo: GitHub lists no further \(In order to keep the API fast/)]);
       expect(end.checkpoint).toMatchObject({ next: null, last: '/repos/big/repo/stargazers?per_page=100&page=1000' });
+      // The same for the issue events: the run ends there, and the next one starts from the newest it read.
+      const eventsEnd = await github.page('big/repo:issue-events', { repo: { id: 1000, full_name: 'big/repo', html_url: 'x' }, next: '/repos/big/repo/issues/events?per_page=100&page=1001', top: '2024-03-01T00:00:30Z', topIds: [7] }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      expect(eventsEnd.done).toBe(true);
+      expect(eventsEnd.translation.skipped).toEqual([expect.stringMatching(/^issue events of big\/repo: GitHub lists no further/)]);
+      expect(eventsEnd.checkpoint).toMatchObject({ next: null, since: '2024-03-01T00:00:30Z', sinceIds: [7] });
 
       big.fault({ kind: 'slow', ms: 150 });
       const slow = Date.now();
