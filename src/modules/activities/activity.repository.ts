@@ -62,12 +62,15 @@ export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWri
     ancestors = [];
   }
   // Replies that arrived before this activity now find their parent.
+  // Those that named its type and those that named none: two probes of the index of waiting replies.
   const waiting = await sql<{ id: number }>`
     select id from activities
-    where community_id = ${activity.communityId} and source_id = ${activity.sourceId}
-      and parent_external_id = ${activity.externalId}
-      and (parent_activity_type = ${activity.activityType} or parent_activity_type is null)
-      and parent_id is null and id <> ${row.id}`.execute(trx);
+    where community_id = ${activity.communityId} and source_id = ${activity.sourceId} and parent_activity_type = ${activity.activityType}
+      and parent_external_id = ${activity.externalId} and parent_id is null and id <> ${row.id}
+    union all
+    select id from activities
+    where community_id = ${activity.communityId} and source_id = ${activity.sourceId} and parent_activity_type is null
+      and parent_external_id = ${activity.externalId} and parent_id is null and id <> ${row.id}`.execute(trx);
   const replies = waiting.rows.map((reply) => reply.id).filter((id) => !ancestors.includes(id));
   if (replies.length) {
     await trx.updateTable('activities').set({ parent_id: row.id }).where('community_id', '=', activity.communityId).where('id', 'in', replies).execute();
@@ -197,24 +200,37 @@ export function threadLinks(
         ${activities.map((a) => a.parent?.externalId ?? null)}::text[]
       ) as b(id, source_id, activity_type, external_id, parent_activity_type, parent_external_id)
     ),
-    links as (
-      -- Each activity of the batch to the parent it names,
-      select b.id, (
-        select p.id from activities p
-        where p.community_id = ${communityId} and p.source_id = b.source_id and p.external_id = b.parent_external_id
-          and (b.parent_activity_type is null or p.activity_type = b.parent_activity_type)
-        order by p.id limit 1
-      ) as parent_id
+    links as materialized (
+      -- Each activity of the batch to the parent it names: by its key when the type is named (one probe of the
+      -- unique index; an "or" of both cases in one condition made PostgreSQL read every activity of the
+      -- source for each reply), else the first activity of the source with that ID (no index has the ID
+      -- without the type: such a lookup reads the source's activities). Materialized, so that each lookup
+      -- runs once, not again for the filter below.
+      select b.id, case
+        when b.parent_activity_type is not null then (
+          select p.id from activities p
+          where p.community_id = ${communityId} and p.source_id = b.source_id and p.activity_type = b.parent_activity_type
+            and p.external_id = b.parent_external_id)
+        else (
+          select p.id from activities p
+          where p.community_id = ${communityId} and p.source_id = b.source_id and p.external_id = b.parent_external_id
+          order by p.id limit 1)
+      end as parent_id
       from batch b where b.parent_external_id is not null
       union all
-      -- and each reply that was waiting for an activity of the batch to it.
+      -- and each reply that was waiting for an activity of the batch to it: those that named its type, and those
+      -- that named none (two probes of the index of waiting replies rather than a read of all of them).
       select r.id, b.id from batch b
       cross join lateral (
         select r.id from activities r
-        where r.community_id = ${communityId} and r.source_id = b.source_id and r.parent_external_id = b.external_id
-          and (r.parent_activity_type = b.activity_type or r.parent_activity_type is null)
-          and r.parent_id is null and r.id <> b.id and r.id <> all(${activityIds}::bigint[])
+        where r.community_id = ${communityId} and r.source_id = b.source_id and r.parent_activity_type = b.activity_type
+          and r.parent_external_id = b.external_id and r.parent_id is null
+        union all
+        select r.id from activities r
+        where r.community_id = ${communityId} and r.source_id = b.source_id and r.parent_activity_type is null
+          and r.parent_external_id = b.external_id and r.parent_id is null
       ) r
+      where r.id <> b.id and r.id <> all(${activityIds}::bigint[])
     ),
     chosen as (select distinct on (id) id, parent_id from links where parent_id is not null order by id, parent_id)
     update activities a set parent_id = c.parent_id from chosen c
