@@ -58,7 +58,7 @@ function draw(seed: number, index: number, salt: number): number {
 const pick = <T>(list: readonly T[], x: number): T => list[Math.floor(x * list.length)]!;
 
 /** The push that first named the person of push n (n itself when the person is new). */
-export function firstPushOf(seed: number, n: number): number {
+function firstPushOf(seed: number, n: number): number {
   let m = n;
   while (m > 0 && draw(seed, m, SALT.isNew) >= NEW_SHARE) m = Math.floor(draw(seed, m, SALT.earlier) * m);
   return m;
