@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
-export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores', 'webhooks', 'connectors'] as const;
+export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores', 'webhooks', 'connectors', 'first-backfill'] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
@@ -30,7 +30,7 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score or the webhook figures; null: all of them. */
+  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score, the webhook, the connector or the first backfill figures; null: all of them. */
   only: BenchPart | null;
   /** Prospector contacts to seed for the prospector figures (companies: one per 20). */
   prospectorContacts: number;
@@ -64,7 +64,7 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small
@@ -72,7 +72,10 @@ const USAGE = `npm run bench -- [options]
                         figures (a full recompute, and what a definition adds to pushes), or the webhook figures
                         (5,000 deliveries to a local receiver against a bare client; pushes with a webhook and without),
                         or the connector figures (a GitHub backfill from a local stand-in against the batch route; the
-                        receiver's p95 at a fixed rate and its throughput against a bare verify + insert; new databases)
+                        receiver's p95 at a fixed rate and its throughput against a bare verify + insert; new databases),
+                        or the first backfill figures (pushes of mostly new people into empty databases against the
+                        bare push endpoints, and PostgreSQL against the embedded database; the seeded database's
+                        rows only with a seed: a full run, or --reuse)
   --connector-stars <n> stargazers of the backfilled repository (50000)
   --connector-issues <n>
                         issues of the backfilled repository, half of them closed: 1.5 activities each (33334)

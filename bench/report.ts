@@ -62,6 +62,7 @@ export function renderTable(figures: Figure[], machine: Machine): string {
     ...rows.slice(1).map(line),
     '',
     `Machine: ${machine.cpuModel} × ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, ${machine.os}`,
-    `Node ${machine.node}; PostgreSQL ${machine.postgres} (${settings}); load average at start ${machine.loadAverage}`,
+    `Node ${machine.node}; PostgreSQL ${machine.postgres} (${settings}); load average at start ${machine.loadAverage}` +
+      (machine.loadAverageAtEnd === null ? '' : `, at end ${machine.loadAverageAtEnd}`),
   ].join('\n');
 }

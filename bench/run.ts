@@ -8,7 +8,7 @@ import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import { captureQueries, countRows, cursorOfPage, exactListOf, firstDifference, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
 import { compareLatency, createClient, getJson, throughputRounds, type Summary } from './load.ts';
-import { describeMachine } from './machine.ts';
+import { describeMachine, loadAverage } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
 import { measureLeadScores } from './lead-scores.ts';
 import { measureProspector } from './prospector.ts';
@@ -19,6 +19,7 @@ import { measureSustained } from './sustained.ts';
 import { measureTracker } from './tracker.ts';
 import { measureWebhooks } from './webhooks.ts';
 import { measureConnectors } from './connectors.ts';
+import { measureFirstBackfill } from './first-backfill.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -28,7 +29,8 @@ import { cliActor } from '../src/core/writer.ts';
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): four
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
  * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks,
- * four of connectors (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors` for one part).
+ * four of connectors, six of a first backfill
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill` for one part).
  */
 
 const options = (() => {
@@ -193,8 +195,24 @@ async function run(options: BenchOptions) {
       })
     : null;
   if (connectors) figures.push(...connectors.figures);
+  // Last: its seeded rows add tens of thousands of people to the seeded database the other parts read.
+  const firstBackfill = wanted('first-backfill')
+    ? await measureFirstBackfill({
+        serverUrl: options.serverUrl,
+        env,
+        // Without a seed (--only first-backfill), the run's database is as empty as the part's own.
+        seeded: seed || options.reuse ? { url, setup, hearth } : null,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        log,
+        track: (child) => children.push(child),
+        trackDatabase: (database) => made.others.push(database),
+      })
+    : null;
+  if (firstBackfill) figures.push(...firstBackfill.figures);
 
   // Report.
+  machine.loadAverageAtEnd = loadAverage();
   log('\n' + renderTable(figures, machine));
   if (list) {
     const { diagnostics, statements } = list.results.throughput;
@@ -221,6 +239,7 @@ async function run(options: BenchOptions) {
     leadScores: leadScores?.results ?? null,
     webhooks: webhooks?.results ?? null,
     connectors: connectors?.results ?? null,
+    firstBackfill: firstBackfill?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });
