@@ -7,6 +7,7 @@ import { measureThroughput, median } from './load.ts';
 import { newPeoplePush, peopleIn } from './new-people.ts';
 import { prepare } from './push.ts';
 import type { Figure } from './report.ts';
+import { describeWaits, emptyTally, sampleWaits, tallyJson, type WaitTally } from './waits.ts';
 
 /**
  * A community's first backfill (docs/performance.md): the pushes of new-people.ts, mostly people Hearth has
@@ -53,10 +54,13 @@ interface Series {
   people: number;
   /** Pushes a second of each round. */
   rates: number[];
+  /** Hearth's PostgreSQL database when it is its own: sampled for waits during the rounds. */
+  databaseUrl?: string;
+  waits: WaitTally;
 }
 
-type Given = Pick<Series, 'name' | 'url' | 'token' | 'concurrency' | 'perRequest' | 'empty'>;
-const series = (given: Given): Series => ({ ...given, pushes: 0, people: 0, rates: [] });
+type Given = Pick<Series, 'name' | 'url' | 'token' | 'concurrency' | 'perRequest' | 'empty' | 'databaseUrl'>;
+const series = (given: Given): Series => ({ ...given, pushes: 0, people: 0, rates: [], waits: emptyTally() });
 
 let runs = 0;
 
@@ -79,7 +83,12 @@ async function measureRounds(all: Series[], context: FirstBackfillContext): Prom
   for (let round = 0; round < context.rounds; round++) {
     for (let i = 0; i < all.length; i++) {
       const one = all[(i + round) % all.length]!;
-      one.rates.push(await push(one, context.seconds));
+      const sampler = one.databaseUrl ? sampleWaits(one.databaseUrl, one.waits) : null;
+      try {
+        one.rates.push(await push(one, context.seconds));
+      } finally {
+        await sampler?.stop();
+      }
     }
     context.log(`  round ${round + 1}: ` + all.map((one) => `${one.name} ${one.rates.at(-1)!.toFixed(0)}/s`).join(', '));
   }
@@ -136,7 +145,7 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     const { url, setup } = await empty();
     const hearth = await start('hearth-server.ts', { BENCH_DATABASE_URL: url });
     const route = perRequest === 1 ? 'activity' : 'activities';
-    return series({ name, url: `${hearth.url}/community/v1/source/${setup.sourceId}/${route}`, token: setup.token, concurrency, perRequest, empty: true });
+    return series({ name, url: `${hearth.url}/community/v1/source/${setup.sourceId}/${route}`, token: setup.token, concurrency, perRequest, empty: true, databaseUrl: url });
   };
   const bareOn = async (url: string, setup: { communityId: number; sourceId: number }) =>
     start('bare-server.ts', { BENCH_DATABASE_URL: url, BENCH_BARE_PUSH: JSON.stringify({ communityId: setup.communityId, sourceId: setup.sourceId }) });
@@ -187,6 +196,7 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     );
     await measureRounds(singles, context);
     for (const one of singles) log(`  ${one.name}: ${one.pushes.toLocaleString('en')} pushes of ${one.people.toLocaleString('en')} new people`);
+    for (const one of [hearth8, hearth32]) for (const line of [`  ${one.name}, what its database's sessions did:`, ...describeWaits(one.waits)]) log(line);
     await stopAll();
 
     // ---- The batch route ---------------------------------------------------------------------------------
@@ -195,6 +205,7 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     log(`Batch pushes of ${BATCH} activities, ${BATCH_IN_FLIGHT} request in flight, into empty databases, ${context.rounds} × ${context.seconds} s…`);
     await measureRounds([hearthBatch, bareBatch], context);
     for (const one of [hearthBatch, bareBatch]) log(`  ${one.name}: ${one.pushes.toLocaleString('en')} pushes of ${one.people.toLocaleString('en')} new people`);
+    for (const line of [`  ${hearthBatch.name}, what its database's sessions did:`, ...describeWaits(hearthBatch.waits)]) log(line);
     await stopAll();
 
     const seededFigure = (connections: 8 | 32) => {
@@ -210,7 +221,10 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
       versus('first backfill: PostgreSQL vs embedded, empty databases, 8 connections', hearth8, embedded8, { measured: 'PostgreSQL', baseline: 'embedded' }, 1),
     ];
     const results = Object.fromEntries(
-      [...singles, hearthBatch, bareBatch].map((one) => [one.name, { concurrency: one.concurrency, perRequest: one.perRequest, pushes: one.pushes, people: one.people, rates: one.rates }]),
+      [...singles, hearthBatch, bareBatch].map((one) => [
+        one.name,
+        { concurrency: one.concurrency, perRequest: one.perRequest, pushes: one.pushes, people: one.people, rates: one.rates, ...(one.databaseUrl ? { waits: tallyJson(one.waits) } : {}) },
+      ]),
     );
     return { figures, results };
   } finally {
