@@ -50,9 +50,16 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const connector = (made.body as { data: { id: string } }).data;
 
-    // The first page of stars is stored and its checkpoint saved (the second is asked for only then): kill
-    // the server while the second is on its way.
+    // The second page of stars is read while the first is stored: once the first page's checkpoint is saved,
+    // kill the server while the second is on its way.
     await waitUntil(async () => starPages().length >= 2, 'the second page of stars asked for', 60_000);
+    const starsRead = async () => {
+      const answer = await call(`${first.url}/api/v2/admin/connectors/${connector.id}`, { token });
+      const streams = (answer.body as { data: { streams: { stream: string; records: number }[] } }).data.streams;
+      return streams.find((stream) => stream.stream === `${REPO}:stargazers`)?.records ?? 0;
+    };
+    await waitUntil(async () => (await starsRead()) >= 100, 'the first page of stars stored', 60_000);
+    expect(starPages().length).toBe(2);
     first.process.kill('SIGKILL');
     await first.process.exited;
     expect(starPages().length).toBeLessThan(Math.ceil(STARS / 100));

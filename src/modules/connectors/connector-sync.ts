@@ -5,7 +5,7 @@ import { formatId } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import type { IngestionService } from '../ingestion/index.ts';
-import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type Translation } from './connector-kind.ts';
+import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type StreamPage, type Translation } from './connector-kind.ts';
 import { openSecrets, redactSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
 import * as connectors from './connector.repository.ts';
 import type { ConnectorRow, DeliveryRow } from './connector.repository.ts';
@@ -198,6 +198,10 @@ export function createConnectorSync(deps: {
 
       for (const name of names) {
         let checkpoint = rows.get(name)?.checkpoint ?? null;
+        // The next page, read while this one is stored: the platform's answer and its translation (this
+        // process's work) overlap the database's. A sync that stops early leaves it unread by anyone; read
+        // again, a page is the same activities (docs/connectors.md, "Sync and checkpoints").
+        let ahead: Promise<StreamPage> | null = null;
         for (;;) {
           if (context.signal.aborted) throw new SyncStopped();
           // Paused meanwhile: stop at this page boundary; resuming enqueues a sync that goes on from here.
@@ -205,11 +209,18 @@ export function createConnectorSync(deps: {
           if (!connector) return { sourceId, skipped: 'the connector was removed', ...totals };
           if (connector.state === 'paused') return { sourceId, paused: true, ...totals };
           const previous = checkpoint;
-          const page = await kind.page(name, checkpoint, settings, secrets, access);
+          const page = await (ahead ?? kind.page(name, checkpoint, settings, secrets, access));
+          ahead = null;
           // A platform that answers the same page again and again (a `next` link to itself) would keep the sync
           // here for ever. The page was stored when it was first read: read again, it is not counted again.
           if (!page.done && JSON.stringify(page.checkpoint) === JSON.stringify(previous)) {
             throw new Error(`stream ${name}: the platform gave a page that leads back to itself; the sync stops there and is tried again later`);
+          }
+          // Not past the end of the stream, nor past a wait the platform asked for.
+          if (!page.done && !(page.pauseUntil && page.pauseUntil > clock.now())) {
+            ahead = kind.page(name, page.checkpoint, settings, secrets, access);
+            // Its failure (a limit, a refused credential) is met when it is awaited, as the page's own would be.
+            ahead.catch(() => undefined);
           }
           const stored = await store(writer, sourceId, page.translation);
           const at = clock.now();
