@@ -10,6 +10,7 @@ import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts'
 import { measureTracker } from '../../bench/tracker.ts';
 import { measureWebhooks } from '../../bench/webhooks.ts';
 import { measureConnectors } from '../../bench/connectors.ts';
+import { measureFirstBackfill } from '../../bench/first-backfill.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { measureSustained } from '../../bench/sustained.ts';
@@ -470,6 +471,40 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       expect(databases).toHaveLength(4);
     } finally {
       for (const made of databases) await made.drop();
+    }
+  }, 240_000);
+
+  it('runs the first backfill figures: new people into empty databases, Hearth and bare taking every push, and the waits of Hearth\'s database counted', async () => {
+    const databases: BenchDatabase[] = [];
+    const lines: string[] = [];
+    try {
+      const { figures, results } = await measureFirstBackfill({
+        serverUrl: process.env.TEST_DATABASE_URL!,
+        env: { BENCH_POOL_SIZE: '2' },
+        seeded: null,
+        seconds: 1,
+        rounds: 1,
+        log: (line) => lines.push(line),
+        track: (child) => children.push(child),
+        trackDatabase: (made) => databases.push(made),
+      });
+      const series = results as Record<string, { pushes: number; people: number; waits?: { samples: number; active: number } }>;
+      for (const name of ['hearth8', 'bare8', 'hearth32', 'bare32', 'embedded8', 'hearthBatch', 'bareBatch']) {
+        expect(series[name]!.pushes, name).toBeGreaterThan(0);
+        expect(series[name]!.people, name).toBeGreaterThan(0);
+        expect(series[name]!.people, name).toBeLessThanOrEqual(series[name]!.pushes);
+      }
+      expect(series.hearth8!.waits!.samples).toBeGreaterThan(0);
+      expect(series.hearthBatch!.waits!.samples).toBeGreaterThan(0);
+      expect(lines.some((line) => line.includes('what its database\'s sessions did'))).toBe(true);
+      // Without a seeded database, its two rows say so; the others are measured.
+      expect(figures.filter((figure) => figure.skipped).map((figure) => figure.name)).toEqual([
+        'first backfill: single pushes, seeded database, 8 connections, vs bare push',
+        'first backfill: single pushes, seeded database, 32 connections, vs bare push',
+      ]);
+      expect(figures.filter((figure) => !figure.skipped).every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
+    } finally {
+      for (const made of databases) await made.drop().catch(() => undefined);
     }
   }, 240_000);
 });
