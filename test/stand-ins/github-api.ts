@@ -80,8 +80,8 @@ export interface StandInOptions {
   /** Lists answer 422 past this page, as GitHub does for long lists of stargazers (none by default). */
   pageLimit?: number;
   /**
-   * The order of a repository's issue events. GitHub's reference does not state it (github.com lists newest
-   * first, the default here); the connector reads either.
+   * The order of a repository's issue events. GitHub's reference does not state it: newest first unless
+   * told, and the connector's tests try both.
    */
   issueEventsOrder?: 'newest-first' | 'oldest-first';
   /** Public emails of people by index, instead of the default (`user<i>@example.com` for even i, none for odd). */

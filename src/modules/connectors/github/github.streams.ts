@@ -164,8 +164,8 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
     }
     case 'issue-events': {
       // The repository's issue events, for its closings: the event says who closed the issue. GitHub's reference
-      // does not say in which order it lists them (it lists newest first); a page in that order lets a run stop
-      // at the last run's mark, one in the other order is read to its end, skipping what is older than the mark.
+      // does not say in which order it lists them: a page newest first lets a run stop at the last run's mark,
+      // one oldest first is read to the list's end, passing over what is older than the mark.
       const url = checkpoint.next ?? `/repos/${full}/issues/events?per_page=100`;
       let answer: { data: any; next: string | null };
       try {
