@@ -123,19 +123,12 @@ async function run(options: BenchOptions) {
   if (titles) figures.push(...titles.figures);
   const bulk = wanted('bulk') ? await measureBulk(options, { db, setup, hearth, env }) : null;
   if (bulk) figures.push(bulk.figure);
+  // What the parts that start servers and databases of their own share: the log, and where they leave
+  // what the run stops and drops at its end, whatever happens.
+  const tracked = { log, track: (child: ServerChild) => children.push(child), trackDatabase: (database: BenchDatabase) => made.others.push(database) };
+  const timed = { seconds: options.seconds, rounds: options.rounds };
   const push = wanted('push')
-    ? await measurePush({
-        url,
-        serverUrl: options.serverUrl,
-        setup,
-        hearth,
-        env,
-        seconds: options.seconds,
-        rounds: options.rounds,
-        log,
-        track: (child) => children.push(child),
-        trackDatabase: (database) => made.others.push(database),
-      })
+    ? await measurePush({ url, serverUrl: options.serverUrl, setup, hearth, env, ...timed, ...tracked })
     : null;
   if (push) figures.push(...push.figures);
   const prospector = wanted('prospector')
@@ -143,14 +136,7 @@ async function run(options: BenchOptions) {
     : null;
   if (prospector) figures.push(...prospector.figures);
   const sustained = wanted('sustained')
-    ? await measureSustained({
-        serverUrl: options.serverUrl,
-        env,
-        pushes: options.sustainedPushes,
-        log,
-        track: (child) => children.push(child),
-        trackDatabase: (database) => made.others.push(database),
-      })
+    ? await measureSustained({ serverUrl: options.serverUrl, env, pushes: options.sustainedPushes, ...tracked })
     : null;
   if (sustained) figures.push(...sustained.figures);
   const insights = wanted('insights') ? await measureInsights({ db, log }) : null;
@@ -187,11 +173,8 @@ async function run(options: BenchOptions) {
         concurrencies: [1, 2, 4],
         rate: options.receiverRate,
         concurrency: options.concurrency,
-        seconds: options.seconds,
-        rounds: options.rounds,
-        log,
-        track: (child) => children.push(child),
-        trackDatabase: (database) => made.others.push(database),
+        ...timed,
+        ...tracked,
       })
     : null;
   if (connectors) figures.push(...connectors.figures);
@@ -202,11 +185,8 @@ async function run(options: BenchOptions) {
         env,
         // Without a seed (--only first-backfill), the run's database is as empty as the part's own.
         seeded: seed || options.reuse ? { url, setup, hearth } : null,
-        seconds: options.seconds,
-        rounds: options.rounds,
-        log,
-        track: (child) => children.push(child),
-        trackDatabase: (database) => made.others.push(database),
+        ...timed,
+        ...tracked,
       })
     : null;
   if (firstBackfill) figures.push(...firstBackfill.figures);
