@@ -199,8 +199,8 @@ export function createConnectorSync(deps: {
       for (const name of names) {
         let checkpoint = rows.get(name)?.checkpoint ?? null;
         // The next page, read while this one is stored: the platform's answer and its translation (this
-        // process's work) overlap the database's. A sync that stops early leaves it unread by anyone; read
-        // again, a page is the same activities (docs/connectors.md, "Sync and checkpoints").
+        // process's work) overlap the database's. A sync that stops early leaves it unstored, and the next
+        // sync reads it again (docs/connectors.md, "Sync and checkpoints").
         let ahead: Promise<StreamPage> | null = null;
         for (;;) {
           if (context.signal.aborted) throw new SyncStopped();
