@@ -352,6 +352,15 @@ describe('normalizeHandle', () => {
     },
   );
 
+  it.each([
+    ['github', '0/'],
+    ['github', 'https://github.com/null'],
+    ['twitter', 'x.com/n/a'],
+    ['twitter', '/unknown/'],
+  ] as const)('%s: a placeholder in a URL path (%j) is not an identifier either', (type, input) => {
+    expect(rejected(normalizeHandle(type, input))).toMatch(/is not (?:an identifier|a X\/Twitter profile URL)$/);
+  });
+
   it('accepts the push shape {type: "handle", value}', () => {
     expect(accepted(normalizeHandle('github', { type: 'handle', value: '@Octocat' }))).toEqual({ type: 'github', value: 'octocat', display: 'Octocat' });
     expect(rejected(normalizeHandle('github', { type: 'handle', value: 'n/a' }))).toBe('"n/a" is not an identifier');

@@ -276,6 +276,8 @@ export function normalizeHandle(type: HandleType, raw: unknown): Normalized {
     const fromUrl = handleFromUrl(handle, rule);
     if ('reason' in fromUrl) return fail(fromUrl.reason);
     handle = fromUrl.handle.replace(/^@/, '');
+    // A URL's path can hold a placeholder too (`github.com/null`, `0/`); it is no more a handle there.
+    if (isPlaceholder(handle)) return notAnIdentifier(text);
   }
   if (type === 'linkedin') {
     try {
