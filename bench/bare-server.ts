@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { pgTypes } from '../src/db/type-parsers.ts';
+import { bareBackfillRoute } from './bare-backfill.ts';
 import { withRecordIds } from './bulk.ts';
 import { onMessage, send, type CapturedQuery } from './ipc.ts';
 
@@ -18,7 +19,8 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  *   place of the captured request's `ids`, and answers `{success, data: {ids}}`.
  * - BENCH_BARE_PUSH (`{communityId, sourceId}`): `POST /bare-push` takes an activity push body and does the
  *   least a push must: in one transaction, find the contact by email or make it, and upsert the activity;
- *   `POST /bare-push-batch` does the same for an array of pushes, set-based.
+ *   `POST /bare-push-batch` does the same for an array of pushes, set-based; `POST /bare-backfill-batch` writes
+ *   for a batch of the first backfill's pushes every row Hearth writes for it (bare-backfill.ts).
  * - BENCH_BARE_TRACKER: `POST /bare-pageview/:key` takes a page view as /t.js sends it (text/plain JSON) and
  *   does the least the tracker must: find the live key, insert the visit (once per browser, page and time).
  * - BENCH_BARE_RECEIVER (`{secret}`): `POST /bare-receiver` takes a GitHub webhook delivery and does the least a
@@ -217,6 +219,7 @@ if (push) {
       client.release();
     }
   });
+  bareBackfillRoute(app, pool, push);
 }
 if (process.env.BENCH_BARE_TRACKER) {
   app.post('/bare-pageview/:key', async (request, reply) => {

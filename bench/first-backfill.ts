@@ -18,7 +18,8 @@ import { describeWaits, emptyTally, sampleWaits, tallyJson, type WaitTally } fro
  * same rounds:
  * - single pushes at 8 and at 32 connections against the bare push endpoint (bare-server.ts `/bare-push`);
  * - the same into the seeded database, Hearth and the bare endpoint both on it, when the run has one;
- * - the batch route, 100 pushes a request (a page of a connector), against `/bare-push-batch`;
+ * - the batch route, 100 pushes a request (a page of a connector), against `/bare-backfill-batch`, which
+ *   writes the same rows as Hearth (bare-backfill.ts);
  * - Hearth on PostgreSQL against Hearth on the embedded database, single pushes at 8 connections.
  */
 
@@ -152,7 +153,7 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
   const emptyBare = async (name: string, concurrency: number, perRequest = 1) => {
     const { url, setup } = await empty();
     const bare = await bareOn(url, setup);
-    return series({ name, url: `${bare.url}/${perRequest === 1 ? 'bare-push' : 'bare-push-batch'}`, concurrency, perRequest, empty: true });
+    return series({ name, url: `${bare.url}/${perRequest === 1 ? 'bare-push' : 'bare-backfill-batch'}`, concurrency, perRequest, empty: true });
   };
   const stopAll = async () => {
     for (const child of children.splice(0)) await child.stop();
@@ -217,7 +218,7 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
       versus('first backfill: single pushes, empty database, 32 connections, vs bare push', hearth32, bare32, HEARTH_VS_BARE, 0.5),
       seededFigure(8),
       seededFigure(32),
-      versus(`first backfill: batch route, ${BATCH} a request, empty database, vs bare batch`, hearthBatch, bareBatch, HEARTH_VS_BARE, 0.5),
+      versus(`first backfill: batch route, ${BATCH} a request, empty database, vs equal-work bare batch`, hearthBatch, bareBatch, HEARTH_VS_BARE, 0.5),
       versus('first backfill: PostgreSQL vs embedded, empty databases, 8 connections', hearth8, embedded8, { measured: 'PostgreSQL', baseline: 'embedded' }, 1),
     ];
     const results = Object.fromEntries(
