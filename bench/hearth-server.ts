@@ -1,6 +1,7 @@
 import type { LogEvent } from 'kysely';
 import { systemClock } from '../src/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { tuneHeap } from '../src/heap-tuning.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { benchApp } from './bench-app.ts';
 import { onMessage, send, type CapturedQuery } from './ipc.ts';
@@ -11,12 +12,14 @@ import { onMessage, send, type CapturedQuery } from './ipc.ts';
  * difference is a `log` hook on Kysely that records each statement's SQL and parameters while the parent
  * asks for it (`capture`), so that the bare baseline can run exactly what Hearth ran.
  *
- * The database is opened as `hearth serve` opens it (openDatabase: same pool size, type parsers and
+ * The heap is tuned and the database opened as `hearth serve` does it (openDatabase: same pool size, type parsers and
  * listening connection); the parent has migrated and seeded it. With BENCH_DATA_DIR it is the embedded
  * database of that directory (no statement capture there). With BENCH_WORKER=1 it also runs the job worker,
  * as `hearth serve` does (the connector figures: a connector's sync is a job).
  */
 
+// As `hearth serve` sets it up before it opens the database.
+tuneHeap();
 const url = process.env.BENCH_DATABASE_URL;
 // BENCH_DATA_DIR: the embedded database of that directory instead (the push figure's embedded run).
 const dataDir = process.env.BENCH_DATA_DIR;

@@ -7,6 +7,7 @@ import type { HearthApp } from './http/types.ts';
 import { createWorker, type Worker } from './jobs/worker.ts';
 import { startMetricsServer, type MetricsServer } from './modules/metrics/index.ts';
 import { cliActor } from './core/writer.ts';
+import { tuneHeap } from './heap-tuning.ts';
 import { createServices, type Services } from './services.ts';
 import { listenForCommands, type CommandSocket } from './cli/command-socket.ts';
 import { commandSocketPath } from './cli/socket-path.ts';
@@ -27,6 +28,7 @@ export interface RunningServer {
 
 /** `hearth serve`: database, migrations, first-run bootstrap, HTTP. */
 export async function serve(config: Config, out: (line: string) => void): Promise<RunningServer> {
+  tuneHeap();
   const database = await openDatabase(databaseTarget(config, 'hearth serve'));
   let app: HearthApp | null = null;
   let metricsServer: MetricsServer | null = null;
