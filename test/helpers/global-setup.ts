@@ -3,20 +3,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { dumpMigratedPGlite } from '../../src/db/database.ts';
+import { dumpMigratedPGlite, openDatabase } from '../../src/db/database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    pgliteDataDirTemplate: string;
   }
 }
 
-/** Builds the migrated embedded-database template once per run (keyed by the migrations' content). */
+/**
+ * Builds the migrated embedded-database templates once per run (keyed by the migrations' content): a dump
+ * for the in-process tests, and a data directory for the `hearth` processes (helpers/process.ts).
+ */
 export default async function setup(project: TestProject) {
   const dir = path.resolve('src/db/migrations');
   const hash = createHash('sha256');
   for (const file of fs.readdirSync(dir).sort()) hash.update(file).update(fs.readFileSync(path.join(dir, file)));
-  const file = path.join(os.tmpdir(), `hearth-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  const key = hash.digest('hex').slice(0, 16);
+  const file = path.join(os.tmpdir(), `hearth-pglite-template-${key}.tar`);
   if (!fs.existsSync(file)) {
     const dump = await dumpMigratedPGlite();
     const partial = `${file}.${process.pid}`;
@@ -24,4 +29,22 @@ export default async function setup(project: TestProject) {
     fs.renameSync(partial, file);
   }
   project.provide('pgliteTemplate', file);
+
+  // A data directory is in the embedded engine's own on-disk format: its version is part of the key.
+  const { version } = JSON.parse(fs.readFileSync(path.resolve('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const dataDir = path.join(os.tmpdir(), `hearth-pglite-data-dir-${key}-${version}`);
+  if (!fs.existsSync(dataDir)) {
+    const partial = `${dataDir}.${process.pid}`;
+    fs.rmSync(partial, { recursive: true, force: true });
+    // Made as `hearth` makes one: the same file system, modes and extensions, then the migrations.
+    const database = await openDatabase({ engine: 'pglite', dataDir: partial, command: 'hearth test template' });
+    await database.close();
+    try {
+      fs.renameSync(partial, dataDir);
+    } catch {
+      // Another run made it first.
+      fs.rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  project.provide('pgliteDataDirTemplate', dataDir);
 }
