@@ -1,22 +1,32 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { dumpMigratedPGlite } from '../../src/db/database.ts';
+import { dumpMigratedPGlite, openDatabase } from '../../src/db/database.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    pgliteDataDirTemplate: string;
+    postgresTemplate: string | null;
   }
 }
 
-/** Builds the migrated embedded-database template once per run (keyed by the migrations' content). */
+/**
+ * Builds the migrated embedded-database templates once per run (keyed by the migrations' content): a dump
+ * for the in-process tests, and a data directory for the `hearth` processes (helpers/process.ts). With
+ * TEST_DATABASE_URL, also a migrated PostgreSQL database of this run's, that createTestDatabase copies
+ * (CREATE DATABASE … TEMPLATE) instead of migrating each new database (about a second each), dropped at
+ * the end of the run.
+ */
 export default async function setup(project: TestProject) {
   const dir = path.resolve('src/db/migrations');
   const hash = createHash('sha256');
   for (const file of fs.readdirSync(dir).sort()) hash.update(file).update(fs.readFileSync(path.join(dir, file)));
-  const file = path.join(os.tmpdir(), `hearth-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  const key = hash.digest('hex').slice(0, 16);
+  const file = path.join(os.tmpdir(), `hearth-pglite-template-${key}.tar`);
   if (!fs.existsSync(file)) {
     const dump = await dumpMigratedPGlite();
     const partial = `${file}.${process.pid}`;
@@ -24,4 +34,54 @@ export default async function setup(project: TestProject) {
     fs.renameSync(partial, file);
   }
   project.provide('pgliteTemplate', file);
+
+  // A data directory is in the embedded engine's own on-disk format: its version is part of the key.
+  const { version } = JSON.parse(fs.readFileSync(path.resolve('node_modules/@electric-sql/pglite/package.json'), 'utf8')) as { version: string };
+  const dataDir = path.join(os.tmpdir(), `hearth-pglite-data-dir-${key}-${version}`);
+  if (!fs.existsSync(dataDir)) {
+    const partial = `${dataDir}.${process.pid}`;
+    fs.rmSync(partial, { recursive: true, force: true });
+    // Made as `hearth` makes one: the same file system, modes and extensions, then the migrations.
+    const database = await openDatabase({ engine: 'pglite', dataDir: partial, command: 'hearth test template' });
+    await database.close();
+    try {
+      fs.renameSync(partial, dataDir);
+    } catch {
+      // Another run made it first.
+      fs.rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  project.provide('pgliteDataDirTemplate', dataDir);
+
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) {
+    project.provide('postgresTemplate', null);
+    return;
+  }
+  const name = `hearth_template_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await withAdmin(server, (client) => client.query(`create database ${name}`));
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 1 });
+  await database.close();
+  // No connections from now on: a template must have none while it is copied, and without them autovacuum
+  // leaves it alone too, so every copy starts from the statistics a migration leaves.
+  await withAdmin(server, (client) => client.query(`alter database ${name} with is_template true allow_connections false`));
+  project.provide('postgresTemplate', name);
+  return async () => {
+    await withAdmin(server, async (client) => {
+      await client.query(`alter database ${name} with is_template false`);
+      await client.query(`drop database if exists ${name}`);
+    });
+  };
+}
+
+async function withAdmin<T>(server: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { inject } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
 import { createPostgresDatabase } from './test-database.ts';
 
@@ -250,6 +251,18 @@ export class Processes {
     return dir;
   }
 
+  /**
+   * A new data directory (for HEARTH_DATA_DIR) holding a migrated embedded database with nothing in it yet,
+   * a copy of one made once per run (global-setup.ts), removed by cleanup(). Its first `hearth` command skips
+   * making the database and migrating it (some 6 s of CPU) and is otherwise a first run: no community, no
+   * signing key. For tests about something else; those about a new directory's first start use tempDir().
+   */
+  migratedDataDir(): string {
+    const dir = this.tempDir();
+    fs.cpSync(path.join(inject('pgliteDataDirTemplate'), 'pgdata'), path.join(dir, 'pgdata'), { recursive: true });
+    return dir;
+  }
+
   async cleanup(): Promise<void> {
     const processes = [...this.processes];
     this.processes.clear();
@@ -313,11 +326,13 @@ export async function call(
 }
 
 /**
- * The environment that points `hearth` processes at a new, empty database of `engine`: a new data directory
- * (removed by the Processes' cleanup), or a new database on the TEST_DATABASE_URL server (`drop` removes it).
+ * The environment that points `hearth` processes at a new database of `engine` with nothing in it: a new data
+ * directory holding a migrated embedded database (Processes.migratedDataDir, removed by the Processes'
+ * cleanup), or a new empty database on the TEST_DATABASE_URL server (`drop` removes it), which the first
+ * process migrates (about a second, where making and migrating an embedded database takes some 6 s of CPU).
  */
 export async function freshDatabaseEnv(engine: Engine, processes: Processes): Promise<{ env: Env; drop(): Promise<void> }> {
-  if (engine === 'pglite') return { env: { HEARTH_DATA_DIR: processes.tempDir() }, drop: async () => {} };
+  if (engine === 'pglite') return { env: { HEARTH_DATA_DIR: processes.migratedDataDir() }, drop: async () => {} };
   const database = await createPostgresDatabase();
   return { env: { DATABASE_URL: database.url }, drop: database.drop };
 }

@@ -23,7 +23,8 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
     const database = await openDatabase({ engine: 'pglite', dataDir: null, template });
     return { database, url: null, drop: () => database.close() };
   }
-  const { url, drop } = await createPostgresDatabase();
+  // A copy of the run's migrated template (global-setup.ts): opening it finds nothing to migrate.
+  const { url, drop } = await createPostgresDatabase({ template: inject('postgresTemplate') });
   const database = await openDatabase({ engine: 'postgres', url, poolSize: 4 });
   return {
     database,
@@ -35,12 +36,15 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
   };
 }
 
-/** An empty database with a unique name on the TEST_DATABASE_URL server; `drop` removes it. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A database with a unique name on the TEST_DATABASE_URL server, empty or a copy of `template`; `drop`
+ * removes it.
+ */
+export async function createPostgresDatabase(options: { template?: string | null } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const server = process.env.TEST_DATABASE_URL;
   if (!server) throw new Error('TEST_DATABASE_URL is not set');
   const name = `hearth_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await withAdmin(server, (client) => client.query(`create database ${name}`));
+  await withAdmin(server, (client) => client.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`));
   const url = new URL(server);
   url.pathname = `/${name}`;
   return {

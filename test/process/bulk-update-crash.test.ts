@@ -36,7 +36,7 @@ describe.each(ENGINES)('kill -9 during a stream of bulk updates (%s)', (engine: 
     let target: DatabaseTarget;
     let env: Env;
     if (engine === 'pglite') {
-      const dataDir = processes.tempDir();
+      const dataDir = processes.migratedDataDir();
       target = { engine: 'pglite', dataDir, command: 'test' };
       env = { HEARTH_DATA_DIR: dataDir, HEARTH_RATE_LIMIT: '1000000' };
     } else {

@@ -7,7 +7,7 @@ describe('kill -9 of the embedded server', () => {
   afterEach(() => processes.cleanup());
 
   it('loses nothing committed, and a restart takes over the stale lock', async () => {
-    const dataDir = processes.tempDir();
+    const dataDir = processes.migratedDataDir();
     const env = { HEARTH_DATA_DIR: dataDir };
     const first = await processes.serve(env);
     const admin = /^ {2}Token: +(\S+)$/m.exec(first.process.stdout)?.[1];

@@ -13,7 +13,7 @@ describe('file sources through a real server, and `hearth jobs`', () => {
   afterAll(() => processes.cleanup());
 
   it('the server imports the folder in the background; jobs lists the job; jobs show tells all of it', { timeout: 180_000 }, async () => {
-    const env = { HEARTH_DATA_DIR: processes.tempDir() };
+    const env = { HEARTH_DATA_DIR: processes.migratedDataDir() };
     const init = await processes.run(['init', '--json'], env);
     expect(init.code, init.stderr).toBe(0);
     const { token } = JSON.parse(init.stdout) as { token: string };

@@ -64,7 +64,7 @@ describe('SIGTERM', () => {
   afterEach(() => processes.cleanup());
 
   it('answers every request taken in, exits with 0 and removes the lock', { timeout: 90_000 }, async () => {
-    const dataDir = processes.tempDir();
+    const dataDir = processes.migratedDataDir();
     // No drain: what is answered once the server closes (the drain before it is the next test's).
     const server = await processes.serve({ HEARTH_DATA_DIR: dataDir, HEARTH_SHUTDOWN_GRACE: '0s' }, { logLevel: 'info' });
     const token = /^ {2}Token: +(\S+)$/m.exec(server.process.stdout)?.[1];

@@ -28,7 +28,7 @@ describe('a push answered 202 survives kill -9 of the embedded server', () => {
   afterAll(() => processes.cleanup());
 
   it('finds every acknowledged push after the crash', async () => {
-    const dataDir = processes.tempDir();
+    const dataDir = processes.migratedDataDir();
     const server = await processes.serve({ HEARTH_DATA_DIR: dataDir, HEARTH_RATE_LIMIT: '1000000' });
     const { token, sourceId } = banner(server);
     const acknowledged: string[] = [];

@@ -11,7 +11,7 @@ describe('removal requests through a real server and `hearth privacy list`', () 
   afterAll(() => processes.cleanup());
 
   it('serve erases in the background; privacy list shows the outcome', { timeout: 180_000 }, async () => {
-    const env = { HEARTH_DATA_DIR: processes.tempDir() };
+    const env = { HEARTH_DATA_DIR: processes.migratedDataDir() };
     const init = await processes.run(['init', '--json'], env);
     expect(init.code, init.stderr).toBe(0);
     const { token } = JSON.parse(init.stdout) as { token: string };

@@ -10,7 +10,7 @@ describe('`hearth user` and the first-run sign-in link', () => {
   afterAll(() => processes.cleanup());
 
   it('adds, lists, resets and removes users; the printed links sign in once', async () => {
-    const env = { HEARTH_DATA_DIR: processes.tempDir() };
+    const env = { HEARTH_DATA_DIR: processes.migratedDataDir() };
     const first = await processes.serve(env);
     const printed = /Console: {3}(\S+\/sign-in#link=\S+)/.exec(first.process.stdout)?.[1];
     expect(printed, first.process.stdout).toBeDefined();

@@ -1,7 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabaseEnv, Processes } from '../helpers/process.ts';
 
-/** `hearth webhook …` on the embedded database: each subcommand reaches the webhooks service, and misuse is a clear error. */
+/**
+ * `hearth webhook …` on the embedded database: each subcommand reaches the webhooks service, and misuse is a
+ * clear error. `hearth init` opens the new data directory itself; the subcommands then run inside a `hearth
+ * serve` that holds it, as they do whenever a server runs, which spares each of them starting the database
+ * engine; the last `webhook list`, after the server stops, opens the directory itself again.
+ */
 describe('hearth webhook', () => {
   const processes = new Processes();
   afterAll(() => processes.cleanup());
@@ -13,6 +18,7 @@ describe('hearth webhook', () => {
       return { ...result, json: () => JSON.parse(result.stdout) as Record<string, unknown> };
     };
     expect((await processes.run(['init', '--json'], env, 120_000)).code).toBe(0);
+    const server = await processes.serve(env);
 
     const added = await run('add', '--url', 'https://hooks.example.org/crm', '--events', 'contact.created,activity.created', '--json');
     expect(added.code, added.stderr).toBe(0);
@@ -49,5 +55,12 @@ describe('hearth webhook', () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/--since/);
     expect((await run('replay', 'wh_1', '--since', 'last week')).stderr).toMatch(/--since must be an ISO 8601 date, date-time with offset .* or duration back from now/);
+
+    const served = await run('list');
+    server.process.kill('SIGTERM');
+    expect(await server.process.waitForExit()).toEqual({ code: 0, signal: null });
+    const offline = await run('list');
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(offline.stdout).toBe(served.stdout);
   });
 });
