@@ -18,7 +18,7 @@ import { isPersonalMailDomain } from '../src/modules/organizations/domains.ts';
  * by Hearth's own sentiment and topic functions, and emails and handles keyed by its identity functions
  * (Gmail's dots, case): the same CPU work a server that stores them must do.
  *
- * Five round trips, whatever the batch's size: `begin`; one read (the people's identities and profiles, the
+ * Five round trips, whatever the batch's size, each statement prepared once per connection: `begin`; one read (the people's identities and profiles, the
  * organizations of their domains); one statement making the new organizations, their domains and the new
  * contacts (already holding their fields and counts, where Hearth makes them and then updates them); one
  * statement writing everything else; `commit`.
@@ -73,13 +73,16 @@ export function bareBackfillRoute(app: FastifyInstance, pool: pg.Pool, target: {
     });
 
     const client = await pool.connect();
+    // Named, so that each connection parses and plans each statement once, as Hearth's statements are.
+    const named = <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => client.query<R>({ name: `bare_backfill_${name}`, text, values });
     try {
       await client.query('begin');
-      const found = await client.query<{
+      const found = await named<{
         identities: { type: string; value: string; contactId: number }[];
         profiles: { externalId: string; contactId: number }[];
         organizations: { domain: string; id: number }[];
       }>(
+        'read',
         `select
            (select coalesce(json_agg(json_build_object('type', i.type, 'value', i.value, 'contactId', i.contact_id)), '[]')
               from unnest($2::text[], $3::text[]) as u(type, value)
@@ -131,7 +134,8 @@ export function bareBackfillRoute(app: FastifyInstance, pool: pg.Pool, target: {
       const joining = new Map<string, number>();
       for (const person of newPeople) if (person.domain) joining.set(person.domain, (joining.get(person.domain) ?? 0) + 1);
       if (newPeople.length) {
-        const makes = await client.query<{ organizations: { id: number; domain: string }[]; contacts: { id: number; email: string }[] }>(
+        const makes = await named<{ organizations: { id: number; domain: string }[]; contacts: { id: number; email: string }[] }>(
+          'make',
           `with new_organizations as (
              insert into organizations (community_id, name, primary_domain, source_id, member_count, created_at, updated_at)
              select $1, t.name, t.domain, $2, t.members, now(), now()
@@ -178,7 +182,8 @@ export function bareBackfillRoute(app: FastifyInstance, pool: pg.Pool, target: {
       const links = pushes.flatMap((push, index) => analysed[index]!.topics.map((name) => ({ type: push.activityType, id: push.id, name })));
       const topicNames = [...new Map(links.map((link) => [link.name.toLowerCase(), link.name])).values()];
       const people = [...existing.values()];
-      const stored = await client.query<{ activities: { id: number; type: string; externalId: string }[] }>(
+      const stored = await named<{ activities: { id: number; type: string; externalId: string }[] }>(
+        'write',
         `with new_identities as (
            insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
            select $1, t.type, t.value, t.display, t.contact_id, $2 from unnest($3::text[], $4::text[], $5::text[], $6::bigint[]) as t(type, value, display, contact_id)
