@@ -7,7 +7,7 @@ import { BULK_IDS, BULK_TAGS, bulkBody, captureBulk, compareBulk, prepareBulk, r
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import { captureQueries, countRows, cursorOfPage, exactListOf, firstDifference, lightFilterOf, listUrl, pickListStatement } from './harness.ts';
 import { ServerChild } from './ipc.ts';
-import { compareLatency, createClient, getJson, throughputRounds, type Summary } from './load.ts';
+import { compareLatency, createClient, getJson, measureThroughput, throughputRounds, type Summary } from './load.ts';
 import { describeMachine, loadAverage } from './machine.ts';
 import { parseOptions, USAGE, type BenchOptions, type BenchPart } from './options.ts';
 import { measureLeadScores } from './lead-scores.ts';
@@ -199,7 +199,10 @@ async function run(options: BenchOptions) {
     log(
       `\nDiagnostics (no goal): the bare server running all ${statements} statements Hearth ran for the request: ` +
         `${diagnostics.bareAllStatements.perSecond.toFixed(0)} req/s; Hearth with one token per connection: ` +
-        `${diagnostics.hearthTokenPerConnection.perSecond.toFixed(0)} req/s.`,
+        `${diagnostics.hearthTokenPerConnection.perSecond.toFixed(0)} req/s.` +
+        (diagnostics.cpuPerRequest.hearthMicroseconds !== null && diagnostics.cpuPerRequest.bareMicroseconds !== null
+          ? ` CPU time of the server's process a request: Hearth ${diagnostics.cpuPerRequest.hearthMicroseconds.toFixed(0)} µs, bare ${diagnostics.cpuPerRequest.bareMicroseconds.toFixed(0)} µs.`
+          : ''),
     );
   }
   const results = {
@@ -329,6 +332,16 @@ async function measureList(options: BenchOptions, context: Context & { services:
     goal: { op: '>=', value: 0.7 },
   });
 
+  // What each server's process spends on a request (no goal): on a machine whose cores the load generator,
+  // both servers and PostgreSQL share, the throughput ratio follows this. One run of each, after the rounds.
+  const cpuPerRequest = async (child: ServerChild, one: { url: string; token?: string }) => {
+    const before = child.cpuMs();
+    const run = await measureThroughput(one.url, { ...one, concurrency: options.concurrency, seconds: Math.min(5, options.seconds) });
+    const after = child.cpuMs();
+    return before === null || after === null || run.requests === 0 ? null : ((after - before) * 1000) / run.requests;
+  };
+  const cpu = { hearthMicroseconds: await cpuPerRequest(hearth, series.hearth), bareMicroseconds: await cpuPerRequest(bare, series.bare) };
+
   await bare.stop();
   client.close();
   return {
@@ -353,6 +366,7 @@ async function measureList(options: BenchOptions, context: Context & { services:
         diagnostics: {
           bareAllStatements: { statements: captured.queries.length, perSecond: rps('bareAll') },
           hearthTokenPerConnection: { tokens: tokens.length, perSecond: rps('hearthTokens') },
+          cpuPerRequest: cpu,
         },
       },
     },
