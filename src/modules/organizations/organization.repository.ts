@@ -33,23 +33,8 @@ export async function insertOrganization(
   trx: Transaction<DB>,
   organization: { communityId: number; name: string; domain: string; sourceId: number | null; now: Date },
 ) {
-  const row = await trx
-    .insertInto('organizations')
-    .values({
-      community_id: organization.communityId,
-      name: organization.name,
-      primary_domain: organization.domain,
-      source_id: organization.sourceId,
-      created_at: organization.now,
-      updated_at: organization.now,
-    })
-    .returning(['id', 'name', 'primary_domain as primaryDomain'])
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('organization_domains')
-    .values({ community_id: organization.communityId, domain: organization.domain, organization_id: row.id })
-    .execute();
-  return row;
+  const made = await insertOrganizations(trx, organization.communityId, [organization], organization.now);
+  return made.get(organization.domain)!;
 }
 
 /**
@@ -189,7 +174,10 @@ function organizationOf(row: Record<string, unknown>): FoundOrganization {
   return { id: Number(row.id), name: row.name as string, primaryDomain: row.primaryDomain as string };
 }
 
-/** insertOrganization for many domains in two statements: the organizations made, by domain. */
+/**
+ * Organizations for domains that have none, each with its domain, in one statement (one round trip): the
+ * organizations made, by domain.
+ */
 export async function insertOrganizations(
   trx: Transaction<DB>,
   communityId: number,
@@ -198,17 +186,20 @@ export async function insertOrganizations(
 ) {
   const made = new Map<string, { id: number; name: string; primaryDomain: string }>();
   if (organizations.length === 0) return made;
+  // The domains' rows take the IDs from the organizations' RETURNING; their foreign key is checked at the
+  // end of the statement, when the organizations exist.
   const rows = await sql<{ id: number; name: string; primaryDomain: string }>`
-    insert into organizations (community_id, name, primary_domain, source_id, created_at, updated_at)
-    select ${communityId}, t.name, t.domain, t.source_id, ${now}, ${now}
-    from unnest(${organizations.map((o) => o.name)}::text[], ${organizations.map((o) => o.domain)}::text[],
-      ${organizations.map((o) => o.sourceId)}::bigint[]) with ordinality as t(name, domain, source_id, n)
-    order by t.n
-    returning id, name, primary_domain as "primaryDomain"`.execute(trx);
-  await sql`
-    insert into organization_domains (community_id, domain, organization_id)
-    select ${communityId}, t.domain, t.id from unnest(${rows.rows.map((row) => row.primaryDomain)}::text[], ${rows.rows.map((row) => row.id)}::bigint[]) as t(domain, id)
-  `.execute(trx);
+    with made as (
+      insert into organizations (community_id, name, primary_domain, source_id, created_at, updated_at)
+      select ${communityId}, t.name, t.domain, t.source_id, ${now}, ${now}
+      from unnest(${organizations.map((o) => o.name)}::text[], ${organizations.map((o) => o.domain)}::text[],
+        ${organizations.map((o) => o.sourceId)}::bigint[]) with ordinality as t(name, domain, source_id, n)
+      order by t.n
+      returning id, name, primary_domain),
+    domains as (
+      insert into organization_domains (community_id, domain, organization_id)
+      select ${communityId}, primary_domain, id from made)
+    select id, name, primary_domain as "primaryDomain" from made`.execute(trx);
   for (const row of rows.rows) made.set(row.primaryDomain, row);
   return made;
 }
