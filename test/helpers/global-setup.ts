@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { withAdmin } from './admin-connection.ts';
 import type { TestProject } from 'vitest/node';
 import { dumpMigratedPGlite, openDatabase } from '../../src/db/database.ts';
 
@@ -74,14 +74,4 @@ export default async function setup(project: TestProject) {
       await client.query(`drop database if exists ${name}`);
     });
   };
-}
-
-async function withAdmin<T>(server: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }

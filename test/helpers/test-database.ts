@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.ts';
+import { withAdmin } from './admin-connection.ts';
 
 /** PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server. */
 export const ENGINES: Engine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
@@ -51,14 +51,4 @@ export async function createPostgresDatabase(options: { template?: string | null
     url: url.toString(),
     drop: () => withAdmin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
-}
-
-async function withAdmin<T>(server: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: server });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
