@@ -120,8 +120,12 @@ export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   return database;
 }
 
-/** How often a process checks whether tables need analyzing (statistics.ts); a check that finds none is one query. */
-const STATISTICS_INTERVAL_MS = 30_000;
+/**
+ * How often a process checks whether tables need analyzing (statistics.ts); a check that finds none is one
+ * query. Often, because a first backfill grows tables from nothing, and plans made while they were small
+ * read them whole until the next analysis (docs/architecture.md, Storage).
+ */
+const STATISTICS_INTERVAL_MS = 2_000;
 
 function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600 }: DatabaseTarget & { engine: 'postgres' }): Database {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, maxLifetimeSeconds: connectionLifetimeSeconds });
