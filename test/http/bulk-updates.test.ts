@@ -14,8 +14,8 @@ interface Failure {
 const key = (id: string) => Number(id.replace(/^[a-z]+_/, ''));
 
 /**
- * POST /api/v2/{contacts,organizations,objects}/bulk-update (interface.md "Bulk updates"; decisions.md §2,
- * §4, §12): every fault named in one 400 with nothing written, otherwise every change in one transaction,
+ * POST /api/v2/{contacts,organizations,objects}/bulk-update (docs/writing.md, Bulk updates; docs/behaviour.md,
+ * Errors and Limits): every fault named in one 400 with nothing written, otherwise every change in one transaction,
  * idempotent.
  */
 describe.each(ENGINES)('bulk updates (%s)', (engine) => {
