@@ -459,7 +459,7 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
   });
 
   describe('validation: every fault in one 400, nothing written', () => {
-    it('the acceptance case: foreign IDs, a deleted tag, a value of the wrong type and a segment of the wrong entity type', async () => {
+    it('every kind of fault at once: foreign IDs, a deleted tag, a value of the wrong type and a segment of the wrong entity type', async () => {
       // Something to lose, had anything been written or removed.
       await ok('contacts', { contactIds: [contact.ada], tagIdsToAdd: [tag.speaker], customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'keep' } }] });
       const error = await rejected('contacts', {

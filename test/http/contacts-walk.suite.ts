@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
 
-// WALK_CONTACTS makes a quick local run smaller; CI walks the 5,000 of the acceptance.
+// WALK_CONTACTS makes a quick local run smaller; CI walks all 5,000.
 const CONTACTS = Number(process.env.WALK_CONTACTS ?? 5_000);
 const NOW = new Date('2026-06-15T12:00:00.000Z');
 // A small pool of names, in several cases, so that name sorts meet many ties.
