@@ -8,11 +8,12 @@ import { createBenchDatabase, DEFAULT_SERVER_URL } from './database.ts';
 import { describeMachine } from './machine.ts';
 
 /**
- * `npm run bench:like`: the filter that ran for half a minute (issue #10): `GET /api/v2/activities` with a
- * lightFilter of 100 OR-ed `like` clauses on activity content, over 200,000 activities on PostgreSQL.
- * Measured through Hearth in one run, without the trigram index of migration 0011 (as before it) and with
- * it, each the median of a few requests; the statement timeout is off for the measurement, so the "before"
- * figure is its real length (with the default timeout of 15 s that request would answer 503).
+ * `npm run bench:like`: the filter that ran for half a minute before activity content had a trigram index:
+ * `GET /api/v2/activities` with a lightFilter of 100 OR-ed `like` clauses on activity content, over 200,000
+ * activities on PostgreSQL. Measured through Hearth in one run, without the trigram index of migration 0011
+ * (as before it) and with it, each the median of a few requests; the statement timeout is off for the
+ * measurement, so the "before" figure is its real length (with the default timeout of 15 s that request would
+ * answer 503).
  */
 
 const ACTIVITIES = Number(process.env.BENCH_LIKE_ACTIVITIES ?? 200_000);

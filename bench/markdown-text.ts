@@ -1,9 +1,9 @@
 /**
- * Is a maintained Markdown parser affordable on the push path (issue #11: not if it costs more than 10 % of
- * a push)? Times Hearth's converter (markdown-text.ts), a parse with mdast-util-from-markdown + GFM (remark's
- * parser), and that parse followed by the least walk to text, on a GitHub-issue-like body, against activity
- * pushes carrying that body on PostgreSQL, in one run; and both on a body built to make parsers backtrack
- * (pushes are untrusted input). `npm run bench:markdown`.
+ * Is a maintained Markdown parser affordable on the push path (not if it costs more than 10 % of a push)? Times
+ * Hearth's converter (markdown-text.ts), a parse with mdast-util-from-markdown + GFM (remark's parser), and
+ * that parse followed by the least walk to text, on a GitHub-issue-like body, against activity pushes carrying
+ * that body on PostgreSQL, in one run; and both on a body built to make parsers backtrack (pushes are untrusted
+ * input). `npm run bench:markdown`.
  */
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -21,7 +21,7 @@ const PUSHES = 400;
 const BODY = `## Bug: the ingress controller drops websocket connections
 
 When I deploy **v1.4.2** behind the \`nginx-ingress\` controller, websocket connections are closed after
-60 seconds. See [the docs](https://example.com/docs/ingress?x=1#timeouts) and issue #1234.
+60 seconds. See [the docs](https://example.com/docs/ingress?x=1#timeouts) and patch #1234.
 
 - [x] reproduced on minikube
 - [ ] reproduced on EKS

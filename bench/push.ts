@@ -35,7 +35,7 @@ export interface PushContext {
 /** People pushed about: a pool, so runs mix people seen before with new ones, as a community's pushes do. */
 const PEOPLE = 20_000;
 
-/** The n-th activity push of a run: a user with email and GitHub, as the measurement pushed. */
+/** The n-th activity push of a run: a user with email and GitHub, as the measurement that found pushes slow did. */
 export function activityPush(run: string, n: number) {
   const person = (n * 7919) % PEOPLE;
   return {

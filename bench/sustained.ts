@@ -5,10 +5,10 @@ import { activityPush, prepare } from './push.ts';
 import type { Figure } from './report.ts';
 
 /**
- * Sustained pushing (issue #17): `pushes` single activity pushes at 8 connections into one Hearth process on
- * a new, empty PostgreSQL database, in ten equal parts. The figure is the last part's throughput against
- * the first's: a process whose sessions kept plans made for empty tables got slower as they grew (213 →
- * 132 pushes/s over 39,000 pushes), which connection recycling and the statistics Hearth keeps prevent.
+ * Sustained pushing: `pushes` single activity pushes at 8 connections into one Hearth process on a new, empty
+ * PostgreSQL database, in ten equal parts. The figure is the last part's throughput against the first's: a
+ * process whose sessions kept plans made for empty tables got slower as they grew (213 → 132 pushes/s over
+ * 39,000 pushes), which connection recycling and the statistics Hearth keeps prevent.
  */
 export async function measureSustained(context: {
   serverUrl: string;

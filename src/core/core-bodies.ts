@@ -1,7 +1,10 @@
 import { HearthError } from './errors.ts';
 import { parseCoreId } from './ids.ts';
 
-/** The core pushes are lenient (decisions.md §10): unknown body fields are ignored and named in `warnings`. */
+/**
+ * The core pushes are lenient (docs/behaviour.md, Ingestion): unknown body fields are ignored and named in
+ * `warnings`.
+ */
 export function unknownFieldWarnings(body: object, known: Iterable<string>, path = ''): string[] {
   const names = new Set(known);
   return Object.keys(body)
@@ -10,7 +13,7 @@ export function unknownFieldWarnings(body: object, known: Iterable<string>, path
 }
 
 /**
- * A core body may repeat the source its route names (decisions.md §2); if it does, the two must agree.
+ * A core body may repeat the source its route names (docs/behaviour.md, Routes); if it does, the two must agree.
  * `sourceId` is the route's, already parsed.
  */
 export function checkRepeatedSource(sourceId: number, bodyValue: unknown, bodyField: string): void {

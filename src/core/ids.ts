@@ -2,7 +2,7 @@ import { invalidId } from './errors.ts';
 
 /**
  * Internal keys are integers; the v2 family renders them with a prefix and accepts only the prefixed
- * form. The core family uses bare integers and also accepts the prefixed form (decisions.md §3).
+ * form. The core family uses bare integers and also accepts the prefixed form (docs/behaviour.md, IDs).
  */
 export const ID_PREFIXES = {
   contact: 'c_',

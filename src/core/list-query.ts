@@ -1,6 +1,6 @@
 import type { PresentedCursor } from './cursor.ts';
 
-/** The opt-in columns a read asked for (decisions.md §7). */
+/** The opt-in columns a read asked for (docs/behaviour.md, cols). */
 export interface Cols {
   /** Opt-in record columns named. */
   names: ReadonlySet<string>;

@@ -1,4 +1,4 @@
-/** Token scopes (decisions.md §6). */
+/** Token scopes (docs/behaviour.md, Scopes). */
 export const SCOPES = [
   'contacts:read',
   'contacts:write',

@@ -3,9 +3,9 @@ import Type from 'typebox';
 import { describeField, type ListFields } from './field-registry.ts';
 
 /**
- * The `lightFilter` query parameter of a list, documented with the list's own filterable fields so the
- * OpenAPI document publishes them (decisions.md §9); the community's own `cf_<id>` and `ls_<id>` fields are
- * only known at GET /api/v2/filter-fields.
+ * The `lightFilter` query parameter of a list, documented with the list's own filterable fields so the OpenAPI
+ * document publishes them (docs/behaviour.md, lightFilter); the community's own `cf_<id>` and `ls_<id>` fields
+ * are only known at GET /api/v2/filter-fields.
  */
 export function lightFilterParam(list: ListFields, entity: string, options: { customFields?: boolean; leadScores?: boolean } = {}) {
   const fields = list.fields.map(describeField).map((field) => `\`${field.field}\` (${field.kinds.join(', ')})`);

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 
 /**
- * The lightFilter expression (interface.md "Filter expression", decisions.md §9 and §12): a group
+ * The lightFilter expression (docs/behaviour.md, lightFilter): a group
  * `{type: "and" | "or", clauses: [...]}` whose clauses are leaf clauses `{type: <clause kind>, field, params}`
  * or nested groups of the same form. It travels URL-encoded in the `lightFilter` query parameter.
  *

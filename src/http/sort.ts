@@ -11,7 +11,7 @@ export interface SortOptions {
   leadScores?: boolean;
 }
 
-/** Reads `sort` (decisions.md §8); an unknown value is a 400 naming the accepted ones. */
+/** Reads `sort` (docs/behaviour.md, Sorting); an unknown value is a 400 naming the accepted ones. */
 export function parseSort(raw: string | undefined, options: SortOptions): SortChoice {
   const name = raw ?? options.default;
   if (options.fixed.includes(name)) return { kind: 'fixed', name };

@@ -1,4 +1,4 @@
-/** Job titles' expected orders (interface.md "Job title ordering"), computed from a map of title to count. */
+/** Job titles' expected orders (docs/behaviour.md, Sorting), computed from a map of title to count. */
 
 /** Titles compare as stored, byte by byte (migration 0013). */
 export const byTitle = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));

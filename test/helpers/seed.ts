@@ -2,8 +2,12 @@ import type { Insertable } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import type { TestApp } from './test-app.ts';
 
-// Custom fields and lead scores have no way in through the API yet (issue #14), so the tests create their
-// definitions here, in one place. Columns are the table's; the community is the test app's unless given.
+// Custom field and lead score definitions have admin routes (POST /api/v2/admin/custom-fields and
+// /api/v2/admin/lead-scores; docs/writing.md, docs/lead-scores.md), which custom-fields-admin.test.ts and
+// lead-scores.test.ts test. Tests about reading, filtering and sorting make their definitions here instead,
+// as rows of the table: any columns in one statement, without an admin token; and a lead score made here
+// without `rules` is never computed, so its values are those the test writes. The community is the test
+// app's unless given.
 
 /** A custom field definition: its ID. */
 export async function seedCustomField(t: TestApp, field: Omit<Insertable<DB['custom_fields']>, 'community_id'>, communityId = t.communityId): Promise<number> {

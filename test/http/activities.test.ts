@@ -21,7 +21,10 @@ const EVERY_COL = ACTIVITY_COLUMNS.join(',');
 const key = (id: string) => Number(id.replace(/^[a-z]+_/, ''));
 const filter = (clauses: unknown[], type = 'and') => JSON.stringify({ type, clauses });
 
-/** GET /api/v2/activities, /activities/{id}, /activity-categories, /activity-sentiment (decisions.md §2-§4, §7-§9, §12). */
+/**
+ * GET /api/v2/activities, /activities/{id}, /activity-categories, /activity-sentiment (docs/behaviour.md: IDs,
+ * Envelopes, Errors, cols, Sorting, Paging, lightFilter, Scopes, Record fields).
+ */
 describe.each(ENGINES)('activities (%s)', (engine) => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-10T12:00:00.000Z');

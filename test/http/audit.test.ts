@@ -38,7 +38,10 @@ type Method = 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 /** The admin token of `hearth init` belongs to the console user it made. */
 const ADMIN_ACTOR = 'user:admin@hearth.local';
 
-/** Issue #5 part 5: every write through the API is recorded with who, what, which records and when. */
+/**
+ * The audit log (docs/writing.md, The audit log): every write through the API is recorded with who, what, which
+ * records and when.
+ */
 describe.each(ENGINES)('audit log (%s)', (engine) => {
   let t: TestApp;
   let adminJti: string;
@@ -372,7 +375,7 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
     await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
     await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
-    // Console users (issue #15): managed with the admin token; signing in and out, and a password, with the session.
+    // Console users: managed with the admin token; signing in and out, and a password, with the session.
     const consoleUser = (
       await write('POST /api/v2/admin/users', '/api/v2/admin/users', { name: 'Mia', loginEmail: 'mia@example.org', password: 'mia password 1' }, {
         status: 201,

@@ -14,8 +14,8 @@ interface Failure {
 const key = (id: string) => Number(id.replace(/^[a-z]+_/, ''));
 
 /**
- * POST /api/v2/{contacts,organizations,objects}/bulk-update (interface.md "Bulk updates"; decisions.md §2,
- * §4, §12): every fault named in one 400 with nothing written, otherwise every change in one transaction,
+ * POST /api/v2/{contacts,organizations,objects}/bulk-update (docs/writing.md, Bulk updates; docs/behaviour.md,
+ * Errors and Limits): every fault named in one 400 with nothing written, otherwise every change in one transaction,
  * idempotent.
  */
 describe.each(ENGINES)('bulk updates (%s)', (engine) => {
@@ -459,7 +459,7 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
   });
 
   describe('validation: every fault in one 400, nothing written', () => {
-    it('the acceptance case: foreign IDs, a deleted tag, a value of the wrong type and a segment of the wrong entity type', async () => {
+    it('every kind of fault at once: foreign IDs, a deleted tag, a value of the wrong type and a segment of the wrong entity type', async () => {
       // Something to lose, had anything been written or removed.
       await ok('contacts', { contactIds: [contact.ada], tagIdsToAdd: [tag.speaker], customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'keep' } }] });
       const error = await rejected('contacts', {

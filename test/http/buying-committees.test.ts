@@ -39,9 +39,9 @@ const COMMITTEE: Committee = {
 const minute = (n: number) => new Date(Date.UTC(2026, 9, 1, 12, n)).toISOString();
 
 /**
- * Buying committees (issue #13): the admin configuration (PUT/GET/DELETE /api/v2/admin/buying-committee)
- * and GET /api/v2/buying-committee-cells (interface.md "Buying committee cell", Authentication 3, Errors 4,
- * Limits; decisions.md §2, §3, §4, §12).
+ * Buying committees: the admin configuration (PUT/GET/DELETE /api/v2/admin/buying-committee) and
+ * GET /api/v2/buying-committee-cells (docs/reading.md, Buying committee cells; docs/behaviour.md, IDs,
+ * Errors, Scopes and Limits).
  */
 describe.each(ENGINES)('buying committees (%s)', (engine) => {
   let t: TestApp;

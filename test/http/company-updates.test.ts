@@ -11,8 +11,8 @@ type Page<R> = { success: true; data: R[]; meta: { nextCursor: string | null; re
 const day = (n: number) => new Date(Date.UTC(2026, 5, 1 + n, 12)).toISOString();
 
 /**
- * GET /api/v2/job-openings and /news (interface.md "Job openings and news", Errors 3; decisions.md §2, §3,
- * §7, §8, §12) and their admin imports (ours).
+ * GET /api/v2/job-openings and /news (docs/reading.md, Job openings and news; docs/behaviour.md,
+ * IDs, cols, Sorting and Record fields) and their admin imports.
  */
 describe.each(ENGINES)('job openings and news (%s)', (engine) => {
   let t: TestApp;

@@ -10,7 +10,7 @@ import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from
 let browser: Browser | null = null;
 
 /**
- * Issue #15: the console in a real browser, driven as a person would (labels, roles and buttons, no test
+ * The web console in a real browser, driven as a person would (labels, roles and buttons, no test
  * IDs): sign in, find a contact by a filter, add it to a segment, create a token and revoke it. What the
  * browser did is then checked through the API.
  */

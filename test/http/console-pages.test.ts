@@ -3,7 +3,7 @@ import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
-/** Issue #15: the console is served by Hearth at `/`, and every `url` field of the API is one of its pages. */
+/** The web console is served by Hearth at `/`, and every `url` field of the API is one of its pages. */
 describe.each(ENGINES)('console pages (%s)', (engine) => {
   let t: TestApp;
 

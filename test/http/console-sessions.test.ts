@@ -16,7 +16,7 @@ function cookieOf(response: LightMyRequestResponse): string {
   return value.split(';')[0]!;
 }
 
-/** Issue #15, the web console: sign-in, sessions in cookies, CSRF and roles, through HTTP on both engines. */
+/** The web console: sign-in, sessions in cookies, CSRF and roles, through HTTP on both engines. */
 describe.each(ENGINES)('console sign-in and sessions (%s)', (engine) => {
   let t: TestApp;
   const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));

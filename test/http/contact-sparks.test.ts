@@ -12,7 +12,7 @@ interface Sparks {
   activateMessage: { title: string; message: string } | null;
 }
 
-/** Issue #14: sparkSummary, recentSparkSummaries and activateMessage, computed from a contact's activities. */
+/** A contact's sparkSummary, recentSparkSummaries and activateMessage, computed from a contact's activities. */
 describe.each(ENGINES)('contact spark summaries (%s)', (engine) => {
   let t: TestApp;
   let n = 0;

@@ -13,7 +13,10 @@ const NOW = new Date('2026-06-15T12:00:00.000Z');
 const DAY = 86_400_000;
 const ago = (days: number, ms = 0) => new Date(NOW.getTime() - days * DAY + ms).toISOString();
 
-/** GET /api/v2/contacts and /contacts/{id} (decisions.md §3, §4, §7, §8, §9, §12). */
+/**
+ * GET /api/v2/contacts and /contacts/{id} (docs/behaviour.md: IDs, Envelopes, Errors, cols, Sorting, Paging,
+ * lightFilter, Record fields).
+ */
 describe.each(ENGINES)('contacts (%s)', (engine) => {
   let t: TestApp;
   const clock = new ManualClock(NOW);

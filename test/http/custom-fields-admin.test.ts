@@ -22,7 +22,7 @@ interface AdminField {
   retiredAt: string | null;
 }
 
-/** Issue #14: custom field definitions administered over HTTP, with the rules that keep values true. */
+/** Custom field definitions administered over HTTP, with the rules that keep values true. */
 describe.each(ENGINES)('custom field administration (%s)', (engine) => {
   let t: TestApp;
   let readOnly: string;

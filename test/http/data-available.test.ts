@@ -11,7 +11,8 @@ import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 /**
- * POST /api/v2/data-available (decisions.md §4, §12; issue #5 part 4): the call enqueues one durable
+ * POST /api/v2/data-available (docs/writing.md, Notify new data; docs/behaviour.md, Errors): the call enqueues
+ * one durable
  * `source.import` job per source (a second call answers the waiting or running one); the job imports a
  * file source's new JSONL files through the core pushes' service functions, bad lines reported, each file
  * once, resuming where a dead attempt stopped; then it re-derives organizations, locations and topics,

@@ -5,8 +5,8 @@ import { cliActor } from '../../src/core/writer.ts';
 import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
 
 /**
- * Definition lists: GET /api/v2/custom-fields[/{id}], /lead-scores[/{id}] and /object-types (decisions.md §2,
- * §3, §4: no meta, no paging; §12 scopes).
+ * Definition lists: GET /api/v2/custom-fields[/{id}], /lead-scores[/{id}] and /object-types (docs/behaviour.md,
+ * IDs, Envelopes: no meta, no paging; Scopes).
  */
 describe.each(ENGINES)('definitions (%s)', (engine) => {
   let t: TestApp;

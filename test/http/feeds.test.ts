@@ -86,7 +86,7 @@ const ATOM = `<?xml version="1.0" encoding="utf-8"?>
   </entry>
 </feed>`;
 
-/** Admin feeds (ours) and the durable fetch jobs that fill job openings and news (issue #13). */
+/** Admin feeds and the durable fetch jobs that fill job openings and news (docs/reading.md, Feeds). */
 describe.each(ENGINES)('feeds (%s)', (engine) => {
   let t: TestApp;
   let worker: Worker;

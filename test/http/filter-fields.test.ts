@@ -10,7 +10,10 @@ interface Field {
   ops: string[];
 }
 
-/** GET /api/v2/filter-fields (decisions.md §9, §12): each list's filterable fields, the community's own included. */
+/**
+ * GET /api/v2/filter-fields (docs/behaviour.md, lightFilter): each list's filterable fields, the community's
+ * own included.
+ */
 describe.each(ENGINES)('filter fields (%s)', (engine) => {
   let t: TestApp;
   let otherCommunity: number;
@@ -36,7 +39,7 @@ describe.each(ENGINES)('filter fields (%s)', (engine) => {
     return (response.json() as { success: true; data: Field[] }).data;
   };
 
-  it('lists the contact fields of decisions.md §9 with their kinds and operators, and the community custom fields and scores', async () => {
+  it('lists the contact fields docs/behaviour.md names (lightFilter) with their kinds and operators, and the community custom fields and scores', async () => {
     const data = await fields('contact');
     const names = data.map((field) => field.field);
     for (const name of [
@@ -66,7 +69,7 @@ describe.each(ENGINES)('filter fields (%s)', (engine) => {
     expect(data.filter((field) => field.field.startsWith('cf_'))).toHaveLength(1);
   });
 
-  it('lists the activity fields of decisions.md §12', async () => {
+  it('lists the activity fields docs/behaviour.md names (lightFilter)', async () => {
     const data = await fields('activity');
     expect(data.find((field) => field.field === 'isUserInitiated')).toEqual({ field: 'isUserInitiated', kinds: ['booleanFilter'], ops: ['eq'] });
     expect(data.find((field) => field.field === 'content')?.kinds).toEqual(['stringFilter']);

@@ -7,7 +7,10 @@ import { walkPages, withQuery } from '../helpers/paging.ts';
 type Industry = { id: string; code: number; name: string };
 type Page = { success: true; data: Industry[]; meta: { nextCursor: string | null } };
 
-/** GET /api/v2/industries (decisions.md §2, §3, §12): the NAICS 2022 codes, searchable. */
+/**
+ * GET /api/v2/industries (docs/reading.md, Industry codes; docs/behaviour.md, IDs and Scopes): the NAICS 2022
+ * codes, searchable.
+ */
 describe.each(ENGINES)('industry codes (%s)', (engine) => {
   let t: TestApp;
   const list = (params: Record<string, string | number | null>, token = t.token) => t.get(withQuery('/api/v2/industries', params), token);

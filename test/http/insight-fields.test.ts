@@ -11,7 +11,7 @@ const CONTACT_FIELDS = 'leadScores,leadScoreKeyFactors,sparkSummary,recentSparkS
 const ORGANIZATION_FIELDS = 'leadScores,leadScoreKeyFactors,surgingTopics,researchResults,topContacts';
 
 /**
- * Issue #14's acceptance: on a community seeded through the API, every documented insight field holds a
+ * The insight fields end to end: on a community seeded through the API, every documented insight field holds a
  * value where the community's data supports one, and is `[]`, 0 or null only where it does not. Ada works
  * at Acme, changed titles, posts often (lately about Kubernetes) and visited the website; Bob at Globex was
  * only pushed once; Initech is an organization nobody works at. How each value is computed is tested in

@@ -25,9 +25,9 @@ interface Status {
 }
 
 /**
- * Issue #14: spark summaries, activate messages and research answers written by an OpenAI-compatible
- * endpoint (a local fake here), in a background job, with the deterministic text (or no answer) whenever
- * the model is not configured, fails, hangs or answers garbage.
+ * Insights (docs/insights.md): spark summaries, activate messages and research answers written by an
+ * OpenAI-compatible endpoint (a local fake here), in a background job, with the deterministic text (or no
+ * answer) whenever the model is not configured, fails, hangs or answers garbage.
  */
 describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
   let t: TestApp;

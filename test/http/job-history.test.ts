@@ -13,7 +13,7 @@ interface Job {
   endDate: string | null;
 }
 
-/** Issue #14: `jobHistory` is filled from the titles and companies a contact has had, newest first. */
+/** A contact's `jobHistory` is filled from the titles and companies a contact has had, newest first. */
 describe.each(ENGINES)('contact job history (%s)', (engine) => {
   let t: TestApp;
   let github: number;

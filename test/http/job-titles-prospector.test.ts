@@ -32,8 +32,9 @@ const sum = (...maps: Counts[]) => {
 };
 
 /**
- * GET /api/v2/job-titles counts the community's contacts and every prospector contact (decisions.md §12):
- * prospector imports reach every community's counts through the global change log (migration 0023).
+ * GET /api/v2/job-titles counts the community's contacts and every prospector contact (docs/behaviour.md,
+ * Record fields): prospector imports reach every community's counts through the global change log (migration
+ * 0023).
  */
 describe.each(ENGINES)('job titles with prospector contacts (%s)', (engine) => {
   let t: TestApp;

@@ -22,7 +22,7 @@ const PEOPLE: [string, number][] = [
   ['zeta tester', 1],
 ];
 
-/** GET /api/v2/job-titles (decisions.md §2, §8, §12; interface.md "Job title ordering"). */
+/** GET /api/v2/job-titles (docs/reading.md, Job titles; docs/behaviour.md, Sorting and Paging). */
 describe.each(ENGINES)('job titles (%s)', (engine) => {
   let t: TestApp;
   const counts = new Map(PEOPLE);

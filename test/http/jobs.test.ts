@@ -27,7 +27,7 @@ interface Job {
 
 const ECHO = 'test.echo';
 
-/** Issue #15, operations: background jobs over HTTP, as `hearth jobs` shows them. */
+/** Operations: background jobs over HTTP, as `hearth jobs` shows them. */
 describe.each(ENGINES)('jobs over HTTP (%s)', (engine) => {
   let t: TestApp;
   let worker: Worker;

@@ -23,7 +23,7 @@ interface Scored {
 }
 
 /**
- * Issue #14: lead scores defined by admins and computed by Hearth. The expected values are worked out by
+ * Lead scores (docs/lead-scores.md) defined by admins and computed by Hearth. The expected values are worked out by
  * hand in the comments: score = min(scoreCap, min(activityCap, Σ weight × 0.5^(age/halfLife)) + Σ fit),
  * rounded to 2 decimals; percentile = 100 × (records with a strictly lower score) / (records − 1).
  */

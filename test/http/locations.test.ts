@@ -21,8 +21,9 @@ type Page = { success: true; data: Location[]; meta: { nextCursor: string | null
 const TYPES = ['city', 'country_region', 'country', 'world_region'] as const;
 
 /**
- * GET /api/v2/locations and /locations/{id} (decisions.md §2, §3, §7, §8): locations aggregated from the
- * contacts' interpreted locations, kept up to date by pushes, merges and erasure.
+ * GET /api/v2/locations and /locations/{id} (docs/ingestion.md, Locations and topics; docs/behaviour.md, IDs,
+ * cols, Paging): locations aggregated from the contacts' interpreted locations, kept up to date by pushes,
+ * merges and erasure.
  */
 describe.each(ENGINES)('locations (%s)', (engine) => {
   let t: TestApp;

@@ -20,7 +20,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 
 const TALLY = 'test.tally';
 
-/** Issue #15, operations: /metrics in Prometheus format. */
+/** Operations: /metrics in Prometheus format (docs/operations.md, Metrics). */
 describe.each(ENGINES)('metrics (%s)', (engine) => {
   let t: TestApp;
   let other: number;

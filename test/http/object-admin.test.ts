@@ -24,7 +24,10 @@ interface CustomObject {
   customFields: Record<string, { type: string; value: unknown }>;
 }
 
-/** The object administration routes under /api/v2/admin (issue #5, custom objects; decisions.md §3, §4, §6). */
+/**
+ * The object administration routes under /api/v2/admin (docs/writing.md, Custom objects; docs/behaviour.md,
+ * IDs, Errors, Scopes).
+ */
 describe.each(ENGINES)('custom object administration (%s)', (engine) => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-01T09:00:00.000Z');

@@ -13,7 +13,10 @@ type Item = { success: true; data: CustomObject };
 type Failure = { success: false; error: { code: string; message: string; invalidIds?: string[] } };
 type Response = { statusCode: number; body: string; json(): unknown };
 
-/** PATCH /api/v2/objects/{id} and POST /api/v2/objects/{id}/segments (decisions.md §2, §3, §4, §12; issue #5 part 3). */
+/**
+ * PATCH /api/v2/objects/{id} and POST /api/v2/objects/{id}/segments (docs/writing.md, Custom objects;
+ * docs/behaviour.md, IDs, Errors, Scopes).
+ */
 describe.each(ENGINES)('custom object writes (%s)', (engine) => {
   const clock = new ManualClock('2026-05-01T10:00:00.000Z');
   const created = new Date('2026-01-01T00:00:00.000Z');

@@ -13,7 +13,7 @@ interface CustomObject {
 type Page = { success: true; data: CustomObject[]; meta: { nextCursor: string | null; recordCount?: number } };
 type Params = Record<string, string | number | null | undefined>;
 
-/** GET /api/v2/objects and /objects/{id} (decisions.md §2, §3, §7, §8, §9, §12). */
+/** GET /api/v2/objects and /objects/{id} (docs/behaviour.md: IDs, cols, Sorting, Paging, lightFilter, Scopes). */
 describe.each(ENGINES)('custom objects (%s)', (engine) => {
   let t: TestApp;
   let other: { communityId: number; token: string };

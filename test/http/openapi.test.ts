@@ -90,7 +90,7 @@ describe('the OpenAPI document', () => {
     expect(names).toEqual(expect.arrayContaining(['query:limit', 'query:cursor', 'query:direction']));
   });
 
-  it('publishes the filterable fields of every list with a lightFilter (decisions.md §9)', () => {
+  it('publishes the filterable fields of every list with a lightFilter (docs/behaviour.md, lightFilter)', () => {
     const fieldsOf = (path: string) => spec.paths[path]?.get?.parameters?.find((parameter) => parameter.name === 'lightFilter')?.description ?? '';
     expect(fieldsOf('/api/v2/contacts')).toContain('`activityCount7d` (numberFilter)');
     expect(fieldsOf('/api/v2/contacts')).toContain('`ls_<id>`');

@@ -24,7 +24,8 @@ const DAY = 24 * 60 * 60 * 1000;
 const day = (n: number) => new Date(Date.UTC(2026, 0, n, 9, 0, 0));
 
 /**
- * GET /api/v2/organizations and /organizations/{id} (decisions.md §2, §3, §4, §7, §8, §9, §12): always
+ * GET /api/v2/organizations and /organizations/{id} (docs/behaviour.md: IDs, Envelopes, cols, Sorting, Paging,
+ * lightFilter): always
  * `id, name, primaryDomain`; every other field by `cols`; sorts by ID, member count, lead score and
  * custom field; keyset cursors bound to sort, direction and filters; communities isolated.
  */

@@ -11,9 +11,10 @@ import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 /**
- * Removal requests (decisions.md §2, §11, §12): DELETE /community/v1/user/{email} and DELETE
- * /community/v1/user?email=, answered once the request and its erasure job are stored; the job erases every
- * matching contact of the community, and a scan of every table afterwards finds none of the person's data.
+ * Removal requests (docs/behaviour.md, Removal; docs/ingestion.md, Erasure): DELETE /community/v1/user/{email}
+ * and DELETE /community/v1/user?email=, answered once the request and its erasure job are stored; the job
+ * erases every matching contact of the community, and a scan of every table afterwards finds none of the
+ * person's data.
  */
 
 const DAY = 86_400_000;

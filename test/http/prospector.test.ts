@@ -95,7 +95,10 @@ const codeOf = (industry: number | string | null) => (industry === null ? null :
 const handleOf = (contact: ContactInput) => contact.linkedInHandle.replace(/^https:\/\/www\.linkedin\.com\/in\//, '').replace(/\/$/, '').toLowerCase();
 const instantOf = (value: string | null) => (value === null ? null : Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value));
 
-/** Records in a sort's order, as decisions.md §8 and §12 say: nulls last in both directions, ties by ID in the direction. */
+/**
+ * Records in a sort's order, as docs/behaviour.md says (Sorting): nulls last in both directions, ties by ID in
+ * the direction.
+ */
 function ordered<T>(items: T[], key: (item: T) => string | number | null, id: (item: T) => number, direction: Direction): T[] {
   const sign = direction === 'asc' ? 1 : -1;
   return [...items].sort((a, b) => {
@@ -109,7 +112,10 @@ function ordered<T>(items: T[], key: (item: T) => string | number | null, id: (i
   });
 }
 
-/** The prospector data (decisions.md §2, §3, §4, §6, §7, §8, §9, §12; issue #13). */
+/**
+ * The prospector data (docs/prospector.md; docs/behaviour.md: IDs, Errors, Scopes, cols, Sorting, Paging,
+ * lightFilter).
+ */
 describe.each(ENGINES)('prospector data (%s)', (engine) => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');

@@ -14,7 +14,7 @@ interface Prompt {
 
 const URL = '/api/v2/admin/research-prompts';
 
-/** Issue #14: research prompts administered over HTTP (admin scope), and answers imported. */
+/** Research prompts administered over HTTP (admin scope), and answers imported. */
 describe.each(ENGINES)('research prompts administration (%s)', (engine) => {
   let t: TestApp;
 

@@ -7,7 +7,10 @@ import { cliActor } from '../../src/core/writer.ts';
 type Created = { success: true; data: { id: string; name: string } };
 type Failure = { success: false; error: { code: string; message: string; invalidIds?: string[] } };
 
-/** POST /api/v2/segments and PATCH /api/v2/segments/{id} (decisions.md §2, §3, §4, §12; issue #5 part 2). */
+/**
+ * POST /api/v2/segments and PATCH /api/v2/segments/{id} (docs/writing.md, Segments; docs/behaviour.md,
+ * Envelopes, Errors, Limits).
+ */
 describe.each(ENGINES)('segment writes (%s)', (engine) => {
   const clock = new ManualClock('2026-04-01T09:00:00.000Z');
   let t: TestApp;

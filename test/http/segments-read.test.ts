@@ -14,7 +14,7 @@ interface Segment {
 }
 type Page = { success: true; data: Segment[]; meta: { nextCursor: string | null; recordCount?: number } };
 
-/** GET /api/v2/segments and /segments/{id} (decisions.md §2, §3, §4, §7, §8, §12). */
+/** GET /api/v2/segments and /segments/{id} (docs/behaviour.md: IDs, Envelopes, cols, Paging, Record fields). */
 describe.each(ENGINES)('v2 segments (%s)', (engine) => {
   let t: TestApp;
   let other: { communityId: number; token: string };

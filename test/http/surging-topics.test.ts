@@ -6,7 +6,7 @@ import { ENGINES } from '../helpers/test-database.ts';
 const DAY = 86_400_000;
 
 /**
- * Issue #14: `surgingTopics` of an organization, computed from its contacts' activities: a topic surges when
+ * The `surgingTopics` of an organization, computed from its contacts' activities: a topic surges when
  * at least 3 activities of the last 28 days carry it and its share of them is at least twice its share of
  * the 84 days before (smoothed by one activity).
  */

@@ -7,7 +7,10 @@ import { walkPages, withQuery } from '../helpers/paging.ts';
 type Product = { id: string; product: string; vendor: string };
 type Page = { success: true; data: Product[]; meta: { nextCursor: string | null } };
 
-/** GET /api/v2/tech-stack-products and POST /api/v2/admin/tech-products (decisions.md §2, §3, §12). */
+/**
+ * GET /api/v2/tech-stack-products and POST /api/v2/admin/tech-products (docs/reading.md, Technographic
+ * products; docs/behaviour.md, IDs and Scopes).
+ */
 describe.each(ENGINES)('technographic products (%s)', (engine) => {
   let t: TestApp;
   const list = (params: Record<string, string | number | null>, token = t.token) => t.get(withQuery('/api/v2/tech-stack-products', params), token);

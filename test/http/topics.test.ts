@@ -23,7 +23,10 @@ const TEXTS = {
 const topicsOf = (text: { title: string; content: string }) => extractTopics(`${text.title}\n\n${text.content}`);
 const byName = (a: string, b: string) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0);
 
-/** GET /api/v2/topics and /topics/{id}: topics extracted from activities at ingest (decisions.md §2, §3, §7, §8, §12). */
+/**
+ * GET /api/v2/topics and /topics/{id}: topics extracted from activities at ingest (docs/behaviour.md: IDs,
+ * cols, Paging, Record fields).
+ */
 describe.each(ENGINES)('topics (%s)', (engine) => {
   let t: TestApp;
   let worker: Worker;

@@ -9,7 +9,7 @@ import { ENGINES } from '../helpers/test-database.ts';
 import { verifySignature, webhookReceiver, type Received } from '../helpers/webhook-receiver.ts';
 
 /**
- * Webhooks (issue #16) against a local receiver: Standard Webhooks signatures checked as a receiver checks
+ * Webhooks (docs/webhooks.md) against a local receiver: Standard Webhooks signatures checked as a receiver checks
  * them, retries after failures, per-record ordering, filters, rotation, replay and redelivery, disabling
  * after persistent failure, and the admin routes' refusals.
  */
@@ -68,7 +68,7 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, event: 'contact.created', messageId: message!.id });
   });
 
-  it('forgets what it rendered about a contact erased on request (decisions.md §11), and tells of the erasure', async () => {
+  it('forgets what it rendered about a contact erased on request (docs/behaviour.md, Removal), and tells of the erasure', async () => {
     const hook = await subscribe('/erased', { events: ['contact.created', 'contact.updated', 'activity.created'] });
     await pushUser(t, { id: 'u-erase', fullName: 'Erin Erased', email: 'erin@example.org' });
     await accepted(t, 'activity', { id: 'erin-1', activityType: 'commented_replied', user: { id: 'u-erase', email: 'erin@example.org' }, content: { type: 'text', value: 'a secret of Erin' } });

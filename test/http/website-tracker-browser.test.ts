@@ -36,7 +36,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 let browser: Browser | null = null;
 
 /**
- * Issue #14: the tracker in a real browser. A site (a local server on its own origin) embeds /t.js from a
+ * The website tracker in a real browser. A site (a local server on its own origin) embeds /t.js from a
  * running Hearth; the browser loads pages, navigates by history.pushState and back, identifies the visitor,
  * and the visits are then read through the API: recorded, in order, and the contact's.
  */

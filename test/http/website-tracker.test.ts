@@ -66,7 +66,7 @@ async function webOf(t: TestApp, contactId: string) {
   return (response.json() as { data: { recentWebPages: { url: string; numVisits: number }[]; recentWebVisitsNumber: number } }).data;
 }
 
-/** Issue #14: the website tracker, a script served by Hearth and the public routes it calls with a source's key. */
+/** The website tracker, a script served by Hearth and the public routes it calls with a source's key. */
 describe.each(ENGINES)('website tracker (%s)', (engine) => {
   let t: TestApp;
   let tracker: Tracker;

@@ -10,7 +10,7 @@ type Result =
   | { index: number; status: 'accepted'; id: string; contactId: string | null; organizationId: string | null; warnings: string[] }
   | { index: number; status: 'rejected'; errors: string[] };
 
-/** Issue #14: website visits have a way in, and fill recentWebPages and recentWebVisitsNumber. */
+/** Website visits have a way in, and fill recentWebPages and recentWebVisitsNumber. */
 describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
   let t: TestApp;
   let ada: string;

@@ -16,7 +16,7 @@ interface Visit {
 type Page = { success: true; data: Visit[]; meta: { nextCursor: string | null; recordCount?: number } };
 type Params = Record<string, string | number | null | undefined>;
 
-/** GET /api/v2/website-visits (decisions.md §2, §3, §7, §8, §9, §12). */
+/** GET /api/v2/website-visits (docs/behaviour.md: IDs, cols, Paging, lightFilter, Scopes). */
 describe.each(ENGINES)('website visits (%s)', (engine) => {
   let t: TestApp;
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');

@@ -117,8 +117,9 @@ describe('SIGTERM', () => {
 });
 
 /**
- * Issue #15: on SIGTERM, /readyz fails at once while the server goes on serving for HEARTH_SHUTDOWN_GRACE
- * (so a load balancer takes it out of rotation before it closes); then it closes, answering what it took in.
+ * Shutdown (docs/operations.md, Probes and shutdown): on SIGTERM, /readyz fails at once while the server goes
+ * on serving for HEARTH_SHUTDOWN_GRACE (so a load balancer takes it out of rotation before it closes); then it
+ * closes, answering what it took in.
  */
 describe.each(ENGINES)('SIGTERM with a grace period (%s)', (engine) => {
   const processes = new Processes();

@@ -13,8 +13,8 @@ function identity(normalized: ReturnType<typeof normalizeEmail>): Identity {
 }
 
 /**
- * The identity service on its own, without HTTP: resolution in the order of decisions.md §10, merges into
- * the oldest contact with their reason, and the one list of tables that point at a contact.
+ * The identity service on its own, without HTTP: resolution in the order docs/behaviour.md gives (Ingestion),
+ * merges into the oldest contact with their reason, and the one list of tables that point at a contact.
  */
 describe.each(ENGINES)('identity service (%s)', (engine) => {
   let t: TestApp;

@@ -98,7 +98,7 @@ describe('parseActivityTimestamp', () => {
       ['Tue, 15 Nov 1994 08:12:31 -0800 (PST)', '1994-11-15T16:12:31.000Z'],
       ['Thu, 29 Feb 2024 23:59:59 GMT', '2024-02-29T23:59:59.000Z'],
       ['Wed, 01 May 2024 10:30:00 GMT', '2024-05-01T10:30:00.000Z'],
-      // Obsolete US zone names (RFC 2822 §4.3).
+      // Obsolete US zone names (RFC 2822, section 4.3).
       ['Tue, 15 Nov 1994 08:12:31 EST', '1994-11-15T13:12:31.000Z'],
       ['Tue, 15 Nov 1994 08:12:31 EDT', '1994-11-15T12:12:31.000Z'],
       ['Tue, 15 Nov 1994 08:12:31 CST', '1994-11-15T14:12:31.000Z'],

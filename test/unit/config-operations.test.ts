@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { durationMs } from '../../src/core/durations.ts';
 
-/** Issue #15, operations: the shutdown grace period and the metrics port, as the environment gives them. */
+/** Operations: the shutdown grace period and the metrics port, as the environment gives them. */
 describe('operations settings', () => {
   it('reads durations as 10s, 1m, 500ms, 1h, ISO 8601 or seconds', () => {
     expect(durationMs('10s', 's')).toBe(10_000);

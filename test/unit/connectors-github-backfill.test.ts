@@ -131,7 +131,7 @@ describe('GitHub backfill against the stand-in', () => {
       expect(delivered).toHaveLength(1);
       expect(backfilled.get(delivered[0]!.id as string)).toEqual(delivered[0]);
     };
-    // Persons 7, 14, ... are bots: records by others. Issue 8 is closed (by person 9); 6 is a merged pull request.
+    // Persons 7, 14, ... are bots: records by others. The issue numbered 8 is closed (by person 9); number 6 is a merged pull request.
     const cases: [StandInEvent, number][] = [
       ['star', 5], ['fork', 2], ['issue-opened', 8], ['issue-closed', 8], ['issue-comment', 1], ['issue-comment', 3],
       ['pull-opened', 6], ['pull-merged', 6], ['review', 6], ['review-comment', 1], ['release', 1],

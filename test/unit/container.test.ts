@@ -10,7 +10,7 @@ import { CONSOLE_DIST } from '../../src/modules/console/console.routes.ts';
 import { Processes } from '../helpers/process.ts';
 
 /**
- * Issue #15: the Dockerfile and compose.yaml. The machine that runs the tests has no container runtime, so
+ * The container image: the Dockerfile and compose.yaml. The machine that runs the tests has no container runtime, so
  * the image is not built here: this checks the files' structure, and runs what the image runs by hand: its
  * entry point, with only the packages `npm ci --omit=dev` installs, and its healthcheck against it.
  */

@@ -34,7 +34,7 @@ describe('loading', () => {
   });
 });
 
-describe('the issue’s acceptance examples', () => {
+describe('the free-text locations it must read', () => {
   it.each<[string, Place]>([
     ['Berlin, Germany', { city: 'Berlin', region: 'Berlin', ...germany }],
     ['São Paulo', { city: 'São Paulo', region: 'São Paulo', country: 'Brazil', countryCode: 'BR', worldRegion: 'South America' }],

@@ -27,7 +27,7 @@ function rejected(result: Normalized): string {
   return result.reason;
 }
 
-// The list of junk identifiers, plus the other placeholders clients send.
+// Placeholders real clients send where they have no identifier (docs/ingestion.md, One person, one contact).
 const JUNK_WORDS = ['', '   ', '\t\n', 'null', 'NULL', 'Null', 'undefined', 'unknown', 'Unknown', 'n/a', 'N/A', 'na', 'NA', 'none', 'None', '-', '--', '?', '0', ' n/a ', '---', '...'];
 const NO_REPLY = [
   'noreply@acme.com',

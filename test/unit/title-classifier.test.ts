@@ -5,7 +5,7 @@ import { DEPARTMENT_CLASSES, DEPARTMENT_KEYS, DEPARTMENT_TIERS, SENIORITY_CLASSE
 
 /**
  * Real-world job titles, as people write them, with the seniority and department the classifier must give
- * (`-`: unclassified). The hard cases of issue #13 come first; then titles by rank, from chiefs to
+ * (`-`: unclassified). The hard cases come first; then titles by rank, from chiefs to
  * interns; then titles that are no English job title at all.
  */
 const TITLES = `

@@ -7,9 +7,9 @@ create table job_titles (
   records integer not null,
   primary key (community_id, title)
 );
--- Popularity in both directions: ties by title ascending either way (interface.md), which one index
--- scanned backwards cannot give. The descending order is kept as (-records, title), so that a page seeks
--- with one row comparison.
+-- Popularity in both directions: ties by title ascending either way (docs/behaviour.md, Sorting), which one
+-- index scanned backwards cannot give. The descending order is kept as (-records, title), so that a page
+-- seeks with one row comparison.
 create index job_titles_popular on job_titles (community_id, (-records), title);
 create index job_titles_unpopular on job_titles (community_id, records, title);
 create index job_titles_prefix on job_titles (community_id, lower(title collate "default") text_pattern_ops);

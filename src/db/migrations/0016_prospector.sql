@@ -15,8 +15,8 @@ create unique index prospector_contacts_linkedin on prospector_contacts (linkedi
 create function lower_text_array(text[]) returns text[] language sql immutable parallel safe
   as $$ select array(select lower(v) from unnest($1) as v) $$;
 
--- Sorts (decisions.md §8): each list's order is (key, id); a nullable key's rows without a value are read
--- by `key is null` on the same index.
+-- Sorts (docs/behaviour.md, Sorting): each list's order is (key, id); a nullable key's rows without a value
+-- are read by `key is null` on the same index.
 create index prospector_companies_name on prospector_companies (lower(name), id);
 create index prospector_companies_employees on prospector_companies (employees, id);
 create index prospector_companies_raised on prospector_companies (raised, id);

@@ -1,7 +1,7 @@
--- Job titles count prospector contacts too (decisions.md §12): a community's count of a title is how many
--- of its own contacts carry it plus how many prospector contacts do. Prospector contacts are shared by every
--- community, so the combined count is kept per community in job_titles (migration 0013), where popularity
--- pages seek on an index of it; what changes is how prospector titles reach those rows.
+-- Job titles count prospector contacts too (docs/behaviour.md, Record fields): a community's count of a title
+-- is how many of its own contacts carry it plus how many prospector contacts do. Prospector contacts are shared
+-- by every community, so the combined count is kept per community in job_titles (migration 0013), where
+-- popularity pages seek on an index of it; what changes is how prospector titles reach those rows.
 --
 -- Prospector writes append to one global log, and each community remembers how far into it it has folded
 -- (a watermark). The first read of a community's job titles after a change folds its own contacts' changes

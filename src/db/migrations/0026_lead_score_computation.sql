@@ -1,4 +1,4 @@
--- Lead scores defined by admins and computed by Hearth (issue #14; docs/lead-scores.md).
+-- Lead scores defined by admins and computed by Hearth (docs/lead-scores.md).
 --
 -- `rules` holds how a definition computes (weights per activity type, half-life, fit rules, caps). A
 -- definition without rules (made with SQL before this migration, or for scores imported from elsewhere)

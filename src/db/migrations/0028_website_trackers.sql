@@ -1,4 +1,5 @@
--- The website tracker (GET /t.js and the public routes under /community/v1/t/{key}, issue #14).
+-- The website tracker (GET /t.js and the public routes under /community/v1/t/{key}; docs/ingestion.md, The
+-- website tracker).
 --
 -- A source's tracker key is public: it is written into the pages of a site, so anyone can read it. It
 -- only lets a browser record page views and identify calls into that one source, and it can be replaced

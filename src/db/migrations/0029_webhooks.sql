@@ -1,4 +1,4 @@
--- Webhooks (issue #16): subscriptions, the event outbox, deliveries and their attempts.
+-- Webhooks (docs/webhooks.md): subscriptions, the event outbox, deliveries and their attempts.
 --
 -- Events are written by triggers on the tables whose changes they report, so an event commits with its
 -- change or not at all, whoever writes (ingestion, bulk updates, jobs, the CLI, plain SQL). Each trigger

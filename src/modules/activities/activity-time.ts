@@ -1,6 +1,6 @@
 /**
- * The `timestamp` of a pushed activity (interface §10: "ISO 8601 and the RFC 2822/1123 forms real clients
- * send; absent means now").
+ * The `timestamp` of a pushed activity (docs/behaviour.md, Ingestion: ISO 8601 and the RFC 2822/1123 forms
+ * real clients send; absent means now).
  *
  * Every accepted form is parsed explicitly, field by field; `Date.parse` is never asked to guess.
  *
@@ -13,7 +13,7 @@
  * RFC 2822 / RFC 1123 (HTTP dates, email headers, RSS):
  *   Tue, 15 Nov 1994 08:12:31 GMT     Tue, 15 Nov 1994 08:12:31 +0100    15 Nov 1994 08:12 -0800 (PST)
  *   Zones: ±hhmm, UT, UTC, GMT, Z, and the obsolete EST EDT CST CDT MST MDT PST PDT; no zone reads as UTC.
- *   Two-digit years: 00-49 are 2000-2049, 50-99 are 1950-1999; three-digit years add 1900 (RFC 2822 §4.3).
+ *   Two-digit years: 00-49 are 2000-2049, 50-99 are 1950-1999; three-digit years add 1900 (RFC 2822, section 4.3).
  *   Weekday and month names are case-insensitive; a weekday must match the date.
  *
  * Seconds of 60 (a leap second, RFC 3339) are accepted when the minute is 59 and roll into the next minute.
@@ -39,7 +39,7 @@ const MONTH_NAMES = [
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
-/** RFC 2822 §4.3 zone names, in minutes east of UTC. */
+/** RFC 2822 zone names (section 4.3), in minutes east of UTC. */
 const NAMED_ZONES: Record<string, number> = {
   ut: 0, utc: 0, gmt: 0, z: 0,
   est: -5 * 60, edt: -4 * 60,
@@ -120,7 +120,7 @@ function parseRfc2822(text: string): Fields | string | null {
   const month = MONTHS.indexOf(monthName!.toLowerCase()) + 1;
   if (month === 0) return `has an unknown month name "${monthName}"; use Jan, Feb, … Dec`;
 
-  // RFC 2822 §4.3: a two-digit year below 50 is 20xx, otherwise 19xx; a three-digit year adds 1900.
+  // RFC 2822, section 4.3: a two-digit year below 50 is 20xx, otherwise 19xx; a three-digit year adds 1900.
   let year = Number(yearText);
   if (yearText!.length === 2) year += year < 50 ? 2000 : 1900;
   else if (yearText!.length === 3) year += 1900;

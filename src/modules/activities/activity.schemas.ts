@@ -7,7 +7,7 @@ import { lightFilterParam } from '../../filters/light-filter.param.ts';
 import { ACTIVITY_FILTERS } from './activity.filters.ts';
 import { component } from '../../http/components.ts';
 
-/** The opt-in columns of an activity (decisions.md §7), in the order they are returned: `url` last. */
+/** The opt-in columns of an activity (docs/behaviour.md, cols), in the order they are returned: `url` last. */
 export const ACTIVITY_COLUMNS = [
   'contactId',
   'content',

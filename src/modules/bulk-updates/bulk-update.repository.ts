@@ -13,7 +13,7 @@ export type BulkEntity = 'contact' | 'organization' | 'object';
 
 /**
  * For each given contact key, the live contact it names: itself, or the survivor it was merged into
- * (decisions.md §10). Keys that name nothing are left out.
+ * (docs/behaviour.md, IDs). Keys that name nothing are left out.
  */
 export async function resolveContactKeys(trx: Trx, communityId: number, keys: number[]): Promise<Map<number, number>> {
   if (keys.length === 0) return new Map();

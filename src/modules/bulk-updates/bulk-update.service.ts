@@ -12,7 +12,7 @@ import * as bulk from './bulk-update.repository.ts';
 import { BULK_TARGETS, type BulkTarget, type BulkTargetName } from './bulk-update.targets.ts';
 
 /**
- * Bulk updates of contacts, organizations and custom objects (interface.md "Bulk updates"): one engine, one
+ * Bulk updates of contacts, organizations and custom objects (docs/writing.md, Bulk updates): one engine, one
  * transaction per request. Everything the request names is read (and locked) first and every fault is
  * answered in one 400, before anything is written; then each kind of change is one batched statement for
  * all records. Every change is idempotent, so a request can be retried whole.

@@ -10,7 +10,7 @@ export interface BulkTarget {
   entity: 'contact' | 'organization' | 'object';
   /** The body field that lists the records. */
   idsField: 'contactIds' | 'organizationIds' | 'objectIds';
-  /** How the records' IDs are prefixed (decisions.md §3). */
+  /** How the records' IDs are prefixed (docs/behaviour.md, IDs). */
   idEntity: IdEntity;
   /** What a tag must allow to be assigned to these records; null: the records take no tags. */
   tagEntityType: TagEntityType | null;
@@ -26,6 +26,6 @@ export const BULK_TARGETS = {
 
 export type BulkTargetName = keyof typeof BULK_TARGETS;
 
-/** Records one bulk update names, and tag IDs in each of its tag lists (interface.md, Limits). */
+/** Records one bulk update names, and tag IDs in each of its tag lists (docs/behaviour.md, Limits). */
 export const MAX_BULK_IDS = 100;
 export const MAX_BULK_TAGS = 25;

@@ -6,7 +6,7 @@ import { DEPARTMENT_KEYS, SENIORITY_KEYS } from './title-rules.ts';
 
 /** The most seniorities, and the most departments, a committee has. */
 export const MAX_RANKS = 50;
-/** How many engagement-ranked and how many recently touched candidates a cell holds (interface.md, Limits). */
+/** How many engagement-ranked and how many recently touched candidates a cell holds (docs/behaviour.md, Limits). */
 export const CANDIDATES_PER_GROUP = 5;
 
 const keyList = (keys: readonly string[]) => keys.map((key) => `\`${key}\``).join(', ');

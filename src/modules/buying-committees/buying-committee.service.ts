@@ -251,7 +251,7 @@ function prospectCandidate(person: ProspectorCandidate): Candidate {
     key: Number(person.id),
     name: person.name,
     title: person.title,
-    // Prospector emails are withheld (interface.md, buying committee rule 6).
+    // Prospector emails are withheld (docs/behaviour.md, Record fields).
     email: null,
     linkedInHandle: linkedin?.ok ? linkedin.identity.display : null,
     activityCountAll: 0,

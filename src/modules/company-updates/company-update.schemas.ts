@@ -8,7 +8,7 @@ import { JOB_OPENING_FILTERS, NEWS_FILTERS } from './company-update.filters.ts';
 /** The most job openings or news items one import request writes. */
 export const MAX_ITEMS_PER_IMPORT = 10_000;
 
-/** decisions.md §7: the one job-openings opt-in column is `url`; news has none (both take `recordCount`). */
+/** The one job-openings opt-in column is `url`; news has none; both take `recordCount` (docs/behaviour.md, cols). */
 export const JOB_OPENING_LIST_COLS: ColsOptions = { optIn: ['url'], recordCount: true };
 export const NEWS_LIST_COLS: ColsOptions = { optIn: [], recordCount: true };
 

@@ -14,7 +14,7 @@ import { findOrganization } from '../organizations/index.ts';
 import * as updates from './company-update.repository.ts';
 import type { Parent } from './company-update.repository.ts';
 
-/** What a list or an import item names as its parent: exactly one of the two (interface.md, Errors 3). */
+/** What a list or an import item names as its parent: exactly one of the two (docs/behaviour.md, Record fields). */
 export interface ParentIds {
   organizationId?: string;
   objectId?: string;

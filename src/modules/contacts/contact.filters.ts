@@ -7,7 +7,7 @@ import { tagsField } from '../tags/index.ts';
 
 const IDENTITY_TYPES = ['email', 'github', 'twitter', 'linkedin', 'discord'] as const;
 
-/** Activity-count windows (decisions.md §12): activities with activity_time in (now − window, now]. */
+/** Activity-count windows (docs/behaviour.md, Record fields): activities with activity_time in (now − window, now]. */
 export const ACTIVITY_WINDOWS: Record<string, number> = { '7d': 7, '28d': 28, '8w': 56, '12w': 84, '6m': 182, '1y': 365 };
 
 function activityCountField(window: string, days: number): FilterField {

@@ -9,7 +9,7 @@ import { CustomFieldValues } from '../custom-fields/index.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/index.ts';
 import { component } from '../../http/components.ts';
 
-/** decisions.md §7: every contact column but `id` and `name` is opt-in. */
+/** Every contact column but `id` and `name` is opt-in (docs/behaviour.md, cols). */
 export const CONTACT_COLUMNS = [
   'activateMessage',
   'avatarUrl',
@@ -52,8 +52,8 @@ const opt = Type.Optional;
 const count = (description: string) => opt(Type.Integer({ description }));
 
 /**
- * A v2 contact, fields in the interface's order and `url` last (decisions.md §7). `recentActivities` holds
- * activities as `GET /api/v2/activities/{id}` shows them with every column.
+ * A v2 contact, fields in the interface's order and `url` last (docs/behaviour.md, Envelopes).
+ * `recentActivities` holds activities as `GET /api/v2/activities/{id}` shows them with every column.
  */
 export const Contact = component('Contact', Type.Object({
     id: Type.String({ description: 'c_N' }),

@@ -1,5 +1,5 @@
 /**
- * A contact's names from a core user push (decisions §12, "Fields").
+ * A contact's names from a core user push (docs/behaviour.md, Record fields; docs/ingestion.md, What a push writes).
  *
  * Pure function, no database.
  */

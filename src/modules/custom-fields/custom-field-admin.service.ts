@@ -52,12 +52,12 @@ export function parseCustomFieldId(value: string): number {
 }
 
 /**
- * Administration of custom field definitions (issue #14): create, change, retire, and which sources may
- * write them. The rules a definition keeps whatever changes: an enum field has allowed values and only an
- * enum field has them or is multi-select; a name is unique among the live fields of each entity type; a
- * field whose records hold values keeps its type, and keeps every allowed value some record holds (its
- * values would no longer be what the field says). Retiring hides the field from every read, filter, sort
- * and write; its values stay stored.
+ * Administration of custom field definitions (docs/writing.md, Custom field definitions): create, change,
+ * retire, and which sources may write them. The rules a definition keeps whatever changes: an enum field has
+ * allowed values and only an enum field has them or is multi-select; a name is unique among the live fields of
+ * each entity type; a field whose records hold values keeps its type, and keeps every allowed value some record
+ * holds (its values would no longer be what the field says). Retiring hides the field from every read, filter,
+ * sort and write; its values stay stored.
  */
 export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clock }) {
   const { db, clock } = deps;

@@ -3,7 +3,7 @@
  *
  * Pure functions, no database. Every function takes `unknown` because pushes are lenient: a junk or
  * malformed value is never thrown, it comes back as `{ok: false, reason}` so the caller can drop it
- * and name it in the 202 body's `warnings` (decisions §10).
+ * and name it in the 202 body's `warnings` (docs/behaviour.md, Ingestion).
  *
  * - `value` is the match key: unique per community, compared exactly.
  * - `display` is what users see: the original spelling, trimmed.

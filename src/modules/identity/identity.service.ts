@@ -28,10 +28,10 @@ export type Resolution =
   | { kind: 'known'; contactId: number; merged: number[] };
 
 /**
- * Finds the person's contact, in the order of decisions.md §10: the same sender ID in the same source,
- * then any strong identity. When the push names identities of several contacts, they merge into the
- * oldest, each merge recorded with the identity that showed it. A contact that vanished under us (merged
- * by a concurrent push) makes the whole transaction start over.
+ * Finds the person's contact, in the order docs/behaviour.md gives (Ingestion): the same sender ID in the same
+ * source, then any strong identity. When the push names identities of several contacts, they merge into the
+ * oldest, each merge recorded with the identity that showed it. A contact that vanished under us (merged by a
+ * concurrent push) makes the whole transaction start over.
  */
 export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, person: PersonIdentity): Promise<Resolution> {
   const { communityId, sourceId, now } = origin;

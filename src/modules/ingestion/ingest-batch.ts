@@ -19,7 +19,7 @@ import { applyTags, organizationNameOf, personFields } from './user-push.ts';
 
 /**
  * Stores a batch of pushes of one community with a fixed number of set-based statements, whatever its
- * size: the same rules as storing them one after another (decisions.md §10), in their order.
+ * size: the same rules as storing them one after another (docs/behaviour.md, Ingestion), in their order.
  *
  * Pushes are resolved in memory against what the database holds, in order: a person named by an earlier
  * push of the batch is found by the later ones. A push that would merge contacts ends the run of pushes

@@ -2,9 +2,9 @@ import Type from 'typebox';
 import { Nullable } from '../../http/schemas.ts';
 
 /**
- * The core pushes are lenient, as real clients need (decisions.md §10): unknown fields are kept out of the
- * schema's way and named in the answer's `warnings`; `null` for an array or object means empty. Types are
- * still checked: a number where a string belongs is a 400 that says so.
+ * The core pushes are lenient, as real clients need (docs/behaviour.md, Ingestion): unknown fields are kept out
+ * of the schema's way and named in the answer's `warnings`; `null` for an array or object means empty. Types
+ * are still checked: a number where a string belongs is a 400 that says so.
  */
 const Text = Nullable(Type.String());
 // Values that end up in indexed columns have limits: PostgreSQL cannot index a longer key (about 2,700 bytes).

@@ -23,8 +23,8 @@ export interface PushItem {
   /** Where the person lives, read from the push by the gazetteer (null: the push says nothing usable). */
   place: Place | null;
   /**
-   * The organization domain the push implies (decisions.md §10): `companyDomain`, else the email's domain
-   * unless a free or disposable mail provider; or null.
+   * The organization domain the push implies (docs/behaviour.md, Ingestion): `companyDomain`, else the email's
+   * domain unless a free or disposable mail provider; or null.
    */
   domain: string | null;
   customFields: { fieldId: number; value: unknown }[];

@@ -10,7 +10,7 @@ import {
 } from '../identity/index.ts';
 import { registrableDomain } from '../organizations/index.ts';
 
-/** A user as the core pushes send it (interface.md, ApiUser), after schema validation. */
+/** A user as the core pushes send it (ApiUserSchema in ingestion.schemas.ts), after schema validation. */
 export interface ApiUser {
   id: string | number;
   fullName?: string | null;

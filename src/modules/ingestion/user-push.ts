@@ -101,8 +101,8 @@ export function personFields(
 }
 
 /**
- * decisions.md §10: from the domain the push implies (PushItem.domain), or else `companyName`, which only
- * links to the one organization of that name, never makes one.
+ * docs/behaviour.md, Ingestion: from the domain the push implies (PushItem.domain), or else `companyName`,
+ * which only links to the one organization of that name, never makes one.
  */
 async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget, person: PushedPerson, domain: string | null) {
   if (domain) {

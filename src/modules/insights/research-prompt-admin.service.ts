@@ -55,7 +55,7 @@ export function checkPromptKey(value: string): string {
 const NAMED_FAULTS = 10;
 
 /**
- * Research prompts (issue #14): questions an admin asks about every organization, answered by the
+ * Research prompts (docs/insights.md): questions an admin asks about every organization, answered by the
  * configured model or imported. A promptId is unique among the live prompts; at most one is primary;
  * retiring a prompt hides its answers from every read (they stay stored).
  */

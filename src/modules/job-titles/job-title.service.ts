@@ -5,7 +5,7 @@ import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import { foldJobTitleChanges, pageJobTitles, type JobTitleSort } from './job-title.repository.ts';
 
-/** The direction of each sort when the request names none (interface.md). */
+/** The direction of each sort when the request names none (docs/behaviour.md, Sorting). */
 const DEFAULT_DIRECTION: Record<JobTitleSort, 'asc' | 'desc'> = { popularity: 'desc', alphabetical: 'asc' };
 
 export function createJobTitleService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {

@@ -53,7 +53,7 @@ function present(row: AdminLeadScoreRow, recomputeJobId: number | null) {
 }
 
 /**
- * Administration of lead score definitions (issue #14): create, change, retire, and a dry run that shows
+ * Administration of lead score definitions (docs/lead-scores.md): create, change, retire, and a dry run that shows
  * the top records a definition would score without storing anything. A definition's rules are checked as
  * a whole, every problem named by its path in the body. A change to what computes the score (its rules, or
  * enabling it) makes a new version and enqueues its full recompute in the same transaction. One live

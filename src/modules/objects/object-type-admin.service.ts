@@ -32,7 +32,7 @@ interface Fault {
   message: string;
   /** The offending ID, for `error.invalidIds`. */
   id?: string;
-  /** A fault about an object type ID: alone, the answer is `invalid_object_type_id` (decisions.md §12). */
+  /** A fault about an object type ID: alone, the answer is `invalid_object_type_id` (docs/behaviour.md, Errors). */
   objectType?: boolean;
 }
 

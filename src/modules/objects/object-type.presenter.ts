@@ -1,7 +1,7 @@
 import { formatId } from '../../core/ids.ts';
 import type { ObjectTypeAssocRow, ObjectTypeRow } from './object-type.repository.ts';
 
-/** An object type as v2 shows it (interface.md, "Custom object type"). */
+/** An object type as v2 shows it (docs/reading.md, Definitions). */
 export function presentObjectType(type: ObjectTypeRow, assocs: readonly ObjectTypeAssocRow[]) {
   return {
     id: formatId('object_type', type.id),

@@ -8,7 +8,7 @@ import { OBJECT_FILTERS } from './object.filters.ts';
 import { OBJECT_SORTS } from './object.repository.ts';
 import { component } from '../../http/components.ts';
 
-/** Opt-in columns of custom objects (decisions.md §7). */
+/** Opt-in columns of custom objects (docs/behaviour.md, cols). */
 export const OBJECT_LIST_COLS: ColsOptions = { optIn: ['recordKey'], recordCount: true };
 export const OBJECT_GET_COLS: ColsOptions = { optIn: ['recordKey'] };
 export const OBJECT_SORT: SortOptions = { fixed: OBJECT_SORTS, default: 'id' };

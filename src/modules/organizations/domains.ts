@@ -1,6 +1,6 @@
 /**
  * Domains: the registrable domain an organization is keyed by, and whether a mail domain is personal
- * (a free or disposable provider) and so never makes an organization (decisions §10).
+ * (a free or disposable provider) and so never makes an organization (docs/behaviour.md, Ingestion).
  *
  * Pure functions, no database. The lists load once, on first use.
  */

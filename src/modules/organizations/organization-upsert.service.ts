@@ -134,7 +134,7 @@ const SOURCE_UPSERT_FIELDS = Object.keys(SourceUpsertBody.properties);
 
 export type OrganizationUpsertService = ReturnType<typeof createOrganizationUpsertService>;
 
-/** Core IDs are integers, also accepted as prefixed strings (decisions.md §3). */
+/** Core IDs are integers, also accepted as prefixed strings (docs/behaviour.md, IDs). */
 export function coreKey(entity: 'provider' | 'organization' | 'prospector_company', value: unknown): number | null {
   if (value === undefined || value === null) return null;
   return parseCoreId(entity, value as string | number);

@@ -8,7 +8,7 @@ import { ORGANIZATION_FILTERS } from './organization.filters.ts';
 import { LeadScoreKeyFactors, LeadScoreValues } from '../lead-scores/index.ts';
 import { component } from '../../http/components.ts';
 
-/** Opt-in columns of an organization (decisions.md §7), in the order they appear in the object. */
+/** Opt-in columns of an organization (docs/behaviour.md, cols), in the order they appear in the object. */
 export const ORGANIZATION_COLS = [
   'about',
   'contactsCount',
@@ -72,7 +72,7 @@ const TopContact = Type.Object({ id: Type.String({ description: 'c_N' }), name: 
 
 /**
  * Property order is the wire order: the interface's, with `profiles` after `linkedInUrl` and `url` last,
- * the one field after `tags` (decisions.md §7).
+ * the one field after `tags` (docs/behaviour.md, Envelopes).
  */
 export const Organization = component('Organization', Type.Object({
   id: Type.String({ description: 'o_N' }),
@@ -133,7 +133,7 @@ export const OrganizationParams = Type.Object({ id: Type.String({ description: '
 export const OrganizationResponse = v2Item(Organization);
 export const OrganizationsResponse = v2Page(Organization, PageMeta);
 
-// The core organization upserts (decisions.md §2, §10).
+// The core organization upserts (docs/ingestion.md, Organizations; docs/behaviour.md, Routes and Ingestion).
 const Id = Type.Union([Type.Integer(), Type.String({ minLength: 1 })]);
 const CustomFields = Type.Optional(
   Nullable(

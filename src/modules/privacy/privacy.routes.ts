@@ -26,7 +26,10 @@ const RemovalRequest = component('RemovalRequest', Type.Object({
   erased: Type.Record(Type.String(), Type.Integer(), { description: 'What the erasure touched, by kind (contacts, identities, ...).' }),
 }));
 
-/** Removal of personal information (decisions.md §2, §11): DELETE /user/{email}, and DELETE /user?email=. */
+/**
+ * Removal of personal information (docs/behaviour.md, Routes and Removal): DELETE /user/{email}, and
+ * DELETE /user?email=.
+ */
 export function privacyRoutes(app: HearthApp, services: { privacy: PrivacyService }) {
   const config = { auth: { all: ['privacy:write' as const] } };
 

@@ -13,7 +13,7 @@ import { suppress } from './suppression.repository.ts';
 import { lockRow } from '../../core/query-fragments.ts';
 
 export const ERASURE_JOB = 'privacy.erase';
-/** Anonymization happens within 15 days of the request (interface.md, Limits). */
+/** Anonymization happens within 15 days of the request (docs/behaviour.md, Removal). */
 export const ERASURE_DEADLINE_DAYS = 15;
 /** With the worker's backoff (5 s doubling, at most 1 h), 20 attempts span about half a day. */
 const ERASURE_ATTEMPTS = 20;

@@ -3,7 +3,7 @@ import type { CursorPosition } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
 import { keysetPage, type SortKey } from '../../db/keyset.ts';
 
-/** Sorts of GET /api/v2/prospector-companies (decisions.md §8). */
+/** Sorts of GET /api/v2/prospector-companies (docs/behaviour.md, Sorting; docs/reading.md, Prospector data). */
 export const COMPANY_SORTS = ['id', 'name', 'employeeCount', 'capitalRaised', 'score'] as const;
 export type CompanySort = (typeof COMPANY_SORTS)[number];
 

@@ -3,7 +3,7 @@ import type { CursorPosition } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
 import { keysetPage, type SortKey } from '../../db/keyset.ts';
 
-/** Sorts of GET /api/v2/prospector-contacts (decisions.md §8). */
+/** Sorts of GET /api/v2/prospector-contacts (docs/behaviour.md, Sorting; docs/reading.md, Prospector data). */
 export const CONTACT_SORTS = ['id', 'name', 'title', 'linkedInFollowers', 'lastOrgChange', 'seniority', 'role'] as const;
 export type ContactSort = (typeof CONTACT_SORTS)[number];
 

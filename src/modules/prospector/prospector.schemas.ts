@@ -10,7 +10,7 @@ import { PROSPECTOR_CONTACT_FILTERS } from './prospector-contact.filters.ts';
 import { COMPANY_SORTS } from './prospector-company.repository.ts';
 import { CONTACT_SORTS } from './prospector-contact.repository.ts';
 
-/** Opt-in columns (decisions.md §7): everything but `id` and `name`. */
+/** Opt-in columns (docs/behaviour.md, cols): everything but `id` and `name`. */
 export const COMPANY_COLS = [
   'description',
   'primaryWebsite',

@@ -64,7 +64,7 @@ function presentContact(row: ContactRow, cols: Cols, company: CompanyOfContact |
 
 /**
  * GET /api/v2/prospector-companies and /prospector-contacts, and their gets: the prospector data every
- * community shares, keyset paged in the sorts of decisions.md §8, filtered by lightFilter.
+ * community shares, keyset paged in the sorts docs/reading.md gives (Prospector data), filtered by lightFilter.
  */
 export function createProspectorService(deps: { db: Kysely<DB>; cursors: CursorCodec; filters: LightFilters }) {
   const { db } = deps;

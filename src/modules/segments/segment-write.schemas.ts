@@ -26,5 +26,5 @@ export const NewSegmentBody = Type.Object(
 
 export const RenameSegmentBody = Type.Object({ name: SegmentName }, { additionalProperties: false });
 
-/** Create and rename answer only `{id, name}` (interface.md, Segment). */
+/** Create and rename answer only `{id, name}` (docs/behaviour.md, Envelopes). */
 export const SegmentIdName = v2Item(Type.Object({ id: Type.String({ description: 's_N' }), name: Type.String() }));

@@ -37,7 +37,7 @@ function segmentDescription(raw: string | null | undefined): string | null {
 
 const invalidObjectType = (raw: string, why: string) => new HearthError('invalid', 'invalid_object_type_id', `objectTypeId ${raw} ${why}`, { invalidIds: [raw] });
 
-/** The object type an object segment needs, and that no other segment may name (decisions.md §12). */
+/** The object type an object segment needs, and that no other segment may name (docs/behaviour.md, Errors). */
 function objectTypeOf(entityType: SegmentEntityType, raw: string | null | undefined): number | null {
   if (entityType !== 'object') {
     if (raw === undefined || raw === null) return null;

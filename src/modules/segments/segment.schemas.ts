@@ -3,7 +3,7 @@ import { colsDescription, type ColsOptions } from '../../http/cols.ts';
 import { Cursor, Limit, Nullable, PageMeta, v2Item, v2Page } from '../../http/schemas.ts';
 import { component } from '../../http/components.ts';
 
-/** Opt-in columns of v2 segments (decisions.md §7); `url` is the trailing field. */
+/** Opt-in columns of v2 segments (docs/behaviour.md, cols); `url` is the trailing field. */
 export const SEGMENT_LIST_COLS: ColsOptions = { optIn: ['entityCount', 'url'], recordCount: true };
 export const SEGMENT_GET_COLS: ColsOptions = { optIn: ['entityCount', 'url'] };
 

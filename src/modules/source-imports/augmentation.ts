@@ -128,7 +128,10 @@ async function deriveContacts(trx: Transaction<DB>, run: AugmentationRun, contac
   return done;
 }
 
-/** decisions.md §10, as at a push: the company domain, else a work email's domain, else a name one organization has. */
+/**
+ * As at a push (docs/behaviour.md, Ingestion): the company domain, else a work email's domain, else a name one
+ * organization has.
+ */
 async function deriveOrganizations(
   trx: Transaction<DB>,
   run: AugmentationRun,

@@ -362,11 +362,12 @@ export async function redeliver(db: Executor, communityId: number, deliveryId: n
 }
 
 /**
- * Erasure (decisions.md §11): the events about a contact erased on request, and about its activities, go with
- * their deliveries and attempts. Their payloads are the representations rendered at fan-out, so they hold
- * what the erasure removes (names, addresses, activity content). Events of the IDs merged into the contact
- * go too. An event not rendered yet stays: it is rendered after the erasure commits, from the erased
- * records (so the erasure's own `contact.updated` reaches subscribers). Returns how many events went.
+ * Erasure (docs/behaviour.md, Removal; docs/webhooks.md): the events about a contact erased on request, and
+ * about its activities, go with their deliveries and attempts. Their payloads are the representations rendered
+ * at fan-out, so they hold what the erasure removes (names, addresses, activity content). Events of the IDs
+ * merged into the contact go too. An event not rendered yet stays: it is rendered after the erasure commits,
+ * from the erased records (so the erasure's own `contact.updated` reaches subscribers). Returns how many events
+ * went.
  */
 export async function forgetContactEvents(db: Executor, communityId: number, contactId: number): Promise<number> {
   const { rows } = await sql<{ count: number }>`

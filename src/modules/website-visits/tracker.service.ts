@@ -51,10 +51,11 @@ export interface TrackerCaller {
 }
 
 /**
- * Website trackers (issue #14): a source's public key, which a site writes into its pages with the script
- * Hearth serves (/t.js), and the public routes the script calls with it. A key can only record page views
- * and identify calls into its one source; an admin enables it, may limit the origins whose pages send,
- * rotates it (the old key stops at once) and revokes it. docs/ingestion.md says why it is not a token.
+ * Website trackers (docs/ingestion.md, The website tracker): a source's public key, which a site writes into
+ * its pages with the script Hearth serves (/t.js), and the public routes the script calls with it. A key can
+ * only record page views and identify calls into its one source; an admin enables it, may limit the origins
+ * whose pages send, rotates it (the old key stops at once) and revokes it. docs/ingestion.md says why it is not
+ * a token.
  */
 export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publicUrl: string; visits: WebsiteVisitPushService }) {
   const { db, clock } = deps;

@@ -104,7 +104,7 @@ export function anonymousIdProblem(value: unknown): string | null {
 }
 
 /**
- * Website visits, from a source's pushes (POST /community/v1/source/{id}/website-visits, issue #14; up to
+ * Website visits, from a source's pushes (POST /community/v1/source/{id}/website-visits; up to
  * 1,000 a request) and from its website tracker (a page view at a time): each item is checked by itself,
  * visitors are found among the community's contacts (by ID, a merged ID finding the survivor, by email
  * identity, or by an anonymous ID the site identified) and organizations by domain, or else the contact's

@@ -5,7 +5,7 @@ import { lightFilterParam } from '../../filters/light-filter.param.ts';
 import { WEBSITE_VISIT_FILTERS } from './website-visit.filters.ts';
 import { component } from '../../http/components.ts';
 
-/** Opt-in columns of website visits (decisions.md §7). */
+/** Opt-in columns of website visits (docs/behaviour.md, cols). */
 export const WEBSITE_VISIT_LIST_COLS: ColsOptions = { optIn: ['url', 'contactId', 'organizationId'], recordCount: true };
 
 /** A website visit; `url`, `contactId` and `organizationId` appear only when `cols` names them. */

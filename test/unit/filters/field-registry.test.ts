@@ -8,7 +8,7 @@ import { customFieldMap } from './arbitraries.ts';
 const byField = (fields: FieldDescription[]) => Object.fromEntries(fields.map(({ field, kinds, ops }) => [field, { kinds, ops }]));
 
 describe('describeFields', () => {
-  it('lists the contact fields of decisions.md §9 with their kinds and operators', () => {
+  it('lists the contact fields docs/behaviour.md names (lightFilter) with their kinds and operators', () => {
     const fields = byField(describeFields('contact'));
     const text = { kinds: ['stringListFilter', 'stringFilter'], ops: ['any', 'none', 'eq', 'like', 'startsWith'] };
     const set = { kinds: ['stringListFilter'], ops: ['any', 'all', 'none'] };
@@ -38,7 +38,7 @@ describe('describeFields', () => {
     });
   });
 
-  it('lists the activity fields of decisions.md §12', () => {
+  it('lists the activity fields docs/behaviour.md names (lightFilter)', () => {
     const fields = byField(describeFields('activity'));
     expect(Object.keys(fields)).toEqual(expect.arrayContaining(['type', 'contactId', 'providerId', 'subSourceNames', 'sentiment', 'activityTime', 'isUserInitiated', 'content']));
     expect(fields.isUserInitiated).toEqual({ kinds: ['booleanFilter'], ops: ['eq'] });
