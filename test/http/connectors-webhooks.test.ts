@@ -16,8 +16,10 @@ import { startDiscourseStandIn, type DiscourseStandIn } from '../stand-ins/disco
 import { bodies, signedDelivery as discourseDelivery } from '../stand-ins/discourse-webhooks.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
 import { signedDelivery as githubDelivery, standInDelivery, type StandInEvent } from '../stand-ins/github-webhooks.ts';
+import { KIND_NAMES } from '../../src/modules/webhooks/index.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
  * Both platforms' connectors end to end, in one app per engine whose log is kept: signatures (bad, missing,
@@ -64,6 +66,8 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
   let log = '';
   /** Every answer's body, and every CLI output, for the secrets check at the end. */
   const answers: string[] = [];
+  /** Hearth's own webhooks, subscribed to every event before the connectors are made: their payloads are checked too. */
+  const outgoing = webhookReceiver();
   let gh: { id: string; sourceId: number; receiverUrl: string };
   let dc: { id: string; sourceId: number; receiverUrl: string };
 
@@ -82,6 +86,7 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
       },
     });
     t = await createTestApp(engine, { clock, allowPrivateFetch: true, connectorKinds: [github, discourse], logStream });
+    await api('POST', '/api/v2/admin/webhooks', { url: `${await outgoing.start()}/hearth`, events: KIND_NAMES });
     // The forum's connector first: its people are there when GitHub's profiles are read.
     dc = (await api('POST', '/api/v2/admin/connectors', { kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET } })).json().data;
     gh = (await api('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { repositories: [REPO], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: GITHUB_SECRET } })).json().data;
@@ -90,6 +95,7 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     await t?.close();
     await standIn?.stop();
     await forum?.stop();
+    await outgoing.stop();
   });
 
   async function api(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown): Promise<LightMyRequestResponse> {
@@ -267,9 +273,25 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
       expect((await hearth('test', [app.id])).code).toBe(0);
       expect((await hearth('test', [dc.id], { json: true })).code).toBe(0);
       await hearth('sync', [id]);
+      // What the connectors brought, exported.
+      for (const what of ['contacts', 'activities']) {
+        let output = '';
+        const terminal: Terminal = { out: async (text) => void (output += text), err: () => undefined, errIsTTY: false, cwd: dir, onInterrupt: () => () => undefined };
+        expect(await runCommand({ name: 'export', sub: what, args: [], values: {} }, { services: t.services, database: t.db.database, terminal })).toBe(0);
+        expect(output.split('\n').length, what).toBeGreaterThan(10);
+        answers.push(output);
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+
+    // Hearth's own webhooks: every event the connectors' work made (contacts, activities, finished sync jobs), sent.
+    const run = worker();
+    await run.runSteps();
+    await run.runSteps();
+    const sent = outgoing.received.map((message) => message.json.type);
+    expect(sent).toEqual(expect.arrayContaining(['contact.created', 'activity.created', 'job.finished']));
+    for (const message of outgoing.received) answers.push(message.body);
 
     const keyLines = privateKey.split('\n').filter((line) => line && !line.startsWith('-----'));
     const secrets = [TOKEN, GITHUB_SECRET, GITHUB_SECRET_ROTATED, API_KEY, FORUM_SECRET, FORUM_SECRET_ROTATED, WRONG_TOKEN, WRONG_API_KEY, CLI_SECRET, ...standIn.installationTokens, ...keyLines];

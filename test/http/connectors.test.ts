@@ -194,6 +194,11 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(metrics).toContain(`hearth_connector_deliveries_processed_total{${labels}} 1`);
     expect(metrics).toContain(`hearth_connector_records_stored_total{${labels}} 1`);
     expect(metrics).toContain(`hearth_connector_waiting_until_seconds{${labels}} 0`);
+    // The connector's own state, its last delivery (2026-01-15T12:00:00Z) and its backfill's progress: no sync has run yet.
+    expect(metrics).toContain(`hearth_connector_state{${labels},state="backfilling"} 1`);
+    expect(metrics).toContain(`hearth_connector_state{${labels},state="active"} 0`);
+    expect(metrics).toContain(`hearth_connector_last_event_seconds{${labels}} 1768478400`);
+    expect(metrics).toContain(`hearth_connector_streams{${labels},status="caught_up"} 0`);
 
     // A paused connector stores deliveries and processes them when it resumes.
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
@@ -291,6 +296,12 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(stream(shown, 'stargazers')).toMatchObject({ total: 3 });
     expect(shown.lastSyncAt).toBe('2026-01-15T12:00:00.000Z');
     expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
+    const labels = `community="com_${t.communityId}",source="${connector.id}",kind="github"`;
+    const caughtUp = (await t.get('/metrics')).body;
+    expect(caughtUp).toContain(`hearth_connector_state{${labels},state="active"} 1`);
+    expect(caughtUp).toContain(`hearth_connector_streams{${labels},status="caught_up"} 9`);
+    expect(caughtUp).toContain(`hearth_connector_streams{${labels},status="reading"} 0`);
+    expect(caughtUp).toContain(`hearth_connector_last_event_seconds{${labels}} 0`);
     const profileReads = () => standIn.requests.filter((r) => /^\/user\/\d+$/.test(r.path)).map((r) => Number(r.path.split('/').pop()));
     const people = await t.services.db.selectFrom('source_profiles').select('external_id').where('source_id', '=', connector.sourceId).execute();
     expect(profileReads().sort()).toEqual(people.map((p) => Number(p.external_id)).sort());
@@ -304,6 +315,9 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     await run.runOnce();
     shown = await show(connector.id);
     expect(shown).toMatchObject({ state: 'waiting', waitingUntil: '2026-01-15T12:02:00.000Z', reason: expect.stringContaining('GitHub asked to wait 120s') });
+    const waiting = (await t.get('/metrics')).body;
+    expect(waiting).toContain(`hearth_connector_state{${labels},state="waiting"} 1`);
+    expect(waiting).toContain(`hearth_connector_waiting_until_seconds{${labels}} ${Date.parse('2026-01-15T12:02:00.000Z') / 1000}`);
     expect(await run.runUntilIdle()).toBe(0);
     clock.advance(120_000);
     expect(await run.runUntilIdle()).toBe(1);
@@ -351,6 +365,7 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     let shown = await show(connector.id);
     const refused = "GitHub refused the access token (401 Bad credentials): it was revoked, expired or mistyped. Replace it in the connector's secrets.";
     expect(shown).toMatchObject({ state: 'failed', reason: refused });
+    expect((await t.get('/metrics')).body).toContain(`hearth_connector_state{community="com_${t.communityId}",source="${connector.id}",kind="github",state="failed"} 1`);
     expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(409);
     const tested = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/test`, undefined);
     expect(tested.json().data).toEqual({ ok: false, message: refused });

@@ -7,6 +7,8 @@ const REPO = 'acme/widgets';
 const STARS = 300;
 /** Issues only (no pull requests among them); the even ones are closed. */
 const ISSUES = 200;
+const TOKEN = 'ghp_hearth_test';
+const WEBHOOK_SECRET = 'crash-webhook-secret-0000';
 
 /**
  * A connector's backfill killed with SIGKILL in the middle (GitHub, answering its lists slowly, has served
@@ -41,11 +43,12 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     expect(init.code, init.stderr).toBe(0);
     const { token } = JSON.parse(init.stdout) as { token: string };
 
-    const first = await processes.serve(env);
+    // Every log line the servers write (trace: the most there is), searched for the secrets at the end.
+    const first = await processes.serve(env, { logLevel: 'trace' });
     const made = await call(`${first.url}/api/v2/admin/connectors`, {
       method: 'POST',
       token,
-      body: { kind: 'github', settings: { repositories: [REPO], apiUrl: standIn.url }, secrets: { token: 'ghp_hearth_test' } },
+      body: { kind: 'github', settings: { repositories: [REPO], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } },
     });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const connector = (made.body as { data: { id: string } }).data;
@@ -64,7 +67,7 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     await first.process.exited;
     expect(starPages().length).toBeLessThan(Math.ceil(STARS / 100));
 
-    const second = await processes.serve(env);
+    const second = await processes.serve(env, { logLevel: 'trace' });
     const shown = async () => (await call(`${second.url}/api/v2/admin/connectors/${connector.id}`, { token })).body as { data: { state: string; reason: string | null; streams: { stream: string; done: boolean }[] } };
     await waitUntil(async () => (await shown()).data.state === 'active', 'the connector active after the restart', 150_000);
     const { data } = await shown();
@@ -94,6 +97,11 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     expect((contacts.body as { meta: { recordCount: number } }).meta.recordCount).toBe(STARS + 1);
     // The restarted sync went on from the checkpoint: the first page of stars was read once.
     expect(starPages().filter((request) => !/[?&]page=/.test(request.path))).toHaveLength(1);
+
+    // The servers' logs (requests, jobs, the crash and the restart) hold no secret of the connector's.
+    const logs = [first, second].map((server) => server.process.stdout + server.process.stderr).join('\n');
+    expect(logs).toContain('/api/v2/admin/connectors');
+    for (const secret of [TOKEN, WEBHOOK_SECRET]) expect(logs.includes(secret), `a log holds ${secret.slice(0, 8)}…`).toBe(false);
   });
 });
 

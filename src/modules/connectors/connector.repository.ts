@@ -435,11 +435,14 @@ export async function connectorTotals(db: Executor, communityId: number | null) 
   let query = db
     .selectFrom('connectors as k')
     .select([
-      'k.community_id as communityId', 'k.source_id as sourceId', 'k.kind', 'k.state', 'k.waiting_until as waitingUntil',
+      'k.community_id as communityId', 'k.source_id as sourceId', 'k.kind', 'k.state', 'k.waiting_until as waitingUntil', 'k.last_event_at as lastEventAt',
       sql<number>`(select coalesce(sum(records), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('records'),
       sql<number>`(select coalesce(sum(deliveries), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('received'),
       // The partial index of unprocessed deliveries: what waits is few, whatever was received.
       sql<number>`(select count(*)::int8 from connector_deliveries d where d.community_id = k.community_id and d.source_id = k.source_id and d.processed_at is null)`.as('pending'),
+      // The backfill's progress: streams caught up once, of all the connector's streams (read by the streams' primary key).
+      sql<number>`(select count(*)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id)`.as('streams'),
+      sql<number>`(select count(*)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id and s.done)`.as('streamsDone'),
     ]);
   if (communityId !== null) query = query.where('k.community_id', '=', communityId);
   return (await query.execute()).map((row) => ({
@@ -448,6 +451,9 @@ export async function connectorTotals(db: Executor, communityId: number | null) 
     kind: row.kind,
     state: row.state,
     waitingUntil: row.waitingUntil,
+    lastEventAt: row.lastEventAt,
+    streams: Number(row.streams),
+    streamsDone: Number(row.streamsDone),
     records: Number(row.records),
     received: Number(row.received),
     processed: Number(row.received) - Number(row.pending),

@@ -64,6 +64,11 @@ export interface ConnectorTotals {
   kind: string;
   state: string;
   waitingUntil: Date | null;
+  /** The last delivery received. */
+  lastEventAt: Date | null;
+  /** The connector's streams, and those caught up once (the backfill's progress). */
+  streams: number;
+  streamsDone: number;
   /** Records stored (pushes accepted), deliveries received and processed, since the connector was made. */
   records: number;
   received: number;

@@ -66,6 +66,23 @@ function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram'
   return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) };
 }
 
+/** One connector's figures (modules/connectors, handed over by the root so this module depends on none of it). */
+export interface ConnectorFigures {
+  communityId: number;
+  sourceId: number;
+  kind: string;
+  state: string;
+  waitingUntil: Date | null;
+  lastEventAt: Date | null;
+  streams: number;
+  streamsDone: number;
+  records: number;
+  received: number;
+  processed: number;
+}
+
+const CONNECTOR_STATES = ['active', 'backfilling', 'waiting', 'paused', 'failed'];
+
 /**
  * Prometheus metrics (docs/operations.md). What the process counts as it serves (requests by route and
  * status, the database pool) lives in memory for the life of the process; what lives in the database (jobs,
@@ -74,20 +91,6 @@ function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram'
  * requests made with its tokens and sessions, its jobs and its backlog; what the process does for other
  * communities, and its pool and memory, which every community's traffic moves, are not theirs to watch.
  */
-/** One connector's figures (modules/connectors, handed over by the root so this module depends on none of it). */
-export interface ConnectorFigures {
-  communityId: number;
-  sourceId: number;
-  kind: string;
-  state: string;
-  waitingUntil: Date | null;
-  records: number;
-  received: number;
-  processed: number;
-}
-
-const CONNECTOR_STATES = ['active', 'backfilling', 'waiting', 'paused', 'failed'];
-
 export function createMetricsService(deps: {
   jobs: JobQueue;
   ingestion: IngestionService;
@@ -248,6 +251,25 @@ export function createMetricsService(deps: {
           registers: [scrape],
         });
         for (const one of figures) waiting.set(labels(one), one.state === 'waiting' && one.waitingUntil ? one.waitingUntil.getTime() / 1000 : 0);
+        // Each connector's own state (1 for the state it is in, 0 for the others), so an alert can name the
+        // connector that failed or waits; the reason is in the admin API, not a label.
+        const state = new Gauge({ name: 'hearth_connector_state', help: "A connector's state: 1 for the one it is in, 0 for the others.", labelNames: ['community', 'source', 'kind', 'state'], registers: [scrape] });
+        for (const one of figures) for (const name of CONNECTOR_STATES) state.set({ ...labels(one), state: name }, one.state === name ? 1 : 0);
+        const lastEvent = new Gauge({
+          name: 'hearth_connector_last_event_seconds',
+          help: 'When a connector last received a delivery, as a Unix time; 0 when it has received none.',
+          labelNames: ['community', 'source', 'kind'],
+          registers: [scrape],
+        });
+        for (const one of figures) lastEvent.set(labels(one), one.lastEventAt ? one.lastEventAt.getTime() / 1000 : 0);
+        // The backfill's progress by connector: its streams (repository x record kind, a forum's topics), caught
+        // up once or still reading. A series per stream would be thousands for an organization's repositories;
+        // each stream's records and total are in the admin API.
+        const streams = new Gauge({ name: 'hearth_connector_streams', help: "A connector's streams, caught up once or still being read.", labelNames: ['community', 'source', 'kind', 'status'], registers: [scrape] });
+        for (const one of figures) {
+          streams.set({ ...labels(one), status: 'caught_up' }, one.streamsDone);
+          streams.set({ ...labels(one), status: 'reading' }, one.streams - one.streamsDone);
+        }
       }
       return communityId === null ? (await registry.metrics()) + (await scrape.metrics()) : scrape.metrics();
     },
