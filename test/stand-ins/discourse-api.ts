@@ -77,6 +77,12 @@ export interface DiscourseStandInOptions {
   title?: string;
   /** Keys the forum knows: a single user's key names its user; an all-users key acts as any Api-Username. */
   keys?: Record<string, { username?: string }>;
+  /**
+   * Answer GET /posts.json?before=N with the posts up to and including N, as Discourse 3.x did
+   * (PostsController#latest: `posts.where("posts.id <= ?", last_post_id)`); the API description, and
+   * Discourse since, take the posts below N only.
+   */
+  beforeInclusive?: boolean;
 }
 
 export interface Fault {
@@ -307,7 +313,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     if (path === '/posts.json') {
       const before = url.searchParams.has('before') ? Number(url.searchParams.get('before')) : Infinity;
       const latest: Json[] = [];
-      for (let id = Math.min(before - 1, nextId - 1); id >= 1 && latest.length < 50; id--) {
+      for (let id = Math.min(options.beforeInclusive ? before : before - 1, nextId - 1); id >= 1 && latest.length < 50; id--) {
         const f = facts(id);
         if (f) latest.push(listedPost(f));
       }
