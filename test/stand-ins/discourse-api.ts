@@ -195,7 +195,8 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       topic_posts_count: postsInTopic(f.topicId),
       topic_filtered_posts_count: postsInTopic(f.topicId),
       topic_archetype: 'regular',
-      category_slug: category(f.topicId).slug,
+      // Category#slug_for_url: a category whose name makes no slug is named by its ID.
+      category_slug: category(f.topicId).slug || `${category(f.topicId).id}-category`,
     });
   }
 

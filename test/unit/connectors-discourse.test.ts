@@ -248,6 +248,20 @@ describe('the Discourse connector', () => {
     }
   });
 
+  it('names a category without a slug "<id>-category", as the webhooks do', async () => {
+    const unslugged = await startDiscourseStandIn({ topics: 3, postsPerTopic: 2, users: 4, categories: [{ id: 7, name: 'Вопросы', slug: '' }] });
+    try {
+      const forumSettings = { url: unslugged.url, apiUsername: 'system' };
+      const run = await walk(forumSettings, secrets, null);
+      expect(new Set(run.activities.map((activity) => activity.subSource))).toEqual(new Set(['7-category']));
+      const [hooked] = translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(unslugged.webhookPost(4)) }), forumSettings).activities;
+      expect(hooked).toEqual(run.activities.find((activity) => activity.id === hooked!.id));
+      expect((await walk({ ...forumSettings, categories: [7] }, secrets, null)).activities).toHaveLength(run.activities.length);
+    } finally {
+      await unslugged.stop();
+    }
+  });
+
   it('follows only the categories named', async () => {
     const run = await walk({ ...settings, categories: ['support', 1] }, secrets, null);
     expect(new Set(run.activities.map((a) => a.subSource))).toEqual(new Set(['general', 'support']));

@@ -54,7 +54,9 @@ async function categoryFor(
     cached = { at: access.now().getTime(), byId: new Map((site.categories ?? []).map((category) => [category.id, category])) };
     categoryCache.set(key, cached);
   }
-  return cached!.byId.get(id)?.slug ?? null;
+  const category = cached!.byId.get(id);
+  // As the webhooks name it (Discourse's Category#slug_for_url): a category whose name makes no slug is "<id>-category".
+  return category ? category.slug || `${category.id}-category` : null;
 }
 
 export async function postsPage(
