@@ -165,8 +165,11 @@ describe('the Discourse connector', () => {
       return translation.skipped[0];
     };
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'user', event: 'user_created', body: { user: forum.user(3) } }))).toMatch(/user\/user_created: not an event/);
-    const ping = signedDelivery({ secret: SECRET, type: 'ping', event: '', body: { ping: 'OK' } });
-    expect(skippedBy({ ...ping, headers: { ...ping.headers, 'x-discourse-event': '' } })).toMatch(/ping: the forum's test delivery/);
+    // The "Ping" button's delivery names its event "ping" in both headers; without the event header, as well.
+    const ping = signedDelivery({ secret: SECRET, type: 'ping', event: 'ping', body: bodies.ping() });
+    expect(kind.eventOf(ping.headers)).toBe('ping/ping');
+    expect(skippedBy(ping)).toMatch(/^ping: the forum's test delivery/);
+    expect(skippedBy({ ...ping, headers: { ...ping.headers, 'x-discourse-event': '' } })).toMatch(/^ping: the forum's test delivery/);
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_edited', body: bodies.postCreated(post) }))).toMatch(/post\/post_edited: not an event/);
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'topic', event: 'topic_created', body: bodies.topicCreated(forum.webhookPost(26)) }))).toMatch(/topic 6: taken from its first post/);
     // Categories given as slugs or IDs.
