@@ -107,7 +107,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     { id: 2, name: 'Support', slug: 'support' },
     { id: 3, name: 'Ideas', slug: 'ideas' },
   ];
-  const keys = options.keys ?? { 'admin-key': {}, 'member-key': { username: 'member2' } };
+  const keys: Record<string, { username?: string }> = { ...(options.keys ?? { 'admin-key': {}, 'member-key': { username: 'member2' } }) };
   const title = options.title ?? 'Stand-in Forum';
   const faults: Fault[] = [];
   const requests: string[] = [];
@@ -384,6 +384,14 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       addedPerTopic.set(topicId, (addedPerTopic.get(topicId) ?? 0) + 1);
       added.set(id, { topicId, number, userId, at: BASE_TIME + id * 60_000 });
       return id;
+    },
+    /** An admin revokes a key: from now on the forum answers it as an unknown key. */
+    revokeKey(key: string) {
+      delete keys[key];
+    },
+    /** An admin makes a new key (acting as any user, or as `username` only). */
+    addKey(key: string, username?: string) {
+      keys[key] = username ? { username } : {};
     },
     /** The next requests (matching `path`, if given) are answered with this status instead. */
     fail(fault: Fault) {
