@@ -48,6 +48,10 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     t.send('POST', '/api/v2/admin/connectors', { kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: WEBHOOK_SECRET } });
   const activitiesOf = async (sourceId: number) =>
     (await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', sourceId).execute()).length;
+  const show = async (id: string) => (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
+  /** Posts a delivery to the connector's receiver, as the forum does. */
+  const receive = (receiverUrl: string, delivery: { raw: Buffer; headers: Record<string, string> }) =>
+    t.app.inject({ method: 'POST', url: new URL(receiverUrl).pathname, headers: delivery.headers, payload: delivery.raw });
 
   it('backfills the forum, goes on from its checkpoint after a failed page, and takes signed webhooks', async () => {
     const made = await create();
@@ -77,7 +81,9 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     expect(shown.streams[0].records).toBeGreaterThan(afterFirst);
     expect(await activitiesOf(connector.sourceId)).toBeGreaterThanOrEqual(stored);
     const backfilled = await activitiesOf(connector.sourceId);
-    expect(backfilled).toBeGreaterThan(0);
+    // 20 topics of 3 posts: 19 topics (topic 1's first post is the system user's), 40 replies, and the
+    // accepted answers of topics 3, 6, 9, 12, 15 and 18.
+    expect(backfilled).toBe(19 + 40 + 6);
 
     // A reply arrives by webhook: stored once, processed into an activity.
     const replyId = forum.addReply(2, 3);
@@ -98,19 +104,132 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     expect(await activitiesOf(connector.sourceId)).toBe(backfilled + 1);
   });
 
-  it('waits out a 429 on the clock, then goes on', async () => {
+  it('waits out a 429 for as long as its Retry-After says and a run of 5xx for a minute, asking the forum nothing meanwhile', async () => {
     pages = 2; // no failing page here
     const connector = (await create()).json().data;
     forum.fail({ status: 429, retryAfter: 90, path: '/posts.json' });
     const worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
     await worker.runUntilIdle();
-    let shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    expect(shown, JSON.stringify(shown)).toMatchObject({ state: 'waiting' });
-    expect(Date.parse(shown.waitingUntil)).toBeGreaterThan(clock.now().getTime());
+    let shown = await show(connector.id);
+    expect(shown, JSON.stringify(shown)).toMatchObject({
+      state: 'waiting',
+      waitingUntil: new Date(clock.now().getTime() + 90_000).toISOString(),
+      reason: 'the forum asked to slow down (429 Too Many Requests)',
+    });
+    const asked = forum.requests.length;
     expect(await worker.runUntilIdle()).toBe(0);
+    clock.advance(80_000);
+    await t.services.connectors.enqueueDueSyncs();
+    expect(await worker.runUntilIdle()).toBe(0);
+    expect(forum.requests.length).toBe(asked);
     clock.set(new Date(Date.parse(shown.waitingUntil) + 1000));
     expect(await worker.runUntilIdle()).toBe(1);
-    shown = (await t.get(`/api/v2/admin/connectors/${connector.id}`)).json().data;
-    expect(shown).toMatchObject({ state: 'active', waitingUntil: null });
+    shown = await show(connector.id);
+    expect(shown).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
+    expect(shown.streams[0]).toMatchObject({ stream: 'posts', done: true });
+
+    // A run of 5xx: asked three times, a quarter and half a second apart, then a minute's wait on the clock.
+    forum.fail({ status: 503, times: 3, path: '/posts.json' });
+    expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(200);
+    const beforeErrors = forum.requests.length;
+    expect(await worker.runUntilIdle()).toBe(1);
+    expect(forum.requests.slice(beforeErrors)).toEqual(['GET /posts.json', 'GET /posts.json', 'GET /posts.json']);
+    expect(await show(connector.id)).toMatchObject({
+      state: 'waiting',
+      waitingUntil: new Date(clock.now().getTime() + 60_000).toISOString(),
+      reason: 'the forum answered 503 3 times for /posts.json; trying again later',
+    });
+    expect(await worker.runUntilIdle()).toBe(0);
+    clock.advance(61_000);
+    expect(await worker.runUntilIdle()).toBe(1);
+    expect(await show(connector.id)).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
+  });
+
+  it('fails once when the forum revokes the key, asks it nothing more, and resumes with a new key', async () => {
+    pages = 2; // no failing page here
+    forum.addKey('key-to-be-revoked');
+    const made = await t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: 'key-to-be-revoked', webhookSecret: WEBHOOK_SECRET },
+    });
+    const connector = made.json().data;
+    const worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
+    await worker.runUntilIdle();
+    expect(await show(connector.id)).toMatchObject({ state: 'active' });
+    const backfilled = await activitiesOf(connector.sourceId);
+
+    // The periodic sync after the key was revoked in the forum's admin panel.
+    forum.revokeKey('key-to-be-revoked');
+    const replyId = forum.addReply(7, 2);
+    clock.advance(16 * 60_000);
+    expect(await t.services.connectors.enqueueDueSyncs()).toBe(1);
+    const before = forum.requests.length;
+    expect(await worker.runUntilIdle()).toBe(1);
+    // One request, refused: no retry of it, and nothing after it.
+    expect(forum.requests.slice(before)).toEqual(['GET /posts.json']);
+    const refused = 'the forum refused the API key (403): check the key, and that it may act as the user "system"';
+    expect(await show(connector.id)).toMatchObject({ state: 'failed', reason: refused, waitingUntil: null });
+    const [job] = await t.services.db.selectFrom('jobs').select(['status', 'attempts']).where('kind', '=', 'connector.sync').orderBy('id', 'desc').limit(1).execute();
+    expect(job).toMatchObject({ status: 'completed', attempts: 1 });
+
+    // No retry loop: hours pass, periodic syncs come due, and the forum is not asked again.
+    for (let hour = 0; hour < 3; hour++) {
+      clock.advance(3_600_000);
+      expect(await t.services.connectors.enqueueDueSyncs()).toBe(0);
+      expect(await worker.runUntilIdle()).toBe(0);
+    }
+    expect(forum.requests.length).toBe(before + 1);
+    expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(409);
+    expect(await show(connector.id)).toMatchObject({ state: 'failed', reason: refused });
+
+    // A new key: the connector resumes and goes on from its checkpoint.
+    forum.addKey('replacement-key');
+    const patched = await t.send('PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { apiKey: 'replacement-key' } });
+    expect(patched.json().data).toMatchObject({ state: 'active', reason: null });
+    expect(patched.body).not.toContain('replacement-key');
+    expect(await worker.runUntilIdle()).toBe(1);
+    expect(await show(connector.id)).toMatchObject({ state: 'active', reason: null });
+    expect(await activitiesOf(connector.sourceId)).toBe(backfilled + 1);
+    const [reply] = await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', connector.sourceId).where('external_id', '=', `post:${replyId}`).execute();
+    expect(reply).toBeDefined();
+  });
+
+  it("threads replies, answers and likes under what they answer, with the category as sub-source and the forum's address and time", async () => {
+    pages = 2; // no failing page here
+    const connector = (await create()).json().data;
+    await createWorker({ db: t.services.db, clock, queue: t.services.jobs }).runUntilIdle();
+    // Topic 6 (category "ideas"): posts 16 (the topic), 17 (its accepted answer) and 18. Member 4 likes the
+    // topic and the answer, by webhook (likes have no list in the API).
+    const liker = forum.user(4);
+    for (const [eventId, postId] of [[501, 16], [502, 17]] as const) {
+      const like = signedDelivery({ secret: WEBHOOK_SECRET, type: 'like', event: 'post_liked', instance: forum.url, eventId, body: bodies.postLiked(forum.webhookPost(postId), liker) });
+      expect((await receive(connector.receiverUrl, like)).statusCode).toBe(202);
+    }
+    const likedAt = clock.now().toISOString();
+    await t.services.connectors.settled();
+    await t.services.connectors.processDeliveries();
+
+    const rows = await t.services.db
+      .selectFrom('activities as a')
+      .leftJoin('activities as p', 'p.id', 'a.parent_id')
+      .leftJoin('sub_sources as s', 's.id', 'a.sub_source_id')
+      .select(['a.id', 'a.external_id as externalId', 'a.activity_type as type', 'a.url', 'a.activity_time as time', 'a.title', 'p.external_id as parent', 's.name as subSource'])
+      .where('a.source_id', '=', connector.sourceId)
+      .where('a.external_id', 'in', ['topic:6', 'post:17', 'post:18', 'accepted:17', 'like:16:4', 'like:17:4'])
+      .orderBy('a.external_id')
+      .execute();
+    const at = (postId: number) => String(forum.webhookPost(postId).created_at);
+    const address = (postNumber: number) => `${forum.url}/t/topic-number-6/6/${postNumber}`;
+    expect(rows.map(({ id: _id, time, ...row }) => ({ ...row, time: new Date(time).toISOString() }))).toEqual([
+      { externalId: 'accepted:17', type: 'forum_accepted_answer', parent: 'topic:6', subSource: 'ideas', url: address(2), time: at(17), title: 'Topic number 6' },
+      { externalId: 'like:16:4', type: 'forum_like', parent: 'topic:6', subSource: 'ideas', url: address(1), time: likedAt, title: 'Topic number 6' },
+      { externalId: 'like:17:4', type: 'forum_like', parent: 'post:17', subSource: 'ideas', url: address(2), time: likedAt, title: 'Topic number 6' },
+      { externalId: 'post:17', type: 'forum_reply', parent: 'topic:6', subSource: 'ideas', url: address(2), time: at(17), title: 'Topic number 6' },
+      { externalId: 'post:18', type: 'forum_reply', parent: 'topic:6', subSource: 'ideas', url: address(3), time: at(18), title: 'Topic number 6' },
+      { externalId: 'topic:6', type: 'forum_topic', parent: null, subSource: 'ideas', url: address(1), time: at(16), title: 'Topic number 6' },
+    ]);
+    // The read API shows the thread: everything above is under the topic, at all depths.
+    const topic = rows.find((row) => row.externalId === 'topic:6')!;
+    const read = (await t.get(`/api/v2/activities/a_${String(topic.id)}?cols=subSourceNames,replyCount,providerName`)).json().data;
+    expect(read).toMatchObject({ type: 'forum_topic', activityTime: at(16), subSourceNames: ['ideas'], replyCount: 5, providerName: 'Discourse' });
   });
 });

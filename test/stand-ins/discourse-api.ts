@@ -77,6 +77,12 @@ export interface DiscourseStandInOptions {
   title?: string;
   /** Keys the forum knows: a single user's key names its user; an all-users key acts as any Api-Username. */
   keys?: Record<string, { username?: string }>;
+  /**
+   * Answer GET /posts.json?before=N with the posts up to and including N, as Discourse 3.x did
+   * (PostsController#latest: `posts.where("posts.id <= ?", last_post_id)`); the API description, and
+   * Discourse since, take the posts below N only.
+   */
+  beforeInclusive?: boolean;
 }
 
 export interface Fault {
@@ -101,7 +107,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     { id: 2, name: 'Support', slug: 'support' },
     { id: 3, name: 'Ideas', slug: 'ideas' },
   ];
-  const keys = options.keys ?? { 'admin-key': {}, 'member-key': { username: 'member2' } };
+  const keys: Record<string, { username?: string }> = { ...(options.keys ?? { 'admin-key': {}, 'member-key': { username: 'member2' } }) };
   const title = options.title ?? 'Stand-in Forum';
   const faults: Fault[] = [];
   const requests: string[] = [];
@@ -189,7 +195,8 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       topic_posts_count: postsInTopic(f.topicId),
       topic_filtered_posts_count: postsInTopic(f.topicId),
       topic_archetype: 'regular',
-      category_slug: category(f.topicId).slug,
+      // Category#slug_for_url: a category whose name makes no slug is named by its ID.
+      category_slug: category(f.topicId).slug || `${category(f.topicId).id}-category`,
     });
   }
 
@@ -307,7 +314,7 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     if (path === '/posts.json') {
       const before = url.searchParams.has('before') ? Number(url.searchParams.get('before')) : Infinity;
       const latest: Json[] = [];
-      for (let id = Math.min(before - 1, nextId - 1); id >= 1 && latest.length < 50; id--) {
+      for (let id = Math.min(options.beforeInclusive ? before : before - 1, nextId - 1); id >= 1 && latest.length < 50; id--) {
         const f = facts(id);
         if (f) latest.push(listedPost(f));
       }
@@ -377,6 +384,14 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       addedPerTopic.set(topicId, (addedPerTopic.get(topicId) ?? 0) + 1);
       added.set(id, { topicId, number, userId, at: BASE_TIME + id * 60_000 });
       return id;
+    },
+    /** An admin revokes a key: from now on the forum answers it as an unknown key. */
+    revokeKey(key: string) {
+      delete keys[key];
+    },
+    /** An admin makes a new key (acting as any user, or as `username` only). */
+    addKey(key: string, username?: string) {
+      keys[key] = username ? { username } : {};
     },
     /** The next requests (matching `path`, if given) are answered with this status instead. */
     fail(fault: Fault) {

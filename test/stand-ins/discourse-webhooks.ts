@@ -70,6 +70,8 @@ export async function deliver(receiverUrl: string, delivery: SignedDelivery): Pr
 }
 
 export const bodies = {
+  /** The webhook's "Ping" button (WebHooksController#ping: event type and name "ping"; the job's body for it). */
+  ping: () => ({ ping: 'OK' }),
   postCreated: (post: Json) => ({ post }),
   postLiked: (post: Json, liker: Json) => ({ like: { post, user: liker } }),
   acceptedSolution: (post: Json) => ({ solved: post }),

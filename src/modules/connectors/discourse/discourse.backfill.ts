@@ -7,10 +7,13 @@ import type { DiscourseCategory, DiscoursePost, DiscourseSecrets, DiscourseSetti
 /*
  * The streams a sync walks:
  * - `posts`: GET /posts.json, every post of the forum newest first, paged with `before=<lowest id seen>`
- *   (the API description's listPosts). A topic's first post is the topic, any other a reply; a post the
- *   discourse-solved plugin marks `accepted_answer` is also an accepted answer. The checkpoint keeps the
- *   highest post ID of the last complete walk: the next sync walks down from the newest post to it, so it
- *   brings only what is new.
+ *   (the API description's listPosts: "posts with an id lower than this value"). Discourse 3.x answered
+ *   `before` with the posts up to and including that ID, so the post seen last comes again at the top of
+ *   the next page: only the posts below `before` are taken, and a page with none below it is the end (else
+ *   the last page, that one post alone, would lead back to itself). A topic's first post is the topic, any
+ *   other a reply; a post the discourse-solved plugin marks `accepted_answer` is also an accepted answer.
+ *   The checkpoint keeps the highest post ID of the last complete walk: the next sync walks down from the
+ *   newest post to it, so it brings only what is new.
  * Likes cannot be listed cheaply: the API lists them per user (GET /user_actions.json?filter=1), or as a
  * count on each post; they come from the post_liked webhook only. An answer accepted after its post was
  * read also comes from the accepted_solution webhook.
@@ -51,7 +54,9 @@ async function categoryFor(
     cached = { at: access.now().getTime(), byId: new Map((site.categories ?? []).map((category) => [category.id, category])) };
     categoryCache.set(key, cached);
   }
-  return cached!.byId.get(id)?.slug ?? null;
+  const category = cached!.byId.get(id);
+  // As the webhooks name it (Discourse's Category#slug_for_url): a category whose name makes no slug is "<id>-category".
+  return category ? category.slug || `${category.id}-category` : null;
 }
 
 export async function postsPage(
@@ -67,7 +72,7 @@ export async function postsPage(
     secrets,
     access,
   );
-  const posts = [...(answer.latest_posts ?? [])].sort((a, b) => b.id - a.id);
+  const posts = (answer.latest_posts ?? []).filter((post) => at.before === null || post.id < at.before).sort((a, b) => b.id - a.id);
   const fresh = posts.filter((post) => at.highWater === null || post.id > at.highWater);
   const top = Math.max(at.top ?? 0, ...posts.map((post) => post.id)) || null;
   const translation = emptyTranslation();

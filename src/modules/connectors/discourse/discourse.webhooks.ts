@@ -103,6 +103,8 @@ export function translateDiscourse(delivery: Delivery, settings: DiscourseSettin
       const topic = isRecord(body.topic) ? body.topic : {};
       return skip(translation, `topic ${String(topic.id ?? '?')}: taken from its first post (post_created), which carries its body and category`);
     }
+    // The webhook's "Ping" button sends event type and name "ping" (WebHooksController#ping).
+    case 'ping/ping':
     case 'ping':
       return skip(translation, "ping: the forum's test delivery (the webhook's \"Ping\" button)");
     default:
