@@ -61,6 +61,7 @@ export interface StandInRepository {
   releases?: number;
   discussions?: number;
   commentsPerDiscussion?: number;
+  repliesPerComment?: number;
 }
 
 export interface StandInOptions {
@@ -478,59 +479,116 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
 
   /**
    * Shapes from GitHub's GraphQL reference: https://docs.github.com/en/graphql/reference/objects#discussion
-   * (Discussion, DiscussionConnection, DiscussionComment, PageInfo) and
-   * https://docs.github.com/en/graphql/guides/using-the-graphql-api-for-discussions. Cursors are opaque strings.
+   * (Discussion, DiscussionConnection, DiscussionComment, DiscussionCommentConnection, PageInfo, and
+   * Repository.discussion(number:) and Query.node(id:)) and
+   * https://docs.github.com/en/graphql/guides/using-the-graphql-api-for-discussions. Cursors and node IDs are
+   * opaque strings. Discussion i has comments 1..commentsPerDiscussion, comment k replies 1..repliesPerComment.
    */
-  function discussions(variables: Json): Json {
-    const repo = repos.find((r) => r.fullName.toLowerCase() === `${variables.owner}/${variables.name}`.toLowerCase());
-    if (!repo) return { data: { repository: null }, errors: [{ type: 'NOT_FOUND', path: ['repository'], message: `Could not resolve to a Repository with the name '${variables.owner}/${variables.name}'.` }] };
-    const count = repo.discussions ?? 0;
-    const firstN = Math.min(100, Number(variables.first ?? 10));
-    const offset = variables.cursor ? Number(Buffer.from(String(variables.cursor), 'base64').toString('utf8').replace('cursor:', '')) : 0;
-    const actor = (index: number) => {
-      const who = person(index);
-      return who.bot
-        ? { __typename: 'Bot', login: who.login.replace(/\[bot\]$/, ''), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${who.login}`, databaseId: who.id }
-        : { __typename: 'User', login: who.login, avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`, url: `https://github.com/${who.login}`, databaseId: who.id };
-    };
-    const perDiscussion = repo.commentsPerDiscussion ?? 2;
+  const cursorOf = (offset: number) => Buffer.from(`cursor:${offset}`).toString('base64');
+  const offsetOf = (cursor: unknown) => (cursor ? Number(Buffer.from(String(cursor), 'base64').toString('utf8').replace('cursor:', '')) : 0);
+  const pageSize = (first: unknown) => Math.min(100, Math.max(1, Number(first ?? 10)));
+
+  function actor(index: number): Json {
+    const who = person(index);
+    return who.bot
+      ? { __typename: 'Bot', login: who.login.replace(/\[bot\]$/, ''), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${who.login}`, databaseId: who.id }
+      : { __typename: 'User', login: who.login, avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`, url: `https://github.com/${who.login}`, databaseId: who.id };
+  }
+
+  const discussionId = (repo: Repo, i: number) => 700_000_000 + recordId(repo, i);
+  const discussionCreated = (i: number) => at(4, i);
+  const commentId = (repo: Repo, i: number, k: number) => discussionId(repo, i) * 1000 + k;
+
+  /** A slice of a connection: `count` nodes made by `make(position from 1)`, from the cursor's offset. */
+  function connection(count: number, first: unknown, cursor: unknown, make: (n: number) => Json): Json {
+    const offset = offsetOf(cursor);
     const nodes: Json[] = [];
+    for (let n = offset + 1; n <= Math.min(count, offset + pageSize(first)); n++) nodes.push(make(n));
+    const end = offset + nodes.length;
+    return { totalCount: count, pageInfo: { hasNextPage: end < count, endCursor: nodes.length ? cursorOf(end) : null }, nodes };
+  }
+
+  function reply(repo: Repo, i: number, k: number, r: number): Json {
+    const id = commentId(repo, i, k) * 1000 + r;
+    return {
+      databaseId: id,
+      body: `Reply ${r} to comment ${k} on discussion ${i}`,
+      url: `https://github.com/${repo.fullName}/discussions/${i}#discussioncomment-${id}`,
+      createdAt: iso(discussionCreated(i) + (k + r) * 1000),
+      author: actor(i + k + r),
+    };
+  }
+
+  function replies(repo: Repo, i: number, k: number, first: unknown, cursor: unknown): Json {
+    return connection(repo.repliesPerComment ?? 0, first, cursor, (r) => reply(repo, i, k, r));
+  }
+
+  function comment(repo: Repo, i: number, k: number): Json {
+    const id = commentId(repo, i, k);
+    return {
+      id: Buffer.from(`DiscussionComment:${repo.index}:${i}:${k}`).toString('base64'),
+      databaseId: id,
+      body: `Comment ${k} on discussion ${i}`,
+      url: `https://github.com/${repo.fullName}/discussions/${i}#discussioncomment-${id}`,
+      createdAt: iso(discussionCreated(i) + k * 1000),
+      author: actor(i + k),
+      // The queries ask for a comment's first 50 replies.
+      replies: replies(repo, i, k, 50, null),
+    };
+  }
+
+  function comments(repo: Repo, i: number, first: unknown, cursor: unknown): Json {
+    return connection(repo.commentsPerDiscussion ?? 2, first, cursor, (k) => comment(repo, i, k));
+  }
+
+  const repositoryNamed = (variables: Json) => repos.find((r) => r.fullName.toLowerCase() === `${variables.owner}/${variables.name}`.toLowerCase());
+  const notFound = (variables: Json) => ({
+    data: { repository: null },
+    errors: [{ type: 'NOT_FOUND', path: ['repository'], message: `Could not resolve to a Repository with the name '${variables.owner}/${variables.name}'.` }],
+  });
+
+  function discussions(variables: Json): Json {
+    const repo = repositoryNamed(variables);
+    if (!repo) return notFound(variables);
+    const count = repo.discussions ?? 0;
+    const perDiscussion = repo.commentsPerDiscussion ?? 2;
     // Most recently updated first: the discussion with the highest index.
-    for (let position = offset; position < Math.min(count, offset + firstN); position++) {
-      const i = count - position;
-      const databaseId = 700_000_000 + recordId(repo, i);
-      const created = at(4, i);
-      const comments = Array.from({ length: Math.min(50, perDiscussion) }, (_, k) => ({
-        databaseId: databaseId * 100 + k + 1,
-        body: `Comment ${k + 1} on discussion ${i}`,
-        url: `https://github.com/${repo.fullName}/discussions/${i}#discussioncomment-${databaseId * 100 + k + 1}`,
-        createdAt: iso(created + (k + 1) * 1000),
-        author: actor(i + k + 1),
-        replies: { totalCount: 0, nodes: [] },
-      }));
-      nodes.push({
-        databaseId,
+    const page = connection(count, variables.first, variables.cursor, (position) => {
+      const i = count + 1 - position;
+      const created = discussionCreated(i);
+      return {
+        databaseId: discussionId(repo, i),
+        number: i,
         title: `Discussion ${i}`,
         body: `Body of discussion ${i}`,
         url: `https://github.com/${repo.fullName}/discussions/${i}`,
         createdAt: iso(created),
         updatedAt: iso(created + perDiscussion * 1000),
         author: actor(i),
-        comments: { totalCount: perDiscussion, nodes: comments },
-      });
+        // The query asks for the first 50 comments.
+        comments: comments(repo, i, 50, null),
+      };
+    });
+    return { data: { repository: { discussions: page } } };
+  }
+
+  function discussionComments(variables: Json): Json {
+    const repo = repositoryNamed(variables);
+    if (!repo) return notFound(variables);
+    const i = Number(variables.number);
+    if (!(i >= 1 && i <= (repo.discussions ?? 0))) {
+      return { data: { repository: { discussion: null } }, errors: [{ type: 'NOT_FOUND', path: ['repository', 'discussion'], message: `Could not resolve to a Discussion with the number of ${i}.` }] };
     }
-    const end = offset + nodes.length;
-    return {
-      data: {
-        repository: {
-          discussions: {
-            totalCount: count,
-            pageInfo: { hasNextPage: end < count, endCursor: nodes.length ? Buffer.from(`cursor:${end}`).toString('base64') : null },
-            nodes,
-          },
-        },
-      },
-    };
+    return { data: { repository: { discussion: { comments: comments(repo, i, variables.first, variables.cursor) } } } };
+  }
+
+  function commentReplies(variables: Json): Json {
+    const [kind, repoIndex, i, k] = Buffer.from(String(variables.id ?? ''), 'base64').toString('utf8').split(':');
+    const repo = repos[Number(repoIndex)];
+    if (kind !== 'DiscussionComment' || !repo) {
+      return { data: { node: null }, errors: [{ type: 'NOT_FOUND', path: ['node'], message: `Could not resolve to a node with the global id of '${variables.id}'` }] };
+    }
+    return { data: { node: { replies: replies(repo, Number(i), Number(k), variables.first, variables.cursor) } } };
   }
 
   // ---- The server -------------------------------------------------------------------------------------------
@@ -628,8 +686,11 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
 
     if (method === 'POST' && path === '/graphql') {
       const body = JSON.parse(await readBody(request)) as { query: string; variables?: Json };
-      if (!/discussions\s*\(/.test(body.query)) return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion queries' }] }, rateHeaders());
-      return send(response, 200, discussions(body.variables ?? {}), rateHeaders());
+      const variables = body.variables ?? {};
+      if (/discussions\s*\(/.test(body.query)) return send(response, 200, discussions(variables), rateHeaders());
+      if (/discussion\s*\(\s*number:/.test(body.query)) return send(response, 200, discussionComments(variables), rateHeaders());
+      if (/node\s*\(\s*id:/.test(body.query)) return send(response, 200, commentReplies(variables), rateHeaders());
+      return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion queries' }] }, rateHeaders());
     }
     if (method !== 'GET') return send(response, 404, { message: 'Not Found', documentation_url: docs });
 
