@@ -103,7 +103,12 @@ export type Fault =
    */
   | { kind: 'echo-authorization'; status?: number }
   /** The page is answered, but its `Link: rel="next"` points at the page itself: a list that never ends. */
-  | { kind: 'next-is-itself' };
+  | { kind: 'next-is-itself' }
+  /**
+   * GraphQL's spent primary limit: a 200 whose errors say RATE_LIMITED, with `x-ratelimit-remaining: 0` and
+   * the reset (https://docs.github.com/en/graphql/overview/rate-limits-and-node-limits-for-the-graphql-api).
+   */
+  | { kind: 'graphql-rate-limited'; reset: Date };
 
 interface PendingFault {
   fault: Fault;
@@ -652,6 +657,13 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         case 'next-is-itself':
           nextIsItself = true;
           break;
+        case 'graphql-rate-limited':
+          return send(response, 200, { data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] }, {
+            ...rateHeaders(),
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset': String(Math.floor(fault.reset.getTime() / 1000)),
+            'x-ratelimit-resource': 'graphql',
+          });
       }
     }
 

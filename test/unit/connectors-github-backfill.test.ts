@@ -264,6 +264,16 @@ describe('GitHub limits and refusals', () => {
     expect((error as Error).message).toMatch(/rate limit is spent/);
   });
 
+  it("waits until the reset when GitHub's GraphQL answers RATE_LIMITED, with Octokit's throttling or without", async () => {
+    const reset = new Date('2026-03-01T13:00:00Z');
+    for (const connector of [throttled, github]) {
+      standIn.fault({ kind: 'graphql-rate-limited', reset }, { path: /graphql/ });
+      const error = await connector.page('acme/widgets:discussions', null, settings, secrets, access).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimitWait);
+      expect((error as RateLimitWait).until.toISOString()).toBe(reset.toISOString());
+    }
+  });
+
   it('stores a page that spent the last request and pauses until the reset', async () => {
     const reset = new Date(Date.now() + 3600_000);
     reset.setMilliseconds(0);
