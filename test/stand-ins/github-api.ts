@@ -170,6 +170,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
   const at = (kindOffsetSeconds: number, index: number) => start + index * MINUTE + kindOffsetSeconds * 1000;
 
+  const appSlug = (login: string) => login.replace(/\[bot\]$/, '');
+
   function simpleUser(index: number): Json {
     const who = person(index);
     const user = first(example('/repos/{owner}/{repo}/stargazers', 'get', '200', 'default-response'));
@@ -179,8 +181,9 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       login: who.login,
       node_id: Buffer.from(`04:User${who.id}`).toString('base64'),
       avatar_url: `https://avatars.githubusercontent.com/u/${who.id}?v=4`,
-      url: `${origin}${prefix}/users/${who.login}`,
-      html_url: `https://github.com/${who.login}`,
+      // A bot's login is not a path segment as it is: its API address escapes it, its page is its app's.
+      url: `${origin}${prefix}/users/${encodeURIComponent(who.login)}`,
+      html_url: who.bot ? `https://github.com/apps/${appSlug(who.login)}` : `https://github.com/${who.login}`,
       type: who.bot ? 'Bot' : 'User',
     };
   }
@@ -204,10 +207,14 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   type Repo = (typeof repos)[number];
 
   function repository(repo: Repo): Json {
-    const data = example('/repos/{owner}/{repo}', 'get', '200');
+    // The documented example is a fork (with its parent and source) and names no language, which the schema
+    // requires: the stand-in's repositories are not forks, and are written in TypeScript.
+    const { parent: _parent, source: _source, ...data } = example('/repos/{owner}/{repo}', 'get', '200');
     const [owner, name] = repo.fullName.split('/') as [string, string];
     return {
       ...data,
+      fork: false,
+      language: 'TypeScript',
       id: repo.id,
       name,
       full_name: repo.fullName,
@@ -273,6 +280,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       title: `Pull request ${number}`,
       body: `Body of ${number}`,
       user: simpleUser(number),
+      // The documented example's team lacks the `type` its schema requires: no team is asked to review.
+      requested_teams: [],
       created_at: iso(issueCreated(number)),
       updated_at: iso(issueUpdated(number)),
       closed_at: closed ? iso(closed) : null,
@@ -496,7 +505,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   function actor(index: number): Json {
     const who = person(index);
     return who.bot
-      ? { __typename: 'Bot', login: who.login.replace(/\[bot\]$/, ''), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${who.login}`, databaseId: who.id }
+      ? { __typename: 'Bot', login: appSlug(who.login), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${appSlug(who.login)}`, databaseId: who.id }
       : { __typename: 'User', login: who.login, avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`, url: `https://github.com/${who.login}`, databaseId: who.id };
   }
 
