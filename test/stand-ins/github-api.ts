@@ -87,6 +87,8 @@ export interface StandInOptions {
   issueEventsOrder?: 'newest-first' | 'oldest-first';
   /** Public emails of people by index, instead of the default (`user<i>@example.com` for even i, none for odd). */
   emails?: Record<number, string | null>;
+  /** Profiles' `company` by index, instead of the default (`@acme` for i divisible by 3, `Initech` for i = 3k + 1, none else). */
+  companies?: Record<number, string | null>;
 }
 
 export type Fault =
@@ -116,6 +118,12 @@ interface PendingFault {
   path?: RegExp;
 }
 
+/**
+ * Record kinds a delivery can be made of. 'discussion' is discussion `index` as a delivery names it, and
+ * 'discussion-comment' the first comment of discussion `index`.
+ */
+export type StandInRecordKind = 'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release' | 'discussion' | 'discussion-comment';
+
 export interface GitHubStandIn {
   /** The API root to put in settings.apiUrl. */
   url: string;
@@ -139,7 +147,7 @@ export interface GitHubStandIn {
    * A record as the REST API lists it (`index` from 1; for issues and pulls, the number; for 'closer', who closed
    * issue `index`), and the repository: for making the delivery of a record the backfill also reads.
    */
-  record(fullName: string, kind: 'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release', index: number): Json;
+  record(fullName: string, kind: StandInRecordKind, index: number): Json;
   repository(fullName: string): Json;
 }
 
@@ -196,7 +204,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       ...simpleUser(index),
       name: who.bot ? null : `User ${index}`,
       email: options.emails && index in options.emails ? options.emails[index] : index % 2 === 0 ? `user${index}@example.com` : null,
-      company: index % 3 === 0 ? '@acme' : index % 3 === 1 ? 'Initech' : null,
+      company: options.companies && index in options.companies ? options.companies[index] : index % 3 === 0 ? '@acme' : index % 3 === 1 ? 'Initech' : null,
       blog: index % 3 === 0 ? 'https://acme.io' : index % 3 === 1 ? `user${index}.dev` : '',
       twitter_username: index % 2 === 0 ? `user${index}_x` : null,
       location: 'Lisbon, Portugal',
@@ -555,6 +563,20 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     return connection(repo.commentsPerDiscussion ?? 2, first, cursor, (k) => comment(repo, i, k));
   }
 
+  /** Discussion i as a delivery names it: its `id` is the GraphQL `databaseId`. */
+  function discussionRecord(repo: Repo, i: number): Json {
+    const author = actor(i);
+    return {
+      id: discussionId(repo, i),
+      number: i,
+      title: `Discussion ${i}`,
+      body: `Body of discussion ${i}`,
+      html_url: `https://github.com/${repo.fullName}/discussions/${i}`,
+      created_at: iso(discussionCreated(i)),
+      user: { ...simpleUser(i), id: author.databaseId, avatar_url: author.avatarUrl, html_url: author.url },
+    };
+  }
+
   const repositoryNamed = (variables: Json) => repos.find((r) => r.fullName.toLowerCase() === `${variables.owner}/${variables.name}`.toLowerCase());
   const notFound = (variables: Json) => ({
     data: { repository: null },
@@ -803,6 +825,12 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
           return reviewComment(repo, index);
         case 'release':
           return release(repo, index);
+        case 'discussion':
+          return discussionRecord(repo, index);
+        case 'discussion-comment': {
+          const { databaseId, body, url, createdAt, author } = comment(repo, index, 1);
+          return { id: databaseId, parent_id: null, body, html_url: url, created_at: createdAt, user: { ...simpleUser(index + 1), id: author.databaseId, avatar_url: author.avatarUrl, html_url: author.url } };
+        }
       }
     },
   };
