@@ -61,6 +61,7 @@ export interface StandInRepository {
   releases?: number;
   discussions?: number;
   commentsPerDiscussion?: number;
+  repliesPerComment?: number;
 }
 
 export interface StandInOptions {
@@ -86,6 +87,8 @@ export interface StandInOptions {
   issueEventsOrder?: 'newest-first' | 'oldest-first';
   /** Public emails of people by index, instead of the default (`user<i>@example.com` for even i, none for odd). */
   emails?: Record<number, string | null>;
+  /** Profiles' `company` by index, instead of the default (`@acme` for i divisible by 3, `Initech` for i = 3k + 1, none else). */
+  companies?: Record<number, string | null>;
 }
 
 export type Fault =
@@ -102,13 +105,24 @@ export type Fault =
    */
   | { kind: 'echo-authorization'; status?: number }
   /** The page is answered, but its `Link: rel="next"` points at the page itself: a list that never ends. */
-  | { kind: 'next-is-itself' };
+  | { kind: 'next-is-itself' }
+  /**
+   * GraphQL's spent primary limit: a 200 whose errors say RATE_LIMITED, with `x-ratelimit-remaining: 0` and
+   * the reset (https://docs.github.com/en/graphql/overview/rate-limits-and-node-limits-for-the-graphql-api).
+   */
+  | { kind: 'graphql-rate-limited'; reset: Date };
 
 interface PendingFault {
   fault: Fault;
   times: number;
   path?: RegExp;
 }
+
+/**
+ * Record kinds a delivery can be made of. 'discussion' is discussion `index` as a delivery names it, and
+ * 'discussion-comment' the first comment of discussion `index`.
+ */
+export type StandInRecordKind = 'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release' | 'discussion' | 'discussion-comment';
 
 export interface GitHubStandIn {
   /** The API root to put in settings.apiUrl. */
@@ -133,7 +147,7 @@ export interface GitHubStandIn {
    * A record as the REST API lists it (`index` from 1; for issues and pulls, the number; for 'closer', who closed
    * issue `index`), and the repository: for making the delivery of a record the backfill also reads.
    */
-  record(fullName: string, kind: 'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release', index: number): Json;
+  record(fullName: string, kind: StandInRecordKind, index: number): Json;
   repository(fullName: string): Json;
 }
 
@@ -164,6 +178,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
   const at = (kindOffsetSeconds: number, index: number) => start + index * MINUTE + kindOffsetSeconds * 1000;
 
+  const appSlug = (login: string) => login.replace(/\[bot\]$/, '');
+
   function simpleUser(index: number): Json {
     const who = person(index);
     const user = first(example('/repos/{owner}/{repo}/stargazers', 'get', '200', 'default-response'));
@@ -173,8 +189,9 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       login: who.login,
       node_id: Buffer.from(`04:User${who.id}`).toString('base64'),
       avatar_url: `https://avatars.githubusercontent.com/u/${who.id}?v=4`,
-      url: `${origin}${prefix}/users/${who.login}`,
-      html_url: `https://github.com/${who.login}`,
+      // A bot's login is not a path segment as it is: its API address escapes it, its page is its app's.
+      url: `${origin}${prefix}/users/${encodeURIComponent(who.login)}`,
+      html_url: who.bot ? `https://github.com/apps/${appSlug(who.login)}` : `https://github.com/${who.login}`,
       type: who.bot ? 'Bot' : 'User',
     };
   }
@@ -187,7 +204,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       ...simpleUser(index),
       name: who.bot ? null : `User ${index}`,
       email: options.emails && index in options.emails ? options.emails[index] : index % 2 === 0 ? `user${index}@example.com` : null,
-      company: index % 3 === 0 ? '@acme' : index % 3 === 1 ? 'Initech' : null,
+      company: options.companies && index in options.companies ? options.companies[index] : index % 3 === 0 ? '@acme' : index % 3 === 1 ? 'Initech' : null,
       blog: index % 3 === 0 ? 'https://acme.io' : index % 3 === 1 ? `user${index}.dev` : '',
       twitter_username: index % 2 === 0 ? `user${index}_x` : null,
       location: 'Lisbon, Portugal',
@@ -198,10 +215,14 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   type Repo = (typeof repos)[number];
 
   function repository(repo: Repo): Json {
-    const data = example('/repos/{owner}/{repo}', 'get', '200');
+    // The documented example is a fork (with its parent and source) and names no language, which the schema
+    // requires: the stand-in's repositories are not forks, and are written in TypeScript.
+    const { parent: _parent, source: _source, ...data } = example('/repos/{owner}/{repo}', 'get', '200');
     const [owner, name] = repo.fullName.split('/') as [string, string];
     return {
       ...data,
+      fork: false,
+      language: 'TypeScript',
       id: repo.id,
       name,
       full_name: repo.fullName,
@@ -267,6 +288,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       title: `Pull request ${number}`,
       body: `Body of ${number}`,
       user: simpleUser(number),
+      // The documented example's team lacks the `type` its schema requires: no team is asked to review.
+      requested_teams: [],
       created_at: iso(issueCreated(number)),
       updated_at: iso(issueUpdated(number)),
       closed_at: closed ? iso(closed) : null,
@@ -478,59 +501,130 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
 
   /**
    * Shapes from GitHub's GraphQL reference: https://docs.github.com/en/graphql/reference/objects#discussion
-   * (Discussion, DiscussionConnection, DiscussionComment, PageInfo) and
-   * https://docs.github.com/en/graphql/guides/using-the-graphql-api-for-discussions. Cursors are opaque strings.
+   * (Discussion, DiscussionConnection, DiscussionComment, DiscussionCommentConnection, PageInfo, and
+   * Repository.discussion(number:) and Query.node(id:)) and
+   * https://docs.github.com/en/graphql/guides/using-the-graphql-api-for-discussions. Cursors and node IDs are
+   * opaque strings. Discussion i has comments 1..commentsPerDiscussion, comment k replies 1..repliesPerComment.
    */
-  function discussions(variables: Json): Json {
-    const repo = repos.find((r) => r.fullName.toLowerCase() === `${variables.owner}/${variables.name}`.toLowerCase());
-    if (!repo) return { data: { repository: null }, errors: [{ type: 'NOT_FOUND', path: ['repository'], message: `Could not resolve to a Repository with the name '${variables.owner}/${variables.name}'.` }] };
-    const count = repo.discussions ?? 0;
-    const firstN = Math.min(100, Number(variables.first ?? 10));
-    const offset = variables.cursor ? Number(Buffer.from(String(variables.cursor), 'base64').toString('utf8').replace('cursor:', '')) : 0;
-    const actor = (index: number) => {
-      const who = person(index);
-      return who.bot
-        ? { __typename: 'Bot', login: who.login.replace(/\[bot\]$/, ''), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${who.login}`, databaseId: who.id }
-        : { __typename: 'User', login: who.login, avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`, url: `https://github.com/${who.login}`, databaseId: who.id };
-    };
-    const perDiscussion = repo.commentsPerDiscussion ?? 2;
+  const cursorOf = (offset: number) => Buffer.from(`cursor:${offset}`).toString('base64');
+  const offsetOf = (cursor: unknown) => (cursor ? Number(Buffer.from(String(cursor), 'base64').toString('utf8').replace('cursor:', '')) : 0);
+  const pageSize = (first: unknown) => Math.min(100, Math.max(1, Number(first ?? 10)));
+
+  function actor(index: number): Json {
+    const who = person(index);
+    return who.bot
+      ? { __typename: 'Bot', login: appSlug(who.login), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${appSlug(who.login)}`, databaseId: who.id }
+      : { __typename: 'User', login: who.login, avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`, url: `https://github.com/${who.login}`, databaseId: who.id };
+  }
+
+  const discussionId = (repo: Repo, i: number) => 700_000_000 + recordId(repo, i);
+  const discussionCreated = (i: number) => at(4, i);
+  const commentId = (repo: Repo, i: number, k: number) => discussionId(repo, i) * 1000 + k;
+
+  /** A slice of a connection: `count` nodes made by `make(position from 1)`, from the cursor's offset. */
+  function connection(count: number, first: unknown, cursor: unknown, make: (n: number) => Json): Json {
+    const offset = offsetOf(cursor);
     const nodes: Json[] = [];
+    for (let n = offset + 1; n <= Math.min(count, offset + pageSize(first)); n++) nodes.push(make(n));
+    const end = offset + nodes.length;
+    return { totalCount: count, pageInfo: { hasNextPage: end < count, endCursor: nodes.length ? cursorOf(end) : null }, nodes };
+  }
+
+  function reply(repo: Repo, i: number, k: number, r: number): Json {
+    const id = commentId(repo, i, k) * 1000 + r;
+    return {
+      databaseId: id,
+      body: `Reply ${r} to comment ${k} on discussion ${i}`,
+      url: `https://github.com/${repo.fullName}/discussions/${i}#discussioncomment-${id}`,
+      createdAt: iso(discussionCreated(i) + (k + r) * 1000),
+      author: actor(i + k + r),
+    };
+  }
+
+  function replies(repo: Repo, i: number, k: number, first: unknown, cursor: unknown): Json {
+    return connection(repo.repliesPerComment ?? 0, first, cursor, (r) => reply(repo, i, k, r));
+  }
+
+  function comment(repo: Repo, i: number, k: number): Json {
+    const id = commentId(repo, i, k);
+    return {
+      id: Buffer.from(`DiscussionComment:${repo.index}:${i}:${k}`).toString('base64'),
+      databaseId: id,
+      body: `Comment ${k} on discussion ${i}`,
+      url: `https://github.com/${repo.fullName}/discussions/${i}#discussioncomment-${id}`,
+      createdAt: iso(discussionCreated(i) + k * 1000),
+      author: actor(i + k),
+      // The queries ask for a comment's first 50 replies.
+      replies: replies(repo, i, k, 50, null),
+    };
+  }
+
+  function comments(repo: Repo, i: number, first: unknown, cursor: unknown): Json {
+    return connection(repo.commentsPerDiscussion ?? 2, first, cursor, (k) => comment(repo, i, k));
+  }
+
+  /** Discussion i as a delivery names it: its `id` is the GraphQL `databaseId`. */
+  function discussionRecord(repo: Repo, i: number): Json {
+    const author = actor(i);
+    return {
+      id: discussionId(repo, i),
+      number: i,
+      title: `Discussion ${i}`,
+      body: `Body of discussion ${i}`,
+      html_url: `https://github.com/${repo.fullName}/discussions/${i}`,
+      created_at: iso(discussionCreated(i)),
+      user: { ...simpleUser(i), id: author.databaseId, avatar_url: author.avatarUrl, html_url: author.url },
+    };
+  }
+
+  const repositoryNamed = (variables: Json) => repos.find((r) => r.fullName.toLowerCase() === `${variables.owner}/${variables.name}`.toLowerCase());
+  const notFound = (variables: Json) => ({
+    data: { repository: null },
+    errors: [{ type: 'NOT_FOUND', path: ['repository'], message: `Could not resolve to a Repository with the name '${variables.owner}/${variables.name}'.` }],
+  });
+
+  function discussions(variables: Json): Json {
+    const repo = repositoryNamed(variables);
+    if (!repo) return notFound(variables);
+    const count = repo.discussions ?? 0;
+    const perDiscussion = repo.commentsPerDiscussion ?? 2;
     // Most recently updated first: the discussion with the highest index.
-    for (let position = offset; position < Math.min(count, offset + firstN); position++) {
-      const i = count - position;
-      const databaseId = 700_000_000 + recordId(repo, i);
-      const created = at(4, i);
-      const comments = Array.from({ length: Math.min(50, perDiscussion) }, (_, k) => ({
-        databaseId: databaseId * 100 + k + 1,
-        body: `Comment ${k + 1} on discussion ${i}`,
-        url: `https://github.com/${repo.fullName}/discussions/${i}#discussioncomment-${databaseId * 100 + k + 1}`,
-        createdAt: iso(created + (k + 1) * 1000),
-        author: actor(i + k + 1),
-        replies: { totalCount: 0, nodes: [] },
-      }));
-      nodes.push({
-        databaseId,
+    const page = connection(count, variables.first, variables.cursor, (position) => {
+      const i = count + 1 - position;
+      const created = discussionCreated(i);
+      return {
+        databaseId: discussionId(repo, i),
+        number: i,
         title: `Discussion ${i}`,
         body: `Body of discussion ${i}`,
         url: `https://github.com/${repo.fullName}/discussions/${i}`,
         createdAt: iso(created),
         updatedAt: iso(created + perDiscussion * 1000),
         author: actor(i),
-        comments: { totalCount: perDiscussion, nodes: comments },
-      });
+        // The query asks for the first 50 comments.
+        comments: comments(repo, i, 50, null),
+      };
+    });
+    return { data: { repository: { discussions: page } } };
+  }
+
+  function discussionComments(variables: Json): Json {
+    const repo = repositoryNamed(variables);
+    if (!repo) return notFound(variables);
+    const i = Number(variables.number);
+    if (!(i >= 1 && i <= (repo.discussions ?? 0))) {
+      return { data: { repository: { discussion: null } }, errors: [{ type: 'NOT_FOUND', path: ['repository', 'discussion'], message: `Could not resolve to a Discussion with the number of ${i}.` }] };
     }
-    const end = offset + nodes.length;
-    return {
-      data: {
-        repository: {
-          discussions: {
-            totalCount: count,
-            pageInfo: { hasNextPage: end < count, endCursor: nodes.length ? Buffer.from(`cursor:${end}`).toString('base64') : null },
-            nodes,
-          },
-        },
-      },
-    };
+    return { data: { repository: { discussion: { comments: comments(repo, i, variables.first, variables.cursor) } } } };
+  }
+
+  function commentReplies(variables: Json): Json {
+    const [kind, repoIndex, i, k] = Buffer.from(String(variables.id ?? ''), 'base64').toString('utf8').split(':');
+    const repo = repos[Number(repoIndex)];
+    if (kind !== 'DiscussionComment' || !repo) {
+      return { data: { node: null }, errors: [{ type: 'NOT_FOUND', path: ['node'], message: `Could not resolve to a node with the global id of '${variables.id}'` }] };
+    }
+    return { data: { node: { replies: replies(repo, Number(i), Number(k), variables.first, variables.cursor) } } };
   }
 
   // ---- The server -------------------------------------------------------------------------------------------
@@ -594,6 +688,13 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         case 'next-is-itself':
           nextIsItself = true;
           break;
+        case 'graphql-rate-limited':
+          return send(response, 200, { data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] }, {
+            ...rateHeaders(),
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset': String(Math.floor(fault.reset.getTime() / 1000)),
+            'x-ratelimit-resource': 'graphql',
+          });
       }
     }
 
@@ -628,8 +729,11 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
 
     if (method === 'POST' && path === '/graphql') {
       const body = JSON.parse(await readBody(request)) as { query: string; variables?: Json };
-      if (!/discussions\s*\(/.test(body.query)) return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion queries' }] }, rateHeaders());
-      return send(response, 200, discussions(body.variables ?? {}), rateHeaders());
+      const variables = body.variables ?? {};
+      if (/discussions\s*\(/.test(body.query)) return send(response, 200, discussions(variables), rateHeaders());
+      if (/discussion\s*\(\s*number:/.test(body.query)) return send(response, 200, discussionComments(variables), rateHeaders());
+      if (/node\s*\(\s*id:/.test(body.query)) return send(response, 200, commentReplies(variables), rateHeaders());
+      return send(response, 200, { errors: [{ message: 'The stand-in answers only discussion queries' }] }, rateHeaders());
     }
     if (method !== 'GET') return send(response, 404, { message: 'Not Found', documentation_url: docs });
 
@@ -721,6 +825,12 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
           return reviewComment(repo, index);
         case 'release':
           return release(repo, index);
+        case 'discussion':
+          return discussionRecord(repo, index);
+        case 'discussion-comment': {
+          const { databaseId, body, url, createdAt, author } = comment(repo, index, 1);
+          return { id: databaseId, parent_id: null, body, html_url: url, created_at: createdAt, user: { ...simpleUser(index + 1), id: author.databaseId, avatar_url: author.avatarUrl, html_url: author.url } };
+        }
       }
     },
   };

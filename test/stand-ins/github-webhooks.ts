@@ -60,7 +60,9 @@ export async function postDelivery(url: string, event: string, body: unknown, se
   return fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.raw });
 }
 
-export type StandInEvent = 'star' | 'fork' | 'issue-opened' | 'issue-closed' | 'issue-comment' | 'pull-opened' | 'pull-merged' | 'review' | 'review-comment' | 'release';
+export type StandInEvent =
+  | 'star' | 'fork' | 'issue-opened' | 'issue-closed' | 'issue-comment' | 'pull-opened' | 'pull-merged' | 'review' | 'review-comment' | 'release'
+  | 'discussion' | 'discussion-comment';
 
 /**
  * The delivery GitHub would send for a record the stand-in also lists (the published example of the event,
@@ -102,5 +104,11 @@ export function standInDelivery(standIn: GitHubStandIn, fullName: string, what: 
     }
     case 'release':
       return { event: 'release', body: { ...example('release', 'published'), release: standIn.record(fullName, 'release', index) } };
+    case 'discussion':
+      return { event: 'discussion', body: { ...example('discussion', 'created'), discussion: standIn.record(fullName, 'discussion', index) } };
+    case 'discussion-comment': {
+      const discussion = standIn.record(fullName, 'discussion', index);
+      return { event: 'discussion_comment', body: { ...example('discussion_comment', 'created'), discussion, comment: standIn.record(fullName, 'discussion-comment', index) } };
+    }
   }
 }

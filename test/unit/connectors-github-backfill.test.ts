@@ -175,6 +175,30 @@ describe('GitHub backfill against the stand-in', () => {
     expect(again.activities).toEqual([]);
   });
 
+  it('reads every comment of a long discussion and every reply of a long thread, by cursor after the first page', async () => {
+    const forum = await startGitHubStandIn({ repositories: [{ fullName: 'acme/forum', discussions: 1, commentsPerDiscussion: 60, repliesPerComment: 55 }] });
+    try {
+      const given: GitHubSettings = { repositories: ['acme/forum'], apiUrl: forum.url };
+      const { pages, activities, skipped } = await walk('acme/forum:discussions', null, given);
+      expect(pages).toHaveLength(1);
+      expect(skipped).toEqual([]);
+      const [discussion, ...answers] = activities;
+      expect(discussion).toMatchObject({ activityType: 'discussion_opened', activityTitle: 'Discussion 1' });
+      // 60 comments (50 with the discussion, 10 more) and 55 replies to each (50 with their comment, 5 more).
+      expect(answers).toHaveLength(60 + 60 * 55);
+      expect(new Set(answers.map((a) => a.id)).size).toBe(answers.length);
+      expect(answers.every((a) => a.activityType === 'discussion_comment' && a.parentActivity?.id === discussion!.id)).toBe(true);
+      expect(answers.filter((a) => (a.content as Json).value.startsWith('Comment ')).map((a) => (a.content as Json).value)).toEqual(
+        Array.from({ length: 60 }, (_, k) => `Comment ${k + 1} on discussion 1`),
+      );
+      expect(answers.filter((a) => (a.content as Json).value.startsWith('Reply ') && (a.content as Json).value.endsWith(' to comment 60 on discussion 1'))).toHaveLength(55);
+      // One request for the page, one for comments 51-60, one for the further replies of each comment.
+      expect(forum.requests.filter((r) => r.path === '/graphql')).toHaveLength(1 + 1 + 60);
+    } finally {
+      await forum.stop();
+    }
+  });
+
   it('brings only the new records on the run after the stream was caught up', async () => {
     const repoId = standIn.repositoryId('acme/widgets');
     const issues = await walk('acme/widgets:issues');
@@ -238,6 +262,16 @@ describe('GitHub limits and refusals', () => {
     expect(error).toBeInstanceOf(RateLimitWait);
     expect((error as RateLimitWait).until.toISOString()).toBe('2026-03-01T12:45:00.000Z');
     expect((error as Error).message).toMatch(/rate limit is spent/);
+  });
+
+  it("waits until the reset when GitHub's GraphQL answers RATE_LIMITED, with Octokit's throttling or without", async () => {
+    const reset = new Date('2026-03-01T13:00:00Z');
+    for (const connector of [throttled, github]) {
+      standIn.fault({ kind: 'graphql-rate-limited', reset }, { path: /graphql/ });
+      const error = await connector.page('acme/widgets:discussions', null, settings, secrets, access).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimitWait);
+      expect((error as RateLimitWait).until.toISOString()).toBe(reset.toISOString());
+    }
   });
 
   it('stores a page that spent the last request and pauses until the reset', async () => {

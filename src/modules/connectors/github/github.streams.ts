@@ -1,7 +1,19 @@
 import type { JsonValue } from '../../../db/schema.ts';
 import type { PlatformAccess, StreamPage } from '../connector-kind.ts';
 import { toPlatformError, type ClientOptions, type GitHubClient } from './github.client.ts';
-import { DISCUSSIONS_QUERY, asDiscussionRecord, type DiscussionsAnswer } from './github.discussions.ts';
+import {
+  COMMENT_REPLIES_QUERY,
+  DISCUSSIONS_QUERY,
+  DISCUSSION_COMMENTS_QUERY,
+  asDiscussionRecord,
+  moreAfter,
+  type CommentNode,
+  type CommentRepliesAnswer,
+  type DiscussionCommentsAnswer,
+  type DiscussionNode,
+  type DiscussionsAnswer,
+  type ReplyNode,
+} from './github.discussions.ts';
 import type { GitHubUserRef } from './github.people.ts';
 import { TranslationBuilder, numberOfUrl, type CommentRecord, type ForkRecord, type IssueRecord, type PullRecord, type ReleaseRecord, type RepoRef, type ReviewRecord } from './github.records.ts';
 import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
@@ -232,12 +244,7 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
     }
     case 'discussions': {
       const [owner, name] = full.split('/') as [string, string];
-      let answer: DiscussionsAnswer;
-      try {
-        answer = await graphqlOf(ctx)<DiscussionsAnswer>(DISCUSSIONS_QUERY, { owner, name, cursor: checkpoint.next ?? null, first: 25 });
-      } catch (error) {
-        throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
-      }
+      const answer = await graphql<DiscussionsAnswer>(ctx, DISCUSSIONS_QUERY, { owner, name, cursor: checkpoint.next ?? null, first: 25 });
       const discussions = answer.repository?.discussions;
       if (!discussions) throw new Error(`GitHub's GraphQL API does not know the repository ${full}`);
       state.total = discussions.totalCount;
@@ -250,12 +257,9 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
         if (!mark(state, checkpoint, node.updatedAt, node.databaseId)) continue;
         read += 1;
         builder.discussion(repo, asDiscussionRecord(node));
-        for (const comment of node.comments.nodes) {
+        for (const comment of await allComments(ctx, full, node)) {
           builder.discussionComment(repo, node.databaseId, asDiscussionRecord(comment));
-          for (const reply of comment.replies?.nodes ?? []) builder.discussionComment(repo, node.databaseId, asDiscussionRecord(reply));
-        }
-        if (node.comments.totalCount > node.comments.nodes.length) {
-          builder.skip(`discussion ${node.databaseId}: only the first ${node.comments.nodes.length} of its ${node.comments.totalCount} comments were read`);
+          for (const reply of await allReplies(ctx, comment)) builder.discussionComment(repo, node.databaseId, asDiscussionRecord(reply));
         }
       }
       done = finish(state, reachedMark || !discussions.pageInfo.hasNextPage ? null : discussions.pageInfo.endCursor);
@@ -268,6 +272,48 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
 /** GitHub's GraphQL endpoint: /graphql on github.com, /api/graphql on Enterprise Server. */
 function graphqlOf(ctx: StreamContext) {
   return ctx.client.octokit.graphql.defaults({ url: graphqlUrlOf(ctx.settings) });
+}
+
+async function graphql<T>(ctx: StreamContext, query: string, variables: Record<string, unknown>): Promise<T> {
+  try {
+    return await graphqlOf(ctx)<T>(query, variables);
+  } catch (error) {
+    throw toPlatformError(error, ctx.access, { options: ctx.options, credential: ctx.client.credential });
+  }
+}
+
+/**
+ * Every comment of a discussion: the page's, then the rest by cursor, a hundred a request. Only a long
+ * discussion costs requests of its own; a limit met in between makes the whole page be read again later
+ * (its records are the same activities).
+ */
+async function allComments(ctx: StreamContext, full: string, discussion: DiscussionNode): Promise<CommentNode[]> {
+  const comments = [...discussion.comments.nodes];
+  let cursor = moreAfter(discussion.comments);
+  const [owner, name] = full.split('/') as [string, string];
+  while (cursor && discussion.number !== undefined) {
+    const answer = await graphql<DiscussionCommentsAnswer>(ctx, DISCUSSION_COMMENTS_QUERY, { owner, name, number: discussion.number, cursor, first: 100 });
+    const page = answer.repository?.discussion?.comments;
+    // Removed since the page was read: what was read stays.
+    if (!page) break;
+    comments.push(...page.nodes);
+    cursor = moreAfter(page);
+  }
+  return comments;
+}
+
+/** Every reply to a comment: the page's, then the rest by cursor. */
+async function allReplies(ctx: StreamContext, comment: CommentNode): Promise<ReplyNode[]> {
+  const replies = [...(comment.replies?.nodes ?? [])];
+  let cursor = moreAfter(comment.replies);
+  while (cursor && comment.id) {
+    const answer = await graphql<CommentRepliesAnswer>(ctx, COMMENT_REPLIES_QUERY, { id: comment.id, cursor, first: 100 });
+    const page = answer.node?.replies;
+    if (!page) break;
+    replies.push(...page.nodes);
+    cursor = moreAfter(page);
+  }
+  return replies;
 }
 
 /** Goes on to `next`, or ends the run: the next one starts from the highest mark seen. */
