@@ -29,7 +29,7 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
   beforeAll(async () => {
     standIn = await startGitHubStandIn({
       repositories: [{ fullName: REPO, stargazers: 5, forks: 2, issues: 6, pullEvery: 3, issueComments: 4, reviewsPerPull: 1, releases: 1, discussions: 2, commentsPerDiscussion: 2 }],
-      // Person 5 (a stargazer, the author of issue 5) and person 10 (the author of comment 3) are bots.
+      // Person 5 (a stargazer, the author of the repository's issue number 5) and person 10 (the author of comment 3) are bots.
       botEvery: 5,
       // Person 1: a company named like an organization Hearth has; 2: a company that is a domain; 3: "@acme"
       // with the company's own site as blog. No public email for 1, 2 and 3, which would name a domain too, and
