@@ -5,8 +5,7 @@ import type { CursorPosition } from '../core/cursor.ts';
 import type { JobKind, JobPayloads } from './job-kinds.ts';
 import { countJobs, findJob, findJobById, findUnfinishedJob, insertJob, listJobs, pageJobs, wakeJob, type JobRow } from './job.repository.ts';
 
-export type { JobRow };
-export type { JobKind, JobPayloads };
+export type { JobKind, JobPayloads, JobRow };
 
 /** Payload types by job kind; every payload is a JSON object (stored in jobs.payload). */
 export type PayloadMap = Record<string, JsonObject>;

@@ -17,7 +17,7 @@ const silent: Log = { info() {}, warn() {}, error() {} };
 export interface WorkerOptions {
   db: Kysely<DB>;
   clock: Clock;
-  /** Any queue: what it runs does not depend on the kinds its type declares. */
+  /** A queue of any kinds: the worker claims the kinds it holds handlers for, and runs those. */
   queue: Pick<JobQueue<PayloadMap>, 'handlerFor' | 'kinds' | 'steps'>;
   /** Names this worker in jobs.locked_by (default: host, process ID and a random suffix). */
   id?: string;
