@@ -105,6 +105,29 @@ export async function createServices(deps: ServiceDeps) {
     log: deps.log,
   });
   const leadScoreCompute = createLeadScoreComputeService({ db, clock, jobs, seniorityOf: (title) => classify(title).seniority });
+  const feeds = createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false });
+  // An erasure reaches what connectors keep of the person (their deliveries' payloads, the platform users they saw).
+  const privacy = createPrivacyService({ db, clock, jobs, eraseProfiles: connectors.forgetPeople });
+  // A connector's source is synced by its connector: data-available hands it over.
+  const sourceImports = createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null, delegate: connectors.dataAvailable });
+  const insights = createInsightsService({
+    db,
+    clock,
+    jobs,
+    llm: deps.config.llm ? createLlmClient(deps.config.llm) : null,
+    intervalMs: deps.config.llm?.intervalMs ?? 0,
+    log: deps.log,
+  });
+  // Every kind of job (src/jobs/job-kinds.ts) and the service that runs it: a kind without a handler here,
+  // or a handler for another kind's payload, does not compile.
+  jobs.handle({
+    'privacy.erase': privacy.runErasure,
+    'source.import': sourceImports.runImport,
+    'lead_scores.recompute': leadScoreCompute.runRecompute,
+    'feeds.fetch': feeds.runFetch,
+    'connector.sync': connectors.runSync,
+    'insights.generate': insights.runInsights,
+  });
   return {
     db,
     clock,
@@ -154,12 +177,10 @@ export async function createServices(deps: ServiceDeps) {
     jobs,
     jobAdmin: createJobAdminService({ jobs, cursors }),
     metrics: createMetricsService({ jobs, ingestion, poolUse: deps.poolUse, engine: deps.engine, connectors: connectors.totals }),
-    feeds: createFeedService({ db, clock, jobs, allowPrivateFetch: deps.config.allowPrivateFetch ?? false }),
-    // An erasure reaches what connectors keep of the person (their deliveries' payloads, the platform users they saw).
-    privacy: createPrivacyService({ db, clock, jobs, eraseProfiles: connectors.forgetPeople }),
+    feeds,
+    privacy,
     connectors,
-    // A connector's source is synced by its connector: data-available hands it over.
-    sourceImports: createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null, delegate: connectors.dataAvailable }),
+    sourceImports,
     bulkUpdates: createBulkUpdateService({ db, clock }),
     audit: createAuditService({ db, clock, cursors }),
     webhooks: createWebhookService({
@@ -174,14 +195,7 @@ export async function createServices(deps: ServiceDeps) {
       log: deps.log,
     }),
     researchPrompts: createResearchPromptAdminService({ db, clock }),
-    insights: createInsightsService({
-      db,
-      clock,
-      jobs,
-      llm: deps.config.llm ? createLlmClient(deps.config.llm) : null,
-      intervalMs: deps.config.llm?.intervalMs ?? 0,
-      log: deps.log,
-    }),
+    insights,
   };
 }
 

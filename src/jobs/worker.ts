@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/schema.ts';
-import type { JobQueue } from './job-queue.ts';
+import type { JobQueue, PayloadMap } from './job-queue.ts';
 import { claimNextJob, completeJob, expireRunningLeases, extendLease, failJob, releaseJob, saveProgress, type JobRow } from './job.repository.ts';
 
 interface Log {
@@ -17,7 +17,8 @@ const silent: Log = { info() {}, warn() {}, error() {} };
 export interface WorkerOptions {
   db: Kysely<DB>;
   clock: Clock;
-  queue: JobQueue;
+  /** A queue of any kinds: the worker claims the kinds it holds handlers for, and runs those. */
+  queue: Pick<JobQueue<PayloadMap>, 'handlerFor' | 'kinds' | 'steps'>;
   /** Names this worker in jobs.locked_by (default: host, process ID and a random suffix). */
   id?: string;
   /** How long to wait between polls when nothing is due (real time; default 1 s). */

@@ -6,11 +6,14 @@ import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ManualClock, systemClock } from '../../src/clock.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import type { DB } from '../../src/db/schema.ts';
+import type { DB, JsonObject } from '../../src/db/schema.ts';
 import { createJobQueue, type JobHandler } from '../../src/jobs/job-queue.ts';
 import { claimNextJob, completeJob, insertJob } from '../../src/jobs/job.repository.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
+
+/** The tests' kinds, made as they go: any name, any payload. */
+type AnyKinds = Record<string, JsonObject>;
 
 /**
  * The job system straight against the database: enqueue (in a caller's transaction), claim with a lease,
@@ -33,8 +36,8 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
   /** A queue with one handler, under a kind of its own so that tests do not see each other's jobs. */
   function setup(handler: JobHandler, clock = new ManualClock()) {
     const kind = `test.kind${++kindCounter}`;
-    const queue = createJobQueue({ db, clock });
-    queue.register(kind, handler);
+    const queue = createJobQueue<AnyKinds>({ db, clock });
+    queue.handle({ [kind]: handler });
     const worker = createWorker({ db, clock, queue, id: `worker-${kindCounter}`, leaseMs: 60_000 });
     return { kind, queue, worker, clock, enqueue: (extra: { maxAttempts?: number; runAt?: Date } = {}) => queue.enqueue(db, { communityId, kind, payload: { n: 1 }, ...extra }) };
   }
@@ -210,8 +213,8 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
     const clock = new ManualClock(new Date());
     const kind = `test.restart${++kindCounter}`;
     const queueOn = (database: Kysely<DB>, handler: JobHandler) => {
-      const queue = createJobQueue({ db: database, clock });
-      queue.register(kind, handler);
+      const queue = createJobQueue<AnyKinds>({ db: database, clock });
+      queue.handle({ [kind]: handler });
       return queue;
     };
     try {
@@ -324,19 +327,20 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
       const inFlight = new Set<number>();
       let overlaps = 0;
       const workers = [db, second.db].flatMap((database, process) => {
-        const queue = createJobQueue({ db: database, clock: systemClock });
-        queue.register(kind, async (row) => {
+        const queue = createJobQueue<AnyKinds>({ db: database, clock: systemClock });
+        const handler: JobHandler = async (row) => {
           if (inFlight.has(row.id)) overlaps += 1;
           inFlight.add(row.id);
           await sleep(2 + Math.random() * 5);
           inFlight.delete(row.id);
           runs.set(row.id, [...(runs.get(row.id) ?? []), `p${process}`]);
-        });
+        };
+        queue.handle({ [kind]: handler });
         // Two workers per process as well.
         return [0, 1].map((n) => createWorker({ db: database, clock: systemClock, queue, id: `p${process}-w${n}`, pollIntervalMs: 5 }));
       });
-      const enqueuer = createJobQueue({ db, clock: systemClock });
-      enqueuer.register(kind, async () => {});
+      const enqueuer = createJobQueue<AnyKinds>({ db, clock: systemClock });
+      enqueuer.handle({ [kind]: async () => {} });
       const ids: number[] = [];
       for (let i = 0; i < 60; i++) ids.push(await enqueuer.enqueue(db, { communityId, kind, payload: { i } }));
 

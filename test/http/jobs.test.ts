@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import type { JsonValue } from '../../src/db/schema.ts';
 import { cliActor } from '../../src/core/writer.ts';
+import type { JobPayloads, JobQueue } from '../../src/jobs/job-queue.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { walkPages } from '../helpers/paging.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -27,21 +28,26 @@ interface Job {
 
 const ECHO = 'test.echo';
 
+/** What an echo job says: the error to fail with, or the answer to return. */
+type Echo = { fail?: string; answer?: JsonValue };
+
 /** Operations: background jobs over HTTP, as `hearth jobs` shows them. */
 describe.each(ENGINES)('jobs over HTTP (%s)', (engine) => {
   let t: TestApp;
   let worker: Worker;
+  let echoJobs: JobQueue<JobPayloads & { [ECHO]: Echo }>;
   let otherCommunity: number;
   let otherToken: string;
 
   beforeAll(async () => {
     t = await createTestApp(engine);
     // A kind of job of the tests' own: it reports progress, then returns what its payload says or fails.
-    t.services.jobs.register(ECHO, async (job, context) => {
-      const payload = job.payload as { fail?: string; answer?: JsonValue };
-      await context.progress({ done: 1, of: 2 });
-      if (payload.fail) throw new Error(payload.fail);
-      return { answer: payload.answer ?? null };
+    echoJobs = t.services.jobs.extend<{ [ECHO]: Echo }>({
+      [ECHO]: async (job, context) => {
+        await context.progress({ done: 1, of: 2 });
+        if (job.payload.fail) throw new Error(job.payload.fail);
+        return { answer: job.payload.answer ?? null };
+      },
     });
     worker = createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs, backoff: () => 60_000 });
     ({ communityId: otherCommunity } = await t.services.communities.create('Beta', cliActor()));
@@ -49,7 +55,7 @@ describe.each(ENGINES)('jobs over HTTP (%s)', (engine) => {
   });
   afterAll(() => t?.close());
 
-  const enqueue = (communityId: number, payload: JsonValue, maxAttempts = 1) => t.services.jobs.enqueue(t.services.db, { communityId, kind: ECHO, payload, maxAttempts });
+  const enqueue = (communityId: number, payload: Echo, maxAttempts = 1) => echoJobs.enqueue(t.services.db, { communityId, kind: ECHO, payload, maxAttempts });
 
   async function jobs(query = '', token = t.token): Promise<{ data: Job[]; meta: { nextCursor: string | null } }> {
     const response = await t.get(`/api/v2/admin/jobs${query ? `?${query}` : ''}`, token);

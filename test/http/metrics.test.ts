@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliActor } from '../../src/core/writer.ts';
 import { formatId } from '../../src/core/ids.ts';
+import type { JobPayloads, JobQueue } from '../../src/jobs/job-queue.ts';
 import { startMetricsServer, type MetricsServer } from '../../src/modules/metrics/index.ts';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -26,11 +27,12 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
   let other: number;
   let otherToken: string;
   let server: MetricsServer;
+  let tallyJobs: JobQueue<JobPayloads & { [TALLY]: Record<string, never> }>;
   const community = () => formatId('community', t.communityId);
 
   beforeAll(async () => {
     t = await createTestApp(engine);
-    t.services.jobs.register(TALLY, async () => ({}));
+    tallyJobs = t.services.jobs.extend<{ [TALLY]: Record<string, never> }>({ [TALLY]: async () => ({}) });
     ({ communityId: other } = await t.services.communities.create('Beta', cliActor()));
     otherToken = await t.issueToken(['admin', 'read'], other);
     server = await startMetricsServer(t.services.metrics, { port: 0, host: '127.0.0.1', onError: () => {} });
@@ -110,8 +112,8 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
   });
 
   it("shows the caller's community's jobs by kind and status, each status of each kind even at 0", async () => {
-    for (let i = 0; i < 2; i++) await t.services.jobs.enqueue(t.services.db, { communityId: t.communityId, kind: TALLY });
-    await t.services.jobs.enqueue(t.services.db, { communityId: other, kind: TALLY });
+    for (let i = 0; i < 2; i++) await tallyJobs.enqueue(t.services.db, { communityId: t.communityId, kind: TALLY });
+    await tallyJobs.enqueue(t.services.db, { communityId: other, kind: TALLY });
     const ours = await scrape();
     expect(sample(ours, 'hearth_jobs', { community: community(), kind: TALLY, status: 'queued' })).toBe(2);
     expect(sample(ours, 'hearth_jobs', { community: community(), kind: TALLY, status: 'failed' })).toBe(0);

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
-import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { JobContext, JobOf, JobPayloads, JobQueue } from '../../jobs/job-queue.ts';
 import type { IngestionService } from '../ingestion/index.ts';
 import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type StreamPage, type Translation } from './connector-kind.ts';
 import { openSecrets, redactSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
@@ -13,9 +13,7 @@ import { platformAccess } from './platform-access.ts';
 
 export const CONNECTOR_SYNC_JOB = 'connector.sync';
 
-export interface SyncPayload {
-  sourceId: number;
-}
+export type SyncPayload = JobPayloads['connector.sync'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type AnyKind = ConnectorKind<any, any>;
@@ -161,8 +159,8 @@ export function createConnectorSync(deps: {
     return { sourceId: connector.sourceId, waitingUntil: until.toISOString(), reason };
   }
 
-  async function runSync(job: JobRow, context: JobContext): Promise<JsonValue> {
-    const { sourceId } = job.payload as unknown as SyncPayload;
+  async function runSync(job: JobOf<'connector.sync'>, context: JobContext): Promise<JsonValue> {
+    const { sourceId } = job.payload;
     const { communityId } = job;
     let connector = await connectors.findConnector(db, communityId, sourceId);
     if (!connector) return { sourceId, skipped: 'the connector was removed' };
@@ -293,8 +291,6 @@ export function createConnectorSync(deps: {
       throw redacted;
     }
   }
-
-  jobs.register(CONNECTOR_SYNC_JOB, runSync);
 
   let processing: Promise<void> | null = null;
   let again = false;
@@ -543,6 +539,7 @@ export function createConnectorSync(deps: {
   });
 
   return {
+    runSync,
     processDeliveries,
     forgetPeople,
     received,

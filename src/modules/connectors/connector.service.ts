@@ -464,6 +464,8 @@ export function createConnectorService(deps: ConnectorDeps) {
       return service.syncNow(writer, sourceId);
     },
 
+    /** Runs the jobs of kind `connector.sync` (the root hands it to the queue). */
+    runSync: sync.runSync,
     /** An erasure's part in connectors (privacy's ProfileEraser): what they keep of people erased on request. */
     forgetPeople: sync.forgetPeople,
     /** Processes stored deliveries now (the background step does it too; tests call it). */

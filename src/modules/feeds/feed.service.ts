@@ -6,14 +6,13 @@ import { conflict, HearthError, invalidParameters, notFound } from '../../core/e
 import { formatId, parseKey } from '../../core/ids.ts';
 import { OutboundError, outboundGet, readOutboundUrl } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
-import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { JobOf, JobQueue } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
 import { closeOpeningsNotListed, findParent, upsertJobOpenings, upsertNews, type Parent } from '../company-updates/index.ts';
 import { FEED_KINDS, FeedFormatError, isBoard, parseBoard, parseNewsFeed, type FeedKind } from './feed-formats.ts';
 import * as feeds from './feed.repository.ts';
 import type { FeedRow } from './feed.repository.ts';
 
-export const FEED_FETCH_JOB = 'feeds.fetch';
 export const DEFAULT_INTERVAL_MINUTES = 360;
 
 /** The longest a feed waits after failures in a row before it is tried again (then its own interval). */
@@ -25,15 +24,6 @@ export interface NewFeed {
   kind: FeedKind;
   url: string;
   intervalMinutes?: number;
-}
-
-/**
- * A fetch job is one of two: the feed's schedule (`scheduled`: it runs when due, and enqueues the next one)
- * or an admin's "fetch now" (it fetches and records, and leaves the schedule alone).
- */
-interface FetchPayload {
-  feedId: number;
-  scheduled: boolean;
 }
 
 /** A feed as admins see it. */
@@ -69,9 +59,9 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
     return feed;
   }
 
-  /** Fetches the feed and stores what it holds, in one transaction with the feed's new state. */
-  async function fetchFeed(job: JobRow, payload: FetchPayload) {
-    const communityId = job.communityId;
+  /** The fetch job: fetches the feed and stores what it holds, in one transaction with the feed's new state. */
+  async function runFetch(job: JobOf<'feeds.fetch'>) {
+    const { communityId, payload } = job;
     const feed = await feeds.findFeed(db, communityId, payload.feedId);
     // Removed since the job was made.
     if (!feed) return { skipped: 'the feed was removed' };
@@ -131,14 +121,15 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
       if (!(await feeds.findFeed(trx, communityId, feed.id, true))) return;
       await write?.(trx);
       await feeds.recordFetch(trx, communityId, feed.id, { ...outcome, at: now, nextFetchAt });
-      if (nextFetchAt) await jobs.enqueue(trx, { communityId, kind: FEED_FETCH_JOB, payload: { feedId: feed.id, scheduled: true }, runAt: nextFetchAt });
+      if (nextFetchAt) await jobs.enqueue(trx, { communityId, kind: 'feeds.fetch', payload: { feedId: feed.id, scheduled: true }, runAt: nextFetchAt });
     });
     return { status: outcome.status, ...(stored ?? {}) };
   }
 
-  jobs.register(FEED_FETCH_JOB, async (job) => fetchFeed(job, job.payload as unknown as FetchPayload));
-
   return {
+    /** Runs the jobs of kind `feeds.fetch` (the root hands it to the queue). */
+    runFetch,
+
     /** POST /api/v2/admin/feeds: a feed of an organization or custom object, fetched at once and then on schedule. */
     async add(writer: Writer, given: NewFeed) {
       if (!FEED_KINDS.includes(given.kind)) throw invalidParameters(`kind must be one of ${FEED_KINDS.join(', ')}`);
@@ -155,7 +146,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
             intervalMinutes: given.intervalMinutes ?? DEFAULT_INTERVAL_MINUTES,
             now,
           });
-          await jobs.enqueue(trx, { communityId: writer.communityId, kind: FEED_FETCH_JOB, payload: { feedId: feed.id, scheduled: true }, runAt: now });
+          await jobs.enqueue(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: feed.id, scheduled: true }, runAt: now });
           await recordWrite(trx, writer, { operation: 'feed.create', entityIds: [`feed_${feed.id}`, formatId(parent.kind, parent.id)], detail: { kind: feed.kind, url: feed.url } });
           return presentFeed(feed);
         });
@@ -186,7 +177,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
     async fetchNow(writer: Writer, id: number) {
       await feedOf(writer.communityId, id);
       return db.transaction().execute(async (trx) => {
-        const job = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: FEED_FETCH_JOB, payload: { feedId: id, scheduled: false } });
+        const job = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: id, scheduled: false } });
         await recordWrite(trx, writer, { operation: 'feed.fetch', entityIds: [`feed_${id}`], detail: { jobId: job.id } });
         return { jobId: job.id };
       });

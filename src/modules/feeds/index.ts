@@ -1,3 +1,3 @@
 // The face of the feeds module: what the rest of the code uses of it. Its other files are private.
 export { feedRoutes } from './feed.routes.ts';
-export { createFeedService, FEED_FETCH_JOB, type FeedService } from './feed.service.ts';
+export { createFeedService, type FeedService } from './feed.service.ts';

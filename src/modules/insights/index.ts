@@ -1,6 +1,6 @@
 // The face of the insights module: what the rest of the code uses of it. Its other files are private.
 export { insightsRoutes } from './insights.routes.ts';
-export { createInsightsService, INSIGHTS_JOB, type InsightsService } from './insights.service.ts';
+export { createInsightsService, type InsightsService } from './insights.service.ts';
 export { createLlmClient, type LlmClient } from './llm-client.ts';
 export { researchPromptAdminRoutes } from './research-prompt-admin.routes.ts';
 export {

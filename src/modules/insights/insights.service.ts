@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { conflict } from '../../core/errors.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
-import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { JobContext, JobOf, JobPayloads, JobQueue, JobRow } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
 import { SPARK_DAYS, SPARK_PERIODS, sparkDraftsOf } from '../contacts/index.ts';
 import { checkContactAnswer, contactMessages, inputHash, type SparkTexts } from './contact-insights.ts';
@@ -11,8 +11,6 @@ import * as contacts from './contact-insights.repository.ts';
 import { LlmError, type LlmClient } from './llm-client.ts';
 import { checkResearchAnswer, researchMessages } from './research-insights.ts';
 import * as research from './research-insights.repository.ts';
-
-export const INSIGHTS_JOB = 'insights.generate';
 
 const DAY = 86_400_000;
 /** Contacts read, written to and asked about together, two batches at a time (the client bounds the requests in flight). */
@@ -32,11 +30,6 @@ interface Log {
 }
 
 const silent: Log = { info() {}, warn() {} };
-
-interface Payload {
-  /** Every contact and answer, not only those whose data moved (`hearth insights refresh --all`). */
-  all?: boolean;
-}
 
 interface Tally {
   total: number;
@@ -86,11 +79,11 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
     return { staleBefore: new Date(now.getTime() - RESEARCH_STALE_DAYS * DAY), retryBefore: new Date(now.getTime() - RETRY_MS), all };
   }
 
-  async function generate(job: JobRow, context: JobContext): Promise<JsonValue> {
+  async function runInsights(job: JobOf<'insights.generate'>, context: JobContext): Promise<JsonValue> {
     if (!llm) throw new Error('no model endpoint is configured in this process (HEARTH_LLM_URL)');
     const model = llm;
     const communityId = job.communityId;
-    const all = (job.payload as Payload).all === true;
+    const all = job.payload.all === true;
     const now = clock.now();
     const freshness = contactFreshness(now, all);
     const cleared = await contacts.clearQuiet(db, communityId, freshness.windowStart);
@@ -213,15 +206,13 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
     return result as unknown as JsonValue;
   }
 
-  jobs.register(INSIGHTS_JOB, generate);
-
   /** "in" in ASCII: the first key of the lock under which a community's run is enqueued at most once. */
   const ENQUEUE_LOCK = 0x696e;
 
-  async function enqueue(communityId: number, payload: Payload, writer: Writer | null) {
+  async function enqueue(communityId: number, payload: JobPayloads['insights.generate'], writer: Writer | null) {
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${ENQUEUE_LOCK}, ${communityId}::int)`.execute(trx);
-      const job = await jobs.enqueueOnce(trx, { communityId, kind: INSIGHTS_JOB, payload: { all: payload.all === true }, maxAttempts: 3 });
+      const job = await jobs.enqueueOnce(trx, { communityId, kind: 'insights.generate', payload: { all: payload.all === true }, maxAttempts: 3 });
       if (writer) await recordWrite(trx, writer, { operation: 'insights.refresh', entityIds: [], detail: { jobId: job.id, all: payload.all === true } });
       return job;
     });
@@ -254,6 +245,9 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
   return {
     configured: llm !== null,
 
+    /** Runs the jobs of kind `insights.generate` (the root hands it to the queue). */
+    runInsights,
+
     /** POST /api/v2/admin/insights/refresh and `hearth insights refresh`: a run now, as a job. */
     async refresh(writer: Writer, options: { all?: boolean } = {}) {
       if (!llm) throw conflict('no model endpoint is configured: set HEARTH_LLM_URL and HEARTH_LLM_MODEL (docs/insights.md); without one the texts are the deterministic ones');
@@ -263,7 +257,7 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
 
     /** GET /api/v2/admin/insights: whether a model is configured, what it wrote, and the latest run. */
     async status(communityId: number) {
-      const [latest] = await jobs.list({ communityId, kind: INSIGHTS_JOB, limit: 1 });
+      const [latest] = await jobs.list({ communityId, kind: 'insights.generate', limit: 1 });
       const [withText, answers] = await Promise.all([contacts.contactsWithText(db, communityId), research.modelAnswers(db, communityId)]);
       return {
         configured: llm !== null,

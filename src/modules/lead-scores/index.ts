@@ -7,6 +7,6 @@ export { LeadScoreKeyFactors, LeadScoreValues } from './lead-score.schemas.ts';
 export { createLeadScoreService } from './lead-score.service.ts';
 export { leadScoreAdminRoutes } from './lead-score-admin.routes.ts';
 export { createLeadScoreAdminService, type LeadScoreAdminService, type LeadScoreChanges, type NewLeadScore } from './lead-score-admin.service.ts';
-export { createLeadScoreComputeService, type LeadScoreComputeService, RECOMPUTE_JOB } from './lead-score-compute.service.ts';
+export { createLeadScoreComputeService, type LeadScoreComputeService } from './lead-score-compute.service.ts';
 export { type Mark, markForScoring, scoringMarks } from './lead-score-marks.repository.ts';
 export { LeadScoreChangesBody, NewLeadScoreBody } from './lead-score-admin.schemas.ts';

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 import { formatId } from '../../core/ids.ts';
-import type { JobContext, JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { JobContext, JobOf, JobQueue } from '../../jobs/job-queue.ts';
 import { computedDefinitions, markComputed, takeStaleDefinitions, type ComputedDefinition } from './lead-score-admin.repository.ts';
 import {
   analyzeScores,
@@ -21,8 +21,6 @@ import {
 import { clearMarks, dropMarks, markedCommunities, takeMarks } from './lead-score-marks.repository.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
 import type { ScoreRules } from './lead-score.rules.ts';
-
-export const RECOMPUTE_JOB = 'lead_scores.recompute';
 
 /**
  * Records per statement of a full recompute: its progress moves chunk by chunk. Each chunk reads the
@@ -51,11 +49,6 @@ const STEP_LOCK = 0x6c7373;
 
 /** The title classifier's seniority of a title (buying committees'), given by the composition root. */
 export type SeniorityOf = (title: string) => string | null;
-
-interface RecomputePayload {
-  scoreId: number;
-  version: number;
-}
 
 /**
  * Computing lead scores (docs/lead-scores.md): in full, as a durable job after a definition is created or
@@ -89,8 +82,8 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
   }
 
   /** The full recompute of one version of a definition, chunk by chunk; a newer version supersedes it. */
-  async function recompute(job: JobRow, context: JobContext): Promise<JsonValue> {
-    const { scoreId, version } = job.payload as unknown as RecomputePayload;
+  async function runRecompute(job: JobOf<'lead_scores.recompute'>, context: JobContext): Promise<JsonValue> {
+    const { scoreId, version } = job.payload;
     const { communityId } = job;
     const superseded = { scoreId: formatId('lead_score', scoreId), version, superseded: true };
     const definition = await currentVersion(communityId, scoreId);
@@ -120,16 +113,13 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
     return { scoreId: formatId('lead_score', scoreId), version, scored: total, changed, removed };
   }
 
-  jobs.register(RECOMPUTE_JOB, recompute);
-
   /** Definitions whose values the step changed and whose percentiles are still to refresh; when each was last refreshed. */
   const stalePercentiles = new Map<string, { communityId: number; scoreId: number; entityType: LeadScoreEntity }>();
   const percentilesRefreshedAt = new Map<string, number>();
 
   /** Enqueues the full recompute of a definition's version, once; pass the transaction that changed it. */
   async function enqueueRecompute(executor: Kysely<DB>, communityId: number, scoreId: number, version: number): Promise<number> {
-    const payload: RecomputePayload = { scoreId, version };
-    return (await jobs.enqueueOnce(executor, { communityId, kind: RECOMPUTE_JOB, payload: { ...payload } })).id;
+    return (await jobs.enqueueOnce(executor, { communityId, kind: 'lead_scores.recompute', payload: { scoreId, version } })).id;
   }
 
   /**
@@ -200,9 +190,12 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
   return {
     enqueueRecompute,
 
+    /** Runs the jobs of kind `lead_scores.recompute` (the root hands it to the queue). */
+    runRecompute,
+
     /** The unfinished full recompute of a definition, if any. */
     async pendingRecompute(communityId: number, scoreId: number): Promise<number | null> {
-      return (await jobs.findUnfinished(communityId, RECOMPUTE_JOB, { scoreId }))?.id ?? null;
+      return (await jobs.findUnfinished(communityId, 'lead_scores.recompute', { scoreId }))?.id ?? null;
     },
 
     /** The top `limit` records rules would score (and how many they would score), computed now and not stored. */

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../core/errors.ts';
-import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { JobContext, JobOf, JobQueue } from '../../jobs/job-queue.ts';
 import { formatId } from '../../core/ids.ts';
 import { recordWrite } from '../audit/index.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
@@ -12,17 +12,12 @@ import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';
 import { suppress } from './suppression.repository.ts';
 import { lockRow } from '../../core/query-fragments.ts';
 
-export const ERASURE_JOB = 'privacy.erase';
 /** Anonymization happens within 15 days of the request (docs/behaviour.md, Removal). */
 export const ERASURE_DEADLINE_DAYS = 15;
 /** With the worker's backoff (5 s doubling, at most 1 h), 20 attempts span about half a day. */
 const ERASURE_ATTEMPTS = 20;
 /** Contacts found again after a pass (a merge or a push that raced it) get another, this many at most. */
 const MAX_PASSES = 5;
-
-interface ErasurePayload {
-  removalRequestId: number;
-}
 
 /**
  * What another module keeps of a person by the IDs sources gave them (a connector's stored deliveries and
@@ -67,8 +62,8 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
   }
 
   /** The erasure job: every contact of the community holding the address, then the request is done. */
-  jobs.register(ERASURE_JOB, async (job: JobRow, context) => {
-    const { removalRequestId } = job.payload as unknown as ErasurePayload;
+  async function runErasure(job: JobOf<'privacy.erase'>, context: JobContext) {
+    const { removalRequestId } = job.payload;
     const request = await privacy.findRemovalRequest(db, job.communityId, removalRequestId);
     if (!request) throw new Error(`removal request ${removalRequestId} of community ${job.communityId} does not exist`);
     if (request.status === 'completed' || request.email === null) return { erased: request.erased };
@@ -98,9 +93,12 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       if (context.attempt >= context.maxAttempts) await privacy.updateRemovalRequest(db, job.communityId, request.id, { status: 'failed' });
       throw error;
     }
-  });
+  }
 
   return {
+    /** Runs the jobs of kind `privacy.erase` (the root hands it to the queue). */
+    runErasure,
+
     /**
      * Stores a removal request for the address with its erasure job, in one transaction, and puts the
      * address on the suppression list at once, so that pushes stop bringing it in before the job has run.
@@ -122,8 +120,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
           deadlineAt: new Date(now.getTime() + ERASURE_DEADLINE_DAYS * 86_400_000),
         });
         await suppress(trx, writer.communityId, [identity], id, now);
-        const payload: ErasurePayload = { removalRequestId: id };
-        const jobId = await jobs.enqueue(trx, { communityId: writer.communityId, kind: ERASURE_JOB, payload: { ...payload }, maxAttempts: ERASURE_ATTEMPTS });
+        const jobId = await jobs.enqueue(trx, { communityId: writer.communityId, kind: 'privacy.erase', payload: { removalRequestId: id }, maxAttempts: ERASURE_ATTEMPTS });
         // Not the address: the log outlives the erasure, and `hearth privacy list` shows it until then.
         await recordWrite(trx, writer, { operation: 'privacy.request', entityIds: [], detail: { removalRequestId: id, jobId } });
         return { id };

@@ -5,7 +5,7 @@ import { retryingTransaction } from '../../db/transaction.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import { FILE_SOURCE_ROOT_SETTING, folderUnderRoot } from '../../core/file-source-root.ts';
 import { formatId } from '../../core/ids.ts';
-import type { JobQueue, JobRow } from '../../jobs/job-queue.ts';
+import type { JobContext, JobOf, JobQueue } from '../../jobs/job-queue.ts';
 import { recordWrite } from '../audit/index.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
 import type { IngestionService } from '../ingestion/index.ts';
@@ -14,12 +14,6 @@ import { augmentSource } from './augmentation.ts';
 import { importFolder, type FolderImport } from './file-import.ts';
 import { findImportSource, setLastImportAt } from './source-import.repository.ts';
 import { lockRow } from '../../core/query-fragments.ts';
-
-export const SOURCE_IMPORT_JOB = 'source.import';
-
-interface SourceImportPayload {
-  sourceId: number;
-}
 
 export interface SourceImportDeps {
   db: Kysely<DB>;
@@ -59,8 +53,9 @@ export function createSourceImportService(deps: SourceImportDeps) {
     return deps.fileSourceRoot ? folderUnderRoot(deps.fileSourceRoot, source.path) : null;
   }
 
-  jobs.register(SOURCE_IMPORT_JOB, async (job: JobRow, context) => {
-    const { sourceId } = job.payload as unknown as SourceImportPayload;
+  /** The import job: the source's new files, if it is a file source, then what it touched re-derived. */
+  async function runImport(job: JobOf<'source.import'>, context: JobContext) {
+    const { sourceId } = job.payload;
     const { communityId } = job;
     const source = await findImportSource(db, communityId, sourceId);
     // Deleted since the call: nothing is left to import for it.
@@ -92,9 +87,12 @@ export function createSourceImportService(deps: SourceImportDeps) {
       ...(folder ? { files: folder.files, skippedFiles: folder.skippedFiles } : {}),
       augmented,
     });
-  });
+  }
 
   return {
+    /** Runs the jobs of kind `source.import` (the root hands it to the queue). */
+    runImport,
+
     /**
      * Enqueues the source's import job, or answers the one already queued or running (a waiting retry is
      * brought forward). The source's row lock makes concurrent calls queue behind each other, so they
@@ -103,7 +101,6 @@ export function createSourceImportService(deps: SourceImportDeps) {
     async notify(writer: Writer, sourceId: number): Promise<{ jobId: number; created: boolean }> {
       const delegated = await deps.delegate?.(writer, sourceId);
       if (delegated) return delegated;
-      const payload: SourceImportPayload = { sourceId };
       const source = await findImportSource(db, writer.communityId, sourceId);
       if (source?.kind === 'file' && source.confinedToRoot && (await folderToRead(source)) === null) {
         throw conflict(`source ${sourceId} was made through the API and ${OUTSIDE_ROOT}: it is not imported until it is`);
@@ -111,7 +108,7 @@ export function createSourceImportService(deps: SourceImportDeps) {
       const job = await retryingTransaction(db, async (trx) => {
         // Calls about one source queue behind each other.
         if (!(await lockRow(trx, 'sources', writer.communityId, sourceId))) return null;
-        const enqueued = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: SOURCE_IMPORT_JOB, payload: { ...payload } });
+        const enqueued = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: 'source.import', payload: { sourceId } });
         await recordWrite(trx, writer, {
           operation: 'source.data_available',
           entityIds: [formatId('provider', sourceId)],
