@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe } from 'vitest';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); the browser tests skip without it. */
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
@@ -12,11 +11,19 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }
 
-/** A free loopback port, so an app can name itself by the address the browser uses (its CSRF Origin check compares them). */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/**
+ * A describe block that runs with one Chromium launched for it and closed after it (`browser()` is that
+ * one), or is skipped, saying why, on a machine without Chromium.
+ */
+export function describeInChromium(title: string, body: (browser: () => Browser) => void): void {
+  describe.skipIf(!CHROMIUM)(`${title} in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
+    let browser: Browser | null = null;
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    body(() => browser!);
+  });
 }

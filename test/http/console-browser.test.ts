@@ -1,27 +1,17 @@
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from '../helpers/chromium.ts';
-
-
-
-let browser: Browser | null = null;
+import { describeInChromium } from '../helpers/chromium.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 /**
  * The web console in a real browser, driven as a person would (labels, roles and buttons, no test
  * IDs): sign in, find a contact by a filter, add it to a segment, create a token and revoke it. What the
  * browser did is then checked through the API.
  */
-describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
+describeInChromium('web console', (browser) => {
   describe.each(ENGINES)('%s', (engine) => {
     let t: TestApp;
     let url: string;
@@ -30,7 +20,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMI
     let ada: string;
 
     beforeAll(async () => {
-      const port = await freeLoopbackPort();
+      const port = await freePort();
       url = `http://127.0.0.1:${port}`;
       t = await createTestApp(engine, { publicUrl: url });
       await t.app.listen({ port, host: '127.0.0.1' });
@@ -41,7 +31,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMI
       const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
       // The first-run link, as the server prints it.
       const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
-      page = await browser!.newPage();
+      page = await browser().newPage();
       page.on('dialog', (dialog) => void dialog.accept());
       await page.goto(link.url);
       await page.getByRole('heading', { name: 'Your account' }).waitFor();
