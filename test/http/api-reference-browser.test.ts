@@ -1,9 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { stubServer } from '../helpers/webhook-receiver.ts';
 import { describeInChromium } from '../helpers/chromium.ts';
 import { freePort } from '../helpers/free-port.ts';
 
@@ -86,21 +86,21 @@ describeInChromium('the API reference', (browser) => {
     });
 
     it('may not be framed by another site', async () => {
-      const other = http.createServer((_request, response) => {
+      const other = stubServer((_request, response) => {
         response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>other</title><iframe src="${url}/docs/"></iframe>`);
       });
-      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      const otherUrl = await other.start();
       const framing = await context.newPage();
       try {
         const blocked = framing.waitForEvent('console', { predicate: (message) => message.text().includes('frame-ancestors'), timeout: 10_000 });
-        await framing.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+        await framing.goto(`${otherUrl}/`);
         await blocked;
         const frame = framing.frames().find((one) => one !== framing.mainFrame());
         expect(frame).toBeDefined();
         expect(await frame!.evaluate('document.title').catch(() => 'unreadable')).not.toBe('Hearth API');
       } finally {
         await framing.close();
-        await new Promise<void>((resolve) => other.close(() => resolve()));
+        await other.stop();
       }
     });
   });

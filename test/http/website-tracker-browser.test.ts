@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { stubServer } from '../helpers/webhook-receiver.ts';
 import { describeInChromium } from '../helpers/chromium.ts';
 
 /** A site's page embedding the tracker as the admin route's snippet says, with the queue stub sites add. */
@@ -13,11 +13,6 @@ function page(hearthUrl: string, key: string, title: string): string {
 <script>window.hearth = window.hearth || function () { (window.hearth.q = window.hearth.q || []).push(arguments); };</script>
 <script src="${hearthUrl}/t.js" data-key="${key}" async></script>
 </head><body><h1>${title}</h1></body></html>`;
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** Polls `read` until `done` says its value is complete, or the deadline passes (then the last value is returned). */
@@ -41,7 +36,7 @@ describeInChromium('website tracker', (browser) => {
     let t: TestApp;
     let hearthUrl: string;
     let siteUrl: string;
-    let site: http.Server;
+    let site: ReturnType<typeof stubServer>;
     let key: string;
     let secret: string;
 
@@ -49,19 +44,19 @@ describeInChromium('website tracker', (browser) => {
       t = await createTestApp(engine);
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       hearthUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-      site = http.createServer((request, response) => {
-        const path = (request.url ?? '/').split('?')[0]!;
+      site = stubServer((request, response) => {
+        const path = request.path.split('?')[0]!;
         if (path === '/favicon.ico') return response.writeHead(404).end();
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(hearthUrl, key, path));
       });
-      siteUrl = await listen(site);
+      siteUrl = await site.start();
       // Only the site's origin may send: the browser's own Origin header is what lets its beacons in.
       const enabled = await t.send('PUT', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: [siteUrl] });
       expect(enabled.statusCode, enabled.body).toBe(201);
       ({ key, identifySecret: secret } = (enabled.json() as { data: { key: string; identifySecret: string } }).data);
     });
     afterAll(async () => {
-      await new Promise((resolve) => site?.close(resolve));
+      await site?.stop();
       await t?.close();
     });
 
