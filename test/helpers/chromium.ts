@@ -1,6 +1,7 @@
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
+import type { TestApp } from './test-app.ts';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); the browser tests skip without it. */
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
@@ -26,4 +27,24 @@ export function describeInChromium(title: string, body: (browser: () => Browser)
     });
     body(() => browser!);
   });
+}
+
+/** The password firstAdminPage sets. */
+export const FIRST_ADMIN_PASSWORD = 'a long admin password';
+
+/**
+ * A page of `browser` where the community's admin followed the first-run link, as the server prints it, and
+ * set a password: signed in. It accepts every dialog (the console confirms removals with one).
+ */
+export async function firstAdminPage(t: TestApp, browser: Browser): Promise<Page> {
+  const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
+  const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
+  const page = await browser.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(link.url);
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  await page.getByLabel('New password').fill(FIRST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.getByText('Your password is set').waitFor();
+  return page;
 }

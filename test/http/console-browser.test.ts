@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { describeInChromium } from '../helpers/chromium.ts';
+import { describeInChromium, FIRST_ADMIN_PASSWORD, firstAdminPage } from '../helpers/chromium.ts';
 import { freePort } from '../helpers/free-port.ts';
 
 /**
@@ -28,16 +28,7 @@ describeInChromium('web console', (browser) => {
       await accepted(t, 'user', { id: 'u-bob', fullName: 'Bob Babbage', email: 'bob@example.org' });
       await accepted(t, 'user', { id: 'u-cy', fullName: 'Cy Menabrea', email: 'cy@example.org' });
       segmentId = (await t.send('POST', '/api/v2/segments', { name: 'Champions' })).json().data.id;
-      const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
-      // The first-run link, as the server prints it.
-      const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
-      page = await browser().newPage();
-      page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(link.url);
-      await page.getByRole('heading', { name: 'Your account' }).waitFor();
-      await page.getByLabel('New password').fill('a long admin password');
-      await page.getByRole('button', { name: 'Set password' }).click();
-      await page.getByText('Your password is set').waitFor();
+      page = await firstAdminPage(t, browser());
       await page.getByRole('button', { name: 'Sign out' }).click();
     });
     afterAll(async () => {
@@ -52,7 +43,7 @@ describeInChromium('web console', (browser) => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').waitFor();
       expect(await page.getByRole('alert').textContent()).toBe('the email address or the password is wrong');
-      await page.getByLabel('Password').fill('a long admin password');
+      await page.getByLabel('Password').fill(FIRST_ADMIN_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Contacts' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/contacts');

@@ -4,7 +4,7 @@ import { type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
-import { describeInChromium } from '../helpers/chromium.ts';
+import { describeInChromium, firstAdminPage } from '../helpers/chromium.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
@@ -46,15 +46,7 @@ describeInChromium('connectors in the web console,', (browser) => {
       await t.app.listen({ port, host: '127.0.0.1' });
       worker = createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs, pollIntervalMs: 50 });
       worker.start();
-      const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
-      const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
-      page = await browser().newPage();
-      page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(link.url);
-      await page.getByRole('heading', { name: 'Your account' }).waitFor();
-      await page.getByLabel('New password').fill('a long admin password');
-      await page.getByRole('button', { name: 'Set password' }).click();
-      await page.getByText('Your password is set').waitFor();
+      page = await firstAdminPage(t, browser());
     }, 60_000);
     afterAll(async () => {
       await page?.close();
