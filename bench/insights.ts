@@ -1,11 +1,10 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { systemClock } from '../src/clock.ts';
 import type { LlmConfig } from '../src/config/config.ts';
 import { cliActor, cliWriter } from '../src/core/writer.ts';
 import type { Database } from '../src/db/database.ts';
 import { createWorker } from '../src/jobs/worker.ts';
 import { createServices } from '../src/services.ts';
+import { stubServer } from '../test/helpers/webhook-receiver.ts';
 import type { Figure } from './report.ts';
 import { seedCommunity } from './seed.ts';
 
@@ -29,38 +28,25 @@ interface Endpoint {
 /** Answers every chat completion with the drafts it was sent, prefixed, after `latencyMs`; keeps the bodies. */
 async function startEndpoint(latencyMs: number): Promise<Endpoint> {
   const bodies: string[] = [];
-  const server = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    request.on('end', () => {
-      bodies.push(raw);
-      const body = JSON.parse(raw) as { messages: { role: string; content: string }[] };
-      const sent = JSON.parse(body.messages[1]!.content) as { drafts: { sparkSummary: string | null; recentSparkSummaries: string[]; activateMessage: { title: string; message: string } | null } };
-      const { drafts } = sent;
-      const content = JSON.stringify({
-        sparkSummary: drafts.sparkSummary && `Model: ${drafts.sparkSummary}`,
-        recentSparkSummaries: drafts.recentSparkSummaries.map((text) => `Model: ${text}`),
-        activateMessage: drafts.activateMessage && { title: `Model: ${drafts.activateMessage.title}`, message: `Model: ${drafts.activateMessage.message}` },
-      });
-      const answer = () => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content } }] }));
-      };
-      if (latencyMs > 0) setTimeout(answer, latencyMs);
-      else answer();
+  const endpoint = stubServer((request, response) => {
+    bodies.push(request.body);
+    const body = JSON.parse(request.body) as { messages: { role: string; content: string }[] };
+    const sent = JSON.parse(body.messages[1]!.content) as { drafts: { sparkSummary: string | null; recentSparkSummaries: string[]; activateMessage: { title: string; message: string } | null } };
+    const { drafts } = sent;
+    const content = JSON.stringify({
+      sparkSummary: drafts.sparkSummary && `Model: ${drafts.sparkSummary}`,
+      recentSparkSummaries: drafts.recentSparkSummaries.map((text) => `Model: ${text}`),
+      activateMessage: drafts.activateMessage && { title: `Model: ${drafts.activateMessage.title}`, message: `Model: ${drafts.activateMessage.message}` },
     });
+    const answer = () => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content } }] }));
+    };
+    if (latencyMs > 0) setTimeout(answer, latencyMs);
+    else answer();
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    bodies,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  endpoint.server.keepAliveTimeout = 60_000;
+  return { url: `${await endpoint.start()}/v1`, bodies, close: endpoint.stop };
 }
 
 /** Posts every body to the endpoint, `concurrency` at a time: requests per second. */

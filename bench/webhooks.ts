@@ -1,5 +1,4 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely } from 'kysely';
 import { systemClock } from '../src/clock.ts';
@@ -8,6 +7,7 @@ import type { DB } from '../src/db/schema.ts';
 import { createJobQueue } from '../src/jobs/job-queue.ts';
 import { createWebhookService } from '../src/modules/webhooks/index.ts';
 import type { Services } from '../src/services.ts';
+import { stubServer } from '../test/helpers/webhook-receiver.ts';
 import type { ServerChild } from './ipc.ts';
 import { createClient, measureThroughput, median } from './load.ts';
 import type { Figure } from './report.ts';
@@ -52,23 +52,14 @@ const IN_FLIGHT = 32;
 
 function receiver() {
   let count = 0;
-  const server = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      count += 1;
-      response.writeHead(204).end();
-    });
+  const server = stubServer((_request, response) => {
+    count += 1;
+    response.writeHead(204).end();
   });
   return {
     count: () => count,
-    async start() {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    },
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    start: async () => `${await server.start()}/hook`,
+    stop: server.stop,
   };
 }
 

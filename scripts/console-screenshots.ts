@@ -1,26 +1,16 @@
 // Takes the screenshots of the web console in docs/console/ (`npm run screenshots`): an embedded database in
 // memory, some demo data pushed through the API, and Debian's Chromium (playwright-core) signed in as the admin.
 import fs from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { cliActor } from '../src/core/writer.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { createServices } from '../src/services.ts';
+import { CHROMIUM, launchChromium } from '../test/helpers/chromium.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
 const OUT = path.join(import.meta.dirname, '../docs/console');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const PEOPLE = [
   ['Ada Lovelace', 'ada@analytical.io', 'Principal Engineer', 'Analytical Engines', 'ada'],
@@ -84,7 +74,7 @@ async function main() {
 
     const admin = (await services.appUsers.list(setup.communityId)).find((user) => user.role === 'admin')!;
     const link = await services.appUsers.firstRunLink(setup.communityId, admin.id);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('dialog', (dialog) => void dialog.accept());
     fs.mkdirSync(OUT, { recursive: true });

@@ -5,6 +5,7 @@ import type { Services } from '../services.ts';
 import type { Invocation, Terminal } from './command.ts';
 import { describeFailure } from './failure.ts';
 import { runCommand } from './run.ts';
+import { readFrames, writeFrame } from './socket-frames.ts';
 
 /**
  * The embedded database is one process's (PGlite is single-process; data-dir-lock.ts), so while `hearth
@@ -32,7 +33,6 @@ export async function listenForCommands(socketPath: string, context: { services:
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    let buffer = '';
     let request: Request | null = null;
     const handlers = new Set<() => void>();
     const interrupt = () => {
@@ -42,28 +42,15 @@ export async function listenForCommands(socketPath: string, context: { services:
     // A caller that goes away (a second Ctrl-C) interrupts its command.
     socket.on('close', interrupt);
     socket.on('error', () => undefined);
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      for (const line of lines) {
-        let frame: Partial<Request> & { interrupt?: boolean };
-        try {
-          frame = JSON.parse(line) as typeof frame;
-        } catch {
-          socket.destroy();
-          return;
-        }
-        if (frame.interrupt) interrupt();
-        else if (!request && frame.invocation) {
-          request = frame as Request;
-          const done = serveOne(request, socket, handlers).finally(() => {
-            running.delete(done);
-            interrupts.delete(interrupt);
-          });
-          running.add(done);
-        }
+    readFrames<Partial<Request> & { interrupt?: boolean }>(socket, (frame) => {
+      if (frame.interrupt) interrupt();
+      else if (!request && frame.invocation) {
+        request = frame as Request;
+        const done = serveOne(request, socket, handlers).finally(() => {
+          running.delete(done);
+          interrupts.delete(interrupt);
+        });
+        running.add(done);
       }
     });
   });
@@ -72,7 +59,7 @@ export async function listenForCommands(socketPath: string, context: { services:
     const send = (frame: object) =>
       new Promise<void>((resolve, reject) => {
         if (socket.destroyed) return reject(new Error('the hearth process that asked went away'));
-        if (socket.write(`${JSON.stringify(frame)}\n`)) resolve();
+        if (writeFrame(socket, frame)) resolve();
         else socket.once('drain', resolve);
       });
     const terminal: Terminal = {

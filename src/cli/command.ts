@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { parseArgs } from 'node:util';
 import { durationMs, DURATION_SYNTAX, isoDuration, type DurationUnit } from '../core/durations.ts';
 import { parseCoreId } from '../core/ids.ts';
+import { cliWriter, type Writer } from '../core/writer.ts';
 import type { Database } from '../db/database.ts';
 import type { Services } from '../services.ts';
 
@@ -133,6 +134,11 @@ export async function community(services: Services, given: string | undefined): 
   return first.id;
 }
 
+/** The command line's writer, in the community `--community` names (else the first). */
+export async function communityWriter({ services, values }: Pick<CommandContext, 'services' | 'values'>): Promise<Writer> {
+  return cliWriter(await community(services, values.community));
+}
+
 /** `--community com_N`, else null: every community. */
 export async function communityOrAll(services: Services, given: string | undefined): Promise<number | null> {
   return given ? community(services, given) : null;
@@ -147,6 +153,13 @@ export function positiveInteger(value: string, what: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0) throw new UsageError(`${what} must be a positive integer`);
   return number;
+}
+
+/** An option that says yes or no: `true` or `yes`, `false` or `no`. */
+export function yesNoOption(value: string, option: string): boolean {
+  if (value === 'true' || value === 'yes') return true;
+  if (value === 'false' || value === 'no') return false;
+  throw new UsageError(`${option} takes true or false, not "${value}"`);
 }
 
 /** A length of time given to an option, in milliseconds (`bareUnit`: what a number without a unit means). */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { DatabaseUnavailableError } from '../db/database-errors.ts';
 import { UsageError, type Invocation } from './command.ts';
+import { readFrames, writeFrame } from './socket-frames.ts';
 
 /**
  * The client side of command-socket.ts: sends a command to the embedded server that holds the data
@@ -31,13 +32,13 @@ export function runThroughServer(socketPath: string, invocation: Invocation): Pr
       interrupts += 1;
       // A second Ctrl-C stops at once; the server takes the closed socket as the interrupt.
       if (interrupts > 1) process.exit(130);
-      socket.write(`${JSON.stringify({ interrupt: true })}\n`);
+      writeFrame(socket, { interrupt: true });
     };
     socket.once('connect', () => {
       connected = true;
       process.on('SIGINT', onInterrupt);
       process.on('SIGTERM', onInterrupt);
-      socket.write(`${JSON.stringify({ invocation, cwd: process.cwd(), errIsTTY: Boolean(process.stderr.isTTY) })}\n`);
+      writeFrame(socket, { invocation, cwd: process.cwd(), errIsTTY: Boolean(process.stderr.isTTY) });
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       if (connected) return;
@@ -46,24 +47,15 @@ export function runThroughServer(socketPath: string, invocation: Invocation): Pr
       // No socket, one a killed server left, or no directory: no server holds it; the command opens it.
       else resolve(null);
     });
-    let buffer = '';
     let paused: Promise<void> = Promise.resolve();
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop()!;
-      for (const line of lines) {
-        if (line === '') continue;
-        const frame = JSON.parse(line) as { out?: string; err?: string; exit?: number };
-        if (frame.out !== undefined && !process.stdout.write(frame.out)) {
-          // Keep pace with a slow reader of stdout (a pipe): the server waits as the socket fills.
-          socket.pause();
-          paused = new Promise((drained) => process.stdout.once('drain', () => (socket.resume(), drained())));
-        }
-        if (frame.err !== undefined) process.stderr.write(frame.err);
-        if (frame.exit !== undefined) exitCode = frame.exit;
+    readFrames<{ out?: string; err?: string; exit?: number }>(socket, (frame) => {
+      if (frame.out !== undefined && !process.stdout.write(frame.out)) {
+        // Keep pace with a slow reader of stdout (a pipe): the server waits as the socket fills.
+        socket.pause();
+        paused = new Promise((drained) => process.stdout.once('drain', () => (socket.resume(), drained())));
       }
+      if (frame.err !== undefined) process.stderr.write(frame.err);
+      if (frame.exit !== undefined) exitCode = frame.exit;
     });
     socket.on('close', () => {
       if (!connected) return;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe } from 'vitest';
+import type { TestApp } from './test-app.ts';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it); the browser tests skip without it. */
 export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => fs.existsSync(file));
@@ -12,11 +12,39 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }
 
-/** A free loopback port, so an app can name itself by the address the browser uses (its CSRF Origin check compares them). */
-export async function freeLoopbackPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/**
+ * A describe block that runs with one Chromium launched for it and closed after it (`browser()` is that
+ * one), or is skipped, saying why, on a machine without Chromium.
+ */
+export function describeInChromium(title: string, body: (browser: () => Browser) => void): void {
+  describe.skipIf(!CHROMIUM)(`${title} in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
+    let browser: Browser | null = null;
+    beforeAll(async () => {
+      browser = await launchChromium();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+    body(() => browser!);
+  });
+}
+
+/** The password firstAdminPage sets. */
+export const FIRST_ADMIN_PASSWORD = 'a long admin password';
+
+/**
+ * A page of `browser` where the community's admin followed the first-run link, as the server prints it, and
+ * set a password: signed in. It accepts every dialog (the console confirms removals with one).
+ */
+export async function firstAdminPage(t: TestApp, browser: Browser): Promise<Page> {
+  const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
+  const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
+  const page = await browser.newPage();
+  page.on('dialog', (dialog) => void dialog.accept());
+  await page.goto(link.url);
+  await page.getByRole('heading', { name: 'Your account' }).waitFor();
+  await page.getByLabel('New password').fill(FIRST_ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.getByText('Your password is set').waitFor();
+  return page;
 }

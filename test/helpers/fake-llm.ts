@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { LlmConfig } from '../../src/config/config.ts';
+import { stubServer } from './webhook-receiver.ts';
 
 /** How the fake answers: as a model would, with a 500, never, or with what is not the JSON asked for. */
 export type FakeMode = 'ok' | 'fail' | 'hang' | 'garbage';
@@ -31,23 +30,18 @@ export interface FakeLlm {
 export async function startFakeLlm(): Promise<FakeLlm> {
   const requests: FakeRequest[] = [];
   const state = { mode: 'ok' as FakeMode };
-  const server = http.createServer((request, response) => {
-    let raw = '';
-    request.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-    request.on('end', () => {
-      const body = JSON.parse(raw) as FakeRequest['body'];
-      const sent = JSON.parse(body.messages.find((message) => message.role === 'user')?.content ?? '{}');
-      requests.push({ path: request.url ?? '', authorization: request.headers.authorization ?? null, body, sent });
-      if (request.url !== '/v1/chat/completions') return void response.writeHead(404).end('no such route');
-      if (state.mode === 'hang') return;
-      if (state.mode === 'fail') return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}');
-      const content = state.mode === 'garbage' ? 'I would rather not say.' : answer(sent);
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ id: 'fake', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
-    });
+  const server = stubServer((request, response) => {
+    const body = JSON.parse(request.body) as FakeRequest['body'];
+    const sent = JSON.parse(body.messages.find((message) => message.role === 'user')?.content ?? '{}');
+    requests.push({ path: request.path, authorization: request.headers.authorization ?? null, body, sent });
+    if (request.path !== '/v1/chat/completions') return void response.writeHead(404).end('no such route');
+    if (state.mode === 'hang') return;
+    if (state.mode === 'fail') return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}');
+    const content = state.mode === 'garbage' ? 'I would rather not say.' : answer(sent);
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ id: 'fake', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const url = `${await server.start()}/v1`;
   return {
     url,
     get mode() {
@@ -58,11 +52,7 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     },
     requests,
     config: (overrides = {}) => ({ url, key: 'test-key', model: 'fake-model', timeoutMs: 2_000, concurrency: 2, intervalMs: 0, ...overrides }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: server.stop,
   };
 }
 

@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
+import { freePort } from './free-port.ts';
 import { createPostgresDatabase } from './test-database.ts';
+
+export { freePort };
 
 /**
  * Real `hearth` child processes for the process-level tests (test/process): spawn `node bin/hearth.mjs …`
@@ -270,19 +272,6 @@ export class Processes {
     for (const dir of this.dirs) fs.rmSync(dir, { recursive: true, force: true });
     this.dirs.clear();
   }
-}
-
-/** A TCP port that was free a moment ago: listen on port 0, note what the system gave, close. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The lock file the embedded database keeps in its data directory, parsed; null when there is none. */

@@ -27,39 +27,69 @@ export function verifySignature(secret: string, message: Pick<Received, 'id' | '
   });
 }
 
-/** A local webhook receiver: records every request, and answers what `respond` says (200 by default). */
-export function webhookReceiver() {
-  const received: Received[] = [];
-  let respond: (message: Received) => number | Promise<number> = () => 200;
+/** A request as a stub server got it, its body read whole. */
+export interface StubRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * A local HTTP server on a loopback port, for what Hearth or a browser calls in a test: a webhook receiver,
+ * a feed, a model's endpoint, a site. It reads each request's body whole, then `answer` answers it.
+ */
+export function stubServer(answer: (request: StubRequest, response: http.ServerResponse) => void) {
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const message: Received = {
-        id: String(request.headers['webhook-id']),
-        timestamp: String(request.headers['webhook-timestamp']),
-        signature: String(request.headers['webhook-signature']),
-        body,
-        json: JSON.parse(body) as Received['json'],
-        path: request.url ?? '/',
-      };
-      received.push(message);
-      void Promise.resolve(respond(message)).then((status) => response.writeHead(status).end('ok'));
+      answer({ method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers, body }, response);
     });
+  });
+  return {
+    server,
+    /** Listens, and answers the base URL: `http://127.0.0.1:<port>`. */
+    async start(): Promise<string> {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    /** Closes, cutting what is still open (a response held back, a kept-alive connection). */
+    stop: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+/** A webhook delivery as a receiver reads it: its Standard Webhooks headers, its body and its JSON. */
+export function webhookMessage(request: StubRequest): Received {
+  return {
+    id: String(request.headers['webhook-id']),
+    timestamp: String(request.headers['webhook-timestamp']),
+    signature: String(request.headers['webhook-signature']),
+    body: request.body,
+    json: JSON.parse(request.body) as Received['json'],
+    path: request.path,
+  };
+}
+
+/** A local webhook receiver: records every request, and answers what `respond` says (200 by default). */
+export function webhookReceiver() {
+  const received: Received[] = [];
+  let respond: (message: Received) => number | Promise<number> = () => 200;
+  const { start, stop } = stubServer((request, response) => {
+    const message = webhookMessage(request);
+    received.push(message);
+    void Promise.resolve(respond(message)).then((status) => response.writeHead(status).end('ok'));
   });
   return {
     received,
     respondWith(handler: typeof respond) {
       respond = handler;
     },
-    async start(): Promise<string> {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    },
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    start,
+    stop,
   };
 }

@@ -1,14 +1,11 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type http from 'node:http';
+import { type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from '../helpers/chromium.ts';
-
-
-
-let browser: Browser | null = null;
+import { stubServer } from '../helpers/webhook-receiver.ts';
+import { describeInChromium } from '../helpers/chromium.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 /** What a script on a page gets when it asks the API for the console's session, with the browser's cookies. */
 const READ_SESSION = `fetch('/api/v2/session', { credentials: 'include' }).then((r) => r.json()).then((body) => ({ csrfToken: body.data?.csrfToken ?? null }), (error) => ({ error: String(error) }))`;
@@ -26,14 +23,7 @@ const READ_CONSOLE_WINDOW = `new Promise((resolve) => {
  * the internet), and a script running on it can reach neither the console's session (its data, its CSRF
  * token) nor its windows, while the console's own pages can. No other site may frame it.
  */
-describe.skipIf(!CHROMIUM)(`the API reference in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
+describeInChromium('the API reference', (browser) => {
   describe.each(ENGINES)('%s', (engine) => {
     let t: TestApp;
     let url: string;
@@ -44,11 +34,11 @@ describe.skipIf(!CHROMIUM)(`the API reference in Chromium${CHROMIUM ? '' : ` (${
     const received: { path: string; cookie: boolean }[] = [];
 
     beforeAll(async () => {
-      const port = await freeLoopbackPort();
+      const port = await freePort();
       url = `http://127.0.0.1:${port}`;
       t = await createTestApp(engine, { publicUrl: url });
       await t.app.listen({ port, host: '127.0.0.1' });
-      context = await browser!.newContext();
+      context = await browser().newContext();
       page = await context.newPage();
       page.on('request', (request) => requested.push(request.url()));
       t.app.server.on('request', (request: http.IncomingMessage) => received.push({ path: request.url ?? '', cookie: /hearth_session=/.test(request.headers.cookie ?? '') }));
@@ -96,21 +86,21 @@ describe.skipIf(!CHROMIUM)(`the API reference in Chromium${CHROMIUM ? '' : ` (${
     });
 
     it('may not be framed by another site', async () => {
-      const other = http.createServer((_request, response) => {
+      const other = stubServer((_request, response) => {
         response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>other</title><iframe src="${url}/docs/"></iframe>`);
       });
-      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      const otherUrl = await other.start();
       const framing = await context.newPage();
       try {
         const blocked = framing.waitForEvent('console', { predicate: (message) => message.text().includes('frame-ancestors'), timeout: 10_000 });
-        await framing.goto(`http://127.0.0.1:${(other.address() as AddressInfo).port}/`);
+        await framing.goto(`${otherUrl}/`);
         await blocked;
         const frame = framing.frames().find((one) => one !== framing.mainFrame());
         expect(frame).toBeDefined();
         expect(await frame!.evaluate('document.title').catch(() => 'unreadable')).not.toBe('Hearth API');
       } finally {
         await framing.close();
-        await new Promise<void>((resolve) => other.close(() => resolve()));
+        await other.stop();
       }
     });
   });

@@ -1,27 +1,17 @@
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from '../helpers/chromium.ts';
-
-
-
-let browser: Browser | null = null;
+import { describeInChromium, FIRST_ADMIN_PASSWORD, firstAdminPage } from '../helpers/chromium.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 /**
  * The web console in a real browser, driven as a person would (labels, roles and buttons, no test
  * IDs): sign in, find a contact by a filter, add it to a segment, create a token and revoke it. What the
  * browser did is then checked through the API.
  */
-describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
+describeInChromium('web console', (browser) => {
   describe.each(ENGINES)('%s', (engine) => {
     let t: TestApp;
     let url: string;
@@ -30,7 +20,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMI
     let ada: string;
 
     beforeAll(async () => {
-      const port = await freeLoopbackPort();
+      const port = await freePort();
       url = `http://127.0.0.1:${port}`;
       t = await createTestApp(engine, { publicUrl: url });
       await t.app.listen({ port, host: '127.0.0.1' });
@@ -38,16 +28,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMI
       await accepted(t, 'user', { id: 'u-bob', fullName: 'Bob Babbage', email: 'bob@example.org' });
       await accepted(t, 'user', { id: 'u-cy', fullName: 'Cy Menabrea', email: 'cy@example.org' });
       segmentId = (await t.send('POST', '/api/v2/segments', { name: 'Champions' })).json().data.id;
-      const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
-      // The first-run link, as the server prints it.
-      const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
-      page = await browser!.newPage();
-      page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(link.url);
-      await page.getByRole('heading', { name: 'Your account' }).waitFor();
-      await page.getByLabel('New password').fill('a long admin password');
-      await page.getByRole('button', { name: 'Set password' }).click();
-      await page.getByText('Your password is set').waitFor();
+      page = await firstAdminPage(t, browser());
       await page.getByRole('button', { name: 'Sign out' }).click();
     });
     afterAll(async () => {
@@ -62,7 +43,7 @@ describe.skipIf(!CHROMIUM)(`web console in Chromium${CHROMIUM ? '' : ` (${CHROMI
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').waitFor();
       expect(await page.getByRole('alert').textContent()).toBe('the email address or the password is wrong');
-      await page.getByLabel('Password').fill('a long admin password');
+      await page.getByLabel('Password').fill(FIRST_ADMIN_PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: 'Contacts' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/contacts');

@@ -1,16 +1,15 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import webhookExamples from '@octokit/webhooks-examples';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
-import { CHROMIUM, CHROMIUM_SKIP_REASON, freeLoopbackPort, launchChromium } from '../helpers/chromium.ts';
+import { describeInChromium, firstAdminPage } from '../helpers/chromium.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { startDiscourseStandIn } from '../stand-ins/discourse-api.ts';
 import { startGitHubStandIn } from '../stand-ins/github-api.ts';
-
-let browser: Browser | null = null;
 
 /** GitHub's documented `ping` delivery (the first one a new webhook sends). */
 const PING = (webhookExamples as unknown as { name: string; examples: Record<string, unknown>[] }[]).find((event) => event.name === 'ping')!.examples[0]!;
@@ -22,14 +21,7 @@ const PING = (webhookExamples as unknown as { name: string; examples: Record<str
  * Activities pages. What the page did is checked through the API too: the secret it made is the one the
  * receiver checks, and no answer carries a secret.
  */
-describe.skipIf(!CHROMIUM)(`connectors in the web console, in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
+describeInChromium('connectors in the web console,', (browser) => {
   describe.each(ENGINES)('%s', (engine) => {
     let t: TestApp;
     let url: string;
@@ -47,22 +39,14 @@ describe.skipIf(!CHROMIUM)(`connectors in the web console, in Chromium${CHROMIUM
         tokens: [token, rotatedToken],
       });
       forum = await startDiscourseStandIn({ topics: 3, postsPerTopic: 2, users: 3 });
-      const port = await freeLoopbackPort();
+      const port = await freePort();
       url = `http://127.0.0.1:${port}`;
       // The stand-in listens on 127.0.0.1, which the outbound guard refuses unless told otherwise.
       t = await createTestApp(engine, { publicUrl: url, allowPrivateFetch: true });
       await t.app.listen({ port, host: '127.0.0.1' });
       worker = createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs, pollIntervalMs: 50 });
       worker.start();
-      const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
-      const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
-      page = await browser!.newPage();
-      page.on('dialog', (dialog) => void dialog.accept());
-      await page.goto(link.url);
-      await page.getByRole('heading', { name: 'Your account' }).waitFor();
-      await page.getByLabel('New password').fill('a long admin password');
-      await page.getByRole('button', { name: 'Set password' }).click();
-      await page.getByText('Your password is set').waitFor();
+      page = await firstAdminPage(t, browser());
     }, 60_000);
     afterAll(async () => {
       await page?.close();

@@ -1,10 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { stubServer } from '../helpers/webhook-receiver.ts';
 
 /**
  * A local stand-in for careers boards and news feeds: each path serves what the test puts there, in the
@@ -13,8 +12,8 @@ import { ENGINES } from '../helpers/test-database.ts';
 function fixtureServer() {
   const routes = new Map<string, { status?: number; type?: string; body: string; etag?: string; location?: string }>();
   const requests: { path: string; ifNoneMatch?: string }[] = [];
-  const server = http.createServer((request, response) => {
-    const path = request.url ?? '/';
+  const server = stubServer((request, response) => {
+    const { path } = request;
     requests.push({ path, ifNoneMatch: request.headers['if-none-match'] });
     const route = routes.get(path);
     if (!route) return void response.writeHead(404).end('not found');
@@ -23,15 +22,7 @@ function fixtureServer() {
     response.writeHead(route.status ?? 200, { 'content-type': route.type ?? 'application/json', ...(route.etag ? { etag: route.etag } : {}) });
     response.end(route.body);
   });
-  return {
-    routes,
-    requests,
-    async start() {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { routes, requests, start: server.start, stop: server.stop };
 }
 
 const greenhouse = (jobs: { id: number; title: string; location?: string; published?: string }[]) =>

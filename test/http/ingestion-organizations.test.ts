@@ -3,6 +3,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { seedCustomField } from '../helpers/seed.ts';
+import { storedFieldValues, storedTagNames } from '../helpers/stored.ts';
 
 describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   let t: TestApp;
@@ -36,28 +37,8 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   async function organization(id: string) {
     return t.services.db.selectFrom('organizations').selectAll().where('community_id', '=', t.communityId).where('id', '=', key(id)).executeTakeFirstOrThrow();
   }
-  async function values(id: string) {
-    const rows = await t.services.db
-      .selectFrom('custom_field_values')
-      .select(['custom_field_id', 'value'])
-      .where('community_id', '=', t.communityId)
-      .where('entity_type', '=', 'organization')
-      .where('entity_id', '=', key(id))
-      .execute();
-    return Object.fromEntries(rows.map((row) => [row.custom_field_id, row.value]));
-  }
-  async function tagNames(id: string) {
-    const rows = await t.services.db
-      .selectFrom('tag_assignments as a')
-      .innerJoin('tags as g', (join) => join.onRef('g.community_id', '=', 'a.community_id').onRef('g.id', '=', 'a.tag_id'))
-      .select('g.name')
-      .where('a.community_id', '=', t.communityId)
-      .where('a.entity_type', '=', 'organization')
-      .where('a.entity_id', '=', key(id))
-      .orderBy('g.name')
-      .execute();
-    return rows.map((row) => row.name);
-  }
+  const values = (id: string) => storedFieldValues(t, 'organization', key(id));
+  const tagNames = (id: string) => storedTagNames(t, 'organization', key(id));
 
   it('creates an organization by its registrable domain, then updates the same one', async () => {
     const created = await post('/community/v1/organizations', {

@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { push as pushCore } from '../helpers/ingest.ts';
+import { storedFieldValues, storedTagNames } from '../helpers/stored.ts';
 
 describe.each(ENGINES)('core user pushes (%s)', (engine) => {
   let t: TestApp;
@@ -347,16 +348,7 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
         .execute();
     });
 
-    async function values(contactId: string) {
-      const rows = await t.services.db
-        .selectFrom('custom_field_values')
-        .select(['custom_field_id', 'value'])
-        .where('community_id', '=', t.communityId)
-        .where('entity_type', '=', 'contact')
-        .where('entity_id', '=', key(contactId))
-        .execute();
-      return Object.fromEntries(rows.map((row) => [row.custom_field_id, row.value]));
-    }
+    const values = (contactId: string) => storedFieldValues(t, 'contact', key(contactId));
 
     it('stores values that fit their definitions, and clears a field given without a value', async () => {
       const id = uid();
@@ -423,15 +415,6 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const body = await accepted({ id: uid(), tags: [{ type: 'id', id: `l_${existing.id}` }, { type: 'name', name: 'Beta tester' }] });
-    const assigned = await t.services.db
-      .selectFrom('tag_assignments as a')
-      .innerJoin('tags as g', (join) => join.onRef('g.community_id', '=', 'a.community_id').onRef('g.id', '=', 'a.tag_id'))
-      .select('g.name')
-      .where('a.community_id', '=', t.communityId)
-      .where('a.entity_type', '=', 'contact')
-      .where('a.entity_id', '=', key(body.contactId))
-      .orderBy('g.name')
-      .execute();
-    expect(assigned.map((row) => row.name)).toEqual(['Beta tester', 'Speaker']);
+    expect(await storedTagNames(t, 'contact', key(body.contactId))).toEqual(['Beta tester', 'Speaker']);
   });
 });

@@ -1,13 +1,11 @@
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { CHROMIUM, CHROMIUM_SKIP_REASON, launchChromium } from '../helpers/chromium.ts';
-
+import { stubServer } from '../helpers/webhook-receiver.ts';
+import { describeInChromium } from '../helpers/chromium.ts';
 
 /** A site's page embedding the tracker as the admin route's snippet says, with the queue stub sites add. */
 function page(hearthUrl: string, key: string, title: string): string {
@@ -15,11 +13,6 @@ function page(hearthUrl: string, key: string, title: string): string {
 <script>window.hearth = window.hearth || function () { (window.hearth.q = window.hearth.q || []).push(arguments); };</script>
 <script src="${hearthUrl}/t.js" data-key="${key}" async></script>
 </head><body><h1>${title}</h1></body></html>`;
-}
-
-async function listen(server: http.Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** Polls `read` until `done` says its value is complete, or the deadline passes (then the last value is returned). */
@@ -33,26 +26,17 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   return value;
 }
 
-let browser: Browser | null = null;
-
 /**
  * The website tracker in a real browser. A site (a local server on its own origin) embeds /t.js from a
  * running Hearth; the browser loads pages, navigates by history.pushState and back, identifies the visitor,
  * and the visits are then read through the API: recorded, in order, and the contact's.
  */
-describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${CHROMIUM_SKIP_REASON})`}`, () => {
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-
+describeInChromium('website tracker', (browser) => {
   describe.each(ENGINES)('%s', (engine) => {
     let t: TestApp;
     let hearthUrl: string;
     let siteUrl: string;
-    let site: http.Server;
+    let site: ReturnType<typeof stubServer>;
     let key: string;
     let secret: string;
 
@@ -60,19 +44,19 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${CH
       t = await createTestApp(engine);
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       hearthUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-      site = http.createServer((request, response) => {
-        const path = (request.url ?? '/').split('?')[0]!;
+      site = stubServer((request, response) => {
+        const path = request.path.split('?')[0]!;
         if (path === '/favicon.ico') return response.writeHead(404).end();
         response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(hearthUrl, key, path));
       });
-      siteUrl = await listen(site);
+      siteUrl = await site.start();
       // Only the site's origin may send: the browser's own Origin header is what lets its beacons in.
       const enabled = await t.send('PUT', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: [siteUrl] });
       expect(enabled.statusCode, enabled.body).toBe(201);
       ({ key, identifySecret: secret } = (enabled.json() as { data: { key: string; identifySecret: string } }).data);
     });
     afterAll(async () => {
-      await new Promise((resolve) => site?.close(resolve));
+      await site?.stop();
       await t?.close();
     });
 
@@ -84,7 +68,7 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${CH
 
     it('records page loads and pushState and back navigations, and identify gives them to the contact', async () => {
       const ada = (await accepted(t, 'user', { id: 'u-ada', email: 'ada@acme.io', fullName: 'Ada' })).contactId;
-      const context = await browser!.newContext();
+      const context = await browser().newContext();
       try {
         const tab = await context.newPage();
         const loaded = () => tab.waitForFunction('window.hearth && window.hearth.loaded === true');
@@ -137,7 +121,7 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${CH
 
     it('sends nothing and stores nothing in the browser under Global Privacy Control', async () => {
       const before = (await visits('')).length;
-      const context = await browser!.newContext();
+      const context = await browser().newContext();
       try {
         await context.addInitScript("Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true })");
         const beacons: string[] = [];
@@ -152,7 +136,7 @@ describe.skipIf(!CHROMIUM)(`website tracker in Chromium${CHROMIUM ? '' : ` (${CH
         expect(await tab.evaluate<string | null>("localStorage.getItem('hearth_aid')")).toBeNull();
         expect(await tab.evaluate<string>('document.cookie')).toBe('');
         // The same page without GPC in the same browser does send: the absence above is the script's choice.
-        const other = await browser!.newContext();
+        const other = await browser().newContext();
         try {
           const control = await other.newPage();
           await control.goto(`${siteUrl}/control`);

@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
 import { call, freshDatabaseEnv, Processes, type Env, type HearthServer } from '../helpers/process.ts';
+import { stubServer } from '../helpers/webhook-receiver.ts';
 
 const ITEMS = 5;
 
@@ -19,7 +18,7 @@ function slowFeed() {
   let requests = 0;
   let firstStarted: () => void;
   const started = new Promise<void>((resolve) => (firstStarted = resolve));
-  const server = http.createServer((_request, response) => {
+  const server = stubServer((_request, response) => {
     requests += 1;
     response.writeHead(200, { 'content-type': 'application/rss+xml' });
     if (requests > 1) return void response.end(RSS);
@@ -38,11 +37,8 @@ function slowFeed() {
   return {
     started,
     requests: () => requests,
-    async start() {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/blog.xml`;
-    },
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    start: async () => `${await server.start()}/blog.xml`,
+    stop: server.stop,
   };
 }
 

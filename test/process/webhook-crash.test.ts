@@ -1,9 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
 import { call, freshDatabaseEnv, Processes, type Env } from '../helpers/process.ts';
-import { verifySignature, type Received } from '../helpers/webhook-receiver.ts';
+import { stubServer, verifySignature, webhookMessage, type Received } from '../helpers/webhook-receiver.ts';
 
 const CONTACTS = 20;
 
@@ -12,25 +11,16 @@ const CONTACTS = 20;
  * be killed while its deliveries are in flight), and from then on answers 200 at once.
  */
 function holdingReceiver() {
-  const received: Pick<Received, 'id' | 'timestamp' | 'signature' | 'body'>[] = [];
+  const received: Received[] = [];
   const held: http.ServerResponse[] = [];
   let answering = false;
   let firstHeld: () => void;
   const holding = new Promise<void>((resolve) => (firstHeld = resolve));
-  const server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({
-        id: String(request.headers['webhook-id']),
-        timestamp: String(request.headers['webhook-timestamp']),
-        signature: String(request.headers['webhook-signature']),
-        body: Buffer.concat(chunks).toString('utf8'),
-      });
-      if (answering) return void response.writeHead(200).end();
-      held.push(response);
-      firstHeld();
-    });
+  const server = stubServer((request, response) => {
+    received.push(webhookMessage(request));
+    if (answering) return void response.writeHead(200).end();
+    held.push(response);
+    firstHeld();
   });
   return {
     received,
@@ -39,14 +29,8 @@ function holdingReceiver() {
       answering = true;
       for (const response of held.splice(0)) response.destroy();
     },
-    async start() {
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    },
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    start: async () => `${await server.start()}/hook`,
+    stop: server.stop,
   };
 }
 

@@ -1,23 +1,22 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSpecialAddress, OutboundError, outboundGet } from '../../src/core/outbound.ts';
+import { freePort } from '../helpers/free-port.ts';
+import { stubServer } from '../helpers/webhook-receiver.ts';
 
 /** Outbound requests to addresses users give (src/core/outbound.ts), against a local server. */
 describe('outbound requests', () => {
   let base: string;
-  const server = http.createServer((request, response) => {
-    if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2_000);
-    if (request.url === '/big') return void response.end(Buffer.alloc(200_000, 'x'));
-    if (request.url === '/loop') return void response.writeHead(302, { location: '/loop' }).end();
+  const server = stubServer((request, response) => {
+    if (request.path === '/slow') return void setTimeout(() => response.end('late'), 2_000);
+    if (request.path === '/big') return void response.end(Buffer.alloc(200_000, 'x'));
+    if (request.path === '/loop') return void response.writeHead(302, { location: '/loop' }).end();
     response.end(`hello ${request.headers['x-test'] ?? ''}`);
   });
 
   beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await server.start();
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => server.stop());
 
   const allowed = { allowPrivateAddresses: true };
 
@@ -49,10 +48,7 @@ describe('outbound requests', () => {
       expect((error as Error).message, url).toBe('refused: private address');
     }
     // A system error names the address it failed at; what is reported does not.
-    const closed = http.createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await freePort();
     const error = await outboundGet(`http://localhost:${port}/`, {}, allowed).catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(OutboundError);
     expect((error as Error).message).toMatch(/^connect ECONNREFUSED$/);

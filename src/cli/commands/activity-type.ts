@@ -1,11 +1,10 @@
-import { cliWriter } from '../../core/writer.ts';
-import { community, required, table, type Command } from '../command.ts';
+import { community, communityWriter, required, table, type Command } from '../command.ts';
 
 export const activityTypeCommand: Command = {
   name: 'activity-type',
   run: {
     async add({ services, values, emit }) {
-      const entry = await services.activityTypes.add(cliWriter(await community(services, values.community)), {
+      const entry = await services.activityTypes.add(await communityWriter({ services, values }), {
         id: required(values.id, '--id'),
         displayName: required(values.name, '--name'),
         category: values.category,

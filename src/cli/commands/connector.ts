@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { cliWriter } from '../../core/writer.ts';
 import { parseConnectorId } from '../../modules/connectors/index.ts';
-import { community, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
+import { community, communityWriter, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
 
 type Shown = Awaited<ReturnType<CommandContext['services']['connectors']['get']>>;
 
@@ -58,10 +57,6 @@ function takesWebhookSecret(schema: unknown): boolean {
   return (properties !== undefined && 'webhookSecret' in properties) || [...(anyOf ?? []), ...(oneOf ?? [])].some(takesWebhookSecret);
 }
 
-async function writer({ services, values }: CommandContext) {
-  return cliWriter(await community(services, values.community));
-}
-
 export const connectorCommand: Command = {
   name: 'connector',
   run: {
@@ -74,7 +69,7 @@ export const connectorCommand: Command = {
       // The receiver's signing secret, made here when none is given: printed once, to paste into the platform.
       const generated = takesWebhookSecret(kind.secretsSchema) && secrets.webhookSecret === undefined ? randomBytes(32).toString('hex') : null;
       if (generated) secrets.webhookSecret = generated;
-      const connector = await services.connectors.create(await writer(context), {
+      const connector = await services.connectors.create(await communityWriter(context), {
         kind: kindName,
         name: values.name,
         settings: settingsOf(context, required(values.settings, '--settings')),
@@ -100,7 +95,7 @@ export const connectorCommand: Command = {
     },
     async update(context) {
       const { services, values, args, emit } = context;
-      const connector = await services.connectors.update(await writer(context), connectorId(args[0]), {
+      const connector = await services.connectors.update(await communityWriter(context), connectorId(args[0]), {
         name: values.name,
         settings: settingsOf(context, values.settings),
         secrets: secretsOf(context, values.secrets),
@@ -109,27 +104,27 @@ export const connectorCommand: Command = {
       return 0;
     },
     async sync(context) {
-      const job = await context.services.connectors.syncNow(await writer(context), connectorId(context.args[0]));
+      const job = await context.services.connectors.syncNow(await communityWriter(context), connectorId(context.args[0]));
       context.emit(job, `Sync job ${job.jobId} ${job.created ? 'queued' : 'was already queued or running'}; \`hearth serve\` runs it.`);
       return 0;
     },
     async pause(context) {
-      const connector = await context.services.connectors.pause(await writer(context), connectorId(context.args[0]));
+      const connector = await context.services.connectors.pause(await communityWriter(context), connectorId(context.args[0]));
       context.emit(connector, `Paused ${connector.id}: deliveries are stored and processed once it resumes.`);
       return 0;
     },
     async resume(context) {
-      const connector = await context.services.connectors.resume(await writer(context), connectorId(context.args[0]));
+      const connector = await context.services.connectors.resume(await communityWriter(context), connectorId(context.args[0]));
       context.emit(connector, `Resumed ${describe(connector)}`);
       return 0;
     },
     async test(context) {
-      const result = await context.services.connectors.testExisting(await writer(context), connectorId(context.args[0]));
+      const result = await context.services.connectors.testExisting(await communityWriter(context), connectorId(context.args[0]));
       context.emit(result, `${result.ok ? 'OK' : 'Failed'}: ${result.message}`);
       return result.ok ? 0 : 1;
     },
     async remove(context) {
-      const connector = await context.services.connectors.remove(await writer(context), connectorId(context.args[0]));
+      const connector = await context.services.connectors.remove(await communityWriter(context), connectorId(context.args[0]));
       context.emit(connector, `Removed connector ${connector.id}; its source "${connector.name}" and what it brought stay.`);
       return 0;
     },

@@ -1,6 +1,5 @@
-import { cliWriter } from '../../core/writer.ts';
 import { parseCustomFieldId, type CustomFieldChanges, type NewCustomField } from '../../modules/custom-fields/index.ts';
-import { community, required, table, UsageError, type Command, type Options } from '../command.ts';
+import { community, communityWriter, required, table, UsageError, yesNoOption, type Command, type Options } from '../command.ts';
 
 /** A comma-separated list; an empty string is the empty list (`--writers ""`: every source). */
 const list = (value: string) => (value.trim() === '' ? [] : value.split(',').map((item) => item.trim()));
@@ -12,19 +11,13 @@ function sourceIds(value: string): number[] {
   });
 }
 
-function yesNo(value: string): boolean {
-  if (value === 'true' || value === 'yes') return true;
-  if (value === 'false' || value === 'no') return false;
-  throw new UsageError(`--multivalue takes true or false, not "${value}"`);
-}
-
 /** What `add` and `update` read alike. */
 function common(values: Options): CustomFieldChanges {
   return {
     ...(values.name !== undefined ? { name: values.name } : {}),
     ...(values.type !== undefined ? { valueType: values.type } : {}),
     ...(values.values !== undefined ? { allowedValues: list(values.values) } : {}),
-    ...(values.multivalue !== undefined ? { multivalue: yesNo(values.multivalue) } : {}),
+    ...(values.multivalue !== undefined ? { multivalue: yesNoOption(values.multivalue, '--multivalue') } : {}),
     ...(values.description !== undefined ? { description: values.description === '' ? null : values.description } : {}),
     ...(values.writers !== undefined ? { writableBySourceIds: sourceIds(values.writers) } : {}),
   };
@@ -41,7 +34,7 @@ export const customFieldCommand: Command = {
         valueType: required(values.type, '--type'),
         ...(values['object-type'] !== undefined ? { objectTypeId: values['object-type'] } : {}),
       };
-      const field = await services.customFieldAdmin.create(cliWriter(await community(services, values.community)), given);
+      const field = await services.customFieldAdmin.create(await communityWriter({ services, values }), given);
       emit(field, `Defined ${field.id} "${field.name}" (${field.valueType}${field.multivalue ? ', multivalue' : ''}) for ${field.entityTypes.join(', ')}.`);
       return 0;
     },
@@ -64,13 +57,13 @@ export const customFieldCommand: Command = {
       const id = parseCustomFieldId(required(args[0], 'the custom field ID (cf_N)'));
       const changes = common(values);
       if (Object.keys(changes).length === 0) throw new UsageError('say what changes: --name, --type, --values, --multivalue, --description or --writers');
-      const field = await services.customFieldAdmin.update(cliWriter(await community(services, values.community)), id, changes);
+      const field = await services.customFieldAdmin.update(await communityWriter({ services, values }), id, changes);
       emit(field, `Changed ${field.id} "${field.name}".`);
       return 0;
     },
     async retire({ services, values, args, emit }) {
       const id = parseCustomFieldId(required(args[0], 'the custom field ID (cf_N)'));
-      const field = await services.customFieldAdmin.retire(cliWriter(await community(services, values.community)), id);
+      const field = await services.customFieldAdmin.retire(await communityWriter({ services, values }), id);
       emit(field, `Retired ${field.id} "${field.name}"; its ${field.valueCount} value(s) stay stored.`);
       return 0;
     },

@@ -1,5 +1,4 @@
-import { cliWriter } from '../../core/writer.ts';
-import { community, durationOption, required, table, UsageError, type Command } from '../command.ts';
+import { community, communityWriter, durationOption, required, table, UsageError, type Command } from '../command.ts';
 
 const KINDS = ['greenhouse', 'lever', 'ashby', 'rss'] as const;
 
@@ -23,7 +22,7 @@ export const feedCommand: Command = {
     async add({ services, values, emit }) {
       const kind = required(values.kind, '--kind');
       if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${KINDS.join(', ')}`);
-      const feed = await services.feeds.add(cliWriter(await community(services, values.community)), {
+      const feed = await services.feeds.add(await communityWriter({ services, values }), {
         organizationId: values.organization,
         objectId: values.object,
         kind: kind as (typeof KINDS)[number],
@@ -41,13 +40,13 @@ export const feedCommand: Command = {
     },
     async fetch({ services, values, args, emit }) {
       const id = feedId(args[0]);
-      const { jobId } = await services.feeds.fetchNow(cliWriter(await community(services, values.community)), id);
+      const { jobId } = await services.feeds.fetchNow(await communityWriter({ services, values }), id);
       emit({ jobId }, `Fetching feed_${id} as job ${jobId} (\`hearth jobs show ${jobId}\`).`);
       return 0;
     },
     async remove({ services, values, args, emit }) {
       const id = feedId(args[0]);
-      await services.feeds.remove(cliWriter(await community(services, values.community)), id);
+      await services.feeds.remove(await communityWriter({ services, values }), id);
       emit({ removed: `feed_${id}` }, `Removed feed_${id}.`);
       return 0;
     },

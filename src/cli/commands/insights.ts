@@ -1,5 +1,4 @@
-import { cliWriter } from '../../core/writer.ts';
-import { community, type Command } from '../command.ts';
+import { community, communityWriter, type Command } from '../command.ts';
 
 export const insightsCommand: Command = {
   name: 'insights',
@@ -17,7 +16,7 @@ export const insightsCommand: Command = {
       return 0;
     },
     async refresh({ services, values, emit }) {
-      const job = await services.insights.refresh(cliWriter(await community(services, values.community)), { all: values.all ?? false });
+      const job = await services.insights.refresh(await communityWriter({ services, values }), { all: values.all ?? false });
       emit(job, job.created ? `Queued job ${job.jobId}; a serving process runs it (\`hearth jobs show ${job.jobId}\`).` : `Job ${job.jobId} is already queued or running.`);
       return 0;
     },

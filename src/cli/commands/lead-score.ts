@@ -3,24 +3,18 @@ import { compileBodyValidator } from '../../core/validation.ts';
 import { cliWriter } from '../../core/writer.ts';
 import { LeadScoreChangesBody, NewLeadScoreBody, type LeadScoreChanges, type NewLeadScore } from '../../modules/lead-scores/index.ts';
 import { readJsonFile } from '../json-file.ts';
-import { community, positiveInteger, required, table, UsageError, type Command, type Options } from '../command.ts';
+import { community, communityWriter, positiveInteger, required, table, UsageError, yesNoOption, type Command, type Options } from '../command.ts';
 
 const checkNew = compileBodyValidator(NewLeadScoreBody as object);
 const checkChanges = compileBodyValidator(LeadScoreChangesBody as object);
-
-function yesNo(value: string, option: string): boolean {
-  if (value === 'true' || value === 'yes') return true;
-  if (value === 'false' || value === 'no') return false;
-  throw new UsageError(`${option} takes true or false, not "${value}"`);
-}
 
 /** What the options say on top of a file (they win over it). */
 function flags(values: Options): LeadScoreChanges {
   return {
     ...(values.name !== undefined ? { name: values.name } : {}),
     ...(values.description !== undefined ? { description: values.description === '' ? null : values.description } : {}),
-    ...(values.enabled !== undefined ? { enabled: yesNo(values.enabled, '--enabled') } : {}),
-    ...(values.primary !== undefined ? { isPrimaryScore: yesNo(values.primary, '--primary') } : {}),
+    ...(values.enabled !== undefined ? { enabled: yesNoOption(values.enabled, '--enabled') } : {}),
+    ...(values.primary !== undefined ? { isPrimaryScore: yesNoOption(values.primary, '--primary') } : {}),
   };
 }
 
@@ -31,7 +25,7 @@ export const leadScoreCommand: Command = {
   run: {
     async add({ services, values, args, emit, file }) {
       const given = { ...readJsonFile<NewLeadScore>(file(required(args[0], 'the definition file (FILE.json)')), checkNew), ...flags(values) } as NewLeadScore;
-      const score = await services.leadScoreAdmin.create(cliWriter(await community(services, values.community)), given);
+      const score = await services.leadScoreAdmin.create(await communityWriter({ services, values }), given);
       const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
       emit(score, `Defined ${score.id} "${score.name}" for ${score.entityType}s${job}.`);
       return 0;
@@ -55,14 +49,14 @@ export const leadScoreCommand: Command = {
       const id = parseId('lead_score', required(args[0], 'the lead score ID (ls_N)'));
       const changes = { ...(args[1] === undefined ? {} : readJsonFile<LeadScoreChanges>(file(args[1]), checkChanges)), ...flags(values) };
       if (Object.keys(changes).length === 0) throw new UsageError('say what changes: FILE.json, --name, --description, --enabled or --primary');
-      const score = await services.leadScoreAdmin.update(cliWriter(await community(services, values.community)), id, changes);
+      const score = await services.leadScoreAdmin.update(await communityWriter({ services, values }), id, changes);
       const job = score.recomputeJobId === null ? '' : `; recomputing in job ${score.recomputeJobId}`;
       emit(score, `Changed ${score.id} "${score.name}" (version ${score.version})${job}.`);
       return 0;
     },
     async retire({ services, values, args, emit }) {
       const id = parseId('lead_score', required(args[0], 'the lead score ID (ls_N)'));
-      const score = await services.leadScoreAdmin.retire(cliWriter(await community(services, values.community)), id);
+      const score = await services.leadScoreAdmin.retire(await communityWriter({ services, values }), id);
       emit(score, `Retired ${score.id} "${score.name}"; its values were removed.`);
       return 0;
     },

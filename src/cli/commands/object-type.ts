@@ -1,6 +1,5 @@
-import { cliWriter } from '../../core/writer.ts';
 import type { AssocInput } from '../../modules/objects/index.ts';
-import { community, required, table, UsageError, type Command } from '../command.ts';
+import { community, communityWriter, required, table, UsageError, type Command } from '../command.ts';
 
 /** `--assoc type:target` or `type:object:cot_N`, as the object type route takes it. */
 function parseAssoc(given: string): AssocInput {
@@ -17,7 +16,7 @@ export const objectTypeCommand: Command = {
   name: 'object-type',
   run: {
     async create({ services, values, emit }) {
-      const type = await services.objectTypeAdmin.create(cliWriter(await community(services, values.community)), {
+      const type = await services.objectTypeAdmin.create(await communityWriter({ services, values }), {
         name: required(values.name, '--name'),
         assocs: (values.assoc ?? []).map(parseAssoc),
       });

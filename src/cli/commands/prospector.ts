@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import { cliWriter } from '../../core/writer.ts';
 import type { ImportKind } from '../../modules/prospector/index.ts';
-import { community, required, UsageError, type Command, type Terminal } from '../command.ts';
+import { communityWriter, required, UsageError, type Command, type Terminal } from '../command.ts';
 import { lineProgress, terminalProgress } from '../progress-bar.ts';
 import { FileRefused, importProspectorFile, planFileImport, type FileImportOutcome } from '../prospector-import.ts';
 
@@ -27,7 +26,7 @@ export const prospectorCommand: Command = {
     async import({ services, values, args, emit, print, terminal, file: resolve }) {
       const file = resolve(required(args[0], 'the file to import (JSON Lines or CSV)'));
       if (values.kind !== undefined && !KINDS.includes(values.kind as ImportKind)) throw new UsageError('--kind must be companies or contacts');
-      const writer = cliWriter(await community(services, values.community));
+      const writer = await communityWriter({ services, values });
       try {
         if (!fs.statSync(file).isFile()) throw new UsageError(`${file} is not a file`);
       } catch (error) {

@@ -1,20 +1,13 @@
-import { cliWriter } from '../../core/writer.ts';
 import { checkPromptKey, type ImportedAnswer, type ResearchPromptChanges } from '../../modules/insights/index.ts';
 import { fileLines } from '../record-files.ts';
-import { community, required, table, UsageError, type Command, type Options } from '../command.ts';
-
-function yesNo(value: string): boolean {
-  if (value === 'true' || value === 'yes') return true;
-  if (value === 'false' || value === 'no') return false;
-  throw new UsageError(`--primary takes true or false, not "${value}"`);
-}
+import { community, communityWriter, required, table, UsageError, yesNoOption, type Command, type Options } from '../command.ts';
 
 /** What `add` and `update` read alike. */
 function common(values: Options): ResearchPromptChanges {
   return {
     ...(values.name !== undefined ? { promptName: values.name } : {}),
     ...(values.prompt !== undefined ? { prompt: values.prompt } : {}),
-    ...(values.primary !== undefined ? { isPrimaryPrompt: yesNo(values.primary) } : {}),
+    ...(values.primary !== undefined ? { isPrimaryPrompt: yesNoOption(values.primary, '--primary') } : {}),
   };
 }
 
@@ -25,7 +18,7 @@ export const researchPromptCommand: Command = {
   name: 'research-prompt',
   run: {
     async add({ services, values, args, emit }) {
-      const prompt = await services.researchPrompts.create(cliWriter(await community(services, values.community)), {
+      const prompt = await services.researchPrompts.create(await communityWriter({ services, values }), {
         ...common(values),
         promptId: checkPromptKey(required(args[0], 'the prompt ID')),
         promptName: required(values.name, '--name'),
@@ -50,12 +43,12 @@ export const researchPromptCommand: Command = {
     async update({ services, values, args, emit }) {
       const changes = common(values);
       if (Object.keys(changes).length === 0) throw new UsageError('say what changes: --name, --prompt or --primary');
-      const prompt = await services.researchPrompts.update(cliWriter(await community(services, values.community)), required(args[0], 'the prompt ID'), changes);
+      const prompt = await services.researchPrompts.update(await communityWriter({ services, values }), required(args[0], 'the prompt ID'), changes);
       emit(prompt, `Changed research prompt ${describe(prompt)}.`);
       return 0;
     },
     async retire({ services, values, args, emit }) {
-      const prompt = await services.researchPrompts.retire(cliWriter(await community(services, values.community)), required(args[0], 'the prompt ID'));
+      const prompt = await services.researchPrompts.retire(await communityWriter({ services, values }), required(args[0], 'the prompt ID'));
       emit(prompt, `Retired research prompt ${prompt.promptId}; its ${prompt.answerCount} answer(s) stay stored and are no longer shown.`);
       return 0;
     },
@@ -70,7 +63,7 @@ export const researchCommand: Command = {
   run: {
     async import({ services, values, args, emit, file: resolve }) {
       const file = resolve(required(args[0], 'the file'));
-      const writer = cliWriter(await community(services, values.community));
+      const writer = await communityWriter({ services, values });
       let chunk: { line: number; answer: ImportedAnswer }[] = [];
       let imported = 0;
       const flush = async () => {

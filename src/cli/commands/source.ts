@@ -1,6 +1,6 @@
 import { parseCoreId } from '../../core/ids.ts';
 import { cliWriter } from '../../core/writer.ts';
-import { community, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
+import { community, communityWriter, required, table, UsageError, type Command, type CommandContext } from '../command.ts';
 
 function sourceKind(value: string | undefined): 'api' | 'file' | undefined {
   if (value === undefined || value === 'api' || value === 'file') return value;
@@ -72,7 +72,7 @@ export const sourceCommand: Command = {
   run: {
     tracker,
     async create({ services, values, emit, file }) {
-      const source = await services.sources.create(cliWriter(await community(services, values.community)), {
+      const source = await services.sources.create(await communityWriter({ services, values }), {
         name: required(values.name, '--name'),
         kind: sourceKind(values.kind),
         path: values.path === undefined ? null : file(values.path),

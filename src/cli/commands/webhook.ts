@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { pointInTime } from '../../core/durations.ts';
-import { cliActor, cliWriter } from '../../core/writer.ts';
-import { community, communityOrAll, durationOption, positiveInteger, required, table, UsageError, whenOption, type Command, type CommandContext } from '../command.ts';
+import { cliActor } from '../../core/writer.ts';
+import { community, communityOrAll, communityWriter, durationOption, positiveInteger, required, table, UsageError, whenOption, type Command } from '../command.ts';
 
 function webhookId(value: string | undefined): number {
   const given = required(value, 'the webhook ID');
@@ -34,16 +34,12 @@ function filterOf(value: string | undefined): unknown {
 type Hook = { id: string; url: string; events: string[]; enabled: boolean; disabledReason: string | null; filterEntity: string | null };
 const line = (hook: Hook) => `${hook.id} ${hook.enabled ? 'enabled' : `disabled (${hook.disabledReason ?? ''})`}: ${hook.url} (${hook.events.join(', ')})`;
 
-async function writer({ services, values }: CommandContext) {
-  return cliWriter(await community(services, values.community));
-}
-
 export const webhookCommand: Command = {
   name: 'webhook',
   run: {
     async add(context) {
       const { services, values, emit } = context;
-      const hook = await services.webhooks.create(await writer(context), {
+      const hook = await services.webhooks.create(await communityWriter(context), {
         url: required(values.url, '--url'),
         events: list(required(values.events, '--events')),
         description: values.description,
@@ -61,7 +57,7 @@ export const webhookCommand: Command = {
     },
     async update(context) {
       const { services, values, args, emit } = context;
-      const hook = await services.webhooks.update(await writer(context), webhookId(args[0]), {
+      const hook = await services.webhooks.update(await communityWriter(context), webhookId(args[0]), {
         url: values.url,
         events: values.events === undefined ? undefined : list(values.events),
         description: values.description,
@@ -72,12 +68,12 @@ export const webhookCommand: Command = {
       return 0;
     },
     async disable(context) {
-      const hook = await context.services.webhooks.disable(await writer(context), webhookId(context.args[0]));
+      const hook = await context.services.webhooks.disable(await communityWriter(context), webhookId(context.args[0]));
       context.emit(hook, `Disabled ${hook.id}: its deliveries wait until \`hearth webhook enable ${hook.id}\`.`);
       return 0;
     },
     async enable(context) {
-      const hook = await context.services.webhooks.enable(await writer(context), webhookId(context.args[0]));
+      const hook = await context.services.webhooks.enable(await communityWriter(context), webhookId(context.args[0]));
       context.emit(hook, `Enabled ${line(hook)}; what waited is sent first.`);
       return 0;
     },
@@ -85,7 +81,7 @@ export const webhookCommand: Command = {
       const { values, args } = context;
       const hours = values['keep-previous'] === undefined ? undefined : durationOption(values['keep-previous'], '--keep-previous', 'h') / 3_600_000;
       if (hours !== undefined && !Number.isInteger(hours)) throw new UsageError('--keep-previous must be whole hours (24, 24h, 2d, P1D)');
-      const hook = await context.services.webhooks.rotateSecret(await writer(context), webhookId(args[0]), hours);
+      const hook = await context.services.webhooks.rotateSecret(await communityWriter(context), webhookId(args[0]), hours);
       context.emit(hook, `New signing secret of ${hook.id}: ${hook.secret}${hook.previousSecretUntil ? `\nThe previous one signs too until ${hook.previousSecretUntil}.` : ''}`);
       return 0;
     },
@@ -106,7 +102,7 @@ export const webhookCommand: Command = {
       return 0;
     },
     async redeliver(context) {
-      const delivery = await context.services.webhooks.redeliver(await writer(context), deliveryId(context.args[0]));
+      const delivery = await context.services.webhooks.redeliver(await communityWriter(context), deliveryId(context.args[0]));
       context.emit(delivery, `Sending ${delivery.event} (${delivery.messageId}) again as ${delivery.id}, while \`hearth serve\` runs.`);
       return 0;
     },
@@ -115,7 +111,7 @@ export const webhookCommand: Command = {
       // A WHEN as `audit` and the prunes take it: a date, a date-time with its offset, or a duration back.
       const when = (value: string, what: string) => pointInTime(what, whenOption(value)!, new Date());
       const since = when(required(values.since, '--since'), '--since');
-      const result = await context.services.webhooks.replay(await writer(context), webhookId(args[0]), since, values.until === undefined ? undefined : when(values.until, '--until'));
+      const result = await context.services.webhooks.replay(await communityWriter(context), webhookId(args[0]), since, values.until === undefined ? undefined : when(values.until, '--until'));
       context.emit(result, `${result.deliveries} events since ${result.since} will be sent again to ${result.webhookId}.`);
       return 0;
     },

@@ -139,14 +139,19 @@ export async function upsertJobOpenings(trx: Transaction<DB>, communityId: numbe
   });
 }
 
-export interface NewsInput {
-  parent: Parent;
+/** A news item as an import or a feed (modules/feeds) gives it. */
+export interface NewsItem {
   key: string;
   title: string;
   category: string | null;
   articleSentence: string | null;
   url: string | null;
   publishedAt: Date;
+}
+
+/** A news item and where it is stored. */
+export interface NewsInput extends NewsItem {
+  parent: Parent;
   /** The feed that brought it (modules/feeds), or null for an import. */
   feedId?: number | null;
 }

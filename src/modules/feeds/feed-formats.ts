@@ -1,4 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
+import type { NewsItem } from '../company-updates/index.ts';
 
 /** The kinds of feed: three careers boards' public job-board JSON, and RSS or Atom (`rss`) for news. */
 export const FEED_KINDS = ['greenhouse', 'lever', 'ashby', 'rss'] as const;
@@ -15,16 +16,6 @@ export interface BoardOpening {
   url: string | null;
   /** When the board says it was published; null when it does not say. */
   firstSeenAt: Date | null;
-}
-
-/** A news item as a feed gives it. */
-export interface FeedNews {
-  key: string;
-  title: string;
-  category: string | null;
-  articleSentence: string | null;
-  url: string | null;
-  publishedAt: Date;
 }
 
 /** The feed's content is not what its kind promises: the message says what is wrong, for the admin. */
@@ -164,14 +155,14 @@ function nodeText(value: unknown): string | null {
 }
 
 /** The news items of an RSS 2.0 or Atom feed. */
-export function parseNewsFeed(body: Buffer): FeedNews[] {
+export function parseNewsFeed(body: Buffer): NewsItem[] {
   let data: Record<string, unknown>;
   try {
     data = xml.parse(body.toString('utf8')) as Record<string, unknown>;
   } catch {
     throw new FeedFormatError('the answer is not XML');
   }
-  const items: FeedNews[] = [];
+  const items: NewsItem[] = [];
   const rss = (data.rss as { channel?: { item?: unknown } } | undefined)?.channel;
   const atom = data.feed as { entry?: unknown } | undefined;
   if (rss) {
