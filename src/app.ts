@@ -158,13 +158,13 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
       ['body field', body, 'invalid-request-body'],
     ] as const) {
       const invalid = findInvalidText(value);
-      if (invalid) throw new HearthError('invalid', 'invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });
+      if (invalid) throw new HearthError('invalid_parameters', `${part} "${invalid.path}" ${invalid.problem}`, { coreReason });
     }
   });
   app.addHook('preHandler', createReadQueryHandler(services.cursors));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request) => {
-    throw new HearthError('not_found', 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+    throw new HearthError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
   });
 
   await app.register(swagger, {

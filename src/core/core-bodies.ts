@@ -19,7 +19,7 @@ export function unknownFieldWarnings(body: object, known: Iterable<string>, path
 export function checkRepeatedSource(sourceId: number, bodyValue: unknown, bodyField: string): void {
   if (bodyValue === undefined || bodyValue === null) return;
   if (parseCoreId('provider', bodyValue as string | number) !== sourceId) {
-    throw new HearthError('invalid', 'invalid_parameters', `${bodyField} ${String(bodyValue)} in the body does not match source ${sourceId} of the path`, {
+    throw new HearthError('invalid_parameters', `${bodyField} ${String(bodyValue)} in the body does not match source ${sourceId} of the path`, {
       coreReason: 'invalid-request-body',
     });
   }

@@ -23,7 +23,7 @@ export interface PresentedCursor {
   position: CursorPosition;
 }
 
-export const invalidCursor = (message: string) => new HearthError('invalid', 'invalid_cursor', message);
+export const invalidCursor = (message: string) => new HearthError('invalid_cursor', message);
 
 const SIGNATURE_BYTES = 16;
 

@@ -1,4 +1,4 @@
-import { invalidId } from './errors.ts';
+import { HearthError } from './errors.ts';
 
 /**
  * Internal keys are integers; the v2 family renders them with a prefix and accepts only the prefixed
@@ -30,6 +30,12 @@ export const ID_PREFIXES = {
 } as const;
 
 export type IdEntity = keyof typeof ID_PREFIXES;
+
+/** A 400 `invalid_<entity>_id` naming the ID; every entity's code is in the registry of codes, or this does not compile. */
+const invalidId = (entity: IdEntity, value: string, expected: string) =>
+  new HearthError(`invalid_${entity}_id`, `"${value}" is not a valid ${entity.replace(/_/g, ' ')} ID (expected ${expected})`, {
+    invalidIds: [value],
+  });
 
 // Larger numbers cannot be keys: they would lose precision as JavaScript numbers.
 const MAX_KEY = Number.MAX_SAFE_INTEGER;

@@ -32,7 +32,7 @@ export function createWorkGate(options: { concurrency: number; maxWaiting: numbe
         running += 1;
       } else {
         if (waiting.length >= options.maxWaiting) {
-          throw new HearthError('busy', 'busy', options.busyMessage, { retryAfterSeconds: 1 });
+          throw new HearthError('busy', options.busyMessage, { retryAfterSeconds: 1 });
         }
         await new Promise<void>((resolve) => waiting.push(resolve));
       }

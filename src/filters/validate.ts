@@ -47,7 +47,7 @@ export interface FilterOptions {
 export const MAX_UNINDEXED_LIKES = 10;
 
 export function invalidFilter(path: string, problem: string, invalidIds?: string[]): HearthError {
-  return new HearthError('invalid', 'invalid_filter', path ? `lightFilter ${path}: ${problem}` : `lightFilter: ${problem}`, invalidIds ? { invalidIds } : {});
+  return new HearthError('invalid_filter', path ? `lightFilter ${path}: ${problem}` : `lightFilter: ${problem}`, invalidIds ? { invalidIds } : {});
 }
 
 /** `raw` is the URL-decoded text of the parameter, or JSON already parsed. */

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { HearthError, type ErrorExtra, type ErrorKind } from '../core/errors.ts';
+import { ERROR_CODES, HearthError, type ErrorCode, type ErrorExtra } from '../core/errors.ts';
 import type { ErrorFormat } from './types.ts';
 import { describeValidation } from '../core/validation.ts';
 
@@ -9,21 +9,10 @@ export function errorFormatFor(url: string): ErrorFormat {
   return url === CORE_PREFIX || url.startsWith(`${CORE_PREFIX}/`) ? 'core' : 'v2';
 }
 
-/** The status of each kind of expected failure: the one place where the domain's errors meet HTTP. */
-const STATUS_OF_KIND: Record<ErrorKind, number> = {
-  invalid: 400,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  timeout: 503,
-  busy: 503,
-};
-
 /** An error as it goes on the wire. */
 interface WireError {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   extra: ErrorExtra;
 }
@@ -73,26 +62,25 @@ export function createErrorHandler(docsUrl: string) {
   };
 }
 
-const CLIENT_ERROR_CODES: Record<number, string> = {
-  400: 'invalid_parameters',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  406: 'not_acceptable',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-};
+/** The code of each status the HTTP framework refuses with, from the registry; any other 4xx is `invalid_request`. */
+const FRAMEWORK_CODES = new Map<number, ErrorCode>(
+  (['invalid_parameters', 'not_found', 'method_not_allowed', 'not_acceptable', 'payload_too_large', 'unsupported_media_type'] as const).map((code) => [
+    ERROR_CODES[code].status,
+    code,
+  ]),
+);
 
 /** PostgreSQL's query_canceled: the statement timeout, or a cancel because the client left. */
 const QUERY_CANCELED = '57014';
 
 function toWireError(thrown: unknown): WireError {
   if (thrown instanceof HearthError) {
-    return { status: STATUS_OF_KIND[thrown.kind], code: thrown.code, message: thrown.message, extra: thrown.extra };
+    return { status: thrown.status, code: thrown.code, message: thrown.message, extra: thrown.extra };
   }
   const error = thrown as Partial<FastifyError>;
   if (error.code === QUERY_CANCELED) {
     return {
-      status: STATUS_OF_KIND.timeout,
+      status: ERROR_CODES.query_timeout.status,
       code: 'query_timeout',
       message: 'the query ran longer than the statement timeout (HEARTH_STATEMENT_TIMEOUT); narrow the filter or ask for fewer records',
       extra: {},
@@ -101,7 +89,7 @@ function toWireError(thrown: unknown): WireError {
   if (error.validation) {
     const context = error.validationContext ?? 'request';
     return {
-      status: 400,
+      status: ERROR_CODES.invalid_parameters.status,
       code: 'invalid_parameters',
       message: describeValidation(error.validation as never, context),
       extra: { coreReason: context === 'body' ? 'invalid-request-body' : 'invalid-request-parameters' },
@@ -113,10 +101,10 @@ function toWireError(thrown: unknown): WireError {
     const body = error.code?.startsWith('FST_ERR_CTP') ?? false;
     return {
       status,
-      code: CLIENT_ERROR_CODES[status] ?? 'invalid_request',
+      code: FRAMEWORK_CODES.get(status) ?? 'invalid_request',
       message: error.message ?? 'bad request',
       extra: { coreReason: body ? 'invalid-request-body' : undefined },
     };
   }
-  return { status: 500, code: 'internal_server_error', message: 'internal server error', extra: {} };
+  return { status: ERROR_CODES.internal_server_error.status, code: 'internal_server_error', message: 'internal server error', extra: {} };
 }

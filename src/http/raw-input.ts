@@ -54,7 +54,7 @@ export function jsonBodyParser(app: Pick<FastifyInstance, 'getDefaultJsonParser'
     if (body.trim() === '') return done(null, undefined);
     if (jsonDepthExceeds(body, MAX_BODY_DEPTH)) {
       return done(
-        new HearthError('invalid', 'invalid_parameters', `the JSON body is nested deeper than ${MAX_BODY_DEPTH} levels`, { coreReason: 'invalid-request-body' }),
+        new HearthError('invalid_parameters', `the JSON body is nested deeper than ${MAX_BODY_DEPTH} levels`, { coreReason: 'invalid-request-body' }),
         undefined,
       );
     }

@@ -77,10 +77,10 @@ export function createRequestGuard(deps: {
     if (limit.exceeded) throw rateLimited(limit);
 
     if (auth === 'public') return;
-    if (!request.context) throw new HearthError('forbidden', 'forbidden', failure ?? 'a bearer token is required');
+    if (!request.context) throw new HearthError('forbidden', failure ?? 'a bearer token is required');
     if (!satisfies(request.context.scopes, auth)) {
       const who = request.consoleSession ? "the signed-in user's role" : 'token';
-      throw new HearthError('forbidden', 'forbidden', `${who} lacks the scope this operation needs (${describeAuth(auth)})`);
+      throw new HearthError('forbidden', `${who} lacks the scope this operation needs (${describeAuth(auth)})`);
     }
   };
 

@@ -116,7 +116,7 @@ function cookieHeader(publicUrl: string, value: string, maxAge: number) {
 function checkOrigin(request: FastifyRequest, publicUrl: string) {
   const origin = request.headers.origin;
   if (origin !== undefined && origin !== new URL(publicUrl).origin) {
-    throw new HearthError('forbidden', 'cross_origin', `a sign-in from ${origin} is refused: sign in on ${new URL(publicUrl).origin}`);
+    throw new HearthError('cross_origin', `a sign-in from ${origin} is refused: sign in on ${new URL(publicUrl).origin}`);
   }
 }
 
@@ -139,7 +139,7 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     });
   };
   const sessionOf = (request: FastifyRequest) => {
-    if (!request.consoleSession) throw new HearthError('invalid', 'session_required', 'this operation is made with the console’s session cookie, not a token');
+    if (!request.consoleSession) throw new HearthError('session_required', 'this operation is made with the console’s session cookie, not a token');
     return request.consoleSession;
   };
 

@@ -46,7 +46,7 @@ function parseSecret(value: string): { communityId: number; hash: string } | nul
   return { communityId, hash: createHash('sha256').update(match[2]!).digest('base64url') };
 }
 
-const badSignIn = () => new HearthError('forbidden', 'sign_in_failed', 'the email address or the password is wrong');
+const badSignIn = () => new HearthError('sign_in_failed', 'the email address or the password is wrong');
 
 function checkPassword(password: string) {
   if (password.length < MIN_PASSWORD_LENGTH) throw invalidParameters(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
@@ -113,7 +113,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
 
   async function userOf(communityId: number, id: number) {
     const user = await users.findUser(db, communityId, id);
-    if (!user) throw new HearthError('not_found', 'user_not_found', `no user ${formatId('app_user', id)}`);
+    if (!user) throw new HearthError('user_not_found', `no user ${formatId('app_user', id)}`);
     return user;
   }
 
@@ -142,7 +142,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
   /** An admin may not remove or demote the community's last admin: no one could manage it any more. */
   async function keepAnAdmin(trx: Kysely<DB>, communityId: number) {
     if ((await users.countAdmins(trx, communityId)) === 0) {
-      throw new HearthError('conflict', 'last_admin', 'the community must keep at least one admin');
+      throw new HearthError('last_admin', 'the community must keep at least one admin');
     }
   }
 
@@ -167,7 +167,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       }
       await brake.succeeded(email);
       if (matches.length > 1) {
-        throw new HearthError('invalid', 'community_required', 'this address signs in to several communities: name one (community: "com_N")');
+        throw new HearthError('community_required', 'this address signs in to several communities: name one (community: "com_N")');
       }
       const user = (await users.findUser(db, matches[0]!.communityId, matches[0]!.id))!;
       return open(user, await communityName(user.communityId), 'password');
@@ -182,13 +182,12 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     async signInWithLink(link: string, options: { current?: string | null; replace?: boolean } = {}): Promise<OpenedSession> {
       const secret = link.includes('#link=') ? link.slice(link.indexOf('#link=') + 6) : link;
       const parsed = parseSecret(secret.trim());
-      const refused = () => new HearthError('forbidden', 'sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
+      const refused = () => new HearthError('sign_in_failed', 'this sign-in link is unknown, used or expired: ask an admin for a new one');
       if (!parsed) throw refused();
       const current = options.current ? await authenticate(options.current) : null;
       if (current?.ok && !options.replace) {
         const who = current.context.actor.replace(/^user:/, '');
         throw new HearthError(
-          'conflict',
           'signed_in',
           `this browser is signed in as ${who} (${current.context.communityName}): confirm to sign out and sign in by the link instead (replaceSession: true); the link has not been used`,
         );
@@ -244,7 +243,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       const user = await userOf(context.communityId, context.userId!);
       if (session.via === 'password' && user.passwordHash) {
         if (!input.currentPassword || !(await verifyPassword(input.currentPassword, user.passwordHash))) {
-          throw new HearthError('forbidden', 'wrong_password', 'the current password is wrong');
+          throw new HearthError('wrong_password', 'the current password is wrong');
         }
       }
       const hash = await hashPassword(input.newPassword);
@@ -253,7 +252,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
         await users.deleteUserSessions(trx, context.communityId, user.id, session.id, clock.now());
         // Whoever holds this session now knows the password it set: changing it again asks for it.
         if (session.via === 'link' && !(await users.markSessionPasswordKnown(trx, context.communityId, session.id))) {
-          throw new HearthError('forbidden', 'wrong_password', 'the current password is wrong');
+          throw new HearthError('wrong_password', 'the current password is wrong');
         }
         await recordWrite(trx, context, { operation: 'user.password', entityIds: [formatId('app_user', user.id)] });
       });
@@ -266,7 +265,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     /** The user of a community signing in with this address (the CLI names users by address). */
     async byEmail(communityId: number, email: string) {
       const [row] = await users.usersByLoginEmail(db, email.trim(), communityId);
-      if (!row) throw new HearthError('not_found', 'user_not_found', `no user signs in with ${email.trim()}`);
+      if (!row) throw new HearthError('user_not_found', `no user signs in with ${email.trim()}`);
       return userOf(communityId, row.id);
     },
 
@@ -279,7 +278,7 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       const hash = input.password === undefined ? null : await hashPassword(input.password);
       const id = await db.transaction().execute(async (trx) => {
         if ((await users.usersByLoginEmail(trx, loginEmail, writer.communityId)).length) {
-          throw new HearthError('conflict', 'user_exists', `a user signs in with ${loginEmail} already`);
+          throw new HearthError('user_exists', `a user signs in with ${loginEmail} already`);
         }
         const row = await trx
           .insertInto('app_users')

@@ -41,7 +41,7 @@ export function createSignInBrake(deps: { db: Kysely<DB>; clock: Clock }) {
       const until = brakedUntil(await failures.readFailures(db, email), now);
       if (until === null) return;
       const seconds = Math.max(1, Math.ceil((until - now) / 1000));
-      throw new HearthError('rate_limited', 'sign_in_braked', `too many failed sign-ins with this email address: retry in ${seconds} s`, {
+      throw new HearthError('sign_in_braked', `too many failed sign-ins with this email address: retry in ${seconds} s`, {
         rateLimit: { limit: FREE_FAILURES, remaining: 0, resetAt: Math.ceil(until / 1000), resetSeconds: seconds, exceeded: true },
       });
     },

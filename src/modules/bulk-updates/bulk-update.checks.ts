@@ -1,4 +1,4 @@
-import { HearthError, invalidParameters } from '../../core/errors.ts';
+import { HearthError, invalidParameters, type HearthErrorCode } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.ts';
 import { checkCustomFieldValue } from '../custom-fields/index.ts';
 import type { SegmentRef } from '../segments/index.ts';
@@ -199,7 +199,7 @@ export function checkRequest(target: BulkTarget, parsed: ParsedRequest, loaded: 
  * `invalid_parameters`.
  */
 export function bulkUpdateError(target: BulkTarget, faults: Fault[]): HearthError {
-  const codes: Record<FaultKind, string> = {
+  const codes: Record<FaultKind, HearthErrorCode> = {
     record: `invalid_${target.idEntity}_id`,
     segment: 'invalid_segment_id',
     tag: 'invalid_tag_id',
@@ -209,5 +209,5 @@ export function bulkUpdateError(target: BulkTarget, faults: Fault[]): HearthErro
   const kinds = new Set(faults.map((fault) => fault.kind));
   const code = kinds.size === 1 ? codes[faults[0]!.kind] : 'invalid_parameters';
   const detail = faults.map((fault) => `${fault.path} ${JSON.stringify(fault.given)}: ${fault.reason}`).join('; ');
-  return new HearthError('invalid', code, `nothing was updated: ${detail}`, { invalidIds: [...new Set(faults.map((fault) => fault.given))] });
+  return new HearthError(code, `nothing was updated: ${detail}`, { invalidIds: [...new Set(faults.map((fault) => fault.given))] });
 }

@@ -60,8 +60,8 @@ function organizationKey(value: string | undefined): number {
   const prefix = ID_PREFIXES.organization;
   const key = value !== undefined && value.startsWith(prefix) ? parseKey(value.slice(prefix.length)) : null;
   if (key !== null) return key;
-  if (value === undefined) throw new HearthError('invalid', 'invalid_organization_id', 'organizationId is required (o_<number>)');
-  throw new HearthError('invalid', 'invalid_organization_id', `"${value}" is not a valid organization ID (expected o_<number>)`, { invalidIds: [value] });
+  if (value === undefined) throw new HearthError('invalid_organization_id', 'organizationId is required (o_<number>)');
+  throw new HearthError('invalid_organization_id', `"${value}" is not a valid organization ID (expected o_<number>)`, { invalidIds: [value] });
 }
 
 /** A candidate of a cell, as the API shows it, with what ranks it. */

@@ -66,7 +66,7 @@ export async function findParent(db: Kysely<DB>, communityId: number, ids: Paren
   if ('fault' in parent) {
     if (parent.invalidId === undefined) throw invalidParameters(parent.fault);
     const code = ids.organizationId !== undefined ? 'invalid_organization_id' : 'invalid_object_id';
-    throw new HearthError('invalid', code, parent.fault, { invalidIds: [parent.invalidId] });
+    throw new HearthError(code, parent.fault, { invalidIds: [parent.invalidId] });
   }
   if (parent.kind === 'organization' && !(await findOrganization(db, communityId, parent.id))) {
     throw notFound('org_not_found', `organization ${formatId('organization', parent.id)} not found`);

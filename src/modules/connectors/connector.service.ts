@@ -79,7 +79,7 @@ export interface ConnectorTotals {
 export function parseConnectorId(value: string): number {
   const prefix = ID_PREFIXES.provider;
   const id = value.startsWith(prefix) ? parseKey(value.slice(prefix.length)) : null;
-  if (id === null) throw new HearthError('invalid', 'invalid_connector_id', `"${value}" is not a valid connector ID (expected sig_<number>, its source's ID)`, { invalidIds: [value] });
+  if (id === null) throw new HearthError('invalid_connector_id', `"${value}" is not a valid connector ID (expected sig_<number>, its source's ID)`, { invalidIds: [value] });
   return id;
 }
 

@@ -72,7 +72,7 @@ export function consoleRoutes(app: HearthApp, dir = CONSOLE_DIST) {
   // Read once: the files are part of the package, and a page then costs no disk read.
   const dist = readDist(dir);
   const page = async (_request: unknown, reply: FastifyReply) => {
-    if (dist.index === null) throw new HearthError('not_found', 'console_not_built', 'the console is not built: run npm run build:console');
+    if (dist.index === null) throw new HearthError('console_not_built', 'the console is not built: run npm run build:console');
     return reply.headers(PAGE_HEADERS).send(dist.index);
   };
   for (const url of CONSOLE_PAGES) {
@@ -83,7 +83,7 @@ export function consoleRoutes(app: HearthApp, dir = CONSOLE_DIST) {
     { config: { auth: 'public' }, schema: { hide: true, params: Type.Object({ file: Type.String() }) } },
     async (request, reply) => {
       const asset = dist.assets.get(request.params.file);
-      if (!asset) throw new HearthError('not_found', 'not_found', `no console asset ${request.params.file}`);
+      if (!asset) throw new HearthError('not_found', `no console asset ${request.params.file}`);
       // Asset names carry a hash of their content: a new build is a new name.
       return reply.headers({ 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' }).send(asset.body);
     },

@@ -13,7 +13,7 @@ export interface LookupQuery {
   linkedin?: string;
 }
 
-const invalid = (detail: string) => new HearthError('invalid', 'invalid_parameters', detail, { coreReason: 'invalid-request-parameters' });
+const invalid = (detail: string) => new HearthError('invalid_parameters', detail, { coreReason: 'invalid-request-parameters' });
 
 export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const contactUrl = (id: number) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`;

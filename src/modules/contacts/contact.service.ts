@@ -77,7 +77,7 @@ export function createContactService(deps: {
       const segment = await findSegment(db, communityId, filters.segmentId);
       if (!segment) throw notFound('segment_not_found', `no segment ${segmentId}`);
       if (segment.entityType !== 'contact') {
-        throw new HearthError('invalid', 'invalid_segment_id', `segment ${segmentId} holds ${segment.entityType}s, not contacts`, {
+        throw new HearthError('invalid_segment_id', `segment ${segmentId} holds ${segment.entityType}s, not contacts`, {
           invalidIds: [segmentId],
         });
       }

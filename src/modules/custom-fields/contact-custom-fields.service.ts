@@ -9,7 +9,7 @@ function parseSourceId(raw: string): number {
   const text = raw.trim();
   const key = parseKey(text.startsWith(ID_PREFIXES.provider) ? text.slice(ID_PREFIXES.provider.length) : text);
   if (key === null) {
-    throw new HearthError('invalid', 'invalid_source_id', `destinationSourceId ${JSON.stringify(raw)} is not a valid source ID (expected an integer or sig_<number>)`);
+    throw new HearthError('invalid_source_id', `destinationSourceId ${JSON.stringify(raw)} is not a valid source ID (expected an integer or sig_<number>)`);
   }
   return key;
 }

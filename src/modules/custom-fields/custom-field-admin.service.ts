@@ -46,7 +46,7 @@ export function presentAdminField(row: AdminDefinitionRow) {
 export function parseCustomFieldId(value: string): number {
   const id = value.startsWith(ID_PREFIXES.custom_field) ? parseKey(value.slice(ID_PREFIXES.custom_field.length)) : null;
   if (id === null) {
-    throw new HearthError('invalid', 'invalid_custom_field_id', `"${value}" is not a valid custom field ID (expected cf_<number>)`, { invalidIds: [value] });
+    throw new HearthError('invalid_custom_field_id', `"${value}" is not a valid custom field ID (expected cf_<number>)`, { invalidIds: [value] });
   }
   return id;
 }
@@ -110,7 +110,7 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
       if (given.objectTypeId !== undefined) {
         const raw = given.objectTypeId;
         objectTypeId = raw.startsWith(ID_PREFIXES.object_type) ? parseKey(raw.slice(ID_PREFIXES.object_type.length)) : null;
-        if (objectTypeId === null) throw new HearthError('invalid', 'invalid_object_type_id', `"${raw}" is not a valid object type ID (expected cot_<number>)`, { invalidIds: [raw] });
+        if (objectTypeId === null) throw new HearthError('invalid_object_type_id', `"${raw}" is not a valid object type ID (expected cot_<number>)`, { invalidIds: [raw] });
       }
       const fields: DefinitionFields = {
         name: given.name.trim(),

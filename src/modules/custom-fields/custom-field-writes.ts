@@ -46,6 +46,6 @@ export async function checkCustomFieldWrites(
     if (checked.ok) values.push({ fieldId: field.id, value: checked.value });
     else faults.push(`${write.path}: ${checked.reason}`);
   }
-  if (faults.length) throw new HearthError('invalid', 'invalid_custom_fields', faults.join('; '), { coreReason: 'invalid-request-body' });
+  if (faults.length) throw new HearthError('invalid_custom_fields', faults.join('; '), { coreReason: 'invalid-request-body' });
   return values;
 }

@@ -46,7 +46,7 @@ export function presentFeed(feed: FeedRow) {
 /** `feed_N` as admins name a feed; a 400 for anything else. */
 export function parseFeedId(value: string): number {
   const id = value.startsWith('feed_') ? parseKey(value.slice(5)) : null;
-  if (id === null) throw new HearthError('invalid', 'invalid_feed_id', `"${value}" is not a valid feed ID (expected feed_<number>)`, { invalidIds: [value] });
+  if (id === null) throw new HearthError('invalid_feed_id', `"${value}" is not a valid feed ID (expected feed_<number>)`, { invalidIds: [value] });
   return id;
 }
 

@@ -253,7 +253,7 @@ function checkItem(validate: ReturnType<typeof compileBodyValidator>, body: unkn
 }
 
 function invalidItem(message: string): HearthError {
-  return new HearthError('invalid', 'invalid_parameters', message, { coreReason: 'invalid-request-body' });
+  return new HearthError('invalid_parameters', message, { coreReason: 'invalid-request-body' });
 }
 
 function answerOf(item: PushItem, outcome: PushOutcome, withActivity: boolean): Accepted {

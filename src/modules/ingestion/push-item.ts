@@ -55,7 +55,7 @@ const ACTIVITY_FIELDS = [
 ];
 
 function invalid(message: string): HearthError {
-  return new HearthError('invalid', 'invalid_parameters', message, { coreReason: 'invalid-request-body' });
+  return new HearthError('invalid_parameters', message, { coreReason: 'invalid-request-body' });
 }
 
 /** A user push (or the user of an activity push, under `path`), read. */
@@ -98,7 +98,7 @@ export async function readActivityPush(
   accepts: (activityType: string) => boolean | Promise<boolean>,
 ): Promise<PushItem> {
   if (!(await accepts(body.activityType))) {
-    throw new HearthError('invalid', 'invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
+    throw new HearthError('invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
       coreReason: 'invalid-request-body',
     });
   }

@@ -44,7 +44,7 @@ export function presentResearchPrompt(row: ResearchPromptRow) {
 /** A promptId as given on a path or the command line: a 400 that says what one looks like. */
 export function checkPromptKey(value: string): string {
   if (!PROMPT_KEY.test(value)) {
-    throw new HearthError('invalid', 'invalid_prompt_id', `"${value}" is not a valid promptId (lowercase letters, digits, "-" and "_", up to 64, starting with a letter or digit)`, {
+    throw new HearthError('invalid_prompt_id', `"${value}" is not a valid promptId (lowercase letters, digits, "-" and "_", up to 64, starting with a letter or digit)`, {
       invalidIds: [value],
     });
   }

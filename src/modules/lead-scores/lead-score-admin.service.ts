@@ -80,7 +80,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
         return [];
       }),
     ];
-    if (problems.length) throw new HearthError('invalid', 'invalid_lead_score', problems.join('; '));
+    if (problems.length) throw new HearthError('invalid_lead_score', problems.join('; '));
     return rules;
   }
 
@@ -99,7 +99,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
   const get = async (communityId: number, id: number) => present(await definitionOf(communityId, id), await compute.pendingRecompute(communityId, id));
 
   const blank = (name: string) => {
-    if (!name) throw new HearthError('invalid', 'invalid_lead_score', '"name" must not be blank');
+    if (!name) throw new HearthError('invalid_lead_score', '"name" must not be blank');
     return name;
   };
 
@@ -206,7 +206,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
     /** The rules of a stored definition, as a dry run takes them (`hearth lead-score dry-run ls_N`). */
     async storedRules(communityId: number, id: number): Promise<RulesInput & { entityType: LeadScoreEntity }> {
       const row = await definitionOf(communityId, id);
-      if (!row.rules) throw new HearthError('invalid', 'invalid_lead_score', `lead score ${formatId('lead_score', id)} is not computed by Hearth (it has no rules)`);
+      if (!row.rules) throw new HearthError('invalid_lead_score', `lead score ${formatId('lead_score', id)} is not computed by Hearth (it has no rules)`);
       return { ...rulesInput(row.rules), entityType: row.entityType as LeadScoreEntity };
     },
   };

@@ -76,7 +76,7 @@ const MEMBERS: Record<FitRuleInput['field'], (keyof FitRuleInput)[]> = {
   customField: ['customFieldId', 'values'],
 };
 
-const bad = (problems: string[]) => new HearthError('invalid', 'invalid_lead_score', problems.join('; '));
+const bad = (problems: string[]) => new HearthError('invalid_lead_score', problems.join('; '));
 
 /**
  * The rules of a definition from what an admin gave, checked as a whole: every problem is named by its

@@ -74,7 +74,7 @@ export async function checkObjectFieldWrites(
   });
   if (faults.length) {
     const code = faults.every((fault) => fault.aboutId) ? 'invalid_custom_field_id' : 'invalid_parameters';
-    throw new HearthError('invalid', code, faults.map((fault) => fault.message).join('; '), {
+    throw new HearthError(code, faults.map((fault) => fault.message).join('; '), {
       invalidIds: [...new Set(faults.map((fault) => fault.id))],
     });
   }

@@ -40,7 +40,7 @@ interface Fault {
 function faultError(faults: Fault[]): HearthError {
   const ids = faults.flatMap((fault) => (fault.id === undefined ? [] : [fault.id]));
   const code = faults.every((fault) => fault.objectType) ? 'invalid_object_type_id' : 'invalid_parameters';
-  return new HearthError('invalid', code, faults.map((fault) => fault.message).join('; '), { invalidIds: ids.length ? [...new Set(ids)] : undefined });
+  return new HearthError(code, faults.map((fault) => fault.message).join('; '), { invalidIds: ids.length ? [...new Set(ids)] : undefined });
 }
 
 /**

@@ -56,7 +56,7 @@ export class ObjectUpsertRejected extends HearthError {
   constructor(readonly faults: UpsertFault[]) {
     const ids = [...new Set(faults.flatMap((fault) => (fault.id === undefined ? [] : [fault.id])))];
     const code = faults.every((fault) => fault.record === null && fault.path === 'objectTypeId') ? 'invalid_object_type_id' : 'invalid_parameters';
-    super('invalid', code, faults.map(describeFault).join('; '), { invalidIds: ids.length ? ids : undefined });
+    super(code, faults.map(describeFault).join('; '), { invalidIds: ids.length ? ids : undefined });
   }
 }
 

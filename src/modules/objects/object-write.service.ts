@@ -58,7 +58,6 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
           const what =
             segment.objectTypeId === null ? `${segment.entityType === 'organization' ? 'an' : 'a'} ${segment.entityType} segment` : `a segment of object type ${formatId('object_type', segment.objectTypeId)}`;
           throw new HearthError(
-            'invalid',
             'invalid_segment_id',
             `segment ${rawSegmentId} is ${what}; object ${rawId} can join only segments of its object type ${formatId('object_type', object.objectTypeId)}`,
             { invalidIds: [rawSegmentId] },

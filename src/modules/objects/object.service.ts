@@ -48,7 +48,7 @@ export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec
     if (!segment) throw notFound('segment_not_found', `segment ${raw} not found`);
     if (segment.entityType !== 'object' || segment.objectTypeId !== objectTypeId) {
       const what = segment.entityType === 'object' ? `a segment of object type ${formatId('object_type', segment.objectTypeId!)}` : `a ${segment.entityType} segment`;
-      throw new HearthError('invalid', 'invalid_segment_id', `segment ${raw} is ${what}, not a segment of object type ${formatId('object_type', objectTypeId)}`, {
+      throw new HearthError('invalid_segment_id', `segment ${raw} is ${what}, not a segment of object type ${formatId('object_type', objectTypeId)}`, {
         invalidIds: [raw],
       });
     }

@@ -30,7 +30,7 @@ export interface OrganizationUpsert {
   tagIdsToRemove?: (string | number)[] | null;
 }
 
-const badBody = (detail: string) => new HearthError('invalid', 'invalid_parameters', detail, { coreReason: 'invalid-request-body' });
+const badBody = (detail: string) => new HearthError('invalid_parameters', detail, { coreReason: 'invalid-request-body' });
 
 export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: Clock }) {
   async function checkSource(communityId: number, sourceId: number | null | undefined) {

@@ -38,7 +38,7 @@ export interface ImportFault {
 /** A refused import: one 400 naming every fault of every record; nothing was written. */
 export class ProspectorImportRejected extends HearthError {
   constructor(readonly faults: ImportFault[]) {
-    super('invalid', 'invalid_parameters', faults.map((fault) => `${fault.at}: ${fault.message}`).join('; '));
+    super('invalid_parameters', faults.map((fault) => `${fault.at}: ${fault.message}`).join('; '));
   }
 }
 

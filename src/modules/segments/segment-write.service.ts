@@ -35,7 +35,7 @@ function segmentDescription(raw: string | null | undefined): string | null {
   return raw;
 }
 
-const invalidObjectType = (raw: string, why: string) => new HearthError('invalid', 'invalid_object_type_id', `objectTypeId ${raw} ${why}`, { invalidIds: [raw] });
+const invalidObjectType = (raw: string, why: string) => new HearthError('invalid_object_type_id', `objectTypeId ${raw} ${why}`, { invalidIds: [raw] });
 
 /** The object type an object segment needs, and that no other segment may name (docs/behaviour.md, Errors). */
 function objectTypeOf(entityType: SegmentEntityType, raw: string | null | undefined): number | null {

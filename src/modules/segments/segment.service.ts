@@ -111,14 +111,14 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
       }
       const statusId = input.statusId ?? null;
       if (statusId !== null && (!Number.isSafeInteger(statusId) || statusId < 0)) {
-        throw new HearthError('invalid', 'invalid_status_id', `statusId ${statusId} is not a valid status ID (expected an integer)`);
+        throw new HearthError('invalid_status_id', `statusId ${statusId} is not a valid status ID (expected an integer)`);
       }
       const identities = values.map((value) => identityOf(input.socialType, value));
 
       return db.transaction().execute(async (trx) => {
         const segment = contactSegment(await segments.lockSegment(trx, communityId, segmentId), segmentId);
         if (statusId !== null && !(await segments.lockStatus(trx, communityId, segment.id, statusId))) {
-          throw new HearthError('invalid', 'invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
+          throw new HearthError('invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
         }
         const found = await findIdentityOwners(
           trx,

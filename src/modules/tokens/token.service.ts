@@ -218,7 +218,7 @@ function isCanonicalJwt(token: string): boolean {
   return parts.length === 3 && parts.every((part) => /^[A-Za-z0-9_-]+$/.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part);
 }
 
-const tokenNotFound = (jti: string) => new HearthError('not_found', 'token_not_found', `no token with jti "${jti}"`);
+const tokenNotFound = (jti: string) => new HearthError('token_not_found', `no token with jti "${jti}"`);
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
@@ -227,7 +227,7 @@ export function normalizeScopes(requested: string[] | undefined): Scope[] {
   if (scopes.length === 0) return [...DEFAULT_SCOPES];
   const unknown = scopes.filter((scope) => !isScope(scope));
   if (unknown.length) {
-    throw new HearthError('invalid', 'invalid_scopes', `unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+    throw new HearthError('invalid_scopes', `unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   }
   return [...new Set(scopes as Scope[])];
 }

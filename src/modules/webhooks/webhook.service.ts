@@ -61,14 +61,14 @@ export function formatSubscriptionId(id: number): string {
 /** `wh_N`; a 400 for anything else. */
 export function parseSubscriptionId(value: string): number {
   const id = value.startsWith('wh_') ? parseKey(value.slice(3)) : null;
-  if (id === null) throw new HearthError('invalid', 'invalid_webhook_id', `"${value}" is not a valid webhook ID (expected wh_<number>)`, { invalidIds: [value] });
+  if (id === null) throw new HearthError('invalid_webhook_id', `"${value}" is not a valid webhook ID (expected wh_<number>)`, { invalidIds: [value] });
   return id;
 }
 
 /** `whd_N`; a 400 for anything else. */
 export function parseDeliveryId(value: string): number {
   const id = value.startsWith('whd_') ? parseKey(value.slice(4)) : null;
-  if (id === null) throw new HearthError('invalid', 'invalid_delivery_id', `"${value}" is not a valid delivery ID (expected whd_<number>)`, { invalidIds: [value] });
+  if (id === null) throw new HearthError('invalid_delivery_id', `"${value}" is not a valid delivery ID (expected whd_<number>)`, { invalidIds: [value] });
   return id;
 }
 

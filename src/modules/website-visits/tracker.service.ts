@@ -100,7 +100,7 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
   /** The tracker a public route's key names, if it may take this caller's requests. */
   async function trackerFor(key: string, caller: TrackerCaller) {
     const match = KEY.exec(key);
-    if (!match) throw new HearthError('invalid', 'invalid_tracker_key', `"${key.slice(0, 80)}" is not a tracker key (pk_<community>_<24 characters>)`);
+    if (!match) throw new HearthError('invalid_tracker_key', `"${key.slice(0, 80)}" is not a tracker key (pk_<community>_<24 characters>)`);
     const communityId = Number(match[1]);
     const row = await readKey(communityId, key);
     if (!row) throw notFound('tracker_not_found', `no website tracker has the key ${key}`);
