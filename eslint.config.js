@@ -30,7 +30,16 @@ export default tseslint.config(
     files: ['src/**/*.browser.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', history: 'readonly', localStorage: 'readonly', fetch: 'readonly', crypto: 'readonly' },
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        navigator: 'readonly',
+        location: 'readonly',
+        history: 'readonly',
+        localStorage: 'readonly',
+        fetch: 'readonly',
+        crypto: 'readonly',
+      },
     },
   },
   {

@@ -74,7 +74,8 @@ export function bareBackfillRoute(app: FastifyInstance, pool: pg.Pool, target: {
 
     const client = await pool.connect();
     // Named, so that each connection parses and plans each statement once, as Hearth's statements are.
-    const named = <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => client.query<R>({ name: `bare_backfill_${name}`, text, values });
+    const named = <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) =>
+      client.query<R>({ name: `bare_backfill_${name}`, text, values });
     try {
       await client.query('begin');
       const found = await named<{
@@ -111,13 +112,18 @@ export function bareBackfillRoute(app: FastifyInstance, pool: pg.Pool, target: {
       const made = new Map<string, Person>();
       const personOf = pushes.map((push, index) => {
         const contactId =
-          contactByProfile.get(push.user.id) ??
-          contactByIdentity.get(`email\u0000${emails[index]}`) ??
-          contactByIdentity.get(`github\u0000${githubs[index]}`);
+          contactByProfile.get(push.user.id) ?? contactByIdentity.get(`email\u0000${emails[index]}`) ?? contactByIdentity.get(`github\u0000${githubs[index]}`);
         const time = push.timestamp;
         let person = contactId !== undefined ? existing.get(contactId) : made.get(emails[index]!);
         if (!person) {
-          person = { contactId: contactId ?? null, email: emailIds[index]!.display, name: push.user.fullName, domain: domains[index]!, firstPush: index, activities: { count: 0, first: time, latest: time } };
+          person = {
+            contactId: contactId ?? null,
+            email: emailIds[index]!.display,
+            name: push.user.fullName,
+            domain: domains[index]!,
+            firstPush: index,
+            activities: { count: 0, first: time, latest: time },
+          };
           if (contactId !== undefined) existing.set(contactId, person);
           else made.set(emails[index]!, person);
         }

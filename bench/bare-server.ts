@@ -71,7 +71,11 @@ if (query && exact) {
     const rows = (await pool.query(query.sql, query.parameters)).rows as Record<string, unknown>[];
     const page = rows.slice(0, exact.limit);
     const last = page.at(-1);
-    const position = last ? Object.keys(last).filter((name) => /^_k\d+$/.test(name)).map((name) => last[name]) : [];
+    const position = last
+      ? Object.keys(last)
+          .filter((name) => /^_k\d+$/.test(name))
+          .map((name) => last[name])
+      : [];
     return {
       success: true,
       data: page.map((row) => ({ id: `${exact.prefix}${row.id as number}`, name: row.name })),
@@ -94,7 +98,11 @@ if (query) {
 if (bulk) {
   app.post('/bare-bulk', async (request) => {
     const given = (request.body as { contactIds: string[] }).contactIds;
-    const statements = withRecordIds(bulk.statements, bulk.ids, given.map((id) => Number(id.slice(2))));
+    const statements = withRecordIds(
+      bulk.statements,
+      bulk.ids,
+      given.map((id) => Number(id.slice(2))),
+    );
     const client = await pool.connect();
     try {
       for (const statement of statements) await client.query(statement.sql, statement.parameters);
@@ -122,10 +130,11 @@ if (push) {
       );
       let contactId = found.rows[0]?.contact_id;
       if (!contactId) {
-        const made = await client.query<{ id: string }>(
-          `insert into contacts (community_id, name, primary_email) values ($1, $2, $3) returning id`,
-          [push.communityId, body.user.fullName ?? email, email],
-        );
+        const made = await client.query<{ id: string }>(`insert into contacts (community_id, name, primary_email) values ($1, $2, $3) returning id`, [
+          push.communityId,
+          body.user.fullName ?? email,
+          email,
+        ]);
         contactId = made.rows[0]!.id;
         await client.query(
           `insert into contact_identities (community_id, type, value, display_value, contact_id, source_id) values ($1, 'email', $2, $2, $3, $4)

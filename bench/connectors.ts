@@ -139,7 +139,9 @@ async function translatePages(standIn: GitHubStandIn, profiles: boolean) {
     }
   }
   const readMs = performance.now() - started;
-  const people = [...new Set(pages.flatMap((page) => page.activities.map((activity) => String((activity as { user?: { id?: unknown } }).user?.id))))].filter((id) => id !== 'undefined');
+  const people = [...new Set(pages.flatMap((page) => page.activities.map((activity) => String((activity as { user?: { id?: unknown } }).user?.id))))].filter(
+    (id) => id !== 'undefined',
+  );
   const profileBatches: Translation['users'][] = [];
   let profilesReadMs = 0;
   if (profiles) {
@@ -167,7 +169,13 @@ async function translatePages(standIn: GitHubStandIn, profiles: boolean) {
  * Posts the batches to the batch route, `concurrency` requests in flight, in order; resolves with the seconds
  * taken, and with the seconds at which the first `mark` batches were all stored (a stream's share).
  */
-async function postBatches(client: Client, url: string, batches: unknown[][], concurrency: number, mark = 0): Promise<{ seconds: number; markSeconds: number }> {
+async function postBatches(
+  client: Client,
+  url: string,
+  batches: unknown[][],
+  concurrency: number,
+  mark = 0,
+): Promise<{ seconds: number; markSeconds: number }> {
   let next = 0;
   const started = performance.now();
   let markAt = started;
@@ -201,7 +209,13 @@ function deliveries(standIn: GitHubStandIn) {
     const base = runs * 10_000_000;
     return (n: number) => {
       const who = standIn.person(1 + ((base + n) % PEOPLE));
-      const sender = { ...star.sender, id: who.id, login: who.login, html_url: `https://github.com/${who.login}`, avatar_url: `https://avatars.githubusercontent.com/u/${who.id}?v=4` };
+      const sender = {
+        ...star.sender,
+        id: who.id,
+        login: who.login,
+        html_url: `https://github.com/${who.login}`,
+        avatar_url: `https://avatars.githubusercontent.com/u/${who.id}?v=4`,
+      };
       const at = new Date().toISOString();
       const id = 900_000_000 + base + n;
       const [event, body] =
@@ -214,7 +228,15 @@ function deliveries(standIn: GitHubStandIn) {
                 repository,
                 sender,
                 issue: { ...comment.issue, number: 1 + (n % 100), pull_request: undefined },
-                comment: { ...comment.comment, id, user: sender, body: `Comment ${n} of run ${run}`, html_url: `https://github.com/${RECEIVER_REPOSITORY}/issues/${1 + (n % 100)}#issuecomment-${id}`, created_at: at, updated_at: at },
+                comment: {
+                  ...comment.comment,
+                  id,
+                  user: sender,
+                  body: `Comment ${n} of run ${run}`,
+                  html_url: `https://github.com/${RECEIVER_REPOSITORY}/issues/${1 + (n % 100)}#issuecomment-${id}`,
+                  created_at: at,
+                  updated_at: at,
+                },
               },
             ];
       const raw = JSON.stringify(body);
@@ -246,7 +268,9 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
   });
   try {
     // ---- Backfill ----------------------------------------------------------------------------------------
-    log(`\nConnectors: reading and translating ${context.stars.toLocaleString('en')} stargazers and ${context.issues.toLocaleString('en')} issues with the GitHub kind…`);
+    log(
+      `\nConnectors: reading and translating ${context.stars.toLocaleString('en')} stargazers and ${context.issues.toLocaleString('en')} issues with the GitHub kind…`,
+    );
     const translated = await translatePages(standIn, context.profiles);
     const activities = translated.pages.reduce((sum, page) => sum + page.activities.length, 0);
     const profiles = translated.profileBatches.reduce((sum, batch) => sum + batch.length, 0);
@@ -257,7 +281,9 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
 
     const backfill = await fresh(context);
     const admin = createClient({ token: backfill.setup.token });
-    log(`Connector backfill: a GitHub connector made through the admin API, polled until its streams are done${context.profiles ? ', then its profiles' : ''}…`);
+    log(
+      `Connector backfill: a GitHub connector made through the admin API, polled until its streams are done${context.profiles ? ', then its profiles' : ''}…`,
+    );
     const cpuBefore = process.cpuUsage();
     const requestsBefore = standIn.requests.length;
     const started = performance.now();
@@ -297,7 +323,9 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     log(
       `  streams done in ${streamsSeconds!.toFixed(1)} s: ${stored.toLocaleString('en')} activities (the streams count ${streamRecords.toLocaleString('en')} records), ` +
         `${connectorRate.toFixed(0)} activities/s, ${requestsForStreams} requests to the stand-in` +
-        (starsSeconds && starActivities ? ` (the ${starActivities.toLocaleString('en')} stars in ${starsSeconds.toFixed(1)} s from the create request, ${(starActivities / starsSeconds).toFixed(0)}/s)` : '') +
+        (starsSeconds && starActivities
+          ? ` (the ${starActivities.toLocaleString('en')} stars in ${starsSeconds.toFixed(1)} s from the create request, ${(starActivities / starsSeconds).toFixed(0)}/s)`
+          : '') +
         (profilesSeconds !== null ? `; profile pass ${profilesSeconds.toFixed(1)} s, ${profileRate!.toFixed(0)} profiles/s` : '') +
         `; this process (the stand-in, and the polling) used ${standInCpuSeconds.toFixed(1)} s of CPU`,
     );
@@ -305,7 +333,14 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     await backfill.hearth.stop();
     await backfill.database.drop();
 
-    const batchRuns: { concurrency: number; seconds: number; perSecond: number; starsPerSecond: number; profileSeconds: number | null; profilesPerSecond: number | null }[] = [];
+    const batchRuns: {
+      concurrency: number;
+      seconds: number;
+      perSecond: number;
+      starsPerSecond: number;
+      profileSeconds: number | null;
+      profilesPerSecond: number | null;
+    }[] = [];
     for (const concurrency of context.concurrencies) {
       const own = await fresh(context);
       const client = createClient({ token: own.setup.token, connections: concurrency });
@@ -321,7 +356,14 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
       const inBatch = await count(own.database.url, 'select count(*) as n from activities where source_id = $1', [own.setup.sourceId]);
       if (inBatch !== activities) throw new Error(`the batch route stored ${inBatch} activities of ${activities}`);
       const profileSeconds = context.profiles ? (await postBatches(client, `${base}/users`, translated.profileBatches, concurrency)).seconds : null;
-      const run = { concurrency, seconds, perSecond: activities / seconds, starsPerSecond: starActivities ? starActivities / markSeconds : 0, profileSeconds, profilesPerSecond: profileSeconds ? profiles / profileSeconds : null };
+      const run = {
+        concurrency,
+        seconds,
+        perSecond: activities / seconds,
+        starsPerSecond: starActivities ? starActivities / markSeconds : 0,
+        profileSeconds,
+        profilesPerSecond: profileSeconds ? profiles / profileSeconds : null,
+      };
       batchRuns.push(run);
       log(
         `  batch route, ${concurrency} request${concurrency > 1 ? 's' : ''} in flight: ${seconds.toFixed(1)} s, ${run.perSecond.toFixed(0)} activities/s` +
@@ -341,7 +383,11 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     const connector = await createConnector(admin2, receiving.hearth.url, RECEIVER_REPOSITORY, standIn.url);
     while ((await readConnector(admin2, receiving.hearth.url, connector.id)).lastSyncAt === null) await sleep(100);
     admin2.close();
-    const bare = await ServerChild.start('bare-server.ts', { ...context.env, BENCH_DATABASE_URL: receiving.database.url, BENCH_BARE_RECEIVER: JSON.stringify({ secret: WEBHOOK_SECRET }) });
+    const bare = await ServerChild.start('bare-server.ts', {
+      ...context.env,
+      BENCH_DATABASE_URL: receiving.database.url,
+      BENCH_BARE_RECEIVER: JSON.stringify({ secret: WEBHOOK_SECRET }),
+    });
     context.track(bare);
     const hearthUrl = connector.receiverUrl.replace('http://127.0.0.1', receiving.hearth.url);
     const bareUrl = `${bare.url}/bare-receiver`;
@@ -386,7 +432,11 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
       const order = round % 2 === 0 ? (['hearth', 'bare'] as const) : (['bare', 'hearth'] as const);
       const result = {} as { hearth: Throughput; bare: Throughput; drain: { backlog: number; seconds: number } };
       for (const which of order) {
-        result[which] = await measureThroughput(which === 'hearth' ? hearthUrl : bareUrl, { concurrency: context.concurrency, seconds: context.seconds, raw: { request: nextRun(), status: 202 } });
+        result[which] = await measureThroughput(which === 'hearth' ? hearthUrl : bareUrl, {
+          concurrency: context.concurrency,
+          seconds: context.seconds,
+          raw: { request: nextRun(), status: 202 },
+        });
         // Hearth's processing of the round's deliveries goes on after it: it must not fall on the next round.
         const drained = await drain();
         if (which === 'hearth') result.drain = drained;
@@ -395,7 +445,7 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
       log(
         `  round ${round + 1}: Hearth ${result.hearth.perSecond.toFixed(0)} deliveries/s (p95 ${result.hearth.latency.p95.toFixed(1)} ms), bare ${result.bare.perSecond.toFixed(0)}/s ` +
           `(p95 ${result.bare.latency.p95.toFixed(1)} ms); Hearth had ${result.drain.backlog} deliveries left to process, done ${result.drain.seconds.toFixed(1)} s later ` +
-          `(${((result.hearth.requests) / (result.hearth.seconds + result.drain.seconds)).toFixed(0)} processed/s)`,
+          `(${(result.hearth.requests / (result.hearth.seconds + result.drain.seconds)).toFixed(0)} processed/s)`,
       );
       if (result.hearth.errors || result.bare.errors) throw new Error(`receiver requests failed: Hearth ${result.hearth.errors}, bare ${result.bare.errors}`);
     }
@@ -463,7 +513,16 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
           readSeconds: translated.readMs / 1000,
           profilesReadSeconds: translated.profilesReadMs / 1000,
           starActivities,
-          connector: { streamsSeconds, perSecond: connectorRate, starsSeconds, streamRecords, requests: requestsForStreams, profilesSeconds, profilesPerSecond: profileRate, standInCpuSeconds },
+          connector: {
+            streamsSeconds,
+            perSecond: connectorRate,
+            starsSeconds,
+            streamRecords,
+            requests: requestsForStreams,
+            profilesSeconds,
+            profilesPerSecond: profileRate,
+            standInCpuSeconds,
+          },
           batch: batchRuns,
         },
         receiver: { rate: context.rate, openLoop, closed, processedWithError: outcomes },

@@ -146,7 +146,15 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     const { url, setup } = await empty();
     const hearth = await start('hearth-server.ts', { BENCH_DATABASE_URL: url });
     const route = perRequest === 1 ? 'activity' : 'activities';
-    return series({ name, url: `${hearth.url}/community/v1/source/${setup.sourceId}/${route}`, token: setup.token, concurrency, perRequest, empty: true, databaseUrl: url });
+    return series({
+      name,
+      url: `${hearth.url}/community/v1/source/${setup.sourceId}/${route}`,
+      token: setup.token,
+      concurrency,
+      perRequest,
+      empty: true,
+      databaseUrl: url,
+    });
   };
   const bareOn = async (url: string, setup: { communityId: number; sourceId: number }) =>
     start('bare-server.ts', { BENCH_DATABASE_URL: url, BENCH_BARE_PUSH: JSON.stringify({ communityId: setup.communityId, sourceId: setup.sourceId }) });
@@ -205,7 +213,8 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     const bareBatch = await emptyBare('bareBatch', BATCH_IN_FLIGHT, BATCH);
     log(`Batch pushes of ${BATCH} activities, ${BATCH_IN_FLIGHT} request in flight, into empty databases, ${context.rounds} × ${context.seconds} s…`);
     await measureRounds([hearthBatch, bareBatch], context);
-    for (const one of [hearthBatch, bareBatch]) log(`  ${one.name}: ${one.pushes.toLocaleString('en')} pushes of ${one.people.toLocaleString('en')} new people`);
+    for (const one of [hearthBatch, bareBatch])
+      log(`  ${one.name}: ${one.pushes.toLocaleString('en')} pushes of ${one.people.toLocaleString('en')} new people`);
     for (const line of [`  ${hearthBatch.name}, what its database's sessions did:`, ...describeWaits(hearthBatch.waits)]) log(line);
     await stopAll();
 
@@ -224,7 +233,14 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     const results = Object.fromEntries(
       [...singles, hearthBatch, bareBatch].map((one) => [
         one.name,
-        { concurrency: one.concurrency, perRequest: one.perRequest, pushes: one.pushes, people: one.people, rates: one.rates, ...(one.databaseUrl ? { waits: tallyJson(one.waits) } : {}) },
+        {
+          concurrency: one.concurrency,
+          perRequest: one.perRequest,
+          pushes: one.pushes,
+          people: one.people,
+          rates: one.rates,
+          ...(one.databaseUrl ? { waits: tallyJson(one.waits) } : {}),
+        },
       ]),
     );
     return { figures, results };

@@ -36,7 +36,8 @@ const database = dataDir
   : await openDatabase({ engine: 'postgres', url: url!, poolSize: POOL_SIZE, log });
 const { app, services } = await benchApp(database);
 await app.listen({ port: 0, host: '127.0.0.1' });
-const worker = process.env.BENCH_WORKER === '1' ? createWorker({ db: database.db, clock: systemClock, queue: services.jobs, exclusive: !database.shared }) : null;
+const worker =
+  process.env.BENCH_WORKER === '1' ? createWorker({ db: database.db, clock: systemClock, queue: services.jobs, exclusive: !database.shared }) : null;
 worker?.start();
 const address = app.server.address();
 if (!address || typeof address === 'string') throw new Error('no TCP address');

@@ -31,7 +31,9 @@ async function startEndpoint(latencyMs: number): Promise<Endpoint> {
   const endpoint = stubServer((request, response) => {
     bodies.push(request.body);
     const body = JSON.parse(request.body) as { messages: { role: string; content: string }[] };
-    const sent = JSON.parse(body.messages[1]!.content) as { drafts: { sparkSummary: string | null; recentSparkSummaries: string[]; activateMessage: { title: string; message: string } | null } };
+    const sent = JSON.parse(body.messages[1]!.content) as {
+      drafts: { sparkSummary: string | null; recentSparkSummaries: string[]; activateMessage: { title: string; message: string } | null };
+    };
     const { drafts } = sent;
     const content = JSON.stringify({
       sparkSummary: drafts.sparkSummary && `Model: ${drafts.sparkSummary}`,
@@ -72,8 +74,16 @@ export async function measureInsights(context: {
   size?: { contacts: number; activities: number; latenciesMs: number[] };
 }): Promise<{ figures: Figure[]; results: unknown }> {
   const { db, log } = context;
-  const { contacts: CONTACTS, activities: ACTIVITIES, latenciesMs: LATENCIES_MS } = context.size ?? { contacts: 2_000, activities: 40_000, latenciesMs: [0, 50] };
-  const bootstrap = await createServices({ db, clock: systemClock, config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } } });
+  const {
+    contacts: CONTACTS,
+    activities: ACTIVITIES,
+    latenciesMs: LATENCIES_MS,
+  } = context.size ?? { contacts: 2_000, activities: 40_000, latenciesMs: [0, 50] };
+  const bootstrap = await createServices({
+    db,
+    clock: systemClock,
+    config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
+  });
   const { communityId } = await bootstrap.communities.create('Insights bench', cliActor());
   const source = await bootstrap.sources.create(cliWriter(communityId), { name: 'API' });
   log(`\nInsights: seeding a community of ${CONTACTS.toLocaleString('en')} contacts and ${ACTIVITIES.toLocaleString('en')} activities…`);
@@ -86,7 +96,11 @@ export async function measureInsights(context: {
     try {
       // A model name of its own per run: the input hashes differ, so every due contact is asked again.
       const llm: LlmConfig = { url: endpoint.url, key: null, model: `bench-${latencyMs}ms`, timeoutMs: 60_000, concurrency: CONCURRENCY, intervalMs: 0 };
-      const services = await createServices({ db, clock: systemClock, config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 }, llm } });
+      const services = await createServices({
+        db,
+        clock: systemClock,
+        config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 }, llm },
+      });
       const { jobId } = await services.insights.refresh(cliWriter(communityId), { all: true });
       const worker = createWorker({ db, clock: systemClock, queue: services.jobs });
       const started = performance.now();
@@ -94,12 +108,15 @@ export async function measureInsights(context: {
       const seconds = (performance.now() - started) / 1000;
       const job = await services.jobs.findById(jobId);
       const result = job?.result as { contacts: { total: number; written: number; failed: number } } | null;
-      if (job?.status !== 'completed' || !result || result.contacts.failed > 0) throw new Error(`the insights run did not complete cleanly: ${JSON.stringify(job)}`);
+      if (job?.status !== 'completed' || !result || result.contacts.failed > 0)
+        throw new Error(`the insights run did not complete cleanly: ${JSON.stringify(job)}`);
       const written = result.contacts.written;
       const hearth = written / seconds;
       const bodies = endpoint.bodies.slice();
       const bare = await bareLoop(endpoint.url, bodies, CONCURRENCY);
-      log(`  endpoint answering after ${latencyMs} ms: the job wrote ${written} contacts in ${seconds.toFixed(1)} s (${hearth.toFixed(0)}/s); the bare loop posted the same ${bodies.length} requests at ${bare.toFixed(0)}/s`);
+      log(
+        `  endpoint answering after ${latencyMs} ms: the job wrote ${written} contacts in ${seconds.toFixed(1)} s (${hearth.toFixed(0)}/s); the bare loop posted the same ${bodies.length} requests at ${bare.toFixed(0)}/s`,
+      );
       runs.push({ latencyMs, contacts: written, seconds, hearthPerSecond: hearth, barePerSecond: bare });
       figures.push({
         name: `insights job, endpoint answering in ${latencyMs} ms`,

@@ -11,10 +11,7 @@ export interface CapturedQuery {
 
 export type ToChild = { type: 'capture-start' } | { type: 'capture-stop' } | { type: 'stop' };
 export type FromChild =
-  | { type: 'ready'; port: number }
-  | { type: 'capture-started' }
-  | { type: 'captured'; queries: CapturedQuery[] }
-  | { type: 'error'; message: string };
+  { type: 'ready'; port: number } | { type: 'capture-started' } | { type: 'captured'; queries: CapturedQuery[] } | { type: 'error'; message: string };
 
 /** In a child: send to the parent. */
 export function send(message: FromChild): void {

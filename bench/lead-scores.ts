@@ -124,7 +124,8 @@ export async function measureLeadScores(context: LeadScoreContext): Promise<{ fi
 
   // Pushes with the definition enabled against disabled (set in SQL, so no recompute job starts).
   const scoreId = Number(created.id.slice(3));
-  const enable = (enabled: boolean) => sql`update lead_score_definitions set enabled = ${enabled} where community_id = ${communityId} and id = ${scoreId}`.execute(db);
+  const enable = (enabled: boolean) =>
+    sql`update lead_score_definitions set enabled = ${enabled} where community_id = ${communityId} and id = ${scoreId}`.execute(db);
   let runs = 0;
   const batchUrl = `${hearth.url}/community/v1/source/${setup.sourceId}/activities`;
   const singleUrl = `${hearth.url}/community/v1/source/${setup.sourceId}/activity`;
@@ -140,9 +141,12 @@ export async function measureLeadScores(context: LeadScoreContext): Promise<{ fi
   };
   const single = async () => {
     const run = `lss${Date.now().toString(36)}${runs++}`;
-    return (await measureThroughput(singleUrl, { token: setup.token, concurrency: 8, seconds, post: { body: (n) => activityPush(run, n), status: 202 } })).perSecond;
+    return (await measureThroughput(singleUrl, { token: setup.token, concurrency: 8, seconds, post: { body: (n) => activityPush(run, n), status: 202 } }))
+      .perSecond;
   };
-  log(`Pushes with the lead score enabled and disabled, alternating, ${rounds} rounds of ${seconds} s each (batch route, 2 connections; single pushes, 8 connections)…`);
+  log(
+    `Pushes with the lead score enabled and disabled, alternating, ${rounds} rounds of ${seconds} s each (batch route, 2 connections; single pushes, 8 connections)…`,
+  );
   await enable(false);
   await batch();
   const rates = { batchOn: [] as number[], batchOff: [] as number[], singleOn: [] as number[], singleOff: [] as number[] };
@@ -199,6 +203,14 @@ export async function measureLeadScores(context: LeadScoreContext): Promise<{ fi
   ];
   return {
     figures,
-    results: { baselineMs: sums, summedContacts: summed, firstMs: first.ms, secondMs: second.ms, job: job?.result ?? null, pushes: rates, step: { marked, ms: step.ms } },
+    results: {
+      baselineMs: sums,
+      summedContacts: summed,
+      firstMs: first.ms,
+      secondMs: second.ms,
+      job: job?.result ?? null,
+      pushes: rates,
+      step: { marked, ms: step.ms },
+    },
   };
 }

@@ -30,7 +30,11 @@ const WORDS = (
   'metrics logs trace dashboard alert latency throughput memory cpu disk network dns tls certificate'
 ).split(' ');
 const TARGETS = Array.from({ length: 100 }, (_, index) =>
-  index < 10 ? ['segfault', 'oomkilled', 'deadlock', 'nullpointer', 'kernel panic', 'stack overflow', 'ssl handshake', 'rate limited', 'gateway timeout', 'split brain'][index]! : `product${index}x`,
+  index < 10
+    ? ['segfault', 'oomkilled', 'deadlock', 'nullpointer', 'kernel panic', 'stack overflow', 'ssl handshake', 'rate limited', 'gateway timeout', 'split brain'][
+        index
+      ]!
+    : `product${index}x`,
 );
 
 const database = await createBenchDatabase(serverUrl);
@@ -84,7 +88,9 @@ try {
   const before = await measure();
   await app.close();
 
-  console.log(`\nMachine: ${machine.cpuModel}, ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load ${machine.loadAverage}`);
+  console.log(
+    `\nMachine: ${machine.cpuModel}, ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load ${machine.loadAverage}`,
+  );
   console.log(`100 OR-ed like clauses on content, ${ACTIVITIES.toLocaleString('en')} activities, limit 50 (${after.found} found), median of ${RUNS}:`);
   console.log(`  without the trigram index: ${before.p50.toFixed(0)} ms`);
   console.log(`  with it:                   ${after.p50.toFixed(0)} ms`);

@@ -28,7 +28,13 @@ export interface Client {
  */
 export function createClient(options: { token?: string; connections?: number; contentType?: string; origin?: string } = {}): Client {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 1 });
-  const send = (method: 'GET' | 'POST', url: string, token: string | undefined, body?: unknown, raw?: { body: string | Buffer; headers: http.OutgoingHttpHeaders }) => {
+  const send = (
+    method: 'GET' | 'POST',
+    url: string,
+    token: string | undefined,
+    body?: unknown,
+    raw?: { body: string | Buffer; headers: http.OutgoingHttpHeaders },
+  ) => {
     const headers: http.OutgoingHttpHeaders = raw ? { ...raw.headers } : token ? { authorization: `Bearer ${token}` } : {};
     if (options.origin) headers.origin = options.origin;
     return new Promise<Response>((resolve, reject) => {
@@ -41,9 +47,7 @@ export function createClient(options: { token?: string; connections?: number; co
       const request = http.request(url, { method, agent, headers }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }),
-        );
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started }));
         response.on('error', reject);
       });
       request.on('error', reject);
@@ -194,7 +198,8 @@ export async function throughputRounds<S extends string>(
     );
     // A series whose requests fail measures its failures: the figure would mean nothing.
     const failing = order.filter((name) => result[name].errors > 0);
-    if (failing.length) throw new Error(`throughput round ${round + 1}: requests failed for ${failing.map((name) => `${name} (${result[name].errors})`).join(', ')}`);
+    if (failing.length)
+      throw new Error(`throughput round ${round + 1}: requests failed for ${failing.map((name) => `${name} (${result[name].errors})`).join(', ')}`);
   }
   return { rounds, perSecond: (name) => median(rounds.map((r) => r[name].perSecond)) };
 }

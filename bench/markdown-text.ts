@@ -119,9 +119,13 @@ try {
   console.log(row('remark parse only (mdast + GFM)', remark));
   console.log(row('remark parse and a minimal walk to text', remarkToText));
   console.log(`one activity push with that body: ${pushMs.toFixed(3)} ms median, ${pushCpuMs.toFixed(3)} ms of Hearth's CPU on average`);
-  console.log(`A hostile body of ${HOSTILE.length.toLocaleString('en')} characters, once: Hearth's converter ${handHostile.toFixed(0)} ms, remark's parse ${remarkHostile.toFixed(0)} ms.`);
+  console.log(
+    `A hostile body of ${HOSTILE.length.toLocaleString('en')} characters, once: Hearth's converter ${handHostile.toFixed(0)} ms, remark's parse ${remarkHostile.toFixed(0)} ms.`,
+  );
   const machine = await describeMachine(connection.db);
-  console.log(`Machine: ${machine.cpuModel}, ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load ${machine.loadAverage}`);
+  console.log(
+    `Machine: ${machine.cpuModel}, ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, PostgreSQL ${machine.postgres}, load ${machine.loadAverage}`,
+  );
 } finally {
   await connection.close();
   await database.drop();

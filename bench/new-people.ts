@@ -80,9 +80,13 @@ export function newPeoplePush(run: string, n: number) {
   const last = pick(LAST, draw(seed, p, SALT.last));
   const tag = `${run}-${p.toString(36)}`;
   const domain =
-    draw(seed, p, SALT.company) < COMPANY_SHARE ? companyDomain(Math.floor(draw(seed, p, SALT.domain) * COMPANIES)) : pick(PERSONAL_DOMAINS, draw(seed, p, SALT.domain));
+    draw(seed, p, SALT.company) < COMPANY_SHARE
+      ? companyDomain(Math.floor(draw(seed, p, SALT.domain) * COMPANIES))
+      : pick(PERSONAL_DOMAINS, draw(seed, p, SALT.domain));
   const start = Math.floor(draw(seed, n, SALT.text) * SENTENCES.length);
-  const text = Array.from({ length: SENTENCES_A_PUSH }, (_, k) => SENTENCES[(start + k) % SENTENCES.length]).join('').trim();
+  const text = Array.from({ length: SENTENCES_A_PUSH }, (_, k) => SENTENCES[(start + k) % SENTENCES.length])
+    .join('')
+    .trim();
   return {
     id: `${run}-${n}`,
     activityType: 'commented_replied',

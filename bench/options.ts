@@ -1,7 +1,20 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_SERVER_URL } from './database.ts';
 
-export const BENCH_PARTS = ['list', 'titles', 'bulk', 'push', 'prospector', 'sustained', 'insights', 'tracker', 'lead-scores', 'webhooks', 'connectors', 'first-backfill'] as const;
+export const BENCH_PARTS = [
+  'list',
+  'titles',
+  'bulk',
+  'push',
+  'prospector',
+  'sustained',
+  'insights',
+  'tracker',
+  'lead-scores',
+  'webhooks',
+  'connectors',
+  'first-backfill',
+] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {

@@ -46,12 +46,16 @@ export async function measureProspector(
   const matching = counted.meta.recordCount;
   const deep = Math.min(options.page, Math.floor(matching / options.limit));
   if (deep < 2) throw new Error(`the filter keeps ${matching} of ${all.meta.recordCount} prospector contacts: too few for a deep page (seed more)`);
-  log(`\nProspector contacts: the filter keeps ${matching.toLocaleString('en')} of ${all.meta.recordCount.toLocaleString('en')}; the deep page is page ${deep}.`);
+  log(
+    `\nProspector contacts: the filter keeps ${matching.toLocaleString('en')} of ${all.meta.recordCount.toLocaleString('en')}; the deep page is page ${deep}.`,
+  );
 
   await getJson(client, filtered);
   const captured = await captureQueries(hearth, client, filtered);
   const statement = pickListStatement(captured.queries, 'prospector_contacts', options.limit);
-  log(`Hearth ran ${captured.queries.length} statements for the filtered page 1; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`);
+  log(
+    `Hearth ran ${captured.queries.length} statements for the filtered page 1; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`,
+  );
   const bare = await ServerChild.start('bare-server.ts', {
     ...context.env,
     BENCH_BARE_QUERY: JSON.stringify(statement),

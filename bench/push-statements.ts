@@ -24,7 +24,12 @@ try {
   const { services, app } = await benchApp(database);
   const setup = await services.communities.init(cliActor());
   const post = async (path: string, payload: object) => {
-    const response = await app.inject({ method: 'POST', url: `/community/v1/source/${setup.sourceId}/${path}`, headers: { authorization: `Bearer ${setup.token}` }, payload });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/community/v1/source/${setup.sourceId}/${path}`,
+      headers: { authorization: `Bearer ${setup.token}` },
+      payload,
+    });
     if (response.statusCode !== 202) throw new Error(`${path} answered ${response.statusCode}: ${response.body}`);
   };
   const record = async (work: () => Promise<void>) => {
@@ -38,7 +43,10 @@ try {
   // Warm up: the token, the rate-limit reservation, a few people.
   for (let n = 0; n < 50; n++) await post('activity', activityPush('warm', n));
   // Person of push n: (n × 7919) mod 20,000; push 60's person is new, push 7's was pushed while warming up.
-  for (const [label, n] of [['a push about a new person', 60], ['a push about a known person', 7]] as const) {
+  for (const [label, n] of [
+    ['a push about a new person', 60],
+    ['a push about a known person', 7],
+  ] as const) {
     const statements = await record(() => post('activity', activityPush('one', n)));
     console.log(`\n${label}: ${statements.length} statements, ${statements.reduce((sum, s) => sum + s.ms, 0).toFixed(1)} ms in them`);
     for (const statement of statements) console.log(`  ${statement.ms.toFixed(2).padStart(6)} ms  ${statement.sql.slice(0, 110)}`);
@@ -51,7 +59,11 @@ try {
   for (const size of [10, 100, 1000]) {
     const batches = Math.max(1, Math.floor(2000 / size));
     const statements = await record(async () => {
-      for (let b = 0; b < batches; b++) await post('activities', Array.from({ length: size }, (_, k) => activityPush(`batch${size}`, b * size + k)));
+      for (let b = 0; b < batches; b++)
+        await post(
+          'activities',
+          Array.from({ length: size }, (_, k) => activityPush(`batch${size}`, b * size + k)),
+        );
     });
     console.log(`  batches of ${size}: ${(statements.length / (batches * size)).toFixed(2)} (${(statements.length / batches).toFixed(1)} a batch)`);
   }

@@ -70,7 +70,10 @@ export async function prepare(target: DatabaseTarget) {
 
 export async function measurePush(context: PushContext): Promise<{ figures: Figure[]; results: unknown }> {
   const { setup, hearth, env, seconds, rounds, log } = context;
-  const bare = await ServerChild.start('bare-server.ts', { ...env, BENCH_BARE_PUSH: JSON.stringify({ communityId: setup.communityId, sourceId: setup.sourceId }) });
+  const bare = await ServerChild.start('bare-server.ts', {
+    ...env,
+    BENCH_BARE_PUSH: JSON.stringify({ communityId: setup.communityId, sourceId: setup.sourceId }),
+  });
   context.track(bare);
   const hearthUrl = `${hearth.url}/community/v1/source/${setup.sourceId}/activity`;
   const bareUrl = `${bare.url}/bare-push`;
@@ -95,7 +98,10 @@ export async function measurePush(context: PushContext): Promise<{ figures: Figu
       result[name] = await series[name]();
     }
     measured.push(result);
-    log(`  round ${round + 1}: ` + order.map((name) => `${name} ${result[name].perSecond.toFixed(0)}/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '));
+    log(
+      `  round ${round + 1}: ` +
+        order.map((name) => `${name} ${result[name].perSecond.toFixed(0)}/s${result[name].errors ? ` (${result[name].errors} errors)` : ''}`).join(', '),
+    );
   }
   const rate = (name: Series) => median(measured.map((r) => r[name].perSecond));
   const p95 = median(measured.map((r) => r.hearth32.latency.p95));
@@ -147,7 +153,9 @@ export async function measurePush(context: PushContext): Promise<{ figures: Figu
       otherRates[name].push((await pushes(`${child.url}/community/v1/source/${own.sourceId}/activity`, own.token, 8, seconds)).perSecond);
     }
     otherRates.seeded.push((await pushes(hearthUrl, setup.token, 8, seconds)).perSecond);
-    log(`  round ${round + 1}: seeded ${otherRates.seeded.at(-1)!.toFixed(0)}/s, empty ${otherRates.empty.at(-1)!.toFixed(0)}/s, embedded ${otherRates.embedded.at(-1)!.toFixed(0)}/s`);
+    log(
+      `  round ${round + 1}: seeded ${otherRates.seeded.at(-1)!.toFixed(0)}/s, empty ${otherRates.empty.at(-1)!.toFixed(0)}/s, embedded ${otherRates.embedded.at(-1)!.toFixed(0)}/s`,
+    );
   }
   for (const other of Object.values(others)) await other.child.stop();
   fs.rmSync(dataDir, { recursive: true, force: true });

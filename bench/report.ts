@@ -55,7 +55,9 @@ export function renderTable(figures: Figure[], machine: Machine): string {
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ');
-  const settings = Object.entries(machine.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ');
+  const settings = Object.entries(machine.postgresSettings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
   return [
     line(rows[0]!),
     widths.map((w) => '-'.repeat(w)).join('-|-'),

@@ -127,17 +127,13 @@ async function run(options: BenchOptions) {
   // what the run stops and drops at its end, whatever happens.
   const tracked = { log, track: (child: ServerChild) => children.push(child), trackDatabase: (database: BenchDatabase) => made.others.push(database) };
   const timed = { seconds: options.seconds, rounds: options.rounds };
-  const push = wanted('push')
-    ? await measurePush({ url, serverUrl: options.serverUrl, setup, hearth, env, ...timed, ...tracked })
-    : null;
+  const push = wanted('push') ? await measurePush({ url, serverUrl: options.serverUrl, setup, hearth, env, ...timed, ...tracked }) : null;
   if (push) figures.push(...push.figures);
   const prospector = wanted('prospector')
     ? await measureProspector(options, { token: setup.token, hearth, env, log, track: (child) => children.push(child) })
     : null;
   if (prospector) figures.push(...prospector.figures);
-  const sustained = wanted('sustained')
-    ? await measureSustained({ serverUrl: options.serverUrl, env, pushes: options.sustainedPushes, ...tracked })
-    : null;
+  const sustained = wanted('sustained') ? await measureSustained({ serverUrl: options.serverUrl, env, pushes: options.sustainedPushes, ...tracked }) : null;
   if (sustained) figures.push(...sustained.figures);
   const insights = wanted('insights') ? await measureInsights({ db, log }) : null;
   if (insights) figures.push(...insights.figures);
@@ -160,7 +156,17 @@ async function run(options: BenchOptions) {
     : null;
   if (leadScores) figures.push(...leadScores.figures);
   const webhooks = wanted('webhooks')
-    ? await measureWebhooks({ db, services, setup, hearth, events: 5000, concurrency: options.concurrency, seconds: options.seconds, rounds: options.rounds, log })
+    ? await measureWebhooks({
+        db,
+        services,
+        setup,
+        hearth,
+        events: 5000,
+        concurrency: options.concurrency,
+        seconds: options.seconds,
+        rounds: options.rounds,
+        log,
+      })
     : null;
   if (webhooks) figures.push(...webhooks.figures);
   const connectors = wanted('connectors')
@@ -249,7 +255,9 @@ async function measureList(options: BenchOptions, context: Context & { services:
   await getJson(client, page1);
   const captured = await captureQueries(hearth, client, page1);
   const statement = pickListStatement(captured.queries, options.table, options.limit);
-  log(`\nHearth ran ${captured.queries.length} statements for GET ${options.path}; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`);
+  log(
+    `\nHearth ran ${captured.queries.length} statements for GET ${options.path}; the bare endpoint runs:\n  ${statement.sql}\n  parameters ${JSON.stringify(statement.parameters)}`,
+  );
   const bare = await ServerChild.start('bare-server.ts', {
     ...env,
     BENCH_BARE_QUERY: JSON.stringify(statement),
@@ -262,7 +270,8 @@ async function measureList(options: BenchOptions, context: Context & { services:
   const [hearthAnswer, bareAnswer] = [await getJson<unknown>(client, page1), await getJson<unknown>(bareClient, `${bare.url}/bare`)];
   bareClient.close();
   const difference = firstDifference(hearthAnswer, bareAnswer);
-  if (difference) throw new Error(`the bare endpoint does not answer what Hearth answers for ${options.path} (${difference}); its presentation knows lists without cols`);
+  if (difference)
+    throw new Error(`the bare endpoint does not answer what Hearth answers for ${options.path} (${difference}); its presentation knows lists without cols`);
   log(`Hearth and the bare endpoint both answered the same ${captured.body.data.length} records and cursor.`);
 
   // 4a. Page 1 against page N.
@@ -389,7 +398,9 @@ async function measureJobTitles(options: BenchOptions, context: Context): Promis
   const DEEP = 100;
   const folding = performance.now();
   const first = await getJson<{ data: unknown[] }>(client, `${hearth.url}/api/v2/job-titles?limit=1`);
-  log(`\nJob titles: the first read folded the seed's title changes in ${((performance.now() - folding) / 1000).toFixed(1)} s (${first.data.length} title on its page).`);
+  log(
+    `\nJob titles: the first read folded the seed's title changes in ${((performance.now() - folding) / 1000).toFixed(1)} s (${first.data.length} title on its page).`,
+  );
   const figures: Figure[] = [];
   const results: Record<string, unknown> = {};
   for (const sort of ['popularity', 'alphabetical'] as const) {
@@ -433,7 +444,9 @@ async function measureBulk(options: BenchOptions, context: Context): Promise<{ f
   await reset();
   await bare.stop();
   client.close();
-  log(`  Hearth p50 ${measured.hearth.p50.toFixed(2)} ms (p95 ${measured.hearth.p95.toFixed(2)}), bare p50 ${measured.bare.p50.toFixed(2)} ms (p95 ${measured.bare.p95.toFixed(2)})`);
+  log(
+    `  Hearth p50 ${measured.hearth.p50.toFixed(2)} ms (p95 ${measured.hearth.p95.toFixed(2)}), bare p50 ${measured.bare.p50.toFixed(2)} ms (p95 ${measured.bare.p95.toFixed(2)})`,
+  );
   return {
     figure: {
       name: `bulk update (${BULK_IDS} IDs, ${BULK_TAGS} tags, ${fixtures.fields.length} fields) vs its statements bare`,

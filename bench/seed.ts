@@ -56,7 +56,7 @@ const SPAN_DAYS = 730;
 /** Share of contacts who ever did something; the others only signed up or were imported. */
 const ACTIVE_SHARE = 0.75;
 /** Handles and email local parts in ASCII: accented letters mapped, apostrophes and spaces dropped. */
-const ASCII_FROM = 'éèêëáàâãäíóôõöúüçñ’\' ';
+const ASCII_FROM = "éèêëáàâãäíóôõöúüçñ’' ";
 const ASCII_TO = 'eeeeaaaaaioooouucn';
 
 /** A multiplier that permutes 0..n-1 (coprime with n): spreads the busiest contacts over the ID range. */

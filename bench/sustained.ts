@@ -39,7 +39,9 @@ export async function measureSustained(context: {
     });
     rates.push(measured.perSecond);
     errors += measured.errors;
-    log(`  part ${tenth + 1}: ${measured.perSecond.toFixed(0)} pushes/s (p95 ${measured.latency.p95.toFixed(1)} ms)${measured.errors ? `, ${measured.errors} errors` : ''}`);
+    log(
+      `  part ${tenth + 1}: ${measured.perSecond.toFixed(0)} pushes/s (p95 ${measured.latency.p95.toFixed(1)} ms)${measured.errors ? `, ${measured.errors} errors` : ''}`,
+    );
   }
   await hearth.stop();
   if (errors > 0) throw new Error(`sustained pushes: ${errors} pushes were not answered 202`);

@@ -58,10 +58,17 @@ export function describeWaits(tally: WaitTally): string[] {
   const most = (map: Map<string, number>, n: number) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n);
   return [
     `    ${(tally.active / Math.max(1, tally.samples)).toFixed(1)} sessions active on average (${tally.samples} samples): ` +
-      most(tally.waits, 6).map(([wait, n]) => `${wait} ${share(n)}`).join(', '),
+      most(tally.waits, 6)
+        .map(([wait, n]) => `${wait} ${share(n)}`)
+        .join(', '),
     ...most(tally.waitingStatements, 3).map(([statement, n]) => `    waiting on a lock, ${share(n)}: ${statement}`),
   ];
 }
 
 /** As stored in the results file. */
-export const tallyJson = (tally: WaitTally) => ({ samples: tally.samples, active: tally.active, waits: Object.fromEntries(tally.waits), waitingStatements: Object.fromEntries(tally.waitingStatements) });
+export const tallyJson = (tally: WaitTally) => ({
+  samples: tally.samples,
+  active: tally.active,
+  waits: Object.fromEntries(tally.waits),
+  waitingStatements: Object.fromEntries(tally.waitingStatements),
+});

@@ -73,10 +73,16 @@ async function barePost(url: string, bodies: string[]): Promise<number> {
       while (next < bodies.length) {
         const body = bodies[next++]!;
         await new Promise<void>((resolve, reject) => {
-          const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-            response.resume();
-            response.on('end', () => (response.statusCode && response.statusCode < 300 ? resolve() : reject(new Error(`bare post answered ${response.statusCode}`))));
-          });
+          const request = http.request(
+            url,
+            { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+            (response) => {
+              response.resume();
+              response.on('end', () =>
+                response.statusCode && response.statusCode < 300 ? resolve() : reject(new Error(`bare post answered ${response.statusCode}`)),
+              );
+            },
+          );
           request.on('error', reject);
           request.end(body);
         });
@@ -106,8 +112,17 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
   const url = await target.start();
   const client = createClient({ token: setup.token, connections: 4 });
   const pending = async (id: number) =>
-    Number((await sql<{ n: number }>`select count(*)::int as n from webhook_deliveries where community_id = ${setup.communityId} and subscription_id = ${id} and status = 'pending'`.execute(db)).rows[0]!.n);
-  const waiting = async () => Number((await sql<{ n: number }>`select count(*)::int as n from webhook_events where fanned_out_at is null`.execute(db)).rows[0]!.n);
+    Number(
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from webhook_deliveries where community_id = ${setup.communityId} and subscription_id = ${id} and status = 'pending'`.execute(
+          db,
+        )
+      ).rows[0]!.n,
+    );
+  const waiting = async () =>
+    Number((await sql<{ n: number }>`select count(*)::int as n from webhook_events where fanned_out_at is null`.execute(db)).rows[0]!.n);
 
   log(`\nWebhook deliveries: ${context.rounds} rounds of ${context.events.toLocaleString('en')} events to a local receiver…`);
   const hearthRates: number[] = [];
@@ -120,7 +135,11 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
     await hooks.disable(writer, id);
     const run = `${Date.now().toString(36)}${runs++}`;
     for (let start = 0; start < context.events; start += 1000) {
-      const batch = Array.from({ length: Math.min(1000, context.events - start) }, (_, i) => ({ id: `wh-${run}-${start + i}`, fullName: `Webhook Bench ${start + i}`, email: `wh-${run}-${start + i}@example.org` }));
+      const batch = Array.from({ length: Math.min(1000, context.events - start) }, (_, i) => ({
+        id: `wh-${run}-${start + i}`,
+        fullName: `Webhook Bench ${start + i}`,
+        email: `wh-${run}-${start + i}@example.org`,
+      }));
       const response = await client.post(`${hearth.url}/community/v1/source/${setup.sourceId}/users`, batch);
       if (response.status !== 202) throw new Error(`batch push answered ${response.status}: ${response.body.slice(0, 200)}`);
     }
@@ -140,13 +159,22 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
     const { rows } = await sql<{ payload: string }>`
       select e.payload from webhook_deliveries d join webhook_events e on e.community_id = d.community_id and e.id = d.event_id
       where d.community_id = ${setup.communityId} and d.subscription_id = ${id} order by d.id`.execute(db);
-    bareRates.push(await barePost(url, rows.map((row) => row.payload)));
+    bareRates.push(
+      await barePost(
+        url,
+        rows.map((row) => row.payload),
+      ),
+    );
     await hooks.remove(writer, id);
-    log(`  round ${round + 1}: Hearth ${hearthRates.at(-1)!.toFixed(0)} events/s, bare client ${bareRates.at(-1)!.toFixed(0)}/s (fan-out ${fanOutRates.at(-1)!.toFixed(0)} events/s)`);
+    log(
+      `  round ${round + 1}: Hearth ${hearthRates.at(-1)!.toFixed(0)} events/s, bare client ${bareRates.at(-1)!.toFixed(0)}/s (fan-out ${fanOutRates.at(-1)!.toFixed(0)} events/s)`,
+    );
   }
   await target.stop();
 
-  log(`\nPushes with a webhook wanting contact and activity events, and without: ${context.rounds} rounds of ${context.seconds} s each, ${context.concurrency} connections…`);
+  log(
+    `\nPushes with a webhook wanting contact and activity events, and without: ${context.rounds} rounds of ${context.seconds} s each, ${context.concurrency} connections…`,
+  );
   const pushUrl = `${hearth.url}/community/v1/source/${setup.sourceId}/user`;
   const pushRun = `${Date.now().toString(36)}${runs++}`;
   const pushes = (seconds: number) =>
@@ -161,13 +189,17 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
   // Diagnostic (no goal): the same pushes with the event triggers switched off, as before migration 0029.
   const untriggered: number[] = [];
   const triggers = async (on: boolean) => {
-    for (const [table, trigger] of EVENT_TRIGGERS) await sql`alter table ${sql.table(table)} ${on ? sql`enable` : sql`disable`} trigger ${sql.ref(trigger)}`.execute(db);
+    for (const [table, trigger] of EVENT_TRIGGERS)
+      await sql`alter table ${sql.table(table)} ${on ? sql`enable` : sql`disable`} trigger ${sql.ref(trigger)}`.execute(db);
   };
   await pushes(Math.min(3, context.seconds));
   const order = ['without', 'with', 'untriggered'] as const;
   for (let round = 0; round < context.rounds; round++) {
     for (const which of order.map((_, i) => order[(i + round) % order.length]!)) {
-      const hook = which === 'with' ? await hooks.create(writer, { url: 'https://hooks.example.org/bench', events: ['contact.created', 'contact.updated', 'activity.created'] }) : null;
+      const hook =
+        which === 'with'
+          ? await hooks.create(writer, { url: 'https://hooks.example.org/bench', events: ['contact.created', 'contact.updated', 'activity.created'] })
+          : null;
       if (which === 'untriggered') await triggers(false);
       try {
         const result = await pushes(context.seconds);
@@ -177,7 +209,9 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
         if (hook) await hooks.remove(writer, Number(hook.id.slice(3)));
       }
     }
-    log(`  round ${round + 1}: with a webhook ${withHook.at(-1)!.toFixed(0)} pushes/s, without ${without.at(-1)!.toFixed(0)}/s, without the event triggers ${untriggered.at(-1)!.toFixed(0)}/s`);
+    log(
+      `  round ${round + 1}: with a webhook ${withHook.at(-1)!.toFixed(0)} pushes/s, without ${without.at(-1)!.toFixed(0)}/s, without the event triggers ${untriggered.at(-1)!.toFixed(0)}/s`,
+    );
   }
   log(`  diagnostic (no goal): pushes without a webhook / without the event triggers: ${(median(without) / median(untriggered)).toFixed(2)}`);
   // The events of those pushes: no subscription is left to deliver them to.

@@ -32,7 +32,11 @@ async function main() {
     db: database.db,
     listen: database.listen,
     clock: systemClock,
-    config: { jwtSecret: null, publicUrl: url, rateLimit: { perToken: 100_000, perAddress: 100_000, trackerPerKey: 100_000, trackerPerAddress: 100_000, windowSeconds: 60 } },
+    config: {
+      jwtSecret: null,
+      publicUrl: url,
+      rateLimit: { perToken: 100_000, perAddress: 100_000, trackerPerKey: 100_000, trackerPerAddress: 100_000, windowSeconds: 60 },
+    },
   });
   const setup = await services.communities.init(cliActor());
   const app = await buildApp({ services, publicUrl: url, logger: false });
@@ -52,7 +56,15 @@ async function main() {
     for (const [fullName, email, title, companyName, github] of PEOPLE) {
       n += 1;
       const domain = email.split('@')[1];
-      await call('POST', `/community/v1/source/${setup.sourceId}/user`, { id: `u-${n}`, fullName, email, titleAtCompany: title, companyName, companyDomain: domain, github: { type: 'handle', value: github } });
+      await call('POST', `/community/v1/source/${setup.sourceId}/user`, {
+        id: `u-${n}`,
+        fullName,
+        email,
+        titleAtCompany: title,
+        companyName,
+        companyDomain: domain,
+        github: { type: 'handle', value: github },
+      });
       for (let i = 0; i < n; i += 1) {
         await call('POST', `/community/v1/source/${setup.sourceId}/activity`, {
           id: `a-${n}-${i}`,
@@ -63,7 +75,9 @@ async function main() {
         });
       }
     }
-    const contacts = ((await call('GET', '/api/v2/contacts?limit=20')).data as { id: string; name: string }[]).filter((c) => PEOPLE.slice(0, 3).some(([name]) => name === c.name));
+    const contacts = ((await call('GET', '/api/v2/contacts?limit=20')).data as { id: string; name: string }[]).filter((c) =>
+      PEOPLE.slice(0, 3).some(([name]) => name === c.name),
+    );
     const segment = (await call('POST', '/api/v2/segments', { name: 'Champions' })).data;
     await call('POST', '/api/v2/segments', { name: 'Conference speakers' });
     await call('POST', '/api/v2/contacts/bulk-update', { contactIds: contacts.map((c) => c.id), segmentId: segment.id, tagIdsToAdd: [tag.id] });

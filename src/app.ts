@@ -137,7 +137,13 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   });
   app.addHook(
     'onRequest',
-    createRequestGuard({ tokens: services.tokens, sessions: services.appUsers, rateLimiter: services.rateLimiter, probes: services.probeCounter, publicUrl: options.publicUrl }),
+    createRequestGuard({
+      tokens: services.tokens,
+      sessions: services.appUsers,
+      rateLimiter: services.rateLimiter,
+      probes: services.probeCounter,
+      publicUrl: options.publicUrl,
+    }),
   );
   // Once draining or closing, answer with `Connection: close`: server.close() waits for every connection,
   // and a keep-alive one left idle would hold the shutdown for keepAliveTimeout (72 s); while draining, a
@@ -178,7 +184,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
           'Community data service: the v2 family (/api/v2) reads and updates contacts, organizations and activities; ' +
           'the core family (/community/v1) ingests users, activities and organizations. Every call takes ' +
           '`Authorization: Bearer <token>`, but the probes, this documentation and the website tracker (`/t.js` and ' +
-          '`/community/v1/t/{key}/…`, which take a source\'s public key).',
+          "`/community/v1/t/{key}/…`, which take a source's public key).",
       },
       servers: [{ url: options.publicUrl }],
       components: {

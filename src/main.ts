@@ -34,7 +34,10 @@ export async function serve(config: Config, out: (line: string) => void): Promis
   let metricsServer: MetricsServer | null = null;
   try {
     // Background work logs through the app's logger, made after the services.
-    const log = { info: (details: object, message: string) => app?.log.info(details, message), warn: (details: object, message: string) => app?.log.warn(details, message) };
+    const log = {
+      info: (details: object, message: string) => app?.log.info(details, message),
+      warn: (details: object, message: string) => app?.log.warn(details, message),
+    };
     const services = await createServices({
       db: database.db,
       listen: database.listen,
@@ -60,7 +63,10 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     });
     // Up before the line that says the server is serving, which scripts and tests wait for.
     if (config.metrics) {
-      metricsServer = await startMetricsServer(services.metrics, { ...config.metrics, onError: (error) => app?.log.warn({ err: error }, 'could not read the metrics') }).catch((error: unknown) => {
+      metricsServer = await startMetricsServer(services.metrics, {
+        ...config.metrics,
+        onError: (error) => app?.log.warn({ err: error }, 'could not read the metrics'),
+      }).catch((error: unknown) => {
         if ((error as { code?: string }).code !== 'EADDRINUSE') throw error;
         throw new ConfigError(`port ${config.metrics!.port} on ${config.metrics!.host} is already in use: stop what uses it, or set HEARTH_METRICS_PORT`);
       });
@@ -78,7 +84,14 @@ export async function serve(config: Config, out: (line: string) => void): Promis
     out(`Hearth is serving ${config.publicUrl} on ${database.engine === 'postgres' ? 'PostgreSQL' : `the embedded database in ${config.dataDir}`}.`);
     out(`API reference: ${config.publicUrl}/docs`);
     if (metricsServer) out(`Metrics (Prometheus, every community, no token): ${metricsServer.url}/metrics`);
-    const worker = createWorker({ db: database.db, clock: systemClock, queue: services.jobs, log: app.log, leaseMs: config.jobLeaseMs, exclusive: !database.shared });
+    const worker = createWorker({
+      db: database.db,
+      clock: systemClock,
+      queue: services.jobs,
+      log: app.log,
+      leaseMs: config.jobLeaseMs,
+      exclusive: !database.shared,
+    });
     worker.start();
     // With a model endpoint, look for contacts and organizations whose insights are due (docs/insights.md).
     services.insights.startSchedule((error) => app?.log.warn({ err: error }, 'could not look for due insights'));
@@ -153,7 +166,7 @@ async function announceBootstrap(services: Services, config: Config, out: (line:
   out('');
   out('First run: created the community "Default", an admin user, the source "API" and an API token.');
   out(`The token and the sign-in link are shown once and expire in ${FIRST_RUN_TOKEN_SECONDS / 3600} hours (logs may keep them). A token`);
-  out('that lasts: `npx hearth token create --scopes read,write,admin --name NAME`, or the console\'s API tokens.');
+  out("that lasts: `npx hearth token create --scopes read,write,admin --name NAME`, or the console's API tokens.");
   out('');
   out(`  Console:   ${link.url}`);
   out('             (signs the admin in once, within 24 hours; then choose a password)');

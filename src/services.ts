@@ -109,7 +109,15 @@ export async function createServices(deps: ServiceDeps) {
   // An erasure reaches what connectors keep of the person (their deliveries' payloads, the platform users they saw).
   const privacy = createPrivacyService({ db, clock, jobs, eraseProfiles: connectors.forgetPeople });
   // A connector's source is synced by its connector: data-available hands it over.
-  const sourceImports = createSourceImportService({ db, clock, jobs, ingestion, organizationUpserts, fileSourceRoot: deps.config.fileSourceRoot ?? null, delegate: connectors.dataAvailable });
+  const sourceImports = createSourceImportService({
+    db,
+    clock,
+    jobs,
+    ingestion,
+    organizationUpserts,
+    fileSourceRoot: deps.config.fileSourceRoot ?? null,
+    delegate: connectors.dataAvailable,
+  });
   const insights = createInsightsService({
     db,
     clock,

@@ -167,7 +167,13 @@ export function UsersPage(props: { me: string }) {
             <input id="user-name" required value={form.name} onInput={(event) => setForm({ ...form, name: event.currentTarget.value })} />
           </Field>
           <Field label="Email address" id="user-email">
-            <input id="user-email" type="email" required value={form.loginEmail} onInput={(event) => setForm({ ...form, loginEmail: event.currentTarget.value })} />
+            <input
+              id="user-email"
+              type="email"
+              required
+              value={form.loginEmail}
+              onInput={(event) => setForm({ ...form, loginEmail: event.currentTarget.value })}
+            />
           </Field>
           <Field label="Role" id="user-role">
             <select id="user-role" value={form.role} onChange={(event) => setForm({ ...form, role: event.currentTarget.value })}>
@@ -209,7 +215,11 @@ export function UsersPage(props: { me: string }) {
                 <label class="visually-hidden" for={`role-${user.id}`}>
                   Role of {user.name}
                 </label>
-                <select id={`role-${user.id}`} value={user.role} onChange={(event) => act(() => api('PATCH', `/api/v2/admin/users/${user.id}`, { role: event.currentTarget.value }))}>
+                <select
+                  id={`role-${user.id}`}
+                  value={user.role}
+                  onChange={(event) => act(() => api('PATCH', `/api/v2/admin/users/${user.id}`, { role: event.currentTarget.value }))}
+                >
                   <option value="member">member</option>
                   <option value="admin">admin</option>
                 </select>
@@ -352,8 +362,7 @@ function JobProgress(props: { progress: unknown }) {
   if (progress && typeof progress.done === 'number' && typeof progress.total === 'number' && progress.total > 0) {
     return (
       <>
-        <progress max={progress.total} value={progress.done} aria-label={`${progress.done} of ${progress.total}`} />{' '}
-        {progress.done} / {progress.total}
+        <progress max={progress.total} value={progress.done} aria-label={`${progress.done} of ${progress.total}`} /> {progress.done} / {progress.total}
       </>
     );
   }
@@ -365,7 +374,9 @@ export function AuditLogPage() {
   const [filters, setFilters] = useState({ operation: '', actor: '', entityId: '' });
   const [applied, setApplied] = useState(filters);
   const pager = usePager(JSON.stringify(applied));
-  const entries = useApi<{ data: Row[]; meta: { nextCursor: string | null } }>(`/api/v2/admin/audit-log${query({ limit: 50, cursor: pager.cursor, ...applied })}`);
+  const entries = useApi<{ data: Row[]; meta: { nextCursor: string | null } }>(
+    `/api/v2/admin/audit-log${query({ limit: 50, cursor: pager.cursor, ...applied })}`,
+  );
   return (
     <Page title="Audit log">
       <form
@@ -453,7 +464,14 @@ export function AccountPage(props: { session: Row; onChanged: () => void }) {
         <h2>Password</h2>
         {needsCurrent ? (
           <Field label="Current password" id="current-password">
-            <input id="current-password" type="password" autocomplete="current-password" required value={current} onInput={(event) => setCurrent(event.currentTarget.value)} />
+            <input
+              id="current-password"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={current}
+              onInput={(event) => setCurrent(event.currentTarget.value)}
+            />
           </Field>
         ) : null}
         <Field label="New password" id="new-password" hint="At least 10 characters.">

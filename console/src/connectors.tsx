@@ -166,7 +166,9 @@ export function SourcesPage() {
           A connector reads a platform’s history, then keeps up by the platform’s webhooks. Its state is read again every few seconds while this page is open.
         </p>
         <ErrorNotice error={connectors.error} />
-        {connectors.data?.data.length === 0 ? <p class="muted">No connector yet: “Add a connector” follows a GitHub organization or repositories, or a Discourse forum.</p> : null}
+        {connectors.data?.data.length === 0 ? (
+          <p class="muted">No connector yet: “Add a connector” follows a GitHub organization or repositories, or a Discourse forum.</p>
+        ) : null}
         {(connectors.data?.data ?? []).map((connector) => (
           <ConnectorCard key={connector.id} connector={connector} onChanged={reload} />
         ))}
@@ -203,7 +205,10 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
   return (
     <section class="card connector" aria-labelledby={`connector-${connector.id}`}>
       <h3 id={`connector-${connector.id}`}>
-        {connector.name} <small class="muted">({platform}, source {connector.sourceId})</small>
+        {connector.name}{' '}
+        <small class="muted">
+          ({platform}, source {connector.sourceId})
+        </small>
       </h3>
       <p class={`state state-${connector.state}`}>
         State: <strong>{stateInWords(connector)}</strong>
@@ -249,7 +254,18 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           </button>
         ) : null}
         {connector.state === 'paused' ? null : (
-          <button type="button" disabled={busy} onClick={() => act(async () => (await api('POST', `${path}/pause`), `Paused ${connector.name}: no sync runs; webhook deliveries are kept and processed when it resumes.`))}>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              act(
+                async () => (
+                  await api('POST', `${path}/pause`),
+                  `Paused ${connector.name}: no sync runs; webhook deliveries are kept and processed when it resumes.`
+                ),
+              )
+            }
+          >
             Pause<span class="visually-hidden"> {connector.name}</span>
           </button>
         )}
@@ -292,7 +308,12 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           class="danger"
           disabled={busy}
           onClick={() => {
-            if (!window.confirm(`Remove the connector “${connector.name}”? Hearth stops reading ${platform} and refuses its webhooks; the source and the data it brought stay.`)) return;
+            if (
+              !window.confirm(
+                `Remove the connector “${connector.name}”? Hearth stops reading ${platform} and refuses its webhooks; the source and the data it brought stay.`,
+              )
+            )
+              return;
             void act(async () => (await api('DELETE', path), `Removed the connector ${connector.name}; its source and data stay.`));
           }}
         >
@@ -340,7 +361,11 @@ function Streams(props: { connector: Connector }) {
             <td>
               {stream.total !== null && stream.total > 0 && !stream.done ? (
                 <>
-                  <progress max={stream.total} value={Math.min(stream.records, stream.total)} aria-label={`${stream.stream}: ${stream.records} of ${stream.total}`} />{' '}
+                  <progress
+                    max={stream.total}
+                    value={Math.min(stream.records, stream.total)}
+                    aria-label={`${stream.stream}: ${stream.records} of ${stream.total}`}
+                  />{' '}
                 </>
               ) : null}
               {/* Out of the platform's total while reading; once caught up, later syncs add to the count, so the total no longer compares. */}
@@ -378,7 +403,18 @@ function WebhookSetup(props: { connector: Connector; webhookSecret: string; onDo
 }
 
 /** The events the GitHub connector turns into activities; the webhook sends only what is ticked. */
-const GITHUB_EVENTS = ['Issues', 'Issue comments', 'Pull requests', 'Pull request reviews', 'Pull request review comments', 'Discussions', 'Discussion comments', 'Stars', 'Forks', 'Releases'];
+const GITHUB_EVENTS = [
+  'Issues',
+  'Issue comments',
+  'Pull requests',
+  'Pull request reviews',
+  'Pull request review comments',
+  'Discussions',
+  'Discussion comments',
+  'Stars',
+  'Forks',
+  'Releases',
+];
 
 function GitHubWebhookSteps(props: { connector: Connector }) {
   const settings = props.connector.settings;
@@ -467,7 +503,13 @@ function githubBody(form: GitHubForm, webhookSecret: string): { settings: Row; s
   if (form.follow === 'repositories') {
     const repositories = form.repositories
       .split('\n')
-      .map((line) => line.trim().replace(/^https:\/\/github\.com\//, '').replace(/\.git$/, '').replace(/\/$/, ''))
+      .map((line) =>
+        line
+          .trim()
+          .replace(/^https:\/\/github\.com\//, '')
+          .replace(/\.git$/, '')
+          .replace(/\/$/, ''),
+      )
       .filter(Boolean);
     if (repositories.length === 0) return 'Name at least one repository (owner/name, one per line).';
     const wrong = repositories.find((repository) => !REPOSITORY.test(repository));
@@ -496,7 +538,10 @@ function discourseBody(form: DiscourseForm, webhookSecret: string): { settings: 
   if (!form.url.trim()) return 'Give the forum’s URL.';
   if (!form.apiUsername.trim()) return 'Give the API username.';
   if (!form.apiKey.trim()) return 'Give the API key.';
-  return { settings: { url: form.url.trim().replace(/\/+$/, ''), apiUsername: form.apiUsername.trim() }, secrets: { apiKey: form.apiKey.trim(), webhookSecret } };
+  return {
+    settings: { url: form.url.trim().replace(/\/+$/, ''), apiUsername: form.apiUsername.trim() },
+    secrets: { apiKey: form.apiKey.trim(), webhookSecret },
+  };
 }
 
 function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated: (connector: Connector, webhookSecret: string) => void }) {
@@ -559,11 +604,18 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
         ))}
       </fieldset>
       <Field label="Name" id="connector-name" hint={`Optional: the source’s name (${PLATFORMS[kind] ?? kind} when left empty).`}>
-        <input id="connector-name" aria-describedby="connector-name-hint" value={name} placeholder={PLATFORMS[kind] ?? kind} onInput={(event) => setName(event.currentTarget.value)} />
+        <input
+          id="connector-name"
+          aria-describedby="connector-name-hint"
+          value={name}
+          placeholder={PLATFORMS[kind] ?? kind}
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
       </Field>
       {kind === 'github' ? <GitHubFields form={github} onChange={setGitHub} /> : <DiscourseFields form={discourse} onChange={setDiscourse} />}
       <p class="muted">
-        Hearth makes the webhook’s secret ({webhookSecret.length / 2} random bytes) in this browser; it is shown with the receiver URL once the connector is added.
+        Hearth makes the webhook’s secret ({webhookSecret.length / 2} random bytes) in this browser; it is shown with the receiver URL once the connector is
+        added.
       </p>
       <div class="actions">
         <button
@@ -585,7 +637,11 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
           Cancel
         </button>
       </div>
-      {busy ? <p class="muted" role="status">Asking {PLATFORMS[kind] ?? kind}…</p> : null}
+      {busy ? (
+        <p class="muted" role="status">
+          Asking {PLATFORMS[kind] ?? kind}…
+        </p>
+      ) : null}
       {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
     </form>
   );
@@ -648,7 +704,13 @@ function GitHubAuthFields(props: { form: GitHubForm; onChange: (form: GitHubForm
             />
           </Field>
           <Field label="Installation ID" id={`${prefix}-installation-id`}>
-            <input id={`${prefix}-installation-id`} inputMode="numeric" required value={form.installationId} onInput={(event) => onChange({ ...form, installationId: event.currentTarget.value })} />
+            <input
+              id={`${prefix}-installation-id`}
+              inputMode="numeric"
+              required
+              value={form.installationId}
+              onInput={(event) => onChange({ ...form, installationId: event.currentTarget.value })}
+            />
           </Field>
           <Field
             label={props.optional ? 'New private key' : 'Private key'}
@@ -701,7 +763,12 @@ function GitHubFields(props: { form: GitHubForm; onChange: (form: GitHubForm) =>
           </Field>
         ) : (
           <Field label="Organization" id="github-organization">
-            <input id="github-organization" required value={form.organization} onInput={(event) => onChange({ ...form, organization: event.currentTarget.value })} />
+            <input
+              id="github-organization"
+              required
+              value={form.organization}
+              onInput={(event) => onChange({ ...form, organization: event.currentTarget.value })}
+            />
           </Field>
         )}
       </fieldset>
@@ -722,7 +789,13 @@ function GitHubFields(props: { form: GitHubForm; onChange: (form: GitHubForm) =>
       <details>
         <summary>Advanced</summary>
         <Field label="API URL" id="github-api-url" hint="GitHub Enterprise Server: https://HOST/api/v3.">
-          <input id="github-api-url" type="url" aria-describedby="github-api-url-hint" value={form.apiUrl} onInput={(event) => onChange({ ...form, apiUrl: event.currentTarget.value })} />
+          <input
+            id="github-api-url"
+            type="url"
+            aria-describedby="github-api-url-hint"
+            value={form.apiUrl}
+            onInput={(event) => onChange({ ...form, apiUrl: event.currentTarget.value })}
+          />
         </Field>
       </details>
     </>
@@ -736,7 +809,14 @@ function DiscourseFields(props: { form: DiscourseForm; onChange: (form: Discours
     <>
       {props.credentialsOnly ? null : (
         <Field label="Forum URL" id={`${prefix}-url`} hint="https://forum.example.org">
-          <input id={`${prefix}-url`} type="url" required aria-describedby={`${prefix}-url-hint`} value={form.url} onInput={(event) => onChange({ ...form, url: event.currentTarget.value })} />
+          <input
+            id={`${prefix}-url`}
+            type="url"
+            required
+            aria-describedby={`${prefix}-url-hint`}
+            value={form.url}
+            onInput={(event) => onChange({ ...form, url: event.currentTarget.value })}
+          />
         </Field>
       )}
       <Field label="API username" id={`${prefix}-api-username`} hint="The user an all-users key acts as (system, or an admin, to read email addresses).">
@@ -838,8 +918,8 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
       {connector.kind === 'github' ? <GitHubAuthFields form={github} onChange={setGitHub} prefix={prefix} optional /> : null}
       {connector.kind === 'discourse' ? <DiscourseFields form={discourse} onChange={setDiscourse} credentialsOnly prefix={prefix} /> : null}
       <label class="check">
-        <input type="checkbox" checked={rotateWebhook} onChange={(event) => setRotateWebhook(event.currentTarget.checked)} /> Also make a new webhook secret (then paste it into{' '}
-        {PLATFORMS[connector.kind] ?? connector.kind}: deliveries signed with the old one are refused)
+        <input type="checkbox" checked={rotateWebhook} onChange={(event) => setRotateWebhook(event.currentTarget.checked)} /> Also make a new webhook secret
+        (then paste it into {PLATFORMS[connector.kind] ?? connector.kind}: deliveries signed with the old one are refused)
       </label>
       {error ? <Notice kind="error">{error}</Notice> : null}
       <div class="actions">
@@ -887,7 +967,10 @@ function PushSources(props: { sources: Row[]; error: unknown; onCreated: () => v
       {props.sources.map((source) => (
         <section class="card" key={source.id} aria-label={`Source ${source.name}`}>
           <h3>
-            {source.name} <small class="muted">({source.kind}, ID {source.sourceId})</small>
+            {source.name}{' '}
+            <small class="muted">
+              ({source.kind}, ID {source.sourceId})
+            </small>
           </h3>
           {source.kind === 'file' ? (
             <p>

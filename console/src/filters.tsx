@@ -36,7 +36,17 @@ function clauseOf(fields: FilterField[], row: Clause): object | null {
   if (field.kinds.includes('booleanFilter')) return { type: 'booleanFilter', field: row.field, params: { op: 'eq', value: value === 'true' } };
   if (field.kinds.includes('dateRangeFilter')) return { type: 'dateRangeFilter', field: row.field, params: { op: 'in', value } };
   if (['any', 'all', 'none'].includes(row.op)) {
-    return { type: 'stringListFilter', field: row.field, params: { op: row.op, value: value.split(',').map((item) => item.trim()).filter(Boolean) } };
+    return {
+      type: 'stringListFilter',
+      field: row.field,
+      params: {
+        op: row.op,
+        value: value
+          .split(',')
+          .map((item) => item.trim())
+          .filter(Boolean),
+      },
+    };
   }
   return { type: 'stringFilter', field: row.field, params: { op: row.op, value } };
 }

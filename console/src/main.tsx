@@ -3,7 +3,17 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, TokensPage, UsersPage } from './admin.tsx';
 import { SourcesPage } from './connectors.tsx';
 import { api, ApiError, setCsrfToken, whenSignedOut } from './api.ts';
-import { ActivitiesPage, ActivityPage, ContactPage, ContactsPage, OrganizationPage, OrganizationsPage, SegmentPage, SegmentsPage, TagsPage } from './records.tsx';
+import {
+  ActivitiesPage,
+  ActivityPage,
+  ContactPage,
+  ContactsPage,
+  OrganizationPage,
+  OrganizationsPage,
+  SegmentPage,
+  SegmentsPage,
+  TagsPage,
+} from './records.tsx';
 import { interceptLinks, navigate, useLocation } from './router.ts';
 import { ErrorNotice, Field, Loading, Page } from './ui.tsx';
 
@@ -109,7 +119,14 @@ function SignIn(props: { current: Session | null; onSignedIn: (session: Session)
             <input id="email" type="email" autocomplete="username" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
           </Field>
           <Field label="Password" id="password">
-            <input id="password" type="password" autocomplete="current-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+            <input
+              id="password"
+              type="password"
+              autocomplete="current-password"
+              required
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+            />
           </Field>
           <button type="submit" class="primary" disabled={busy}>
             Sign in
@@ -242,7 +259,10 @@ function App() {
           <ul>
             {NAV.filter((item) => admin || !item.admin).map((item) => (
               <li key={item.path}>
-                <a href={item.path} aria-current={path === item.path || path.startsWith(`${item.path}/`) || (path === '/' && item.path === '/contacts') ? 'page' : undefined}>
+                <a
+                  href={item.path}
+                  aria-current={path === item.path || path.startsWith(`${item.path}/`) || (path === '/' && item.path === '/contacts') ? 'page' : undefined}
+                >
                   {item.label}
                 </a>
               </li>

@@ -208,7 +208,9 @@ const CONTACT_COLS =
 
 export function ContactPage(props: { id: string }) {
   const contact = useApi<{ data: Row }>(`/api/v2/contacts/${encodeURIComponent(props.id)}${query({ cols: CONTACT_COLS })}`);
-  const activities = useApi<ListPage>(`/api/v2/activities${query({ contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' })}`);
+  const activities = useApi<ListPage>(
+    `/api/v2/activities${query({ contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' })}`,
+  );
   const merges = useApi<{ data: Row[] }>(`/api/v2/contacts/${encodeURIComponent(props.id)}/merges`);
   const tags = useApi<ListPage>('/api/v2/tags?limit=1000');
   const tagName = (id: string) => tags.data?.data.find((tag) => tag.id === id)?.name ?? id;

@@ -26,7 +26,10 @@ interface Request {
   errIsTTY: boolean;
 }
 
-export async function listenForCommands(socketPath: string, context: { services: Services; database: Database; warn(message: string): void }): Promise<CommandSocket> {
+export async function listenForCommands(
+  socketPath: string,
+  context: { services: Services; database: Database; warn(message: string): void },
+): Promise<CommandSocket> {
   const running = new Set<Promise<void>>();
   const interrupts = new Set<() => void>();
   const sockets = new Set<net.Socket>();

@@ -41,7 +41,8 @@ export function columnsOf(schema: object): Map<string, Column> {
   for (const [field, fieldSchema] of Object.entries((schema as JsonSchema).properties ?? {})) {
     const object = typesOf(fieldSchema).find((each) => each.type === 'object');
     if (object) {
-      for (const [inner, innerSchema] of Object.entries(object.properties ?? {})) columns.set(`${field}.${inner}`, { path: [field, inner], kind: kindOf(innerSchema) });
+      for (const [inner, innerSchema] of Object.entries(object.properties ?? {}))
+        columns.set(`${field}.${inner}`, { path: [field, inner], kind: kindOf(innerSchema) });
     } else {
       columns.set(field, { path: [field], kind: kindOf(fieldSchema) });
     }
@@ -70,7 +71,8 @@ export function csvRowReader(schema: object, header: string[]): { read: RowReade
   for (const [index, given] of header.entries()) {
     const name = given.trim();
     const column = known.get(name);
-    if (column === undefined) faults.push(`column ${index + 1} ${JSON.stringify(given)} is not a field of the records (the columns are ${[...known.keys()].join(', ')})`);
+    if (column === undefined)
+      faults.push(`column ${index + 1} ${JSON.stringify(given)} is not a field of the records (the columns are ${[...known.keys()].join(', ')})`);
     else if (header.slice(0, index).some((earlier) => earlier.trim() === name)) faults.push(`column ${index + 1} ${JSON.stringify(name)} is named twice`);
     else columns.push(column);
   }

@@ -34,19 +34,28 @@ export const HELP: CommandHelp[] = [
       {
         name: '',
         usage: 'serve',
-        about: 'Runs the HTTP service (what `npm start` runs) until SIGTERM or SIGINT. On the embedded database it also answers other `hearth` commands through the socket hearth.sock in the data directory, so they work while it runs.',
+        about:
+          'Runs the HTTP service (what `npm start` runs) until SIGTERM or SIGINT. On the embedded database it also answers other `hearth` commands through the socket hearth.sock in the data directory, so they work while it runs.',
       },
     ],
   },
   {
     name: 'init',
     summary: 'first-run setup',
-    subcommands: [{ name: '', usage: 'init [--json]', about: 'First-run setup: a community, an admin user, a source and an admin token; prints a new admin token on every call.' }],
+    subcommands: [
+      {
+        name: '',
+        usage: 'init [--json]',
+        about: 'First-run setup: a community, an admin user, a source and an admin token; prints a new admin token on every call.',
+      },
+    ],
   },
   {
     name: 'migrate',
     summary: 'apply database migrations',
-    subcommands: [{ name: '', usage: 'migrate [--database-url URL]', about: 'Applies the database migrations and exits (every other command applies them too).' }],
+    subcommands: [
+      { name: '', usage: 'migrate [--database-url URL]', about: 'Applies the database migrations and exits (every other command applies them too).' },
+    ],
   },
   {
     name: 'community',
@@ -63,15 +72,24 @@ export const HELP: CommandHelp[] = [
       {
         name: 'create',
         usage: 'token create [--community com_N] [--scopes a,b] [--name NAME] [--expires-in DURATION] [--json]',
-        about: 'Issues an API token for the community\'s admin user; the token is shown once.',
+        about: "Issues an API token for the community's admin user; the token is shown once.",
         options: [
           ['--scopes a,b', 'its scopes (contacts:read, segments:write, read, write, admin, ...; default: read,write)'],
           ['--name NAME', 'a name to recognize it by'],
           ['--expires-in DURATION', 'its lifetime, from 1 minute to ten years (a bare number is seconds); default: no expiry'],
         ],
       },
-      { name: 'list', usage: 'token list [--community com_N] [--json]', about: 'Lists the tokens (every community by default), with their scopes and whether they are revoked.', options: [COMMUNITY_ALL] },
-      { name: 'revoke', usage: 'token revoke JTI [--json]', about: 'Revokes a token (by its jti, as `token list` shows it); every process refuses it at once.' },
+      {
+        name: 'list',
+        usage: 'token list [--community com_N] [--json]',
+        about: 'Lists the tokens (every community by default), with their scopes and whether they are revoked.',
+        options: [COMMUNITY_ALL],
+      },
+      {
+        name: 'revoke',
+        usage: 'token revoke JTI [--json]',
+        about: 'Revokes a token (by its jti, as `token list` shows it); every process refuses it at once.',
+      },
     ],
   },
   {
@@ -82,11 +100,22 @@ export const HELP: CommandHelp[] = [
         name: 'add',
         usage: 'user add EMAIL --name NAME [--role admin|member] [--community com_N] [--json]',
         about: 'Adds a console user and prints a one-time sign-in link (good for 24 hours) to choose a password.',
-        options: [['--name NAME', 'the name shown in the console'], ['--role admin|member', 'admin manages tokens, users and sources; member reads and writes data (default: member)']],
+        options: [
+          ['--name NAME', 'the name shown in the console'],
+          ['--role admin|member', 'admin manages tokens, users and sources; member reads and writes data (default: member)'],
+        ],
       },
       { name: 'list', usage: 'user list [--community com_N] [--json]', about: 'The console users, their roles and whether they have a password.' },
-      { name: 'reset-password', usage: 'user reset-password EMAIL [--community com_N] [--json]', about: 'Prints a one-time link to choose a new password (good for 24 hours); it voids the user\'s older links.' },
-      { name: 'remove', usage: 'user remove EMAIL [--community com_N]', about: 'Removes the user; their sessions end at once, and the tokens made for them through the API are revoked.' },
+      {
+        name: 'reset-password',
+        usage: 'user reset-password EMAIL [--community com_N] [--json]',
+        about: "Prints a one-time link to choose a new password (good for 24 hours); it voids the user's older links.",
+      },
+      {
+        name: 'remove',
+        usage: 'user remove EMAIL [--community com_N]',
+        about: 'Removes the user; their sessions end at once, and the tokens made for them through the API are revoked.',
+      },
     ],
   },
   {
@@ -100,16 +129,16 @@ export const HELP: CommandHelp[] = [
         options: [
           ['--name NAME', 'its name, unique in the community'],
           ['--kind api|file', 'api (default): data is pushed over HTTP; file: JSONL files in a folder'],
-          ['--path DIR', 'a file source\'s folder, any folder (the API may name only folders under HEARTH_FILE_SOURCE_ROOT)'],
+          ['--path DIR', "a file source's folder, any folder (the API may name only folders under HEARTH_FILE_SOURCE_ROOT)"],
         ],
       },
-      { name: 'list', usage: 'source list [--community com_N] [--json]', about: 'Lists the sources, with each one\'s website tracker key.' },
+      { name: 'list', usage: 'source list [--community com_N] [--json]', about: "Lists the sources, with each one's website tracker key." },
       {
         name: 'tracker',
         usage:
           'source tracker enable|show|rotate|rotate-secret|revoke SOURCE_ID [--origins https://a.example,https://b.example] [--allow-unverified-identify true|false] [--community com_N] [--json]',
         about:
-          'The source\'s website tracker: enable gives a public key for /t.js, the <script> snippet and the identify secret (shown once); show prints them but the secret; ' +
+          "The source's website tracker: enable gives a public key for /t.js, the <script> snippet and the identify secret (shown once); show prints them but the secret; " +
           'rotate gives a new key and secret (the old key is refused at once); rotate-secret a new secret only; revoke turns it off.',
         options: [
           ['--origins A,B', 'enable: the only origins whose pages may send and be recorded (none: nothing is recorded)'],
@@ -120,21 +149,36 @@ export const HELP: CommandHelp[] = [
   },
   {
     name: 'activity-type',
-    summary: 'the community\'s own activity types',
+    summary: "the community's own activity types",
     subcommands: [
       {
         name: 'add',
         usage: 'activity-type add --id ID --name "Display name" [--category C] [--community com_N] [--json]',
         about: 'Adds an activity type that pushes may use.',
-        options: [['--id ID', 'its key (as pushes name it)'], ['--name NAME', 'its display name'], ['--category C', 'its category (default: other)']],
+        options: [
+          ['--id ID', 'its key (as pushes name it)'],
+          ['--name NAME', 'its display name'],
+          ['--category C', 'its category (default: other)'],
+        ],
       },
-      { name: 'list', usage: 'activity-type list [--community com_N] [--json]', about: 'Lists the activity types: the default catalog and the community\'s own.' },
+      {
+        name: 'list',
+        usage: 'activity-type list [--community com_N] [--json]',
+        about: "Lists the activity types: the default catalog and the community's own.",
+      },
     ],
   },
   {
     name: 'privacy',
     summary: 'removal requests',
-    subcommands: [{ name: 'list', usage: 'privacy list [--community com_N] [--json]', about: 'Removal requests and their status (every community by default).', options: [COMMUNITY_ALL] }],
+    subcommands: [
+      {
+        name: 'list',
+        usage: 'privacy list [--community com_N] [--json]',
+        about: 'Removal requests and their status (every community by default).',
+        options: [COMMUNITY_ALL],
+      },
+    ],
   },
   {
     name: 'jobs',
@@ -156,7 +200,7 @@ export const HELP: CommandHelp[] = [
       {
         name: '',
         usage: 'ingestion [--community com_N] [--json]',
-        about: 'The ingestion backlog of the serving processes, per community: pushes waiting, the oldest one\'s wait, what was stored in the last minute.',
+        about: "The ingestion backlog of the serving processes, per community: pushes waiting, the oldest one's wait, what was stored in the last minute.",
         options: [COMMUNITY_ALL],
       },
     ],
@@ -169,7 +213,10 @@ export const HELP: CommandHelp[] = [
         name: 'create',
         usage: 'object-type create --name NAME [--assoc type:contact|organization|object:cot_N ...] [--community com_N] [--json]',
         about: 'Creates a custom object type.',
-        options: [['--name NAME', 'its name'], ['--assoc type:target', 'an association (repeatable): type:contact, type:organization or type:object:cot_N']],
+        options: [
+          ['--name NAME', 'its name'],
+          ['--assoc type:target', 'an association (repeatable): type:contact, type:organization or type:object:cot_N'],
+        ],
       },
       { name: 'list', usage: 'object-type list [--community com_N] [--json]', about: 'Lists the object types and their associations.' },
     ],
@@ -181,7 +228,8 @@ export const HELP: CommandHelp[] = [
       {
         name: 'import',
         usage: 'objects import FILE.jsonl --type cot_N [--community com_N] [--json]',
-        about: 'Upserts one object record per line ({recordKey, name, customFields?, associations?}), by recordKey, 500 per batch; a bad line stops the import and names its number.',
+        about:
+          'Upserts one object record per line ({recordKey, name, customFields?, associations?}), by recordKey, 500 per batch; a bad line stops the import and names its number.',
         options: [['--type cot_N', 'the object type']],
       },
     ],
@@ -192,23 +240,34 @@ export const HELP: CommandHelp[] = [
     subcommands: [
       {
         name: 'add',
-        usage: 'custom-field add --name NAME --entity contact[,organization,object] --type TYPE [--values A,B,C] [--multivalue true] [--description TEXT] [--object-type cot_N] [--writers SOURCE_ID,...] [--community com_N] [--json]',
+        usage:
+          'custom-field add --name NAME --entity contact[,organization,object] --type TYPE [--values A,B,C] [--multivalue true] [--description TEXT] [--object-type cot_N] [--writers SOURCE_ID,...] [--community com_N] [--json]',
         about: 'Defines a custom field.',
         options: [
           ['--type TYPE', 'string, url, int, number, date, boolean or enum (with --values)'],
-          ['--values A,B,C', 'an enum\'s allowed values'],
+          ['--values A,B,C', "an enum's allowed values"],
           ['--multivalue true', 'an enum that holds several values (a multi-select)'],
           ['--object-type cot_N', 'with --entity object: the object type'],
           ['--writers ID,...', 'the only sources that may write it (default: any)'],
         ],
       },
-      { name: 'list', usage: 'custom-field list [--all] [--community com_N] [--json]', about: 'Lists the custom fields.', options: [['--all', 'retired ones too']] },
+      {
+        name: 'list',
+        usage: 'custom-field list [--all] [--community com_N] [--json]',
+        about: 'Lists the custom fields.',
+        options: [['--all', 'retired ones too']],
+      },
       {
         name: 'update',
-        usage: 'custom-field update cf_N [--name NAME] [--type TYPE] [--values A,B] [--multivalue true|false] [--description TEXT] [--writers SOURCE_ID,... | --writers ""] [--community com_N] [--json]',
+        usage:
+          'custom-field update cf_N [--name NAME] [--type TYPE] [--values A,B] [--multivalue true|false] [--description TEXT] [--writers SOURCE_ID,... | --writers ""] [--community com_N] [--json]',
         about: 'Changes a field; a field with values keeps its type and every allowed value a record holds.',
       },
-      { name: 'retire', usage: 'custom-field retire cf_N [--community com_N] [--json]', about: 'Stops showing, filtering and writing a field; its values stay.' },
+      {
+        name: 'retire',
+        usage: 'custom-field retire cf_N [--community com_N] [--json]',
+        about: 'Stops showing, filtering and writing a field; its values stay.',
+      },
     ],
   },
   {
@@ -218,15 +277,26 @@ export const HELP: CommandHelp[] = [
       {
         name: 'add',
         usage: 'lead-score add FILE.json [--name NAME] [--enabled true|false] [--primary true|false] [--community com_N] [--json]',
-        about: 'Defines a lead score: FILE.json is the body of POST /api/v2/admin/lead-scores (docs/lead-scores.md); its full recompute is a job (`hearth jobs`).',
+        about:
+          'Defines a lead score: FILE.json is the body of POST /api/v2/admin/lead-scores (docs/lead-scores.md); its full recompute is a job (`hearth jobs`).',
       },
-      { name: 'list', usage: 'lead-score list [--all] [--community com_N] [--json]', about: 'The lead scores and how they are computed.', options: [['--all', 'retired ones too']] },
+      {
+        name: 'list',
+        usage: 'lead-score list [--all] [--community com_N] [--json]',
+        about: 'The lead scores and how they are computed.',
+        options: [['--all', 'retired ones too']],
+      },
       {
         name: 'update',
-        usage: 'lead-score update ls_N [FILE.json] [--name NAME] [--description TEXT] [--enabled true|false] [--primary true|false] [--community com_N] [--json]',
+        usage:
+          'lead-score update ls_N [FILE.json] [--name NAME] [--description TEXT] [--enabled true|false] [--primary true|false] [--community com_N] [--json]',
         about: 'Changes a lead score (FILE.json: the members that change); new rules are recomputed in full.',
       },
-      { name: 'retire', usage: 'lead-score retire ls_N [--community com_N] [--json]', about: 'Stops computing and showing a lead score; its values are removed.' },
+      {
+        name: 'retire',
+        usage: 'lead-score retire ls_N [--community com_N] [--json]',
+        about: 'Stops computing and showing a lead score; its values are removed.',
+      },
       {
         name: 'dry-run',
         usage: 'lead-score dry-run (ls_N | FILE.json) [--limit N] [--community com_N] [--json]',
@@ -242,8 +312,12 @@ export const HELP: CommandHelp[] = [
       {
         name: 'import',
         usage: 'prospector import FILE [--kind companies|contacts] [--restart] [--json]',
-        about: 'Imports prospector companies or contacts from JSON Lines or CSV (docs/prospector.md), 1,000 records per transaction; the whole file is checked first, and an interrupted import continues where it stopped when run again.',
-        options: [['--kind K', 'companies or contacts (default: told by the file)'], ['--restart', 'start over instead of continuing']],
+        about:
+          'Imports prospector companies or contacts from JSON Lines or CSV (docs/prospector.md), 1,000 records per transaction; the whole file is checked first, and an interrupted import continues where it stopped when run again.',
+        options: [
+          ['--kind K', 'companies or contacts (default: told by the file)'],
+          ['--restart', 'start over instead of continuing'],
+        ],
       },
     ],
   },
@@ -254,7 +328,7 @@ export const HELP: CommandHelp[] = [
       {
         name: 'add',
         usage: 'feed add (--organization o_N | --object co_N) --kind greenhouse|lever|ashby|rss --url URL [--interval DURATION] [--community com_N] [--json]',
-        about: 'Fetches an organization\'s careers board or news feed, now and then on schedule.',
+        about: "Fetches an organization's careers board or news feed, now and then on schedule.",
         options: [['--interval DURATION', 'how often, from 5m to 7d (default 6h; a bare number is minutes)']],
       },
       { name: 'list', usage: 'feed list [--community com_N] [--json]', about: 'The feeds and their last fetch.' },
@@ -268,11 +342,12 @@ export const HELP: CommandHelp[] = [
     subcommands: [
       {
         name: 'add',
-        usage: 'webhook add --url URL --events KIND,KIND [--filter JSON|@FILE] [--filter-entity contact|activity|organization] [--description TEXT] [--community com_N] [--json]',
+        usage:
+          'webhook add --url URL --events KIND,KIND [--filter JSON|@FILE] [--filter-entity contact|activity|organization] [--description TEXT] [--community com_N] [--json]',
         about: 'Subscribes a URL to events (contact.created, activity.created, ...) and prints its signing secret, shown once.',
         options: [
           ['--events KIND,KIND', 'the event kinds to send'],
-          ['--filter JSON|@FILE', 'a lightFilter the events\' records must pass'],
+          ['--filter JSON|@FILE', "a lightFilter the events' records must pass"],
           ['--filter-entity E', 'the kind of record the filter is about (default: told by the events)'],
         ],
       },
@@ -293,18 +368,19 @@ export const HELP: CommandHelp[] = [
       {
         name: 'deliveries',
         usage: 'webhook deliveries wh_N [--status pending|delivered|failed] [--limit N] [--json]\n  hearth webhook deliveries whd_N [--json]',
-        about: 'A webhook\'s deliveries, newest first; or one delivery with its attempts and its body.',
+        about: "A webhook's deliveries, newest first; or one delivery with its attempts and its body.",
       },
-      { name: 'redeliver', usage: 'webhook redeliver whd_N [--json]', about: 'Sends a delivery\'s event again.' },
+      { name: 'redeliver', usage: 'webhook redeliver whd_N [--json]', about: "Sends a delivery's event again." },
       {
         name: 'replay',
         usage: 'webhook replay wh_N --since WHEN [--until WHEN] [--json]',
-        about: 'Sends every event of the webhook\'s kinds since WHEN again.',
+        about: "Sends every event of the webhook's kinds since WHEN again.",
       },
       {
         name: 'prune',
         usage: 'webhook prune --before WHEN [--community com_N] [--json]',
-        about: 'Deletes events older than WHEN, with their deliveries (every community by default); an event whose delivery is still tried stays. Pruned events cannot be replayed.',
+        about:
+          'Deletes events older than WHEN, with their deliveries (every community by default); an event whose delivery is still tried stays. Pruned events cannot be replayed.',
         options: [['--before WHEN', WHEN]],
       },
     ],
@@ -326,17 +402,41 @@ export const HELP: CommandHelp[] = [
         ],
       },
       { name: 'list', usage: 'connector list [--community com_N] [--json]', about: 'The connectors, their state and the last 24 hours.' },
-      { name: 'show', usage: 'connector show sig_N [--community com_N] [--json]', about: 'A connector: its receiver URL, settings, the names of its secrets, its streams and checkpoints.' },
+      {
+        name: 'show',
+        usage: 'connector show sig_N [--community com_N] [--json]',
+        about: 'A connector: its receiver URL, settings, the names of its secrets, its streams and checkpoints.',
+      },
       {
         name: 'update',
         usage: 'connector update sig_N [--name NAME] [--settings JSON|@FILE] [--secrets FILE|-] [--community com_N] [--json]',
         about: 'Renames, changes settings, or sets secrets by name (the others are kept); new secrets let a failed connector run again.',
       },
-      { name: 'sync', usage: 'connector sync sig_N [--community com_N] [--json]', about: 'Syncs now, as a job the serving process runs (the one queued or running is answered).' },
-      { name: 'pause', usage: 'connector pause sig_N [--community com_N] [--json]', about: 'Stops syncing at the next page; deliveries are still stored, and processed once resumed.' },
-      { name: 'resume', usage: 'connector resume sig_N [--community com_N] [--json]', about: 'Runs a paused, failed or waiting connector again: a sync starts.' },
-      { name: 'test', usage: 'connector test sig_N [--community com_N] [--json]', about: "Tries the connector's credential and settings against the platform." },
-      { name: 'remove', usage: 'connector remove sig_N [--community com_N] [--json]', about: 'Removes the connector, its checkpoints and stored deliveries; its source and data stay.' },
+      {
+        name: 'sync',
+        usage: 'connector sync sig_N [--community com_N] [--json]',
+        about: 'Syncs now, as a job the serving process runs (the one queued or running is answered).',
+      },
+      {
+        name: 'pause',
+        usage: 'connector pause sig_N [--community com_N] [--json]',
+        about: 'Stops syncing at the next page; deliveries are still stored, and processed once resumed.',
+      },
+      {
+        name: 'resume',
+        usage: 'connector resume sig_N [--community com_N] [--json]',
+        about: 'Runs a paused, failed or waiting connector again: a sync starts.',
+      },
+      {
+        name: 'test',
+        usage: 'connector test sig_N [--community com_N] [--json]',
+        about: "Tries the connector's credential and settings against the platform.",
+      },
+      {
+        name: 'remove',
+        usage: 'connector remove sig_N [--community com_N] [--json]',
+        about: 'Removes the connector, its checkpoints and stored deliveries; its source and data stay.',
+      },
     ],
   },
   {
@@ -350,7 +450,7 @@ export const HELP: CommandHelp[] = [
       },
       { name: 'show', usage: 'buying-committee show [--community com_N] [--json]', about: 'Shows the buying committee (--json prints what set takes).' },
       { name: 'remove', usage: 'buying-committee remove [--community com_N] [--json]', about: 'Removes the buying committee.' },
-      { name: 'keys', usage: 'buying-committee keys [--json]', about: 'The title classifier\'s seniority and department keys.' },
+      { name: 'keys', usage: 'buying-committee keys [--json]', about: "The title classifier's seniority and department keys." },
     ],
   },
   {
@@ -359,7 +459,8 @@ export const HELP: CommandHelp[] = [
     subcommands: [
       {
         name: '',
-        usage: 'audit [--community com_N] [--operation OP|PREFIX*] [--actor ACTOR] [--token JTI] [--entity ID] [--since WHEN] [--until WHEN] [--limit N] [--json]',
+        usage:
+          'audit [--community com_N] [--operation OP|PREFIX*] [--actor ACTOR] [--token JTI] [--entity ID] [--since WHEN] [--until WHEN] [--limit N] [--json]',
         about: 'The audit log, newest first (every community by default): who wrote what and when, through the API or the CLI.',
         options: [
           COMMUNITY_ALL,
@@ -388,13 +489,18 @@ export const HELP: CommandHelp[] = [
         usage: 'research-prompt add ID --name NAME --prompt TEXT [--primary true] [--community com_N] [--json]',
         about: 'Defines a research prompt: a question the model answers about each organization (ID: its promptId, e.g. fit).',
       },
-      { name: 'list', usage: 'research-prompt list [--all] [--community com_N] [--json]', about: 'The research prompts.', options: [['--all', 'retired ones too']] },
+      {
+        name: 'list',
+        usage: 'research-prompt list [--all] [--community com_N] [--json]',
+        about: 'The research prompts.',
+        options: [['--all', 'retired ones too']],
+      },
       {
         name: 'update',
         usage: 'research-prompt update ID [--name NAME] [--prompt TEXT] [--primary true|false] [--community com_N] [--json]',
         about: 'Changes a prompt; a new text has the model answer again.',
       },
-      { name: 'retire', usage: 'research-prompt retire ID [--community com_N] [--json]', about: 'Stops showing a prompt\'s answers (they stay stored).' },
+      { name: 'retire', usage: 'research-prompt retire ID [--community com_N] [--json]', about: "Stops showing a prompt's answers (they stay stored)." },
     ],
   },
   {
@@ -404,7 +510,8 @@ export const HELP: CommandHelp[] = [
       {
         name: 'import',
         usage: 'research import FILE [--community com_N] [--json]',
-        about: 'Imports research answers: JSON Lines of {organizationId or domain, promptId, answer}, in chunks of 1,000 each checked whole first (a fault names its line; nothing of its chunk is stored).',
+        about:
+          'Imports research answers: JSON Lines of {organizationId or domain, promptId, answer}, in chunks of 1,000 each checked whole first (a fault names its line; nothing of its chunk is stored).',
       },
     ],
   },
@@ -412,7 +519,11 @@ export const HELP: CommandHelp[] = [
     name: 'insights',
     summary: 'model-written insights',
     subcommands: [
-      { name: '', usage: 'insights [--community com_N] [--json]', about: 'Whether a model writes insights (HEARTH_LLM_URL), what it wrote, and its latest run with its progress.' },
+      {
+        name: '',
+        usage: 'insights [--community com_N] [--json]',
+        about: 'Whether a model writes insights (HEARTH_LLM_URL), what it wrote, and its latest run with its progress.',
+      },
       {
         name: 'refresh',
         usage: 'insights refresh [--all] [--community com_N] [--json]',
@@ -428,9 +539,13 @@ export const HELP: CommandHelp[] = [
       {
         name: '',
         usage: 'export contacts|organizations|activities [--format jsonl|csv] [--out FILE] [--community com_N]',
-        about: 'Writes every record of the community in its v2 representation (every column /api/v2 offers), page by page, to FILE or stdout; progress goes to stderr.',
+        about:
+          'Writes every record of the community in its v2 representation (every column /api/v2 offers), page by page, to FILE or stdout; progress goes to stderr.',
         options: [
-          ['--format jsonl|csv', 'one JSON object per line (default), or CSV with a header row (nested values as JSON; a field holding a comma, semicolon, tab, quote or line break is quoted; text that would run as a formula, also after a semicolon, tab or line break within a field, gets an apostrophe before it)'],
+          [
+            '--format jsonl|csv',
+            'one JSON object per line (default), or CSV with a header row (nested values as JSON; a field holding a comma, semicolon, tab, quote or line break is quoted; text that would run as a formula, also after a semicolon, tab or line break within a field, gets an apostrophe before it)',
+          ],
           ['--out FILE', 'write to FILE instead of stdout, readable by this user only (mode 0600)'],
         ],
       },
@@ -443,7 +558,8 @@ export const HELP: CommandHelp[] = [
       {
         name: '',
         usage: 'backup FILE [--json]',
-        about: 'Writes the embedded database to FILE (a gzipped tar of the data directory, as PGlite dumps it), whether or not a server runs on it, readable by this user only (mode 0600). For PostgreSQL use pg_dump (README: Backups).',
+        about:
+          'Writes the embedded database to FILE (a gzipped tar of the data directory, as PGlite dumps it), whether or not a server runs on it, readable by this user only (mode 0600). For PostgreSQL use pg_dump (README: Backups).',
       },
     ],
   },
@@ -454,7 +570,8 @@ export const HELP: CommandHelp[] = [
       {
         name: '',
         usage: 'restore FILE [--json]',
-        about: 'Replaces the embedded database with the backup in FILE and applies newer migrations; the database it replaces is kept beside it (pgdata.before-restore-TIME). Stop the server first. For PostgreSQL use pg_restore (README: Backups).',
+        about:
+          'Replaces the embedded database with the backup in FILE and applies newer migrations; the database it replaces is kept beside it (pgdata.before-restore-TIME). Stop the server first. For PostgreSQL use pg_restore (README: Backups).',
       },
     ],
   },

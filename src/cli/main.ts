@@ -44,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
     // A server that is starting holds the directory before it listens for commands: wait for it.
     if (!throughServer || !(error instanceof DataDirLockedError) || error.holder.command !== 'hearth serve') throw error;
     const { runThroughServer } = await import('./remote.ts');
-    for (const deadline = Date.now() + SERVER_START_WAIT_MS; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + SERVER_START_WAIT_MS; Date.now() < deadline;) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       const code = await runThroughServer(commandSocketPath(config.dataDir), invocation);
       if (code !== null) return code;

@@ -128,13 +128,16 @@ export async function planFileImport(
     if (header === null) throw new FileRefused(`${given.file} holds no header row`);
     kind ??= kindOfFields(header.value.map((name) => name.trim()));
     const reader = kind === null ? null : csvRowReader(SCHEMAS[kind], header.value);
-    if (reader && 'faults' in reader) throw new FileRefused(`${given.file} is refused: ${reader.faults.map((fault) => `line ${header.line}: ${fault}`).join('; ')}`);
+    if (reader && 'faults' in reader)
+      throw new FileRefused(`${given.file} is refused: ${reader.faults.map((fault) => `line ${header.line}: ${fault}`).join('; ')}`);
     top = { byteOffset: header.endOffset, line: header.line };
   } else {
     kind ??= kindOfFields((await firstJsonFields(given.file)) ?? []);
   }
   if (kind === null) {
-    throw new FileRefused(`cannot tell whether ${given.file} holds companies or contacts (a company has a domain or primaryWebsite, a contact a linkedInHandle): give --kind`);
+    throw new FileRefused(
+      `cannot tell whether ${given.file} holds companies or contacts (a company has a domain or primaryWebsite, a contact a linkedInHandle): give --kind`,
+    );
   }
   const fileKey = `${kind}:${format}:${await fileIdentity(given.file)}`;
   if (given.restart) await imports.clearCheckpoint(fileKey);
@@ -212,7 +215,10 @@ export async function importProspectorFile(
       const checkpoint = { fileKey: plan.fileKey, kind: plan.kind, path: plan.file, byteOffset: last.endOffset, line: last.line };
       let counts: ImportCounts;
       try {
-        counts = plan.kind === 'companies' ? await imports.importCompanies(options.writer, body, checkpoint) : await imports.importContacts(options.writer, body, checkpoint);
+        counts =
+          plan.kind === 'companies'
+            ? await imports.importCompanies(options.writer, body, checkpoint)
+            : await imports.importContacts(options.writer, body, checkpoint);
       } catch (error) {
         // The data changed since the check (a company a contact names was removed): refused as the API would.
         if (!(error instanceof ProspectorImportRejected)) throw error;

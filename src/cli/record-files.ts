@@ -33,7 +33,10 @@ export async function formatOf(file: string): Promise<FileFormat> {
   const extension = path.extname(file).toLowerCase();
   if (extension === '.csv') return 'csv';
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
-  const head = (await headOf(file, 4096)).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const head = (await headOf(file, 4096))
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   return head.startsWith('{') ? 'jsonl' : 'csv';
 }
 
@@ -56,7 +59,9 @@ export async function headOf(file: string, bytes: number): Promise<Buffer> {
  */
 export async function fileIdentity(file: string): Promise<string> {
   const { size } = await fs.promises.stat(file);
-  return `${size}:${createHash('sha256').update(await headOf(file, 64 * 1024)).digest('hex')}`;
+  return `${size}:${createHash('sha256')
+    .update(await headOf(file, 64 * 1024))
+    .digest('hex')}`;
 }
 
 /** The lines of the file from `from`, each without its line break (`\n` or `\r\n`) and the first without a BOM. */

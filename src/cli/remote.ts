@@ -63,7 +63,12 @@ export function runThroughServer(socketPath: string, invocation: Invocation): Pr
       process.off('SIGTERM', onInterrupt);
       void paused.then(() => {
         if (exitCode !== null) resolve(exitCode);
-        else reject(new DatabaseUnavailableError('the server holding the data directory closed the connection before the command finished (was it stopped?); run the command again'));
+        else
+          reject(
+            new DatabaseUnavailableError(
+              'the server holding the data directory closed the connection before the command finished (was it stopped?); run the command again',
+            ),
+          );
       });
     });
   });

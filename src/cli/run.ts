@@ -58,12 +58,14 @@ const COMMANDS: Command[] = [
   { name: 'migrate', run: { '': async ({ database, print }) => (print(`Migrations applied (${database.engine}).`), 0) } },
 ];
 
-
 /**
  * Runs one command on an open database: in a `hearth` process (runLocally), or inside the embedded server
  * for another `hearth` process (command-socket.ts). Both go through here, so a command behaves the same.
  */
-export async function runCommand(invocation: Invocation, { services, database, terminal }: { services: Services; database: Database; terminal: Terminal }): Promise<number> {
+export async function runCommand(
+  invocation: Invocation,
+  { services, database, terminal }: { services: Services; database: Database; terminal: Terminal },
+): Promise<number> {
   const { name, sub, values } = invocation;
   const command = COMMANDS.find((candidate) => candidate.name === name);
   if (!command) throw new UsageError(`unknown command "${name}"`);

@@ -118,7 +118,9 @@ function duration(env: Env, name: string, fallbackMs: number, bareUnit: Duration
   if (raw === undefined || raw.trim() === '') return fallbackMs;
   const value = durationMs(raw, bareUnit);
   if (value === null || value < minMs || value > maxMs) {
-    throw new ConfigError(`${name} must be ${DURATION_SYNTAX} (a bare number is ${bareUnit === 'ms' ? 'milliseconds' : bareUnit === 's' ? 'seconds' : 'minutes'}), from ${describeMs(minMs)} to ${describeMs(maxMs)}; got "${raw}"`);
+    throw new ConfigError(
+      `${name} must be ${DURATION_SYNTAX} (a bare number is ${bareUnit === 'ms' ? 'milliseconds' : bareUnit === 's' ? 'seconds' : 'minutes'}), from ${describeMs(minMs)} to ${describeMs(maxMs)}; got "${raw}"`,
+    );
   }
   return value;
 }

@@ -62,7 +62,12 @@ export function isoDuration(text: string): string | null {
 
 /** A length of time for people: `90 s`, `15 min`, `2 h`, `7 d` (whole units only, else the smaller one). */
 export function describeMs(ms: number): string {
-  for (const [size, name] of [[UNIT_MS.d, 'd'], [UNIT_MS.h, 'h'], [UNIT_MS.m, 'min'], [UNIT_MS.s, 's']] as const) {
+  for (const [size, name] of [
+    [UNIT_MS.d, 'd'],
+    [UNIT_MS.h, 'h'],
+    [UNIT_MS.m, 'min'],
+    [UNIT_MS.s, 's'],
+  ] as const) {
     if (ms >= size && ms % size === 0) return `${ms / size} ${name}`;
   }
   return `${ms} ms`;
@@ -78,5 +83,7 @@ export function pointInTime(name: string, value: string, now: Date): Date {
   if (duration) return subtractDuration(now, duration);
   const dateTime = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : null;
   if (dateTime && !Number.isNaN(dateTime.getTime())) return dateTime;
-  throw invalidParameters(`${name} must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "${value}"`);
+  throw invalidParameters(
+    `${name} must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "${value}"`,
+  );
 }

@@ -107,7 +107,11 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export type HearthErrorCode = { [C in ErrorCode]: (typeof ERROR_CODES)[C]['status'] extends keyof typeof KIND_OF_STATUS ? C : never }[ErrorCode];
 
 /** The core `reason`s a code may show instead of its own name in kebab case. */
-export type CoreReason<C extends ErrorCode = ErrorCode> = C extends ErrorCode ? ((typeof ERROR_CODES)[C] extends { core: readonly (infer R)[] } ? R : never) : never;
+export type CoreReason<C extends ErrorCode = ErrorCode> = C extends ErrorCode
+  ? (typeof ERROR_CODES)[C] extends { core: readonly (infer R)[] }
+    ? R
+    : never
+  : never;
 
 /**
  * What went wrong, in the domain's words: services, jobs and the CLI tell failures apart by kind, which

@@ -12,9 +12,7 @@ export interface Cols {
 
 /** A list's sort as asked for: one of its fixed sorts, or a custom field's or a lead score's value. */
 export type SortChoice =
-  | { kind: 'fixed'; name: string }
-  | { kind: 'custom_field'; id: number; name: string }
-  | { kind: 'lead_score'; id: number; name: string };
+  { kind: 'fixed'; name: string } | { kind: 'custom_field'; id: number; name: string } | { kind: 'lead_score'; id: number; name: string };
 
 /** Which page of a keyset list: its size, its direction, and where the previous page ended. */
 export interface PageRequest {

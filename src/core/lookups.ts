@@ -66,7 +66,9 @@ export async function writeTogether<R extends Record<string, Write> = Record<nev
     ...returned.map(([, write], index) => sql`${sql.ref(`returning_${index}`)} as (${write})`),
   ];
   const columns = returned.map(([key], index) => sql`(select coalesce(json_agg(r), '[]'::json) from ${sql.ref(`returning_${index}`)} r) as ${sql.ref(key)}`);
-  const { rows } = await sql<Record<string, Record<string, unknown>[]>>`with ${sql.join(ctes)} select ${columns.length ? sql.join(columns) : sql``}`.execute(db);
+  const { rows } = await sql<Record<string, Record<string, unknown>[]>>`with ${sql.join(ctes)} select ${columns.length ? sql.join(columns) : sql``}`.execute(
+    db,
+  );
   for (const [key] of returned) results[key] = rows[0]![key]!;
   return results as { [K in keyof R]: Record<string, unknown>[] };
 }

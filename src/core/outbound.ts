@@ -41,9 +41,21 @@ export const PRIVATE_ADDRESS_REFUSED = 'refused: private address';
 /** IPv4 ranges that are not the public internet (IANA's special-purpose registry, and multicast). */
 const blockedV4 = new net.BlockList();
 for (const [address, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   blockedV4.addSubnet(address, prefix, 'ipv4');
 }
@@ -55,8 +67,18 @@ for (const [address, prefix] of [
  */
 const blockedV6 = new net.BlockList();
 for (const [address, prefix] of [
-  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20],
-  ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+  ['5f00::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ] as const) {
   blockedV6.addSubnet(address, prefix, 'ipv6');
 }
@@ -147,7 +169,8 @@ export async function outboundGet(url: string, headers: Record<string, string>, 
     const response = await requestOnce(current, headers, options);
     const location = response.headers.location;
     if (response.status >= 300 && response.status < 400 && response.status !== 304 && location) {
-      if (hop >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS)) throw new OutboundError(`more than ${options.maxRedirects ?? DEFAULT_MAX_REDIRECTS} redirects`);
+      if (hop >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS))
+        throw new OutboundError(`more than ${options.maxRedirects ?? DEFAULT_MAX_REDIRECTS} redirects`);
       current = new URL(location, current).toString();
       continue;
     }
@@ -170,7 +193,8 @@ export async function outboundRequest(
     const response = await requestOnce(current, request.headers, options, { method: request.method, body: request.body, signal: request.signal });
     const location = response.headers.location;
     if (follows && response.status >= 300 && response.status < 400 && response.status !== 304 && location) {
-      if (hop >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS)) throw new OutboundError(`more than ${options.maxRedirects ?? DEFAULT_MAX_REDIRECTS} redirects`);
+      if (hop >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS))
+        throw new OutboundError(`more than ${options.maxRedirects ?? DEFAULT_MAX_REDIRECTS} redirects`);
       current = new URL(location, current).toString();
       continue;
     }
@@ -190,7 +214,8 @@ function requestOnce(
   } catch {
     return Promise.reject(new OutboundError(`"${url}" is not a URL`));
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return Promise.reject(new OutboundError(`only http and https URLs can be fetched, not ${target.protocol}`));
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    return Promise.reject(new OutboundError(`only http and https URLs can be fetched, not ${target.protocol}`));
   if (target.username || target.password) return Promise.reject(new OutboundError('a URL with a user name or password is not fetched'));
   if (refusedHost(target, options.allowPrivateAddresses)) return Promise.reject(new OutboundError(PRIVATE_ADDRESS_REFUSED));
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;

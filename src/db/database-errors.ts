@@ -48,12 +48,17 @@ export function postgresUnavailable(error: unknown, url: string): DatabaseUnavai
 export function dataDirUnavailable(error: unknown, dataDir: string): DatabaseUnavailableError | null {
   const { code } = (error ?? {}) as { code?: string };
   if (code === 'EACCES' || code === 'EPERM') {
-    return new DatabaseUnavailableError(`cannot use the data directory ${dataDir}: permission denied. Give this user read and write access to it, or set HEARTH_DATA_DIR to another directory.`);
+    return new DatabaseUnavailableError(
+      `cannot use the data directory ${dataDir}: permission denied. Give this user read and write access to it, or set HEARTH_DATA_DIR to another directory.`,
+    );
   }
   if (code === 'ENOTDIR' || code === 'EEXIST') {
     return new DatabaseUnavailableError(`cannot use the data directory ${dataDir}: it (or a parent) is not a directory. Set HEARTH_DATA_DIR to a directory.`);
   }
-  if (code === 'EROFS') return new DatabaseUnavailableError(`cannot use the data directory ${dataDir}: it is on a read-only file system. Set HEARTH_DATA_DIR to a writable directory.`);
+  if (code === 'EROFS')
+    return new DatabaseUnavailableError(
+      `cannot use the data directory ${dataDir}: it is on a read-only file system. Set HEARTH_DATA_DIR to a writable directory.`,
+    );
   if (code === 'ENOSPC') return new DatabaseUnavailableError(`cannot use the data directory ${dataDir}: the disk is full.`);
   return null;
 }

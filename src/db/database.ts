@@ -99,10 +99,7 @@ export async function dumpMigratedPGlite(): Promise<Blob> {
 }
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in HEARTH_DATA_DIR. */
-export function databaseTarget(
-  config: { databaseUrl: string | null; dataDir: string; connectionLifetimeSeconds: number },
-  command: string,
-): DatabaseTarget {
+export function databaseTarget(config: { databaseUrl: string | null; dataDir: string; connectionLifetimeSeconds: number }, command: string): DatabaseTarget {
   return config.databaseUrl
     ? { engine: 'postgres', url: config.databaseUrl, connectionLifetimeSeconds: config.connectionLifetimeSeconds }
     : { engine: 'pglite', dataDir: config.dataDir, command };

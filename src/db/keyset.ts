@@ -87,7 +87,9 @@ export async function keysetPage<O>(query: PageQuery<O>, request: KeysetRequest)
   else if (query.shape === null) found = await statement(query.build(query.values), request.after, request.limit + 1).execute();
   else {
     const values = { ...query.values, _after: request.after, _fetch: request.limit + 1 };
-    const compiled = reusableStatement(`${query.shape}|keyset ${request.direction} ${keys.length}`, values, (given) => statement(query.build(given), given._after, given._fetch));
+    const compiled = reusableStatement(`${query.shape}|keyset ${request.direction} ${keys.length}`, values, (given) =>
+      statement(query.build(given), given._after, given._fetch),
+    );
     found = (await query.db.executeQuery(compiled)).rows as Record<string, unknown>[];
   }
   const more = found.length > request.limit;
@@ -195,7 +197,11 @@ export interface OrderedPageRequest {
  * records without one, exactly as a nullable key's: records with a value come first in both directions.
  */
 export async function orderedPage<O>(source: PageQuery<O>, order: ListOrder, request: OrderedPageRequest): Promise<KeysetPage<O>> {
-  if ('keys' in order) return keysetPage(refined(source, `sort ${order.name}`, (base) => base), { ...request, keys: order.keys });
+  if ('keys' in order)
+    return keysetPage(
+      refined(source, `sort ${order.name}`, (base) => base),
+      { ...request, keys: order.keys },
+    );
   // A side sort's expressions carry values of their own (the community, the field): built every time.
   const query = isSource(source) ? source.build(source.values) : source;
   const { side } = order;

@@ -13,7 +13,10 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 class SqlFileMigrationProvider implements MigrationProvider {
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
-    for (const file of fs.readdirSync(MIGRATIONS_DIR).filter((name) => name.endsWith('.sql')).sort()) {
+    for (const file of fs
+      .readdirSync(MIGRATIONS_DIR)
+      .filter((name) => name.endsWith('.sql'))
+      .sort()) {
       const script = fs.readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
       migrations[file.replace(/\.sql$/, '')] = {
         up: async (db) => {

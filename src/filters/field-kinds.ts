@@ -67,8 +67,7 @@ export function prefixedId(entity: IdEntity, what: string): ItemReader {
 }
 
 export function oneOf(allowed: readonly string[], what: string): ItemReader {
-  return (value) =>
-    allowed.includes(value) ? { value } : { reason: `${quote(value)} is not ${what} (one of ${allowed.join(', ')})` };
+  return (value) => (allowed.includes(value) ? { value } : { reason: `${quote(value)} is not ${what} (one of ${allowed.join(', ')})` });
 }
 
 export const quote = (value: string) => JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
@@ -181,7 +180,8 @@ export function scalarField(
     compile(leaf, ctx) {
       const value = expr(ctx);
       if (leaf.kind === 'stringFilter') {
-        if (leaf.op === 'like' && options.trigram && likeUsesTrigrams(self, leaf.value, ctx.trigramIndexes)) return trigramLike(options.trigram, leaf.value, ctx);
+        if (leaf.op === 'like' && options.trigram && likeUsesTrigrams(self, leaf.value, ctx.trigramIndexes))
+          return trigramLike(options.trigram, leaf.value, ctx);
         return textMatch(value, leaf.op, leaf.value, type);
       }
       if (leaf.kind === 'stringListFilter') {

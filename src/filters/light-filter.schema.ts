@@ -51,11 +51,7 @@ const leaf = <K extends string, P extends Type.TProperties>(kind: K, params: P, 
     { additionalProperties: false, description },
   );
 
-export const BooleanFilterClause = leaf(
-  'booleanFilter',
-  { op: Type.Literal('eq'), value: Type.Boolean() },
-  'The field is true, or false.',
-);
+export const BooleanFilterClause = leaf('booleanFilter', { op: Type.Literal('eq'), value: Type.Boolean() }, 'The field is true, or false.');
 
 export const StringListFilterClause = leaf(
   'stringListFilter',
@@ -70,10 +66,10 @@ export const DateRangeFilterClause = leaf(
   'dateRangeFilter',
   {
     op: Type.Literal('in'),
-    value: Type.Optional(
-      Nullable(Type.String({ description: 'An ISO 8601 duration back from now, e.g. `P7D`, `PT12H`, `P1Y2M`: (now − duration, now].' })),
+    value: Type.Optional(Nullable(Type.String({ description: 'An ISO 8601 duration back from now, e.g. `P7D`, `PT12H`, `P1Y2M`: (now − duration, now].' }))),
+    min: Type.Optional(
+      Nullable(Type.String({ description: 'Inclusive lower bound: `YYYY-MM-DD` (from the start of that day, UTC) or an ISO 8601 date-time.' })),
     ),
-    min: Type.Optional(Nullable(Type.String({ description: 'Inclusive lower bound: `YYYY-MM-DD` (from the start of that day, UTC) or an ISO 8601 date-time.' }))),
     max: Type.Optional(Nullable(Type.String({ description: 'Inclusive upper bound: `YYYY-MM-DD` (to the end of that day, UTC) or an ISO 8601 date-time.' }))),
   },
   'The field (a time or a date) is in a range: a duration back from now (`value`), or `min`/`max` bounds (both inclusive).',

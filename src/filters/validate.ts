@@ -1,15 +1,7 @@
 import { HearthError } from '../core/errors.ts';
 import { parseDateBound, parseDuration } from './date-values.ts';
 import { likeUsesTrigrams, MIN_TRIGRAM_LIKE, quote, type CheckedLeaf, type FilterField, type FilterItem } from './field-kinds.ts';
-import {
-  CLAUSE_OPS,
-  GROUP_TYPES,
-  MAX_CLAUSES,
-  MAX_DEPTH,
-  MAX_LIST_VALUES,
-  type ClauseKind,
-  type GroupType,
-} from './light-filter.schema.ts';
+import { CLAUSE_OPS, GROUP_TYPES, MAX_CLAUSES, MAX_DEPTH, MAX_LIST_VALUES, type ClauseKind, type GroupType } from './light-filter.schema.ts';
 
 /**
  * Reads and checks a lightFilter expression, without a database: the JSON, its structure, its depth and
@@ -112,13 +104,22 @@ class Walker {
     const paramsPath = at(path, 'params');
     const params = node.params;
     if (!isObject(params)) throw invalidFilter(paramsPath, params === undefined ? 'is required' : `must be an object, not ${show(params)}`);
-    unknownKeys(params, paramsPath, kind === 'dateRangeFilter' ? ['op', 'value', 'min', 'max'] : ['op', 'value'], `${kind} params are ${kind === 'dateRangeFilter' ? 'op, value, min and max' : 'op and value'}`);
+    unknownKeys(
+      params,
+      paramsPath,
+      kind === 'dateRangeFilter' ? ['op', 'value', 'min', 'max'] : ['op', 'value'],
+      `${kind} params are ${kind === 'dateRangeFilter' ? 'op, value, min and max' : 'op and value'}`,
+    );
     const op = params.op;
     const kindOps = CLAUSE_OPS[kind] as readonly string[];
     if (typeof op !== 'string' || !kindOps.includes(op)) {
-      throw invalidFilter(at(paramsPath, 'op'), op === undefined ? `is required (${kindOps.join(', ')})` : `${show(op)} is not an operator of ${kind} (${kindOps.join(', ')})`);
+      throw invalidFilter(
+        at(paramsPath, 'op'),
+        op === undefined ? `is required (${kindOps.join(', ')})` : `${show(op)} is not an operator of ${kind} (${kindOps.join(', ')})`,
+      );
     }
-    if (!fieldOps.includes(op)) throw invalidFilter(at(paramsPath, 'op'), `field ${quote(name)} takes ${kind} with op ${fieldOps.join(', ')}, not ${quote(op)}`);
+    if (!fieldOps.includes(op))
+      throw invalidFilter(at(paramsPath, 'op'), `field ${quote(name)} takes ${kind} with op ${fieldOps.join(', ')}, not ${quote(op)}`);
     const leaf = this.values(kind, op, params, paramsPath, field);
     if (leaf.kind === 'stringFilter' && leaf.op === 'like' && !likeUsesTrigrams(field, leaf.value, this.options.trigramIndexes)) {
       this.unindexedLikes += 1;

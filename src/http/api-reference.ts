@@ -117,9 +117,7 @@ export async function registerApiReference(app: HearthApp): Promise<void> {
       },
     },
   });
-  app.get(
-    `${API_REFERENCE}/storage.js`,
-    { config: { auth: 'public' }, schema: { hide: true } },
-    async (_request, reply) => reply.type('text/javascript; charset=utf-8').headers(HEADERS).send(STORAGE_SHIM),
+  app.get(`${API_REFERENCE}/storage.js`, { config: { auth: 'public' }, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').headers(HEADERS).send(STORAGE_SHIM),
   );
 }

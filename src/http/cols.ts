@@ -16,7 +16,10 @@ export interface ColsOptions {
  * in one 400. Whether a `cf_<id>` names a custom field of the entity is for the service to check.
  */
 export function parseCols(raw: string | undefined, options: ColsOptions): Cols {
-  const given = (raw ?? '').split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+  const given = (raw ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
   const names = new Set<string>();
   const fieldIds = new Set<number>();
   let allFields = false;

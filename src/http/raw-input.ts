@@ -29,7 +29,8 @@ export function jsonDepthExceeds(text: string, limit: number): boolean {
   for (let index = 0; index < text.length; index += 1) {
     const char = text.charCodeAt(index);
     if (inString) {
-      if (char === 0x5c) index += 1; // a backslash: the next character is escaped
+      if (char === 0x5c)
+        index += 1; // a backslash: the next character is escaped
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) {
       inString = true;
@@ -101,9 +102,7 @@ export function createClientErrorHandler(docsUrl: string) {
     const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.subarray(0, 2048).toString('latin1') : '';
     const path = /^[A-Z]+ (\S+)/.exec(raw)?.[1] ?? '/';
     const body = JSON.stringify(
-      errorFormatFor(path) === 'core'
-        ? { reason: code.replace(/_/g, '-'), docs: docsUrl, detail: message }
-        : { success: false, error: { code, message } },
+      errorFormatFor(path) === 'core' ? { reason: code.replace(/_/g, '-'), docs: docsUrl, detail: message } : { success: false, error: { code, message } },
     );
     if (socket.writable) {
       socket.write(

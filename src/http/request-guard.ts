@@ -50,7 +50,10 @@ export function createRequestGuard(deps: {
     if (config.receiverLimits) {
       const key = (request.params as { key?: unknown }).key;
       // A key that cannot be one is counted by address, as any anonymous request: its text never reaches the counters.
-      const count = typeof key === 'string' && RECEIVER_KEY.test(key) ? await deps.rateLimiter.hit('tracker-key', `receiver:${key}`) : await deps.rateLimiter.hit('address', request.ip);
+      const count =
+        typeof key === 'string' && RECEIVER_KEY.test(key)
+          ? await deps.rateLimiter.hit('tracker-key', `receiver:${key}`)
+          : await deps.rateLimiter.hit('address', request.ip);
       reply.header('X-RateLimit-Limit', count.limit);
       reply.header('X-RateLimit-Remaining', count.remaining);
       if (count.exceeded) throw rateLimited(count);

@@ -51,13 +51,7 @@ export interface ConsoleSession {
   cookie: string;
 }
 
-export type HearthApp = FastifyInstance<
-  RawServerDefault,
-  RawRequestDefaultExpression,
-  RawReplyDefaultExpression,
-  FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
+export type HearthApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** The authenticated context of a request whose route requires a token. */
 export function contextOf(request: { context: RequestContext | null }): RequestContext {

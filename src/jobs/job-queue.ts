@@ -106,7 +106,10 @@ export interface JobQueue<M extends PayloadMap = JobPayloads> {
    * retry; else a new one. Pass a transaction that holds a lock on what the job is about (so that two
    * callers cannot both find none): the job is then enqueued at most once at a time.
    */
-  enqueueOnce<K extends KindOf<M>>(executor: Kysely<DB>, job: NewJob<M, K> & { payload: M[K] }): Promise<{ id: number; created: boolean; status: JobRow['status'] }>;
+  enqueueOnce<K extends KindOf<M>>(
+    executor: Kysely<DB>,
+    job: NewJob<M, K> & { payload: M[K] },
+  ): Promise<{ id: number; created: boolean; status: JobRow['status'] }>;
 
   /** The queued or running job of `kind` whose payload contains `payload`, if any. */
   findUnfinished<K extends KindOf<M>>(communityId: number, kind: K, payload: Partial<M[K]>): Promise<JobRow | undefined>;
@@ -117,7 +120,10 @@ export interface JobQueue<M extends PayloadMap = JobPayloads> {
   list(filter: { communityId: number | null; status?: JobRow['status']; kind?: string; limit?: number }): Promise<JobRow[]>;
 
   /** One community's jobs, newest first, a keyset page at a time (GET /api/v2/admin/jobs). */
-  page(filter: { communityId: number; status?: JobRow['status']; kind?: string }, page: { after: CursorPosition | null; limit: number }): ReturnType<typeof pageJobs>;
+  page(
+    filter: { communityId: number; status?: JobRow['status']; kind?: string },
+    page: { after: CursorPosition | null; limit: number },
+  ): ReturnType<typeof pageJobs>;
 
   /** Jobs counted by community, kind and status (of one community, or of all: null). */
   counts(communityId: number | null): ReturnType<typeof countJobs>;

@@ -93,7 +93,10 @@ export function pageJobs(
 }
 
 /** How many jobs there are of each community, kind and status (of one community, or of all). */
-export async function countJobs(db: Kysely<DB>, communityId: number | null): Promise<{ communityId: number; kind: string; status: JobRow['status']; count: number }[]> {
+export async function countJobs(
+  db: Kysely<DB>,
+  communityId: number | null,
+): Promise<{ communityId: number; kind: string; status: JobRow['status']; count: number }[]> {
   let query = db
     .selectFrom('jobs')
     .select(['community_id as communityId', 'kind', sql<JobRow['status']>`status`.as('status'), sql<string>`count(*)::text`.as('count')]);
@@ -148,10 +151,7 @@ export type Claim = { job: JobRow; exhausted: false } | { job: JobRow; exhausted
  * A job whose lease expired after its last allowed attempt is not run again: it is marked failed and
  * returned as `exhausted`.
  */
-export async function claimNextJob(
-  db: Kysely<DB>,
-  claim: { kinds: string[]; workerId: string; now: Date; leaseUntil: Date },
-): Promise<Claim> {
+export async function claimNextJob(db: Kysely<DB>, claim: { kinds: string[]; workerId: string; now: Date; leaseUntil: Date }): Promise<Claim> {
   if (claim.kinds.length === 0) return null;
   return db.transaction().execute(async (trx) => {
     const due = await trx
@@ -225,7 +225,11 @@ export function extendLease(db: Kysely<DB>, job: HeldJob, leaseUntil: Date): Pro
 }
 
 export function saveProgress(db: Kysely<DB>, job: HeldJob, progress: JsonValue, leaseUntil: Date): Promise<boolean> {
-  return applied(heldJob(db, job).set({ progress: JSON.stringify(progress), locked_until: leaseUntil }).executeTakeFirst());
+  return applied(
+    heldJob(db, job)
+      .set({ progress: JSON.stringify(progress), locked_until: leaseUntil })
+      .executeTakeFirst(),
+  );
 }
 
 export function completeJob(db: Kysely<DB>, job: HeldJob, result: JsonValue, now: Date): Promise<boolean> {

@@ -25,7 +25,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('pooled connections (postgres)', 
     expect(settings).toEqual(['off', 'off', 'off', 'off']);
   });
 
-  it('analyzes a table that grew, once its changes pass autovacuum\'s threshold, whatever autovacuum does', async () => {
+  it("analyzes a table that grew, once its changes pass autovacuum's threshold, whatever autovacuum does", async () => {
     const db = t.database.db;
     await sql`insert into communities (id, name) values (901, 'Grown')`.execute(db);
     await sql`insert into contacts (community_id, id, name) select 901, i, 'contact ' || i from generate_series(1, 5000) i`.execute(db);
@@ -62,7 +62,8 @@ describe.skipIf(!ENGINES.includes('postgres'))('begin with the statement after i
   const roundTrips = async (work: (query: (text: string, values?: unknown[]) => Promise<pg.QueryResult>) => Promise<void>) => {
     const client = await pool.connect();
     let count = 0;
-    const connection = (client as unknown as { connection: { on(event: string, listener: () => void): void; off(event: string, listener: () => void): void } }).connection;
+    const connection = (client as unknown as { connection: { on(event: string, listener: () => void): void; off(event: string, listener: () => void): void } })
+      .connection;
     const counted = () => count++;
     connection.on('readyForQuery', counted);
     try {

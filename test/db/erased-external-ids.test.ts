@@ -12,7 +12,7 @@ describe.each(ENGINES)('hashing the external IDs of contacts erased earlier (%s)
   });
   afterAll(() => t.close());
 
-  it('hashes exactly as erasedExternalId does, and only erased contacts\' plain IDs', async () => {
+  it("hashes exactly as erasedExternalId does, and only erased contacts' plain IDs", async () => {
     const db = t.services.db;
     const contact = async (anonymized: boolean) =>
       (
@@ -36,9 +36,13 @@ describe.each(ENGINES)('hashing the external IDs of contacts erased earlier (%s)
         .values({ community_id: t.communityId, source_id: t.sourceId, external_id: profile.id, contact_id: profile.contact, fields: '{}' })
         .execute();
     }
-    const migration = await import('node:fs').then((fs) => fs.readFileSync(new URL('../../src/db/migrations/0009_erase_plain_external_ids.sql', import.meta.url), 'utf8'));
+    const migration = await import('node:fs').then((fs) =>
+      fs.readFileSync(new URL('../../src/db/migrations/0009_erase_plain_external_ids.sql', import.meta.url), 'utf8'),
+    );
     await sql.raw(migration).execute(db);
-    const ids = (await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).execute()).map((row) => row.external_id).sort();
+    const ids = (await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).execute())
+      .map((row) => row.external_id)
+      .sort();
     expect(ids).toEqual([erasedExternalId('u-4711'), erasedExternalId('Ünïcødé-ID'), erasedExternalId('already'), 'u-live'].sort());
   });
 });

@@ -24,7 +24,10 @@ describe.each(ENGINES)('migration 0035, file sources made before the root (%s)',
         .returning('id')
         .executeTakeFirstOrThrow();
       if (actor) {
-        await db.insertInto('audit_log').values({ community_id: t.communityId, actor, operation: 'source.create', entity_ids: [`sig_${id}`] }).execute();
+        await db
+          .insertInto('audit_log')
+          .values({ community_id: t.communityId, actor, operation: 'source.create', entity_ids: [`sig_${id}`] })
+          .execute();
       }
       return id;
     };
@@ -54,14 +57,25 @@ describe.each(ENGINES)('migration 0035, file sources made before the root (%s)',
     const result = (badLines: unknown) => ({ sourceId: byCli, files: [{ name: 'passwd.jsonl', badLines }] });
     const { id: jobId } = await db
       .insertInto('jobs')
-      .values({ community_id: t.communityId, kind: 'source.import', status: 'completed', result: JSON.stringify(result([{ line: 1, reason: quoted }, ...kept])) })
+      .values({
+        community_id: t.communityId,
+        kind: 'source.import',
+        status: 'completed',
+        result: JSON.stringify(result([{ line: 1, reason: quoted }, ...kept])),
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
 
     const migration = fs.readFileSync(new URL('../../src/db/migrations/0035_file_source_root.sql', import.meta.url), 'utf8');
     await sql.raw(migration).execute(db);
 
-    const confined = await db.selectFrom('sources').select(['id', 'confined_to_root']).where('community_id', '=', t.communityId).where('id', 'in', [byCli, byToken, unknown, api]).orderBy('id').execute();
+    const confined = await db
+      .selectFrom('sources')
+      .select(['id', 'confined_to_root'])
+      .where('community_id', '=', t.communityId)
+      .where('id', 'in', [byCli, byToken, unknown, api])
+      .orderBy('id')
+      .execute();
     expect(confined).toEqual([
       { id: byCli, confined_to_root: false },
       { id: byToken, confined_to_root: true },
@@ -69,7 +83,12 @@ describe.each(ENGINES)('migration 0035, file sources made before the root (%s)',
       { id: api, confined_to_root: false },
     ]);
     const scrubbed = [{ line: 1, reason: 'not JSON' }, ...kept];
-    const stored = await db.selectFrom('source_imports').select('bad_lines').where('community_id', '=', t.communityId).where('source_id', '=', byCli).executeTakeFirstOrThrow();
+    const stored = await db
+      .selectFrom('source_imports')
+      .select('bad_lines')
+      .where('community_id', '=', t.communityId)
+      .where('source_id', '=', byCli)
+      .executeTakeFirstOrThrow();
     expect(stored.bad_lines).toEqual(scrubbed);
     const job = await db.selectFrom('jobs').select('result').where('community_id', '=', t.communityId).where('id', '=', jobId).executeTakeFirstOrThrow();
     expect(job.result).toEqual(result(scrubbed));

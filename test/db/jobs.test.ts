@@ -39,7 +39,13 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
     const queue = createJobQueue<AnyKinds>({ db, clock });
     queue.handle({ [kind]: handler });
     const worker = createWorker({ db, clock, queue, id: `worker-${kindCounter}`, leaseMs: 60_000 });
-    return { kind, queue, worker, clock, enqueue: (extra: { maxAttempts?: number; runAt?: Date } = {}) => queue.enqueue(db, { communityId, kind, payload: { n: 1 }, ...extra }) };
+    return {
+      kind,
+      queue,
+      worker,
+      clock,
+      enqueue: (extra: { maxAttempts?: number; runAt?: Date } = {}) => queue.enqueue(db, { communityId, kind, payload: { n: 1 }, ...extra }),
+    };
   }
 
   const job = (id: number) => db.selectFrom('jobs').selectAll().where('community_id', '=', communityId).where('id', '=', id).executeTakeFirstOrThrow();

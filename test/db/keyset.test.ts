@@ -112,12 +112,22 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
       const request = { keys, id: sql`id`, direction, limit, after };
       const page: { rows: Row[]; next: CursorPosition | null } = await keysetPage(select(), request);
       // The same page from a source compiled once per shape (its value in the place of a stand-in).
-      const source = { db, shape: `scratch ${keys.map((key) => keyNames.get(key)).join(' ')}`, values: { above: 0 }, build: (values: { above: number }) => select().where('id', '>', values.above) };
+      const source = {
+        db,
+        shape: `scratch ${keys.map((key) => keyNames.get(key)).join(' ')}`,
+        values: { above: 0 },
+        build: (values: { above: number }) => select().where('id', '>', values.above),
+      };
       expect(await keysetPage(source, request)).toEqual(page);
       result.pages.push(page.rows);
       result.ids.push(...page.rows.map((row) => row.id));
       // Rows come back without the helper columns.
-      for (const row of page.rows) expect(Object.keys(row).filter((key) => !key.startsWith('_k')).sort()).toEqual(['grp', 'id', 'micros', 'score']);
+      for (const row of page.rows)
+        expect(
+          Object.keys(row)
+            .filter((key) => !key.startsWith('_k'))
+            .sort(),
+        ).toEqual(['grp', 'id', 'micros', 'score']);
       if (page.next === null) {
         expect(page.rows.length, 'last page').toBeLessThanOrEqual(limit);
         expect(result.ids.length, 'next is null before the end').toBe(total);
@@ -135,7 +145,12 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
   const grp: SortKey = { expr: sql`grp` };
   const at: SortKey = { expr: sql`at`, nullable: true };
   const atNotNull: SortKey = { expr: sql`at` };
-  const keyNames = new Map([[score, 'score'], [grp, 'grp'], [at, 'at'], [atNotNull, 'at not null']]);
+  const keyNames = new Map([
+    [score, 'score'],
+    [grp, 'grp'],
+    [at, 'at'],
+    [atNotNull, 'at not null'],
+  ]);
 
   // 40 rows: scores with many duplicates and nulls, IDs not in score order and with gaps.
   const MIXED: Row[] = Array.from({ length: 40 }, (_, index) => {
@@ -223,7 +238,10 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
           const ids: number[] = [];
           let after: CursorPosition | null = null;
           do {
-            const page: { rows: Row[]; next: CursorPosition | null } = await keysetPage(connection.selectFrom('keyset_scratch').select(['id', 'score', 'grp', 'micros']), { keys: [atNotNull], id: sql`id`, direction, limit: 1, after });
+            const page: { rows: Row[]; next: CursorPosition | null } = await keysetPage(
+              connection.selectFrom('keyset_scratch').select(['id', 'score', 'grp', 'micros']),
+              { keys: [atNotNull], id: sql`id`, direction, limit: 1, after },
+            );
             ids.push(...page.rows.map((row) => row.id));
             if (page.next) expect(String(page.next[0])).toMatch(/\+05:45$/);
             after = page.next;
@@ -250,7 +268,7 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
       expect(second.next).toBeNull();
     });
 
-    it('respects the query\'s own filter', async () => {
+    it("respects the query's own filter", async () => {
       await insert(MIXED);
       const query = select().where('grp', '=', 1);
       const subset = MIXED.filter((row) => row.grp === 1);
@@ -282,7 +300,10 @@ describe.each(ENGINES)('keysetPage (%s)', (engine) => {
     });
 
     it('a position of the wrong length is refused', async () => {
-      await expect(keysetPage(select(), { keys: [score], id: sql`id`, direction, limit: 5, after: ['1'] })).rejects.toMatchObject({ kind: 'invalid', code: 'invalid_cursor' });
+      await expect(keysetPage(select(), { keys: [score], id: sql`id`, direction, limit: 5, after: ['1'] })).rejects.toMatchObject({
+        kind: 'invalid',
+        code: 'invalid_cursor',
+      });
     });
   });
 

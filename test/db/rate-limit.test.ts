@@ -15,8 +15,7 @@ describe.each(ENGINES)('rate limit reservations (%s)', (engine) => {
   });
   afterAll(() => database?.drop());
 
-  const limiter = (perToken: number) =>
-    createRateLimiter({ db: database.database.db, clock, config: { perToken, perAddress: 3, windowSeconds: 60 } });
+  const limiter = (perToken: number) => createRateLimiter({ db: database.database.db, clock, config: { perToken, perAddress: 3, windowSeconds: 60 } });
 
   it('counts down by one per request in one process, and refuses exactly after the limit', async () => {
     const one = limiter(500); // reserves 10 at a time

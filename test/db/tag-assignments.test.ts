@@ -124,7 +124,14 @@ describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
     it('undeletes a deleted match and extends one that does not allow the entity type yet', async () => {
       const deleted = await insertTag(a, 'Was deleted', ['member'], true);
       const memberOnly = await insertTag(a, 'Member only', ['member']);
-      const result = await resolve(a, [{ type: 'name', name: 'was deleted' }, { type: 'name', name: 'member ONLY' }], 'company');
+      const result = await resolve(
+        a,
+        [
+          { type: 'name', name: 'was deleted' },
+          { type: 'name', name: 'member ONLY' },
+        ],
+        'company',
+      );
       expect(result).toEqual({ tagIds: [deleted, memberOnly], invalid: [] });
       expect(await tagRow(a, deleted)).toEqual({ name: 'Was deleted', entityTypes: ['member', 'company'], deletedAt: null });
       expect(await tagRow(a, memberOnly)).toEqual({ name: 'Member only', entityTypes: ['member', 'company'], deletedAt: null });
@@ -164,7 +171,7 @@ describe.each(ENGINES)('tag service API for ingestion (%s)', (engine) => {
       expect(await tagsNamed(b, 'per community')).toEqual([{ id: ofB, name: 'Per community' }]);
     });
 
-    it('writes nothing when the caller\'s transaction rolls back', async () => {
+    it("writes nothing when the caller's transaction rolls back", async () => {
       await expect(
         db.transaction().execute(async (trx) => {
           const result = await resolveTagRefs(trx, a, [{ type: 'name', name: 'Rolled back' }], 'member');

@@ -22,10 +22,12 @@ describe.each(ENGINES)('topic links without foreign keys (%s)', (engine) => {
   afterEach(() => t.close());
 
   const links = async () =>
-    (await sql<{ activityId: string; topic: string }>`
+    (
+      await sql<{ activityId: string; topic: string }>`
       select l.activity_id::text as "activityId", t.name as topic
       from activity_topics l left join topics t on t.community_id = l.community_id and t.id = l.topic_id
-      order by 1, 2`.execute(db)).rows;
+      order by 1, 2`.execute(db)
+    ).rows;
   const orphans = async () =>
     Number(
       (

@@ -102,17 +102,19 @@ describe.each(ENGINES)('type parsers (%s)', (engine) => {
       select count(*) as n, sum(g)::int8 as total, ('2024-01-01'::date + max(g)) as day,
              to_timestamp(1700000000.123456) as at, array_agg(g order by g)::int8[] as scopes
       from generate_series(1, 3) g`.execute(db);
-    expect(rows).toStrictEqual([
-      { n: 3, total: 6, day: '2024-01-04', at: new Date('2023-11-14T22:13:20.123Z'), scopes: [1, 2, 3] },
-    ]);
+    expect(rows).toStrictEqual([{ n: 3, total: 6, day: '2024-01-04', at: new Date('2023-11-14T22:13:20.123Z'), scopes: [1, 2, 3] }]);
     // The same through the parameterized path.
     const again = await sql<{ n: unknown }>`select count(*) as n from generate_series(1, ${3}::int) g`.execute(db);
     expect(again.rows).toStrictEqual([{ n: 3 }]);
   });
 
-  it('reads a schema table\'s bigint keys, timestamps and text arrays with the same parsers', async () => {
+  it("reads a schema table's bigint keys, timestamps and text arrays with the same parsers", async () => {
     const db = t.database.db;
-    const community = await db.insertInto('communities').values({ name: 'Parsers', company_domains: ['a.test', 'b.test'] }).returning(['id', 'created_at', 'company_domains']).executeTakeFirstOrThrow();
+    const community = await db
+      .insertInto('communities')
+      .values({ name: 'Parsers', company_domains: ['a.test', 'b.test'] })
+      .returning(['id', 'created_at', 'company_domains'])
+      .executeTakeFirstOrThrow();
     expect(typeof community.id).toBe('number');
     expect(community.created_at).toBeInstanceOf(Date);
     expect(community.company_domains).toStrictEqual(['a.test', 'b.test']);

@@ -39,7 +39,14 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     if (state.mode === 'fail') return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}');
     const content = state.mode === 'garbage' ? 'I would rather not say.' : answer(sent);
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ id: 'fake', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+    response.end(
+      JSON.stringify({
+        id: 'fake',
+        object: 'chat.completion',
+        model: body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      }),
+    );
   });
   const url = `${await server.start()}/v1`;
   return {
@@ -64,9 +71,14 @@ function answer(sent: Record<string, any>): string {
   }
   const drafts = sent.drafts as { sparkSummary: string | null; recentSparkSummaries: string[]; activateMessage: { title: string; message: string } | null };
   // A code fence around the JSON, as models often write it.
-  return '```json\n' + JSON.stringify({
-    sparkSummary: drafts.sparkSummary === null ? null : `Model: ${drafts.sparkSummary}`,
-    recentSparkSummaries: drafts.recentSparkSummaries.map((text) => `Model: ${text}`),
-    activateMessage: drafts.activateMessage === null ? null : { title: `Model: ${drafts.activateMessage.title}`, message: `Model: ${drafts.activateMessage.message}` },
-  }) + '\n```';
+  return (
+    '```json\n' +
+    JSON.stringify({
+      sparkSummary: drafts.sparkSummary === null ? null : `Model: ${drafts.sparkSummary}`,
+      recentSparkSummaries: drafts.recentSparkSummaries.map((text) => `Model: ${text}`),
+      activateMessage:
+        drafts.activateMessage === null ? null : { title: `Model: ${drafts.activateMessage.title}`, message: `Model: ${drafts.activateMessage.message}` },
+    }) +
+    '\n```'
+  );
 }

@@ -156,7 +156,10 @@ export class HearthProcess {
         if (result !== undefined) finish(() => resolve(result));
         else if (this.exit) finish(() => reject(new Error(`${this.describe()} exited (${describeExit(this.exit!)}) before ${what}\n${this.transcript()}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(new Error(`waited ${timeoutMs} ms for ${what} from ${this.describe()}, in vain\n${this.transcript()}`))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`waited ${timeoutMs} ms for ${what} from ${this.describe()}, in vain\n${this.transcript()}`))),
+        timeoutMs,
+      );
       this.listeners.add(listener);
       listener();
     });
@@ -241,7 +244,11 @@ export class Processes {
    */
   async serve(env: Env, options: { logLevel?: string; cwd?: string } = {}): Promise<HearthServer> {
     const port = await freePort();
-    const child = this.spawn(['serve'], { LOG_LEVEL: options.logLevel ?? 'warn', HEARTH_SHUTDOWN_GRACE: '0', ...env, PORT: String(port), HOST: '127.0.0.1' }, options.cwd);
+    const child = this.spawn(
+      ['serve'],
+      { LOG_LEVEL: options.logLevel ?? 'warn', HEARTH_SHUTDOWN_GRACE: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
+      options.cwd,
+    );
     await child.waitForLine(/^Hearth is serving /);
     return { process: child, port, url: `http://127.0.0.1:${port}` };
   }

@@ -20,7 +20,11 @@ export async function seedCustomField(t: TestApp, field: Omit<Insertable<DB['cus
 }
 
 /** A lead score definition: its ID. */
-export async function seedLeadScore(t: TestApp, score: Omit<Insertable<DB['lead_score_definitions']>, 'community_id'>, communityId = t.communityId): Promise<number> {
+export async function seedLeadScore(
+  t: TestApp,
+  score: Omit<Insertable<DB['lead_score_definitions']>, 'community_id'>,
+  communityId = t.communityId,
+): Promise<number> {
   const row = await t.services.db
     .insertInto('lead_score_definitions')
     .values({ ...score, community_id: communityId })

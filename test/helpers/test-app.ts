@@ -61,7 +61,10 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
   try {
     // Background work logs through the app's logger, made after the services (as src/main.ts does).
     const log = options.logStream
-      ? { info: (details: object, message: string) => app?.log.info(details, message), warn: (details: object, message: string) => app?.log.warn(details, message) }
+      ? {
+          info: (details: object, message: string) => app?.log.info(details, message),
+          warn: (details: object, message: string) => app?.log.warn(details, message),
+        }
       : undefined;
     const services = await createServices({
       db: db.database.db,
@@ -74,7 +77,14 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       config: {
         jwtSecret: null,
         publicUrl: options.publicUrl ?? TEST_PUBLIC_URL,
-        rateLimit: { perToken: 1_000_000, perAddress: 1_000_000, trackerPerKey: 1_000_000, trackerPerAddress: 1_000_000, windowSeconds: 60, ...options.rateLimit },
+        rateLimit: {
+          perToken: 1_000_000,
+          perAddress: 1_000_000,
+          trackerPerKey: 1_000_000,
+          trackerPerAddress: 1_000_000,
+          windowSeconds: 60,
+          ...options.rateLimit,
+        },
         allowPrivateFetch: options.allowPrivateFetch ?? false,
         llm: options.llm ?? null,
         webhookTimeoutMs: options.webhookTimeoutMs,

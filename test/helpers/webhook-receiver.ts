@@ -56,10 +56,11 @@ export function stubServer(answer: (request: StubRequest, response: http.ServerR
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
     /** Closes, cutting what is still open (a response held back, a kept-alive connection). */
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -56,8 +56,7 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     expect(response.statusCode, response.body).toBe(202);
     return response.json() as { contactId: string; activityId: string };
   }
-  const pushUser = (user: Record<string, unknown>, sourceId = t.sourceId, token = t.token) =>
-    post(`/community/v1/source/${sourceId}/user`, user, token);
+  const pushUser = (user: Record<string, unknown>, sourceId = t.sourceId, token = t.token) => post(`/community/v1/source/${sourceId}/user`, user, token);
   const pushActivity = (activity: Record<string, unknown>, sourceId = t.sourceId, token = t.token) =>
     post(`/community/v1/source/${sourceId}/activity`, activity, token);
 
@@ -83,15 +82,9 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
 
   /** The community's activities as stored, in the order of a sort: what the API must answer. */
   async function stored(sort: 'id' | 'activityTime', direction: 'asc' | 'desc', communityId = t.communityId) {
-    const rows = await t.services.db
-      .selectFrom('activities')
-      .select(['id', 'activity_time', 'contact_id'])
-      .where('community_id', '=', communityId)
-      .execute();
+    const rows = await t.services.db.selectFrom('activities').select(['id', 'activity_time', 'contact_id']).where('community_id', '=', communityId).execute();
     const sign = direction === 'asc' ? 1 : -1;
-    rows.sort((a, b) =>
-      sort === 'id' ? sign * (a.id - b.id) : sign * (a.activity_time.getTime() - b.activity_time.getTime() || a.id - b.id),
-    );
+    rows.sort((a, b) => (sort === 'id' ? sign * (a.id - b.id) : sign * (a.activity_time.getTime() - b.activity_time.getTime() || a.id - b.id)));
     return rows;
   }
 
@@ -159,9 +152,7 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
         parentActivity: { id: 'late-parent', activityType: 'made_post_topic' },
       })
     ).activityId;
-    ids.late = (
-      await pushActivity({ id: 'late-parent', activityType: 'made_post_topic', user: { id: 'cy' }, timestamp: '2026-03-03T07:00:00Z' })
-    ).activityId;
+    ids.late = (await pushActivity({ id: 'late-parent', activityType: 'made_post_topic', user: { id: 'cy' }, timestamp: '2026-03-03T07:00:00Z' })).activityId;
     // Two at the same instant (ties are broken by ID), and one from the second provider.
     ids.tieA = (await pushActivity({ id: 'tie-a', activityType: 'tweet', user: { id: 'dee' }, timestamp: '2026-03-04T00:00:00Z' })).activityId;
     ids.tieB = (await pushActivity({ id: 'tie-b', activityType: 'tweet', user: { id: 'cy' }, timestamp: '2026-03-04T00:00:00Z' })).activityId;
@@ -278,7 +269,13 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     expect(counts[ids.early!]).toEqual([0, 1]);
     expect(counts[ids.tieA!]).toEqual([0, 1]);
     // A reply by the author does not add a participant.
-    await pushActivity({ id: 'reply-4', activityType: 'commented_replied', user: { id: 'cy' }, timestamp: '2026-03-01T12:00:00Z', parentActivity: { id: 'reply-2' } });
+    await pushActivity({
+      id: 'reply-4',
+      activityType: 'commented_replied',
+      user: { id: 'cy' },
+      timestamp: '2026-03-01T12:00:00Z',
+      parentActivity: { id: 'reply-2' },
+    });
     expect((await getOne(ids.reply1!, { cols: 'replyCount,participantCount' })).json().data).toMatchObject({ replyCount: 2, participantCount: 2 });
     expect((await getOne(ids.post!, { cols: 'replyCount,participantCount' })).json().data).toMatchObject({ replyCount: 4, participantCount: 3 });
     const reply4 = await t.services.db
@@ -332,7 +329,7 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     await expectError(await list({ limit: 2, cursor }, other.token), 400, 'invalid_cursor');
   });
 
-  it('contactId: that contact\'s activities; a merged contact\'s ID gives the survivor\'s; unknown, foreign and malformed IDs', async () => {
+  it("contactId: that contact's activities; a merged contact's ID gives the survivor's; unknown, foreign and malformed IDs", async () => {
     const ann = await walk({ contactId: contacts.ann }, 1);
     const annRows = (await stored('activityTime', 'asc')).filter((row) => `c_${row.contact_id}` === contacts.ann);
     expect(ann.map((item) => item.id)).toEqual(annRows.map((row) => `a_${row.id}`));
@@ -370,7 +367,7 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     expect(expected.length).toBe(4);
     expect((await walk({ organizationId: `o_${acme}` }, 1)).map((item) => item.id)).toEqual(expected);
     expect((await walk({ organizationId: `o_${acme}`, contactId: contacts.bob }, 1)).map((item) => item.id)).toEqual([ids.reply1, ids.forum]);
-    expect((await walk({ organizationId: `o_${acme}`, contactId: contacts.cy }, 1))).toEqual([]);
+    expect(await walk({ organizationId: `o_${acme}`, contactId: contacts.cy }, 1)).toEqual([]);
     await expectError(await list({ organizationId: 'o_999999' }), 404, 'org_not_found', 'o_999999');
     await expectError(await list({ organizationId: `o_${other.organizationId}` }), 404, 'org_not_found');
     await expectError(await list({ organizationId: String(acme) }), 400, 'invalid_organization_id');
@@ -378,8 +375,7 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
   });
 
   it('startDate and endDate are inclusive bounds on activityTime; a bad date is a 400 naming it', async () => {
-    const between = async (startDate?: string, endDate?: string) =>
-      (await walk({ startDate, endDate }, 2)).map((item) => item.id);
+    const between = async (startDate?: string, endDate?: string) => (await walk({ startDate, endDate }, 2)).map((item) => item.id);
     expect(await between('2026-03-01T10:00:00Z', '2026-03-01T11:00:00Z')).toEqual([ids.reply1, ids.reply2]);
     expect(await between('2026-03-01T10:00:00.001Z', '2026-03-01T10:59:59.999Z')).toEqual([]);
     // Offsets are read: 11:00+01:00 is 10:00Z.
@@ -416,10 +412,13 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     expect((await walk({ lightFilter: negative }, 1)).map((item) => item.id)).toEqual([ids.reply1]);
     const byProvider = filter([{ type: 'stringListFilter', field: 'providerId', params: { op: 'any', value: [`sig_${forum.id}`] } }]);
     expect((await walk({ lightFilter: byProvider }, 1)).map((item) => item.id)).toEqual([ids.forum]);
-    const combined = filter([
-      { type: 'stringFilter', field: 'type', params: { op: 'eq', value: 'commented_replied' } },
-      { type: 'stringListFilter', field: 'subSourceNames', params: { op: 'any', value: ['#general'] } },
-    ], 'or');
+    const combined = filter(
+      [
+        { type: 'stringFilter', field: 'type', params: { op: 'eq', value: 'commented_replied' } },
+        { type: 'stringListFilter', field: 'subSourceNames', params: { op: 'any', value: ['#general'] } },
+      ],
+      'or',
+    );
     expect((await walk({ lightFilter: combined, contactId: contacts.ann }, 1)).map((item) => item.id)).toEqual([ids.post, ids.reply3]);
 
     await expectError(
@@ -468,14 +467,12 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     await expectError(await list({ limit: 1001 }), 400, 'invalid_parameters', 'limit');
   });
 
-  it('isolation: another community\'s activities never appear, and its token sees only its own', async () => {
+  it("isolation: another community's activities never appear, and its token sees only its own", async () => {
     const mine = await walk({ cols: EVERY_COL }, 1000);
     expect(mine.map((item) => item.id)).not.toContain(other.activityId);
     expect(mine.some((item) => item.contactId === other.contactId)).toBe(false);
     const theirs = await walk({ cols: 'providerId,providerName,url' }, 1, other.token);
-    expect(theirs).toEqual([
-      expect.objectContaining({ id: other.activityId, providerId: `sig_${other.sourceId}`, providerName: 'Other API' }),
-    ]);
+    expect(theirs).toEqual([expect.objectContaining({ id: other.activityId, providerId: `sig_${other.sourceId}`, providerName: 'Other API' })]);
     await expectError(await getOne(ids.post!, {}, other.token), 404, 'activity_not_found');
     await expectError(await list({ contactId: contacts.ann }, other.token), 404, 'contact_not_found');
     await expectError(await list({ organizationId: `o_${acme}` }, other.token), 404, 'org_not_found');
@@ -503,7 +500,12 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     const a = (await pushActivity({ id: 'cycle-a', activityType: 'commented_replied', user: { id: 'cy' }, parentActivity: { id: 'cycle-b' } })).activityId;
     const b = (await pushActivity({ id: 'cycle-b', activityType: 'commented_replied', user: { id: 'dee' }, parentActivity: { id: 'cycle-a' } })).activityId;
     // Ingestion no longer links a loop (ingestion-activities.test.ts); a database written before it may hold one.
-    await t.services.db.updateTable('activities').set({ parent_id: key(b) }).where('community_id', '=', t.communityId).where('id', '=', key(a)).execute();
+    await t.services.db
+      .updateTable('activities')
+      .set({ parent_id: key(b) })
+      .where('community_id', '=', t.communityId)
+      .where('id', '=', key(a))
+      .execute();
     const rows = await t.services.db
       .selectFrom('activities')
       .select(['id', 'parent_id'])
@@ -541,7 +543,7 @@ describe.each(ENGINES)('activities (%s)', (engine) => {
     await expectError(await t.get('/api/v2/activity-sentiment?cols=recordCount'), 400, 'invalid_parameters', '"cols"');
   });
 
-  it('GET /activity-categories: every category of the catalog and of the community\'s own types, {id, name, value}', async () => {
+  it("GET /activity-categories: every category of the catalog and of the community's own types, {id, name, value}", async () => {
     const categories = async (token = t.token) => {
       const response = await t.get('/api/v2/activity-categories', token);
       expect(response.statusCode, response.body).toBe(200);

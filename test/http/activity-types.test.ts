@@ -32,7 +32,10 @@ describe.each(ENGINES)('activity types (%s)', (engine) => {
     for (const type of types) expect(Object.keys(type).sort()).toEqual(['displayName', 'id']);
     // The usual GitHub, Slack, Discord and forum kinds.
     for (const prefix of ['pr_', 'issue_', 'slack_', 'discord_', 'forum_']) {
-      expect(types.some((type) => type.id.startsWith(prefix)), prefix).toBe(true);
+      expect(
+        types.some((type) => type.id.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     }
   });
 
@@ -54,7 +57,7 @@ describe.each(ENGINES)('activity types (%s)', (engine) => {
     expect(response.json()).toEqual({ success: true, data: core });
   });
 
-  it('includes a community\'s own types, and refuses bad or duplicate ones', async () => {
+  it("includes a community's own types, and refuses bad or duplicate ones", async () => {
     await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'meetup_talk', displayName: 'Gave a meetup talk' });
     const ids = ((await t.get('/api/v2/activity-types')).json().data as { id: string }[]).map((type) => type.id);
     expect(ids).toContain('meetup_talk');

@@ -41,7 +41,9 @@ describeInChromium('the API reference', (browser) => {
       context = await browser().newContext();
       page = await context.newPage();
       page.on('request', (request) => requested.push(request.url()));
-      t.app.server.on('request', (request: http.IncomingMessage) => received.push({ path: request.url ?? '', cookie: /hearth_session=/.test(request.headers.cookie ?? '') }));
+      t.app.server.on('request', (request: http.IncomingMessage) =>
+        received.push({ path: request.url ?? '', cookie: /hearth_session=/.test(request.headers.cookie ?? '') }),
+      );
       // Signed in to the console: its session cookie is in the browser.
       const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
       const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);

@@ -49,7 +49,12 @@ describe.each(ENGINES)('the API reference at /docs (%s)', (engine) => {
     // The one script without a source is Scalar's options, which browsers do not run.
     expect(scripts[0]!.attributes).toContain('type="application/json"');
     expect(scripts.every((script) => script.body.trim() === '')).toBe(true);
-    const options = JSON.parse(/data-configuration="([^"]*)"/.exec(html)![1]!.replace(/&quot;/g, '"').replace(/&amp;/g, '&'));
+    const options = JSON.parse(
+      /data-configuration="([^"]*)"/
+        .exec(html)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
     expect(options).toMatchObject({ withDefaultFonts: false, hideTestRequestButton: true, telemetry: false });
     for (const url of ['/docs/storage.js', '/docs/js/scalar.js']) {
       const script = await get(url);
@@ -64,6 +69,10 @@ describe.each(ENGINES)('the API reference at /docs (%s)', (engine) => {
     expect(document.statusCode).toBe(200);
     expect(document.headers['access-control-allow-origin']).toBe('*');
     // Nothing else is opened to other origins.
-    expect((await t.app.inject({ method: 'GET', url: '/api/v2/me', headers: { authorization: `Bearer ${t.token}`, origin: 'null' } })).headers['access-control-allow-origin']).toBeUndefined();
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/v2/me', headers: { authorization: `Bearer ${t.token}`, origin: 'null' } })).headers[
+        'access-control-allow-origin'
+      ],
+    ).toBeUndefined();
   });
 });

@@ -98,15 +98,32 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     }
     const data = (body: Record<string, unknown>) => body.data as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-    const source = data(await write('POST /api/v2/admin/sources', '/api/v2/admin/sources', { name: 'Second' }, { status: 201, operation: 'source.create', ids: (b) => [data(b).id] }));
-    const issued = data(
-      await write('POST /api/v2/admin/tokens', '/api/v2/admin/tokens', { name: 'robot', scopes: ['read'] }, { status: 201, operation: 'token.create', ids: (b) => [data(b).jti] }),
+    const source = data(
+      await write(
+        'POST /api/v2/admin/sources',
+        '/api/v2/admin/sources',
+        { name: 'Second' },
+        { status: 201, operation: 'source.create', ids: (b) => [data(b).id] },
+      ),
     );
-    const user = await write('POST /community/v1/source/{destinationSourceId}/user', `/community/v1/source/${t.sourceId}/user`, { id: 'u-1', email: 'ada@example.org', fullName: 'Ada' }, {
-      status: 202,
-      operation: 'contact.push',
-      ids: (b) => [b.contactId as string],
-    });
+    const issued = data(
+      await write(
+        'POST /api/v2/admin/tokens',
+        '/api/v2/admin/tokens',
+        { name: 'robot', scopes: ['read'] },
+        { status: 201, operation: 'token.create', ids: (b) => [data(b).jti] },
+      ),
+    );
+    const user = await write(
+      'POST /community/v1/source/{destinationSourceId}/user',
+      `/community/v1/source/${t.sourceId}/user`,
+      { id: 'u-1', email: 'ada@example.org', fullName: 'Ada' },
+      {
+        status: 202,
+        operation: 'contact.push',
+        ids: (b) => [b.contactId as string],
+      },
+    );
     const contactId = user.contactId as string;
     await write(
       'POST /community/v1/source/{destinationSourceId}/activity',
@@ -126,56 +143,116 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       [{ id: 'a-2', activityType: 'made_post_topic', user: { id: 'u-1' } }],
       { status: 202, operation: 'activity.push', ids: (b) => [(b.results as { activityId: string }[])[0]!.activityId, contactId] },
     );
-    const org = await write('POST /community/v1/organizations', '/community/v1/organizations', { domain: 'acme.com', destinationSourceId: t.sourceId }, {
-      status: 200,
-      operation: 'organization.upsert',
-      ids: (b) => [b.organizationId as string],
-    });
-    await write('POST /community/v1/source/{sourceId}/organization', `/community/v1/source/${t.sourceId}/organization`, { domain: 'globex.com' }, {
-      status: 200,
-      operation: 'organization.upsert',
-      ids: (b) => [b.organizationId as string],
-    });
-    const tag = await write('POST /community/v1/tags', '/community/v1/tags', { name: 'VIP', entityTypes: ['member', 'company'] }, { status: 200, operation: 'tag.create', ids: (b) => [b.id as string] });
-    await write('POST /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, { name: 'Very important' }, { status: 200, operation: 'tag.update', ids: () => [tag.id] });
+    const org = await write(
+      'POST /community/v1/organizations',
+      '/community/v1/organizations',
+      { domain: 'acme.com', destinationSourceId: t.sourceId },
+      {
+        status: 200,
+        operation: 'organization.upsert',
+        ids: (b) => [b.organizationId as string],
+      },
+    );
+    await write(
+      'POST /community/v1/source/{sourceId}/organization',
+      `/community/v1/source/${t.sourceId}/organization`,
+      { domain: 'globex.com' },
+      {
+        status: 200,
+        operation: 'organization.upsert',
+        ids: (b) => [b.organizationId as string],
+      },
+    );
+    const tag = await write(
+      'POST /community/v1/tags',
+      '/community/v1/tags',
+      { name: 'VIP', entityTypes: ['member', 'company'] },
+      { status: 200, operation: 'tag.create', ids: (b) => [b.id as string] },
+    );
+    await write(
+      'POST /community/v1/tags/{id}',
+      `/community/v1/tags/${tag.id}`,
+      { name: 'Very important' },
+      { status: 200, operation: 'tag.update', ids: () => [tag.id] },
+    );
     const segment = data(
-      await write('POST /api/v2/segments', '/api/v2/segments', { name: 'Fans', entityType: 'contact' }, { status: 201, operation: 'segment.create', ids: (b) => [data(b).id] }),
+      await write(
+        'POST /api/v2/segments',
+        '/api/v2/segments',
+        { name: 'Fans', entityType: 'contact' },
+        { status: 201, operation: 'segment.create', ids: (b) => [data(b).id] },
+      ),
     );
-    await write('PATCH /api/v2/segments/{id}', `/api/v2/segments/${segment.id}`, { name: 'Big fans' }, { status: 200, operation: 'segment.rename', ids: () => [segment.id] });
-    await write('POST /community/v1/segments/{id}', `/community/v1/segments/${(segment.id as string).slice(2)}`, { socialType: 'email', value: 'ada@example.org' }, {
-      status: 200,
-      operation: 'segment.add_contacts',
-      ids: () => [segment.id, contactId],
-    });
-    await write('POST /api/v2/contacts/bulk-update', '/api/v2/contacts/bulk-update', { contactIds: [contactId], tagIdsToAdd: [tag.id] }, {
-      status: 200,
-      operation: 'contacts.bulk_update',
-      ids: () => [contactId, tag.id],
-    });
-    await write('POST /api/v2/organizations/bulk-update', '/api/v2/organizations/bulk-update', { organizationIds: [org.organizationId], tagIdsToAdd: [tag.id] }, {
-      status: 200,
-      operation: 'organizations.bulk_update',
-      ids: () => [org.organizationId, tag.id],
-    });
+    await write(
+      'PATCH /api/v2/segments/{id}',
+      `/api/v2/segments/${segment.id}`,
+      { name: 'Big fans' },
+      { status: 200, operation: 'segment.rename', ids: () => [segment.id] },
+    );
+    await write(
+      'POST /community/v1/segments/{id}',
+      `/community/v1/segments/${(segment.id as string).slice(2)}`,
+      { socialType: 'email', value: 'ada@example.org' },
+      {
+        status: 200,
+        operation: 'segment.add_contacts',
+        ids: () => [segment.id, contactId],
+      },
+    );
+    await write(
+      'POST /api/v2/contacts/bulk-update',
+      '/api/v2/contacts/bulk-update',
+      { contactIds: [contactId], tagIdsToAdd: [tag.id] },
+      {
+        status: 200,
+        operation: 'contacts.bulk_update',
+        ids: () => [contactId, tag.id],
+      },
+    );
+    await write(
+      'POST /api/v2/organizations/bulk-update',
+      '/api/v2/organizations/bulk-update',
+      { organizationIds: [org.organizationId], tagIdsToAdd: [tag.id] },
+      {
+        status: 200,
+        operation: 'organizations.bulk_update',
+        ids: () => [org.organizationId, tag.id],
+      },
+    );
     const type = data(
-      await write('POST /api/v2/admin/object-types', '/api/v2/admin/object-types', { name: 'Deal' }, { status: 201, operation: 'object_type.create', ids: (b) => [data(b).id] }),
+      await write(
+        'POST /api/v2/admin/object-types',
+        '/api/v2/admin/object-types',
+        { name: 'Deal' },
+        { status: 201, operation: 'object_type.create', ids: (b) => [data(b).id] },
+      ),
     );
-    await write('POST /api/v2/admin/object-types/{id}/assocs', `/api/v2/admin/object-types/${type.id}/assocs`, { objectAssocType: 'owner', targetEntity: 'contact' }, {
-      status: 201,
-      operation: 'object_type.add_assoc',
-      ids: () => [type.id],
-    });
+    await write(
+      'POST /api/v2/admin/object-types/{id}/assocs',
+      `/api/v2/admin/object-types/${type.id}/assocs`,
+      { objectAssocType: 'owner', targetEntity: 'contact' },
+      {
+        status: 201,
+        operation: 'object_type.add_assoc',
+        ids: () => [type.id],
+      },
+    );
     await write('DELETE /api/v2/admin/object-types/{id}/assocs/{objectAssocType}', `/api/v2/admin/object-types/${type.id}/assocs/owner`, undefined, {
       status: 200,
       operation: 'object_type.remove_assoc',
       ids: () => [type.id],
     });
     const upserted = data(
-      await write('POST /api/v2/admin/objects', '/api/v2/admin/objects', { objectTypeId: type.id, records: [{ recordKey: 'd-1', name: 'Deal one' }] }, {
-        status: 200,
-        operation: 'objects.upsert',
-        ids: (b) => data(b).ids,
-      }),
+      await write(
+        'POST /api/v2/admin/objects',
+        '/api/v2/admin/objects',
+        { objectTypeId: type.id, records: [{ recordKey: 'd-1', name: 'Deal one' }] },
+        {
+          status: 200,
+          operation: 'objects.upsert',
+          ids: (b) => data(b).ids,
+        },
+      ),
     );
     const objectId = upserted.ids[0] as string;
     const field = await t.services.db
@@ -184,131 +261,307 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const fieldValue = { customFieldId: `cf_${field.id}`, customFieldValue: { type: 'string', value: 'won' } };
-    await write('PATCH /api/v2/objects/{id}', `/api/v2/objects/${objectId}`, { customFields: [fieldValue] }, { status: 200, operation: 'object.set_custom_fields', ids: () => [objectId] });
+    await write(
+      'PATCH /api/v2/objects/{id}',
+      `/api/v2/objects/${objectId}`,
+      { customFields: [fieldValue] },
+      { status: 200, operation: 'object.set_custom_fields', ids: () => [objectId] },
+    );
     const deals = data(
-      await write('POST /api/v2/segments', '/api/v2/segments', { name: 'Deals', entityType: 'object', objectTypeId: type.id }, { status: 201, operation: 'segment.create', ids: (b) => [data(b).id] }),
+      await write(
+        'POST /api/v2/segments',
+        '/api/v2/segments',
+        { name: 'Deals', entityType: 'object', objectTypeId: type.id },
+        { status: 201, operation: 'segment.create', ids: (b) => [data(b).id] },
+      ),
     );
-    await write('POST /api/v2/objects/{id}/segments', `/api/v2/objects/${objectId}/segments`, { segmentId: deals.id }, {
-      status: 200,
-      operation: 'object.add_to_segment',
-      ids: () => [objectId, deals.id],
-    });
-    await write('POST /api/v2/objects/bulk-update', '/api/v2/objects/bulk-update', { objectIds: [objectId], segmentId: deals.id, customFields: [fieldValue] }, {
-      status: 200,
-      operation: 'objects.bulk_update',
-      ids: () => [objectId, deals.id],
-    });
-    await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'The Hearth Project' }] }, {
-      status: 200,
-      operation: 'tech_products.import',
-      ids: () => [],
-    });
-    await write('POST /api/v2/admin/prospector/companies', '/api/v2/admin/prospector/companies', [{ domain: 'acme.com', name: 'Acme', technologies: ['hearth'] }], {
-      status: 200,
-      operation: 'prospector_companies.import',
-      ids: () => [],
-    });
-    await write('POST /api/v2/admin/prospector/contacts', '/api/v2/admin/prospector/contacts', [{ linkedInHandle: 'ada', fullName: 'Ada', companyDomain: 'acme.com' }], {
-      status: 200,
-      operation: 'prospector_contacts.import',
-      ids: () => [],
-    });
-    await write('POST /api/v2/admin/job-openings', '/api/v2/admin/job-openings', { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] }, {
-      status: 200,
-      operation: 'job_openings.import',
-      ids: () => [org.organizationId],
-    });
-    await write('POST /api/v2/admin/news', '/api/v2/admin/news', { news: [{ organizationId: org.organizationId, title: 'Launch', publishedAt: '2026-11-01T09:00:00Z' }] }, {
-      status: 200,
-      operation: 'news.import',
-      ids: () => [org.organizationId],
-    });
+    await write(
+      'POST /api/v2/objects/{id}/segments',
+      `/api/v2/objects/${objectId}/segments`,
+      { segmentId: deals.id },
+      {
+        status: 200,
+        operation: 'object.add_to_segment',
+        ids: () => [objectId, deals.id],
+      },
+    );
+    await write(
+      'POST /api/v2/objects/bulk-update',
+      '/api/v2/objects/bulk-update',
+      { objectIds: [objectId], segmentId: deals.id, customFields: [fieldValue] },
+      {
+        status: 200,
+        operation: 'objects.bulk_update',
+        ids: () => [objectId, deals.id],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/tech-products',
+      '/api/v2/admin/tech-products',
+      { products: [{ product: 'Hearth', vendor: 'The Hearth Project' }] },
+      {
+        status: 200,
+        operation: 'tech_products.import',
+        ids: () => [],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/prospector/companies',
+      '/api/v2/admin/prospector/companies',
+      [{ domain: 'acme.com', name: 'Acme', technologies: ['hearth'] }],
+      {
+        status: 200,
+        operation: 'prospector_companies.import',
+        ids: () => [],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/prospector/contacts',
+      '/api/v2/admin/prospector/contacts',
+      [{ linkedInHandle: 'ada', fullName: 'Ada', companyDomain: 'acme.com' }],
+      {
+        status: 200,
+        operation: 'prospector_contacts.import',
+        ids: () => [],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/job-openings',
+      '/api/v2/admin/job-openings',
+      { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] },
+      {
+        status: 200,
+        operation: 'job_openings.import',
+        ids: () => [org.organizationId],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/news',
+      '/api/v2/admin/news',
+      { news: [{ organizationId: org.organizationId, title: 'Launch', publishedAt: '2026-11-01T09:00:00Z' }] },
+      {
+        status: 200,
+        operation: 'news.import',
+        ids: () => [org.organizationId],
+      },
+    );
     const committee = { seniorities: [{ id: 1, key: 'vp', name: 'VP' }], departments: [{ id: 1, key: 'engineering', name: 'Engineering' }] };
-    await write('PUT /api/v2/admin/buying-committee', '/api/v2/admin/buying-committee', committee, { status: 200, operation: 'buying_committee.set', ids: () => [] });
-    await write('DELETE /api/v2/admin/buying-committee', '/api/v2/admin/buying-committee', undefined, { status: 200, operation: 'buying_committee.remove', ids: () => [] });
-    await write('POST /api/v2/data-available', '/api/v2/data-available', { sourceId: t.sourceId }, { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] });
-    await write('POST /api/v2/admin/tech-products', '/api/v2/admin/tech-products', { products: [{ product: 'Hearth', vendor: 'Hearth' }] }, {
+    await write('PUT /api/v2/admin/buying-committee', '/api/v2/admin/buying-committee', committee, {
       status: 200,
-      operation: 'tech_products.import',
+      operation: 'buying_committee.set',
       ids: () => [],
     });
-    await write('POST /api/v2/admin/job-openings', '/api/v2/admin/job-openings', { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] }, {
+    await write('DELETE /api/v2/admin/buying-committee', '/api/v2/admin/buying-committee', undefined, {
       status: 200,
-      operation: 'job_openings.import',
-      ids: () => [org.organizationId],
+      operation: 'buying_committee.remove',
+      ids: () => [],
     });
-    await write('POST /api/v2/admin/news', '/api/v2/admin/news', { news: [{ objectId, title: 'Deal won', publishedAt: '2026-11-01T00:00:00Z' }] }, {
-      status: 200,
-      operation: 'news.import',
-      ids: () => [objectId],
-    });
-    const feed = data(
-      await write('POST /api/v2/admin/feeds', '/api/v2/admin/feeds', { organizationId: org.organizationId, kind: 'rss', url: 'https://acme.com/blog/feed.xml' }, {
-        status: 201,
-        operation: 'feed.create',
-        ids: (b) => [data(b).id, org.organizationId],
-      }),
+    await write(
+      'POST /api/v2/data-available',
+      '/api/v2/data-available',
+      { sourceId: t.sourceId },
+      { status: 200, operation: 'source.data_available', ids: () => [`sig_${t.sourceId}`] },
     );
-    await write('POST /api/v2/admin/feeds/{id}/fetch', `/api/v2/admin/feeds/${feed.id}/fetch`, {}, { status: 202, operation: 'feed.fetch', ids: () => [feed.id] });
-    await write('DELETE /api/v2/admin/feeds/{id}', `/api/v2/admin/feeds/${feed.id}`, undefined, { status: 200, operation: 'feed.delete', ids: () => [feed.id] });
+    await write(
+      'POST /api/v2/admin/tech-products',
+      '/api/v2/admin/tech-products',
+      { products: [{ product: 'Hearth', vendor: 'Hearth' }] },
+      {
+        status: 200,
+        operation: 'tech_products.import',
+        ids: () => [],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/job-openings',
+      '/api/v2/admin/job-openings',
+      { jobOpenings: [{ organizationId: org.organizationId, jobTitle: 'Engineer' }] },
+      {
+        status: 200,
+        operation: 'job_openings.import',
+        ids: () => [org.organizationId],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/news',
+      '/api/v2/admin/news',
+      { news: [{ objectId, title: 'Deal won', publishedAt: '2026-11-01T00:00:00Z' }] },
+      {
+        status: 200,
+        operation: 'news.import',
+        ids: () => [objectId],
+      },
+    );
+    const feed = data(
+      await write(
+        'POST /api/v2/admin/feeds',
+        '/api/v2/admin/feeds',
+        { organizationId: org.organizationId, kind: 'rss', url: 'https://acme.com/blog/feed.xml' },
+        {
+          status: 201,
+          operation: 'feed.create',
+          ids: (b) => [data(b).id, org.organizationId],
+        },
+      ),
+    );
+    await write(
+      'POST /api/v2/admin/feeds/{id}/fetch',
+      `/api/v2/admin/feeds/${feed.id}/fetch`,
+      {},
+      { status: 202, operation: 'feed.fetch', ids: () => [feed.id] },
+    );
+    await write('DELETE /api/v2/admin/feeds/{id}', `/api/v2/admin/feeds/${feed.id}`, undefined, {
+      status: 200,
+      operation: 'feed.delete',
+      ids: () => [feed.id],
+    });
 
     const hook = data(
-      await write('POST /api/v2/admin/webhooks', '/api/v2/admin/webhooks', { url: 'https://hooks.example.org/hearth', events: ['contact.created'] }, {
-        status: 201,
-        operation: 'webhook.create',
-        ids: (b) => [data(b).id],
-      }),
+      await write(
+        'POST /api/v2/admin/webhooks',
+        '/api/v2/admin/webhooks',
+        { url: 'https://hooks.example.org/hearth', events: ['contact.created'] },
+        {
+          status: 201,
+          operation: 'webhook.create',
+          ids: (b) => [data(b).id],
+        },
+      ),
     );
     const hookIds = () => [hook.id as string];
-    await write('PATCH /api/v2/admin/webhooks/{id}', `/api/v2/admin/webhooks/${hook.id}`, { description: 'CRM' }, { status: 200, operation: 'webhook.update', ids: hookIds });
+    await write(
+      'PATCH /api/v2/admin/webhooks/{id}',
+      `/api/v2/admin/webhooks/${hook.id}`,
+      { description: 'CRM' },
+      { status: 200, operation: 'webhook.update', ids: hookIds },
+    );
     // Disabled, its deliveries wait: made by the fan-out, never sent anywhere.
-    await write('POST /api/v2/admin/webhooks/{id}/disable', `/api/v2/admin/webhooks/${hook.id}/disable`, undefined, { status: 200, operation: 'webhook.disable', ids: hookIds });
+    await write('POST /api/v2/admin/webhooks/{id}/disable', `/api/v2/admin/webhooks/${hook.id}/disable`, undefined, {
+      status: 200,
+      operation: 'webhook.disable',
+      ids: hookIds,
+    });
     expect((await send('POST', `/community/v1/source/${t.sourceId}/user`, { id: 'u-hook', fullName: 'Hooked' })).statusCode).toBe(202);
     await t.services.webhooks.deliverNow();
     const [delivery] = ((await t.get(`/api/v2/admin/webhooks/${hook.id}/deliveries`)).json() as { data: { id: string }[] }).data;
-    await write('POST /api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver', `/api/v2/admin/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`, undefined, {
-      status: 202,
-      operation: 'webhook.redeliver',
-      ids: () => [delivery!.id, hook.id as string],
+    await write(
+      'POST /api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+      `/api/v2/admin/webhooks/${hook.id}/deliveries/${delivery!.id}/redeliver`,
+      undefined,
+      {
+        status: 202,
+        operation: 'webhook.redeliver',
+        ids: () => [delivery!.id, hook.id as string],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/webhooks/{id}/replay',
+      `/api/v2/admin/webhooks/${hook.id}/replay`,
+      { since: '2020-01-01T00:00:00Z' },
+      { status: 202, operation: 'webhook.replay', ids: hookIds },
+    );
+    await write(
+      'POST /api/v2/admin/webhooks/{id}/rotate-secret',
+      `/api/v2/admin/webhooks/${hook.id}/rotate-secret`,
+      {},
+      { status: 200, operation: 'webhook.rotate_secret', ids: hookIds },
+    );
+    await write('POST /api/v2/admin/webhooks/{id}/enable', `/api/v2/admin/webhooks/${hook.id}/enable`, undefined, {
+      status: 200,
+      operation: 'webhook.enable',
+      ids: hookIds,
     });
-    await write('POST /api/v2/admin/webhooks/{id}/replay', `/api/v2/admin/webhooks/${hook.id}/replay`, { since: '2020-01-01T00:00:00Z' }, { status: 202, operation: 'webhook.replay', ids: hookIds });
-    await write('POST /api/v2/admin/webhooks/{id}/rotate-secret', `/api/v2/admin/webhooks/${hook.id}/rotate-secret`, {}, { status: 200, operation: 'webhook.rotate_secret', ids: hookIds });
-    await write('POST /api/v2/admin/webhooks/{id}/enable', `/api/v2/admin/webhooks/${hook.id}/enable`, undefined, { status: 200, operation: 'webhook.enable', ids: hookIds });
-    await write('DELETE /api/v2/admin/webhooks/{id}', `/api/v2/admin/webhooks/${hook.id}`, undefined, { status: 200, operation: 'webhook.delete', ids: hookIds });
+    await write('DELETE /api/v2/admin/webhooks/{id}', `/api/v2/admin/webhooks/${hook.id}`, undefined, {
+      status: 200,
+      operation: 'webhook.delete',
+      ids: hookIds,
+    });
 
-    const connector = (await write('POST /api/v2/admin/connectors', '/api/v2/admin/connectors', { kind: 'discourse', settings: {}, secrets: { webhookSecret: 'shh-secret-value' } }, {
-      status: 201,
-      operation: 'connector.create',
-      ids: (body) => [(body.data as { id: string }).id],
-    })).data as { id: string };
+    const connector = (
+      await write(
+        'POST /api/v2/admin/connectors',
+        '/api/v2/admin/connectors',
+        { kind: 'discourse', settings: {}, secrets: { webhookSecret: 'shh-secret-value' } },
+        {
+          status: 201,
+          operation: 'connector.create',
+          ids: (body) => [(body.data as { id: string }).id],
+        },
+      )
+    ).data as { id: string };
     const connectorIds = () => [connector.id];
-    await write('POST /api/v2/admin/connectors/test', '/api/v2/admin/connectors/test', { kind: 'discourse', settings: {}, secrets: { webhookSecret: 'x' } }, { status: 200, operation: 'connector.test', ids: () => [] });
-    await write('PATCH /api/v2/admin/connectors/{id}', `/api/v2/admin/connectors/${connector.id}`, { secrets: { webhookSecret: 'shh-another-value' } }, { status: 200, operation: 'connector.update', ids: connectorIds });
-    await write('POST /api/v2/admin/connectors/{id}/test', `/api/v2/admin/connectors/${connector.id}/test`, undefined, { status: 200, operation: 'connector.test', ids: connectorIds });
-    await write('POST /api/v2/admin/connectors/{id}/sync', `/api/v2/admin/connectors/${connector.id}/sync`, undefined, { status: 200, operation: 'connector.sync', ids: connectorIds });
-    await write('POST /api/v2/admin/connectors/{id}/pause', `/api/v2/admin/connectors/${connector.id}/pause`, undefined, { status: 200, operation: 'connector.pause', ids: connectorIds });
-    await write('POST /api/v2/admin/connectors/{id}/resume', `/api/v2/admin/connectors/${connector.id}/resume`, undefined, { status: 200, operation: 'connector.resume', ids: connectorIds });
-    await write('DELETE /api/v2/admin/connectors/{id}', `/api/v2/admin/connectors/${connector.id}`, undefined, { status: 200, operation: 'connector.remove', ids: connectorIds });
+    await write(
+      'POST /api/v2/admin/connectors/test',
+      '/api/v2/admin/connectors/test',
+      { kind: 'discourse', settings: {}, secrets: { webhookSecret: 'x' } },
+      { status: 200, operation: 'connector.test', ids: () => [] },
+    );
+    await write(
+      'PATCH /api/v2/admin/connectors/{id}',
+      `/api/v2/admin/connectors/${connector.id}`,
+      { secrets: { webhookSecret: 'shh-another-value' } },
+      { status: 200, operation: 'connector.update', ids: connectorIds },
+    );
+    await write('POST /api/v2/admin/connectors/{id}/test', `/api/v2/admin/connectors/${connector.id}/test`, undefined, {
+      status: 200,
+      operation: 'connector.test',
+      ids: connectorIds,
+    });
+    await write('POST /api/v2/admin/connectors/{id}/sync', `/api/v2/admin/connectors/${connector.id}/sync`, undefined, {
+      status: 200,
+      operation: 'connector.sync',
+      ids: connectorIds,
+    });
+    await write('POST /api/v2/admin/connectors/{id}/pause', `/api/v2/admin/connectors/${connector.id}/pause`, undefined, {
+      status: 200,
+      operation: 'connector.pause',
+      ids: connectorIds,
+    });
+    await write('POST /api/v2/admin/connectors/{id}/resume', `/api/v2/admin/connectors/${connector.id}/resume`, undefined, {
+      status: 200,
+      operation: 'connector.resume',
+      ids: connectorIds,
+    });
+    await write('DELETE /api/v2/admin/connectors/{id}', `/api/v2/admin/connectors/${connector.id}`, undefined, {
+      status: 200,
+      operation: 'connector.remove',
+      ids: connectorIds,
+    });
     const connectorEntries = JSON.stringify(await audit('operation=connector.*&limit=100'));
     expect(connectorEntries).not.toContain('shh-secret-value');
     expect(connectorEntries).not.toContain('shh-another-value');
-    await write('POST /community/v1/source/{destinationSourceId}/website-visits', `/community/v1/source/${t.sourceId}/website-visits`, [{ url: 'https://hearth.dev/', contactId }], {
-      status: 202,
-      operation: 'website_visit.push',
-      ids: (b) => [(b.results as { id: string }[])[0]!.id],
-    });
-    const tracker = data(
-      await write('PUT /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: ['https://hearth.dev'] }, {
-        status: 201,
-        operation: 'tracker.enable',
-        ids: () => [`sig_${t.sourceId}`],
-      }),
+    await write(
+      'POST /community/v1/source/{destinationSourceId}/website-visits',
+      `/community/v1/source/${t.sourceId}/website-visits`,
+      [{ url: 'https://hearth.dev/', contactId }],
+      {
+        status: 202,
+        operation: 'website_visit.push',
+        ids: (b) => [(b.results as { id: string }[])[0]!.id],
+      },
     );
-    await write('PUT /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, { allowedOrigins: ['https://hearth.dev', 'https://www.hearth.dev'] }, {
-      status: 200,
-      operation: 'tracker.update',
-      ids: () => [`sig_${t.sourceId}`],
-    });
+    const tracker = data(
+      await write(
+        'PUT /api/v2/admin/sources/{id}/tracker',
+        `/api/v2/admin/sources/${t.sourceId}/tracker`,
+        { allowedOrigins: ['https://hearth.dev'] },
+        {
+          status: 201,
+          operation: 'tracker.enable',
+          ids: () => [`sig_${t.sourceId}`],
+        },
+      ),
+    );
+    await write(
+      'PUT /api/v2/admin/sources/{id}/tracker',
+      `/api/v2/admin/sources/${t.sourceId}/tracker`,
+      { allowedOrigins: ['https://hearth.dev', 'https://www.hearth.dev'] },
+      {
+        status: 200,
+        operation: 'tracker.update',
+        ids: () => [`sig_${t.sourceId}`],
+      },
+    );
     await write('POST /api/v2/admin/sources/{id}/tracker/rotate-secret', `/api/v2/admin/sources/${t.sourceId}/tracker/rotate-secret`, undefined, {
       status: 200,
       operation: 'tracker.rotate_secret',
@@ -323,67 +576,142 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     );
     // The tracker's public routes are written by any visitor of a site: no entry (docs/ingestion.md).
     const beforeBeacons = (await newest()).id;
-    for (const [event, body] of [['pageview', { url: 'https://hearth.dev/', anonymousId: 'audit-browser' }], ['identify', { anonymousId: 'audit-browser', email: 'ada@example.org' }]] as const) {
+    for (const [event, body] of [
+      ['pageview', { url: 'https://hearth.dev/', anonymousId: 'audit-browser' }],
+      ['identify', { anonymousId: 'audit-browser', email: 'ada@example.org' }],
+    ] as const) {
       const headers = { 'content-type': 'text/plain', origin: 'https://hearth.dev' };
       const response = await t.app.inject({ method: 'POST', url: `/community/v1/t/${rotated.key}/${event}`, headers, payload: JSON.stringify(body) });
       expect(response.statusCode, response.body).toBe(202);
     }
     expect((await newest()).id).toBe(beforeBeacons);
-    await write('DELETE /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, undefined, { status: 200, operation: 'tracker.revoke', ids: () => [`sig_${t.sourceId}`] });
+    await write('DELETE /api/v2/admin/sources/{id}/tracker', `/api/v2/admin/sources/${t.sourceId}/tracker`, undefined, {
+      status: 200,
+      operation: 'tracker.revoke',
+      ids: () => [`sig_${t.sourceId}`],
+    });
     expect(tracker.key).not.toBe(rotated.key);
     const definition = data(
-      await write('POST /api/v2/admin/custom-fields', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }, {
-        status: 201,
-        operation: 'custom_field.create',
-        ids: (b) => [data(b).id],
-      }),
+      await write(
+        'POST /api/v2/admin/custom-fields',
+        '/api/v2/admin/custom-fields',
+        { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] },
+        {
+          status: 201,
+          operation: 'custom_field.create',
+          ids: (b) => [data(b).id],
+        },
+      ),
     );
-    await write('PATCH /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, { allowedValues: ['free', 'pro', 'team'] }, {
+    await write(
+      'PATCH /api/v2/admin/custom-fields/{id}',
+      `/api/v2/admin/custom-fields/${definition.id}`,
+      { allowedValues: ['free', 'pro', 'team'] },
+      {
+        status: 200,
+        operation: 'custom_field.update',
+        ids: () => [definition.id],
+      },
+    );
+    await write('DELETE /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, undefined, {
       status: 200,
-      operation: 'custom_field.update',
+      operation: 'custom_field.retire',
       ids: () => [definition.id],
     });
-    await write('DELETE /api/v2/admin/custom-fields/{id}', `/api/v2/admin/custom-fields/${definition.id}`, undefined, { status: 200, operation: 'custom_field.retire', ids: () => [definition.id] });
-    await write('POST /api/v2/admin/research-prompts', '/api/v2/admin/research-prompts', { promptId: 'fit', promptName: 'Good fit?', prompt: 'Is it a fit?', isPrimaryPrompt: true }, {
-      status: 201,
-      operation: 'research_prompt.create',
+    await write(
+      'POST /api/v2/admin/research-prompts',
+      '/api/v2/admin/research-prompts',
+      { promptId: 'fit', promptName: 'Good fit?', prompt: 'Is it a fit?', isPrimaryPrompt: true },
+      {
+        status: 201,
+        operation: 'research_prompt.create',
+        ids: () => ['fit'],
+      },
+    );
+    await write(
+      'PATCH /api/v2/admin/research-prompts/{promptId}',
+      '/api/v2/admin/research-prompts/fit',
+      { prompt: 'Is it a good fit?' },
+      {
+        status: 200,
+        operation: 'research_prompt.update',
+        ids: () => ['fit'],
+      },
+    );
+    await write(
+      'POST /api/v2/admin/research-answers',
+      '/api/v2/admin/research-answers',
+      { answers: [{ organizationId: org.organizationId, promptId: 'fit', answer: 'Yes.' }] },
+      {
+        status: 200,
+        operation: 'research_answer.import',
+        ids: () => [org.organizationId],
+      },
+    );
+    await write('DELETE /api/v2/admin/research-prompts/{promptId}', '/api/v2/admin/research-prompts/fit', undefined, {
+      status: 200,
+      operation: 'research_prompt.retire',
       ids: () => ['fit'],
     });
-    await write('PATCH /api/v2/admin/research-prompts/{promptId}', '/api/v2/admin/research-prompts/fit', { prompt: 'Is it a good fit?' }, {
-      status: 200,
-      operation: 'research_prompt.update',
-      ids: () => ['fit'],
-    });
-    await write('POST /api/v2/admin/research-answers', '/api/v2/admin/research-answers', { answers: [{ organizationId: org.organizationId, promptId: 'fit', answer: 'Yes.' }] }, {
-      status: 200,
-      operation: 'research_answer.import',
-      ids: () => [org.organizationId],
-    });
-    await write('DELETE /api/v2/admin/research-prompts/{promptId}', '/api/v2/admin/research-prompts/fit', undefined, { status: 200, operation: 'research_prompt.retire', ids: () => ['fit'] });
     await write('POST /api/v2/admin/insights/refresh', '/api/v2/admin/insights/refresh', {}, { status: 202, operation: 'insights.refresh', ids: () => [] });
     const score = { name: 'Engaged', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 1 }] };
     const leadScore = data(
-      await write('POST /api/v2/admin/lead-scores', '/api/v2/admin/lead-scores', score, { status: 201, operation: 'lead_score.create', ids: (b) => [data(b).id] }),
+      await write('POST /api/v2/admin/lead-scores', '/api/v2/admin/lead-scores', score, {
+        status: 201,
+        operation: 'lead_score.create',
+        ids: (b) => [data(b).id],
+      }),
     );
-    await write('PATCH /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, { halfLifeDays: 7 }, {
+    await write(
+      'PATCH /api/v2/admin/lead-scores/{id}',
+      `/api/v2/admin/lead-scores/${leadScore.id}`,
+      { halfLifeDays: 7 },
+      {
+        status: 200,
+        operation: 'lead_score.update',
+        ids: () => [leadScore.id],
+      },
+    );
+    await write('POST /api/v2/admin/lead-scores/dry-run', '/api/v2/admin/lead-scores/dry-run', score, {
       status: 200,
-      operation: 'lead_score.update',
+      operation: 'lead_score.dry_run',
+      ids: () => [],
+    });
+    await write('DELETE /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, undefined, {
+      status: 200,
+      operation: 'lead_score.retire',
       ids: () => [leadScore.id],
     });
-    await write('POST /api/v2/admin/lead-scores/dry-run', '/api/v2/admin/lead-scores/dry-run', score, { status: 200, operation: 'lead_score.dry_run', ids: () => [] });
-    await write('DELETE /api/v2/admin/lead-scores/{id}', `/api/v2/admin/lead-scores/${leadScore.id}`, undefined, { status: 200, operation: 'lead_score.retire', ids: () => [leadScore.id] });
     await write('DELETE /community/v1/tags/{id}', `/community/v1/tags/${tag.id}`, undefined, { status: 200, operation: 'tag.delete', ids: () => [tag.id] });
-    await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
-    await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, { status: 200, operation: 'privacy.request', ids: () => [] });
+    await write('DELETE /community/v1/user/{email}', '/community/v1/user/ada@example.org', undefined, {
+      status: 200,
+      operation: 'privacy.request',
+      ids: () => [],
+    });
+    await write('DELETE /community/v1/user', '/community/v1/user?email=grace@example.org', undefined, {
+      status: 200,
+      operation: 'privacy.request',
+      ids: () => [],
+    });
     // Console users: managed with the admin token; signing in and out, and a password, with the session.
     const consoleUser = (
-      await write('POST /api/v2/admin/users', '/api/v2/admin/users', { name: 'Mia', loginEmail: 'mia@example.org', password: 'mia password 1' }, {
-        status: 201,
-        operation: 'user.create',
-        ids: (body) => [data(body).user.id],
-      })
+      await write(
+        'POST /api/v2/admin/users',
+        '/api/v2/admin/users',
+        { name: 'Mia', loginEmail: 'mia@example.org', password: 'mia password 1' },
+        {
+          status: 201,
+          operation: 'user.create',
+          ids: (body) => [data(body).user.id],
+        },
+      )
     ).data.user;
-    await write('PATCH /api/v2/admin/users/{id}', `/api/v2/admin/users/${consoleUser.id}`, { role: 'admin' }, { status: 200, operation: 'user.update', ids: () => [consoleUser.id] });
+    await write(
+      'PATCH /api/v2/admin/users/{id}',
+      `/api/v2/admin/users/${consoleUser.id}`,
+      { role: 'admin' },
+      { status: 200, operation: 'user.update', ids: () => [consoleUser.id] },
+    );
     const link = (
       await write('POST /api/v2/admin/users/{id}/sign-in-link', `/api/v2/admin/users/${consoleUser.id}/sign-in-link`, undefined, {
         status: 201,
@@ -393,11 +721,24 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     ).data;
     const signedIn = await t.app.inject({ method: 'POST', url: '/api/v2/session', payload: { email: 'mia@example.org', password: 'mia password 1' } });
     expect(signedIn.statusCode, signedIn.body).toBe(201);
-    expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'session.create', entityIds: [consoleUser.id], tokenId: expect.stringMatching(/^session:/) });
+    expect(await newest()).toMatchObject({
+      actor: 'user:mia@example.org',
+      operation: 'session.create',
+      entityIds: [consoleUser.id],
+      tokenId: expect.stringMatching(/^session:/),
+    });
     const byLink = await t.app.inject({ method: 'POST', url: '/api/v2/session/link', payload: { link: link.url } });
     expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'session.create', detail: { via: 'link' } });
-    const sessionHeaders = (response: typeof signedIn) => ({ cookie: String(response.headers['set-cookie']).split(';')[0]!, 'x-csrf-token': response.json().data.csrfToken as string });
-    const changed = await t.app.inject({ method: 'PUT', url: '/api/v2/session/password', headers: sessionHeaders(byLink), payload: { newPassword: 'mia password 2' } });
+    const sessionHeaders = (response: typeof signedIn) => ({
+      cookie: String(response.headers['set-cookie']).split(';')[0]!,
+      'x-csrf-token': response.json().data.csrfToken as string,
+    });
+    const changed = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v2/session/password',
+      headers: sessionHeaders(byLink),
+      payload: { newPassword: 'mia password 2' },
+    });
     expect(changed.statusCode, changed.body).toBe(200);
     expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'user.password', entityIds: [consoleUser.id] });
     written.add('PUT /api/v2/session/password');
@@ -405,21 +746,41 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     expect(out.statusCode, out.body).toBe(200);
     expect(await newest()).toMatchObject({ actor: 'user:mia@example.org', operation: 'session.delete', entityIds: [consoleUser.id] });
     written.add('DELETE /api/v2/session');
-    await write('DELETE /api/v2/admin/users/{id}', `/api/v2/admin/users/${consoleUser.id}`, undefined, { status: 200, operation: 'user.remove', ids: () => [consoleUser.id] });
-    await write('DELETE /api/v2/admin/tokens/{jti}', `/api/v2/admin/tokens/${issued.jti}`, undefined, { status: 200, operation: 'token.revoke', ids: () => [issued.jti] });
+    await write('DELETE /api/v2/admin/users/{id}', `/api/v2/admin/users/${consoleUser.id}`, undefined, {
+      status: 200,
+      operation: 'user.remove',
+      ids: () => [consoleUser.id],
+    });
+    await write('DELETE /api/v2/admin/tokens/{jti}', `/api/v2/admin/tokens/${issued.jti}`, undefined, {
+      status: 200,
+      operation: 'token.revoke',
+      ids: () => [issued.jti],
+    });
     expect(source.id).toMatch(/^sig_/);
 
     // Every write route the service publishes was exercised above: a new one must be audited (and added here).
     // The public writes (no token, so no one to name) are the website tracker's, checked above to leave no entry.
-    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { security?: unknown[] }>> };
+    const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
     const writes = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.entries(operations)
         .filter(([method]) => ['post', 'patch', 'put', 'delete'].includes(method))
         .map(([method, operation]) => ({ route: `${method.toUpperCase()} ${path}`, public: operation.security?.length === 0 })),
     );
-    expect([...written].sort()).toEqual(writes.filter((w) => !w.public).map((w) => w.route).sort());
+    expect([...written].sort()).toEqual(
+      writes
+        .filter((w) => !w.public)
+        .map((w) => w.route)
+        .sort(),
+    );
     // And the console's sign-in, recorded as the user who signed in (above).
-    expect(writes.filter((w) => w.public).map((w) => w.route).sort()).toEqual([
+    expect(
+      writes
+        .filter((w) => w.public)
+        .map((w) => w.route)
+        .sort(),
+    ).toEqual([
       'POST /api/v2/receivers/{kind}/{key}',
       'POST /api/v2/session',
       'POST /api/v2/session/link',
@@ -449,7 +810,12 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     await worker.runUntilIdle();
     const erased = (await audit(`operation=privacy.erase&entityId=${contactId}`)).data;
     expect(erased).toEqual([
-      expect.objectContaining({ actor: `job:${jobId}`, tokenId: null, entityIds: [contactId], detail: expect.objectContaining({ erasedSoFar: expect.any(Object) }) }),
+      expect.objectContaining({
+        actor: `job:${jobId}`,
+        tokenId: null,
+        entityIds: [contactId],
+        detail: expect.objectContaining({ erasedSoFar: expect.any(Object) }),
+      }),
     ]);
   });
 

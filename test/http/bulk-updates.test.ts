@@ -38,8 +38,7 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
   const post = (path: string, payload: unknown, token = t.token) =>
     t.app.inject({ method: 'POST', url: path, headers: { authorization: `Bearer ${token}` }, payload: payload as Body });
 
-  const bulk = (entity: 'contacts' | 'organizations' | 'objects', body: Body, token = t.token) =>
-    post(`/api/v2/${entity}/bulk-update`, body, token);
+  const bulk = (entity: 'contacts' | 'organizations' | 'objects', body: Body, token = t.token) => post(`/api/v2/${entity}/bulk-update`, body, token);
 
   async function ok(entity: 'contacts' | 'organizations' | 'objects', body: Body, token = t.token): Promise<string[]> {
     const response = await bulk(entity, body, token);
@@ -151,7 +150,11 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
     const deal = await insert('object_types', { community_id: t.communityId, name: 'Deal' });
     const ticket = await insert('object_types', { community_id: t.communityId, name: 'Ticket' });
     const theirType = await insert('object_types', { community_id: other.communityId, name: 'Deal' });
-    for (const [name, type] of [['deal1', deal], ['deal2', deal], ['ticket1', ticket]] as const) {
+    for (const [name, type] of [
+      ['deal1', deal],
+      ['deal2', deal],
+      ['ticket1', ticket],
+    ] as const) {
       object[name] = `co_${await insert('objects', { community_id: t.communityId, object_type_id: type, name, record_key: name })}`;
     }
     theirObject = `co_${await insert('objects', { community_id: other.communityId, object_type_id: theirType, name: 'theirs', record_key: 'theirs' })}`;
@@ -171,7 +174,9 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
     tag.customer = await makeTag('Customer', ['company']);
     tag.thread = await makeTag('Hot thread', ['activity']);
     tag.gone = await makeTag('Gone', ['member', 'company']);
-    expect((await t.app.inject({ method: 'DELETE', url: `/community/v1/tags/${tag.gone}`, headers: { authorization: `Bearer ${t.token}` } })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'DELETE', url: `/community/v1/tags/${tag.gone}`, headers: { authorization: `Bearer ${t.token}` } })).statusCode).toBe(
+      200,
+    );
     tag.theirs = await makeTag('Their tag', ['member'], other.token);
 
     field.plan = await customField(t.communityId, 'Plan', ['contact'], 'string');
@@ -342,7 +347,11 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
       const bodies = [
         { contactIds: all, tagIdsToAdd: [tag.champion, tag.speaker], segmentId: segment.vip },
         { contactIds: [...all].reverse(), tagIdsToAdd: [tag.speaker, tag.mentor], segmentId: segment.vip },
-        { contactIds: all.slice(2), tagIdsToRemove: [tag.champion], customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'x' } }] },
+        {
+          contactIds: all.slice(2),
+          tagIdsToRemove: [tag.champion],
+          customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'x' } }],
+        },
         { contactIds: all.slice(0, 4), customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'x' } }] },
       ];
       const responses = await Promise.all(bodies.map((body) => bulk('contacts', body)));
@@ -461,7 +470,11 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
   describe('validation: every fault in one 400, nothing written', () => {
     it('every kind of fault at once: foreign IDs, a deleted tag, a value of the wrong type and a segment of the wrong entity type', async () => {
       // Something to lose, had anything been written or removed.
-      await ok('contacts', { contactIds: [contact.ada], tagIdsToAdd: [tag.speaker], customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'keep' } }] });
+      await ok('contacts', {
+        contactIds: [contact.ada],
+        tagIdsToAdd: [tag.speaker],
+        customFields: [{ customFieldId: field.plan, customFieldValue: { type: 'string', value: 'keep' } }],
+      });
       const error = await rejected('contacts', {
         contactIds: [contact.ada, theirContact, contact.bob],
         segmentId: segment.accounts,
@@ -585,11 +598,23 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
       ['no record IDs', { contactIds: [] }, 'body field "contactIds" must NOT have fewer than 1 items'],
       ['101 record IDs', { contactIds: Array.from({ length: 101 }, (_, i) => `c_${i + 1}`) }, 'body field "contactIds" must NOT have more than 100 items'],
       ['26 tags to add', { tagIdsToAdd: Array.from({ length: 26 }, (_, i) => `l_${i + 1}`) }, 'body field "tagIdsToAdd" must NOT have more than 25 items'],
-      ['26 tags to remove', { tagIdsToRemove: Array.from({ length: 26 }, (_, i) => `l_${i + 1}`) }, 'body field "tagIdsToRemove" must NOT have more than 25 items'],
+      [
+        '26 tags to remove',
+        { tagIdsToRemove: Array.from({ length: 26 }, (_, i) => `l_${i + 1}`) },
+        'body field "tagIdsToRemove" must NOT have more than 25 items',
+      ],
       ['an empty customFields', { customFields: [] }, 'body field "customFields" must NOT have fewer than 1 items'],
       ['an unknown field', { contactIDs: ['c_1'] }, 'unknown body field "contactIDs"'],
-      ['an unknown field in a custom field', { customFields: [{ customFieldId: 'cf_1', customFieldValue: { type: 'string', value: 'x', extra: 1 } }] }, 'unknown body field "customFields.0.customFieldValue.extra"'],
-      ['a custom field value without its type', { customFields: [{ customFieldId: 'cf_1', customFieldValue: { value: 'x' } }] }, 'body field "customFields.0.customFieldValue.type" is required'],
+      [
+        'an unknown field in a custom field',
+        { customFields: [{ customFieldId: 'cf_1', customFieldValue: { type: 'string', value: 'x', extra: 1 } }] },
+        'unknown body field "customFields.0.customFieldValue.extra"',
+      ],
+      [
+        'a custom field value without its type',
+        { customFields: [{ customFieldId: 'cf_1', customFieldValue: { value: 'x' } }] },
+        'body field "customFields.0.customFieldValue.type" is required',
+      ],
       ['a number for an ID (bodies are never coerced)', { contactIds: [1] }, 'body field "contactIds.0" must be string'],
       ['a null segmentId', { segmentId: null }, 'body field "segmentId" must be string'],
     ])('refuses %s', async (_, change, message) => {
@@ -619,7 +644,10 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
       const tags = [];
       for (let i = 0; i < 25; i++) tags.push(await makeTag(`Bulk ${i}`, ['member']));
       expect(await ok('contacts', { contactIds: ids, tagIdsToAdd: tags })).toEqual(ids);
-      const count = await db().selectFrom('tag_assignments').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const count = await db()
+        .selectFrom('tag_assignments')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(100 * 25);
       for (const id of tags) await t.app.inject({ method: 'DELETE', url: `/community/v1/tags/${id}`, headers: { authorization: `Bearer ${t.token}` } });
     });
@@ -648,7 +676,11 @@ describe.each(ENGINES)('bulk updates (%s)', (engine) => {
     });
 
     it('refuses a request without a token', async () => {
-      const response = await t.app.inject({ method: 'POST', url: '/api/v2/contacts/bulk-update', payload: { contactIds: [contact.ada], tagIdsToAdd: [tag.champion] } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/contacts/bulk-update',
+        payload: { contactIds: [contact.ada], tagIdsToAdd: [tag.champion] },
+      });
       expect(response.statusCode).toBe(403);
     });
 

@@ -81,7 +81,15 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
   const prospectorCompany = async (website: string) =>
     (await t.services.db.insertInto('prospector_companies').values({ name: website, primary_website: website }).returning('id').executeTakeFirstOrThrow()).id;
   const prospect = async (companyId: number, name: string, title: string, more: { email?: string; linkedin_handle?: string } = {}) =>
-    `pc_${(await t.services.db.insertInto('prospector_contacts').values({ company_id: companyId, name, title, ...more }).returning('id').executeTakeFirstOrThrow()).id}`;
+    `pc_${
+      (
+        await t.services.db
+          .insertInto('prospector_contacts')
+          .values({ company_id: companyId, name, title, ...more })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id
+    }`;
 
   beforeAll(async () => {
     t = await createTestApp(engine);
@@ -161,7 +169,10 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
       ]) {
         expect(error.message).toContain(fault);
       }
-      const tooMany = await admin('PUT', { seniorities: Array.from({ length: 51 }, (_, n) => ({ id: n + 1, key: `s${n}`, name: `S${n}` })), departments: COMMITTEE.departments });
+      const tooMany = await admin('PUT', {
+        seniorities: Array.from({ length: 51 }, (_, n) => ({ id: n + 1, key: `s${n}`, name: `S${n}` })),
+        departments: COMMITTEE.departments,
+      });
       expect(tooMany.statusCode).toBe(400);
       expect(tooMany.body).toContain('seniorities has 51 entries; a committee has at most 50');
       // The body's shape is checked first, every fault of it named too.
@@ -199,7 +210,9 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
       const { communityId } = await t.services.communities.create('Other committee', cliActor());
       const theirs = await t.issueToken(['admin'], communityId);
       expect((await readCommittee(theirs)).statusCode).toBe(404);
-      expect((await admin('PUT', { seniorities: [{ id: 1, key: 'vp', name: 'VP' }], departments: [{ id: 1, key: 'sales', name: 'Sales' }] }, theirs)).statusCode).toBe(200);
+      expect(
+        (await admin('PUT', { seniorities: [{ id: 1, key: 'vp', name: 'VP' }], departments: [{ id: 1, key: 'sales', name: 'Sales' }] }, theirs)).statusCode,
+      ).toBe(200);
       expect((await readCommittee()).json()).toEqual({ success: true, data: COMMITTEE });
     });
   });
@@ -216,7 +229,10 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
       const vpNumber = pushed + 1;
       const vpEng = await person('acme.com', 'VP of Engineering', 3, 30);
       const director = await person('acme.com', 'Director of Sales', 1, 10);
-      const seller = await prospect(acmeCompany, 'Pat Prospect', 'VP, Sales', { email: 'pat@acme.com', linkedin_handle: 'https://www.linkedin.com/in/pat-prospect/' });
+      const seller = await prospect(acmeCompany, 'Pat Prospect', 'VP, Sales', {
+        email: 'pat@acme.com',
+        linkedin_handle: 'https://www.linkedin.com/in/pat-prospect/',
+      });
       // Titles that classify outside the committee, or not at all, place nobody.
       await person('acme.com', 'Chief Executive Officer', 2, 5);
       await person('acme.com', 'Geschäftsführer');
@@ -225,7 +241,17 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
       expect(response.statusCode, response.body).toBe(200);
       const body = response.json() as Cells;
       expect(body.meta).toEqual({ nextCursor: null });
-      expect(body.data.map((each) => each.id)).toEqual(['bcc_10_1', 'bcc_10_2', 'bcc_10_3', 'bcc_20_1', 'bcc_20_2', 'bcc_20_3', 'bcc_30_1', 'bcc_30_2', 'bcc_30_3']);
+      expect(body.data.map((each) => each.id)).toEqual([
+        'bcc_10_1',
+        'bcc_10_2',
+        'bcc_10_3',
+        'bcc_20_1',
+        'bcc_20_2',
+        'bcc_20_3',
+        'bcc_30_1',
+        'bcc_30_2',
+        'bcc_30_3',
+      ]);
       expect(body.data[0]).toEqual({
         id: 'bcc_10_1',
         seniority: COMMITTEE.seniorities[0],
@@ -267,7 +293,20 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
     it('holds up to five engagement-ranked candidates, then up to five recently touched others', async () => {
       // Activity counts and latest minutes: the engaged are the five most active (ties by ID), the recent the
       // five latest of the others that have an activity; contacts without any, and prospector contacts, wait.
-      const plan: [number, number][] = [[5, 100], [5, 101], [4, 102], [3, 103], [3, 104], [2, 200], [1, 150], [1, 300], [1, 250], [1, 120], [1, 260], [1, 110]];
+      const plan: [number, number][] = [
+        [5, 100],
+        [5, 101],
+        [4, 102],
+        [3, 103],
+        [3, 104],
+        [2, 200],
+        [1, 150],
+        [1, 300],
+        [1, 250],
+        [1, 120],
+        [1, 260],
+        [1, 110],
+      ];
       const engineers: string[] = [];
       for (const [count, latest] of plan) engineers.push(await person('acme.com', 'Software Engineer', count, latest));
       const quiet = [await person('acme.com', 'Software Engineer'), await person('acme.com', 'Backend Developer')];
@@ -305,7 +344,13 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
     it('takes the prospector companies whose website’s registrable domain is the organization’s primary domain, no other', async () => {
       const others = ['https://acme.com.evil.io', 'https://notacme.com', 'https://acme.co.uk', 'https://acme-labs.com', null];
       for (const website of others) {
-        const company = (await t.services.db.insertInto('prospector_companies').values({ name: 'Elsewhere', primary_website: website }).returning('id').executeTakeFirstOrThrow()).id;
+        const company = (
+          await t.services.db
+            .insertInto('prospector_companies')
+            .values({ name: 'Elsewhere', primary_website: website })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
         await prospect(company, `Director elsewhere ${website}`, 'Director of Marketing');
       }
       const inside = await prospect(await prospectorCompany('HTTP://Shop.ACME.com.'), 'Director inside', 'Director of Marketing');
@@ -327,7 +372,13 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
     });
 
     it('needs organizations:read, contacts:read and prospector:read, or read', async () => {
-      for (const scopes of [['organizations:read', 'contacts:read'], ['organizations:read', 'prospector:read'], ['contacts:read', 'prospector:read'], ['admin'], ['write']]) {
+      for (const scopes of [
+        ['organizations:read', 'contacts:read'],
+        ['organizations:read', 'prospector:read'],
+        ['contacts:read', 'prospector:read'],
+        ['admin'],
+        ['write'],
+      ]) {
         const response = await cells({ organizationId: acme }, await t.issueToken(scopes));
         expect(response.statusCode, scopes.join(' ')).toBe(403);
         expect(response.json()).toMatchObject({ status: 'forbidden' });
@@ -343,7 +394,8 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
         expect(response.json()).toEqual({ success: false, error: expect.objectContaining({ code, message: expect.any(String) }) });
       };
       await expectError(await cells({}), 400, 'invalid_organization_id');
-      for (const bad of ['', '12', 'o_', 'o_x', 'O_1', 'c_1', 'o_1.5', 'o_99999999999999999999']) await expectError(await cells({ organizationId: bad }), 400, 'invalid_organization_id');
+      for (const bad of ['', '12', 'o_', 'o_x', 'O_1', 'c_1', 'o_1.5', 'o_99999999999999999999'])
+        await expectError(await cells({ organizationId: bad }), 400, 'invalid_organization_id');
       await expectError(await cells({ organizationId: 'o_999999' }), 404, 'org_not_found');
 
       const { communityId } = await t.services.communities.create('No committee', cliActor());
@@ -359,7 +411,11 @@ describe.each(ENGINES)('buying committees (%s)', (engine) => {
       expect(missing.statusCode).toBe(404);
       expect(missing.json()).toEqual({ success: false, error: { code: 'buying_committee_not_found', message: expect.any(String) } });
 
-      for (const params of [{ organizationId: acme, cols: 'title' }, { organizationId: acme, limit: '5' }, { organizationId: acme, cursor: 'x' }]) {
+      for (const params of [
+        { organizationId: acme, cols: 'title' },
+        { organizationId: acme, limit: '5' },
+        { organizationId: acme, cursor: 'x' },
+      ]) {
         const refused = await cells(params);
         expect(refused.statusCode, JSON.stringify(params)).toBe(400);
       }

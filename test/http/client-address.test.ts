@@ -77,11 +77,16 @@ describe.each(ENGINES)('client addresses behind proxies (%s)', (engine) => {
         headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
         payload: JSON.stringify({ email: `${forwardedFor}@example.org`, password: 'not the password' }),
       });
-    expect([(await signIn('203.0.113.30')).statusCode, (await signIn('203.0.113.31')).statusCode, (await signIn('203.0.113.32')).statusCode]).toEqual([403, 403, 403]);
+    expect([(await signIn('203.0.113.30')).statusCode, (await signIn('203.0.113.31')).statusCode, (await signIn('203.0.113.32')).statusCode]).toEqual([
+      403, 403, 403,
+    ]);
     expect([(await signIn('203.0.113.30')).statusCode, (await signIn('203.0.113.30')).statusCode]).toEqual([403, 429]);
 
-    const script = (forwardedFor: string) => app.inject({ method: 'GET', url: '/t.js', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
-    expect([(await script('203.0.113.40')).statusCode, (await script('203.0.113.41')).statusCode, (await script('203.0.113.42')).statusCode]).toEqual([200, 200, 200]);
+    const script = (forwardedFor: string) =>
+      app.inject({ method: 'GET', url: '/t.js', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': forwardedFor } });
+    expect([(await script('203.0.113.40')).statusCode, (await script('203.0.113.41')).statusCode, (await script('203.0.113.42')).statusCode]).toEqual([
+      200, 200, 200,
+    ]);
     expect([(await script('203.0.113.40')).statusCode, (await script('203.0.113.40')).statusCode]).toEqual([200, 429]);
   });
 

@@ -4,7 +4,15 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { walkPages, withQuery } from '../helpers/paging.ts';
 
-type Opening = { id: string; jobTitle: string; location: string | null; jobDescription: string | null; firstSeenAt: string; isClosed: boolean; url?: string | null };
+type Opening = {
+  id: string;
+  jobTitle: string;
+  location: string | null;
+  jobDescription: string | null;
+  firstSeenAt: string;
+  isClosed: boolean;
+  url?: string | null;
+};
 type News = { id: string; title: string; category: string | null; articleSentence: string | null; publishedAt: string };
 type Page<R> = { success: true; data: R[]; meta: { nextCursor: string | null; recordCount?: number } };
 
@@ -34,7 +42,11 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
     t = await createTestApp(engine);
     org = await organization('acme.com');
     quiet = await organization('quiet.io');
-    const type = await t.services.db.insertInto('object_types').values({ community_id: t.communityId, name: 'Account' }).returning('id').executeTakeFirstOrThrow();
+    const type = await t.services.db
+      .insertInto('object_types')
+      .values({ community_id: t.communityId, name: 'Account' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const row = await t.services.db
       .insertInto('objects')
       .values({ community_id: t.communityId, object_type_id: type.id, name: 'Big account', record_key: 'big' })
@@ -89,7 +101,14 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
   it('lists an organization’s openings newest first, with every field, url only through cols', async () => {
     const page = await openings({});
     expect(page.data.map((row) => row.jobTitle)).toEqual(['Job 7', 'Job 6', 'Job 5', 'Job 4', 'Job 3', 'Job 2', 'Job 1']);
-    expect(page.data[0]).toEqual({ id: expect.stringMatching(/^job_\d+$/), jobTitle: 'Job 7', location: 'Remote', jobDescription: null, firstSeenAt: day(7), isClosed: false });
+    expect(page.data[0]).toEqual({
+      id: expect.stringMatching(/^job_\d+$/),
+      jobTitle: 'Job 7',
+      location: 'Remote',
+      jobDescription: null,
+      firstSeenAt: day(7),
+      isClosed: false,
+    });
     expect(page.data[1]).toMatchObject({ location: null, isClosed: true });
     expect(page.meta).toEqual({ nextCursor: null });
     const withUrl = await openings({ cols: 'url,recordCount', limit: 2 });
@@ -104,7 +123,13 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
   it('lists news newest first; news takes no opt-in column', async () => {
     const page = await newsOf({});
     expect(page.data.map((row) => row.title)).toEqual(['News 6', 'News 5', 'News 4', 'News 3', 'News 2', 'News 1']);
-    expect(page.data[5]).toEqual({ id: expect.stringMatching(/^news_\d+$/), title: 'News 1', category: null, articleSentence: 'Sentence 1', publishedAt: day(1) });
+    expect(page.data[5]).toEqual({
+      id: expect.stringMatching(/^news_\d+$/),
+      title: 'News 1',
+      category: null,
+      articleSentence: 'Sentence 1',
+      publishedAt: day(1),
+    });
     expect((await newsOf({ cols: 'recordCount' })).meta.recordCount).toBe(6);
     const url = await get('/api/v2/news', { organizationId: org, cols: 'url' });
     expect(url.statusCode).toBe(400);
@@ -127,7 +152,11 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
 
     const cursor = (await openings({ limit: 2 })).meta.nextCursor!;
     expect((await get('/api/v2/job-openings', { organizationId: org, limit: 2, cursor })).statusCode).toBe(200);
-    for (const other of [{ organizationId: quiet }, { direction: 'asc' }, { lightFilter: JSON.stringify({ type: 'and', clauses: [{ type: 'booleanFilter', field: 'isClosed', params: { op: 'eq', value: false } }] }) }]) {
+    for (const other of [
+      { organizationId: quiet },
+      { direction: 'asc' },
+      { lightFilter: JSON.stringify({ type: 'and', clauses: [{ type: 'booleanFilter', field: 'isClosed', params: { op: 'eq', value: false } }] }) },
+    ]) {
       const response = await get('/api/v2/job-openings', { organizationId: org, limit: 2, cursor, ...other });
       expect(response.statusCode, JSON.stringify(other)).toBe(400);
       expect(response.json()).toMatchObject({ error: { code: 'invalid_cursor' } });
@@ -149,7 +178,10 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
     expect(funding.data.map((row) => row.title)).toEqual(['News 5', 'News 3']);
     const liked = await newsOf({ lightFilter: filter([{ type: 'stringFilter', field: 'title', params: { op: 'like', value: 'ws 4' } }]) });
     expect(liked.data.map((row) => row.title)).toEqual(['News 4']);
-    const refused = await get('/api/v2/job-openings', { organizationId: org, lightFilter: filter([{ type: 'stringFilter', field: 'salary', params: { op: 'eq', value: 'x' } }]) });
+    const refused = await get('/api/v2/job-openings', {
+      organizationId: org,
+      lightFilter: filter([{ type: 'stringFilter', field: 'salary', params: { op: 'eq', value: 'x' } }]),
+    });
     expect(refused.statusCode).toBe(400);
     expect(refused.body).toContain('clauses[0]');
     for (const entity of ['job_opening', 'news']) {
@@ -157,10 +189,17 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
       expect(fields.statusCode, fields.body).toBe(200);
     }
     expect(((await t.get('/api/v2/filter-fields?entity=job_opening')).json() as { data: { field: string }[] }).data.map((row) => row.field)).toEqual([
-      'jobTitle', 'location', 'jobDescription', 'isClosed', 'firstSeenAt',
+      'jobTitle',
+      'location',
+      'jobDescription',
+      'isClosed',
+      'firstSeenAt',
     ]);
     expect(((await t.get('/api/v2/filter-fields?entity=news')).json() as { data: { field: string }[] }).data.map((row) => row.field)).toEqual([
-      'title', 'category', 'articleSentence', 'publishedAt',
+      'title',
+      'category',
+      'articleSentence',
+      'publishedAt',
     ]);
   });
 
@@ -168,7 +207,10 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
     for (const path of ['/api/v2/job-openings', '/api/v2/news']) {
       const none = await get(path, {});
       expect(none.statusCode).toBe(400);
-      expect(none.json()).toMatchObject({ success: false, error: { code: 'invalid_parameters', message: expect.stringContaining('exactly one of organizationId and objectId') } });
+      expect(none.json()).toMatchObject({
+        success: false,
+        error: { code: 'invalid_parameters', message: expect.stringContaining('exactly one of organizationId and objectId') },
+      });
       expect((await get(path, { organizationId: org, objectId: object })).statusCode).toBe(400);
       expect((await get(path, { organizationId: '12' })).json()).toMatchObject({ error: { code: 'invalid_organization_id', invalidIds: ['12'] } });
       expect((await get(path, { objectId: 'o_1' })).json()).toMatchObject({ error: { code: 'invalid_object_id' } });
@@ -187,7 +229,15 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
   it('imports update by key: the latest values win, firstSeenAt keeps the earliest, nothing doubled', async () => {
     const again = await importOpenings([
       { organizationId: org, jobTitle: 'Job 7 (senior)', url: 'https://acme.com/jobs/7', firstSeenAt: day(9) },
-      { organizationId: org, jobTitle: 'Job 6', url: 'https://acme.com/jobs/6', location: null, jobDescription: 'Description 6', firstSeenAt: day(6), isClosed: true },
+      {
+        organizationId: org,
+        jobTitle: 'Job 6',
+        url: 'https://acme.com/jobs/6',
+        location: null,
+        jobDescription: 'Description 6',
+        firstSeenAt: day(6),
+        isClosed: true,
+      },
       { organizationId: org, key: 'no-url', jobTitle: 'Job 8', firstSeenAt: day(8) },
     ]);
     expect(again.json()).toEqual({ success: true, data: { added: 1, changed: 1, unchanged: 1 } });
@@ -196,15 +246,26 @@ describe.each(ENGINES)('job openings and news (%s)', (engine) => {
     expect(page.data[1]).toMatchObject({ firstSeenAt: day(7), jobDescription: null, location: null });
     // Without a key or url, the title and location identify an opening.
     await importOpenings([{ organizationId: quiet, jobTitle: 'Tie A', firstSeenAt: day(0) }]);
-    expect((await get('/api/v2/job-openings', { organizationId: quiet })).json()).toMatchObject({ data: [{ jobTitle: 'Later' }, { jobTitle: 'Tie B' }, { jobTitle: 'Tie A', firstSeenAt: day(0) }] });
-    const news = await importNews([{ organizationId: org, title: 'News 6, corrected', url: 'https://news.example.org/6', publishedAt: day(6), category: 'product' }]);
+    expect((await get('/api/v2/job-openings', { organizationId: quiet })).json()).toMatchObject({
+      data: [{ jobTitle: 'Later' }, { jobTitle: 'Tie B' }, { jobTitle: 'Tie A', firstSeenAt: day(0) }],
+    });
+    const news = await importNews([
+      { organizationId: org, title: 'News 6, corrected', url: 'https://news.example.org/6', publishedAt: day(6), category: 'product' },
+    ]);
     expect(news.json()).toEqual({ success: true, data: { added: 0, changed: 1, unchanged: 0 } });
     expect((await newsOf({ limit: 1 })).data[0]).toMatchObject({ title: 'News 6, corrected', articleSentence: null });
     // The organization's own recent items read the same rows.
-    const acme = (await t.get(`/api/v2/organizations/${org}?cols=recentJobOpenings,recentNews`)).json() as { data: { recentJobOpenings: { jobTitle: string; url: string | null }[]; recentNews: { title: string }[] } };
+    const acme = (await t.get(`/api/v2/organizations/${org}?cols=recentJobOpenings,recentNews`)).json() as {
+      data: { recentJobOpenings: { jobTitle: string; url: string | null }[]; recentNews: { title: string }[] };
+    };
     expect(acme.data.recentJobOpenings.map((row) => row.jobTitle)).toEqual(['Job 8', 'Job 7 (senior)', 'Job 6', 'Job 5', 'Job 4']);
     expect(acme.data.recentNews[0]!.title).toBe('News 6, corrected');
-    const audit = await t.services.db.selectFrom('audit_log').select(['operation', 'entity_ids']).where('operation', 'in', ['job_openings.import', 'news.import']).orderBy('id').execute();
+    const audit = await t.services.db
+      .selectFrom('audit_log')
+      .select(['operation', 'entity_ids'])
+      .where('operation', 'in', ['job_openings.import', 'news.import'])
+      .orderBy('id')
+      .execute();
     expect(audit[0]).toEqual({ operation: 'job_openings.import', entity_ids: [org, object] });
   });
 

@@ -61,7 +61,13 @@ const chatHub: ConnectorKind<{ room: string }, { webhookSecret: string }> = {
     return ['messages'];
   },
   async page() {
-    return { translation: { users: [], activities: history.flatMap((message) => message.by.map((person) => pushOf(message, person))), skipped: [] }, checkpoint: {}, done: true, total: history.length, records: history.length };
+    return {
+      translation: { users: [], activities: history.flatMap((message) => message.by.map((person) => pushOf(message, person))), skipped: [] },
+      checkpoint: {},
+      done: true,
+      total: history.length,
+      records: history.length,
+    };
   },
   async test() {
     return 'ok';
@@ -84,19 +90,30 @@ describe.each(ENGINES)('connectors and erasure (%s)', (engine) => {
 
   const worker = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs });
   const deliveries = () =>
-    t.services.db.selectFrom('connector_deliveries').select(['delivery_id as deliveryId', 'payload', 'processed_at as processedAt', 'outcome']).orderBy('id').execute();
-  const seen = async () => (await t.services.db.selectFrom('connector_people').select('platform_user_id as id').orderBy('platform_user_id').execute()).map((row) => row.id);
+    t.services.db
+      .selectFrom('connector_deliveries')
+      .select(['delivery_id as deliveryId', 'payload', 'processed_at as processedAt', 'outcome'])
+      .orderBy('id')
+      .execute();
+  const seen = async () =>
+    (await t.services.db.selectFrom('connector_people').select('platform_user_id as id').orderBy('platform_user_id').execute()).map((row) => row.id);
   const messages = async () => (await t.services.db.selectFrom('activities').select('external_id as id').orderBy('external_id').execute()).map((row) => row.id);
 
   it("erases the person's deliveries and platform IDs, and keeps nothing of later deliveries or syncs naming them", async () => {
-    const connector = (await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { room: 'general' }, secrets: { webhookSecret: WEBHOOK_SECRET } })).json().data;
+    const connector = (
+      await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { room: 'general' }, secrets: { webhookSecret: WEBHOOK_SECRET } })
+    ).json().data;
     const path = new URL(connector.receiverUrl).pathname;
     const deliver = async (deliveryId: string, message: Message) => {
       const body = JSON.stringify(message);
       const answer = await t.app.inject({
         method: 'POST',
         url: path,
-        headers: { 'content-type': 'application/json', 'x-chat-delivery': deliveryId, 'x-chat-signature': createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex') },
+        headers: {
+          'content-type': 'application/json',
+          'x-chat-delivery': deliveryId,
+          'x-chat-signature': createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex'),
+        },
         payload: body,
       });
       expect(answer.statusCode).toBe(202);
@@ -138,7 +155,12 @@ describe.each(ENGINES)('connectors and erasure (%s)', (engine) => {
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
     stored = await deliveries();
-    expect(stored[4]).toMatchObject({ deliveryId: 'd-4', payload: '', processedAt: expect.any(Date), outcome: expect.objectContaining({ activities: 1, suppressed: 1, payloadErased: true }) });
+    expect(stored[4]).toMatchObject({
+      deliveryId: 'd-4',
+      payload: '',
+      processedAt: expect.any(Date),
+      outcome: expect.objectContaining({ activities: 1, suppressed: 1, payloadErased: true }),
+    });
 
     // Later: the same platform ID under a new login, and the same login under another ID, store nothing and keep nothing.
     await deliver('d-5', { id: 5, by: [{ id: 7, login: 'ann-renamed' }], text: 'new name' });
@@ -153,7 +175,10 @@ describe.each(ENGINES)('connectors and erasure (%s)', (engine) => {
     expect(shown.last24h).toEqual({ deliveries: 7, records: 4 });
 
     // A sync that reads her messages from the platform stores nothing of her and does not ask for her profile.
-    history = [{ id: 1, by: [ann], text: 'ann speaking' }, { id: 9, by: [bob], text: 'bob in the history' }];
+    history = [
+      { id: 1, by: [ann], text: 'ann speaking' },
+      { id: 9, by: [bob], text: 'bob in the history' },
+    ];
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined);
     await worker().runUntilIdle();
     expect(await seen()).toEqual(['8']);

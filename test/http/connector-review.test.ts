@@ -41,7 +41,9 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
   const worker = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs });
   const show = async (id: string) => (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
   const create = async () =>
-    (await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
+    (
+      await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })
+    ).json().data;
   /** Issue comment `index` of the stand-in as GitHub delivers it, changed by `change` when given. */
   const deliver = async (path: string, deliveryId: string, index: number, change?: (comment: Record<string, unknown>) => void) => {
     const { event, body: payload } = standInDelivery(standIn, REPO, 'issue-comment', index);
@@ -55,7 +57,9 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
     standIn.fault({ kind: 'echo-authorization' });
     await worker().runOnce();
     const shown = await t.get(`/api/v2/admin/connectors/${connector.id}`);
-    expect(shown.json().data.reason).toMatch(/^the last sync attempt failed \(it is retried\): Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/);
+    expect(shown.json().data.reason).toMatch(
+      /^the last sync attempt failed \(it is retried\): Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/,
+    );
     const [job] = await t.services.jobs.list({ communityId: t.communityId, kind: 'connector.sync' });
     expect(job).toMatchObject({ status: 'queued', attempts: 1 });
     const jobs = JSON.stringify(job);
@@ -63,8 +67,15 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
 
     standIn.fault({ kind: 'echo-authorization' }, { times: 2 });
     const tested = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/test`, undefined);
-    expect(tested.json().data).toEqual({ ok: false, message: expect.stringMatching(/^Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/) });
-    const testedNew = await t.send('POST', '/api/v2/admin/connectors/test', { kind: 'github', settings: settings(), secrets: { token: OTHER_TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    expect(tested.json().data).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/),
+    });
+    const testedNew = await t.send('POST', '/api/v2/admin/connectors/test', {
+      kind: 'github',
+      settings: settings(),
+      secrets: { token: OTHER_TOKEN, webhookSecret: WEBHOOK_SECRET },
+    });
     expect(testedNew.json().data.message).toMatch(/^Problems parsing the Authorization header "token \[secret\]" \(token%20\[secret\]\)/);
 
     // A refusal (401) that echoes the credential: the connector fails with GitHub's message, redacted.
@@ -88,11 +99,18 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
   it('waits at least 30 s for a platform whose wait is already over, instead of syncing again at once', async () => {
     const connector = await create();
     const run = worker();
-    for (const fault of [{ kind: 'too-many-requests', retryAfter: 0 }, { kind: 'secondary-limit', retryAfter: 0 }] as const) {
+    for (const fault of [
+      { kind: 'too-many-requests', retryAfter: 0 },
+      { kind: 'secondary-limit', retryAfter: 0 },
+    ] as const) {
       standIn.fault(fault);
       await run.runUntilIdle();
       const until = new Date(clock.now().getTime() + 30_000).toISOString();
-      expect(await show(connector.id), fault.kind).toMatchObject({ state: 'waiting', waitingUntil: until, reason: expect.stringContaining('GitHub asked to wait 0s') });
+      expect(await show(connector.id), fault.kind).toMatchObject({
+        state: 'waiting',
+        waitingUntil: until,
+        reason: expect.stringContaining('GitHub asked to wait 0s'),
+      });
       // Nothing runs before then (a loop would ask GitHub again and again here).
       const asked = standIn.requests.length;
       expect(await run.runUntilIdle()).toBe(0);
@@ -108,7 +126,9 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
     standIn.fault({ kind: 'next-is-itself' }, { times: Infinity, path: /\/stargazers\?/ });
     await worker().runOnce();
     const shown = await show(connector.id);
-    expect(shown.reason).toMatch(/^the last sync attempt failed \(it is retried\): stream acme\/widgets:stargazers: the platform gave a page that leads back to itself/);
+    expect(shown.reason).toMatch(
+      /^the last sync attempt failed \(it is retried\): stream acme\/widgets:stargazers: the platform gave a page that leads back to itself/,
+    );
     // The page was read twice (the second time showed the checkpoint going nowhere), stored and counted once.
     expect(standIn.requests.filter((r) => r.path.includes('/stargazers?'))).toHaveLength(2);
     expect(shown.streams).toContainEqual(expect.objectContaining({ stream: `${REPO}:stargazers`, done: false, records: 3, total: 3 }));
@@ -125,7 +145,11 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
     expect((await deliver(path, 'd-2', 2, bot)).statusCode).toBe(202);
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
-    const processed = await t.services.db.selectFrom('connector_deliveries').select(['delivery_id as id', 'processed_at as processedAt', 'error', 'outcome']).orderBy('id').execute();
+    const processed = await t.services.db
+      .selectFrom('connector_deliveries')
+      .select(['delivery_id as id', 'processed_at as processedAt', 'error', 'outcome'])
+      .orderBy('id')
+      .execute();
     const commentId = standIn.record(REPO, 'issue-comment', 2).id as number;
     expect(processed).toEqual([
       {
@@ -134,24 +158,42 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
         error: null,
         outcome: expect.objectContaining({ activities: 1, rejected: 0 }),
       },
-      { id: 'd-2', processedAt: expect.any(Date), error: null, outcome: expect.objectContaining({ activities: 0, skipped: [`comment ${commentId} on ${REPO}#2: bot helper[bot]`] }) },
+      {
+        id: 'd-2',
+        processedAt: expect.any(Date),
+        error: null,
+        outcome: expect.objectContaining({ activities: 0, skipped: [`comment ${commentId} on ${REPO}#2: bot helper[bot]`] }),
+      },
     ]);
 
     // Tried five times, failing each time (its claim ran out): the sixth claim sets it aside; the next one is processed.
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/pause`, undefined);
     expect((await deliver(path, 'd-3', 1)).statusCode).toBe(202);
     expect((await deliver(path, 'd-4', 2)).statusCode).toBe(202);
-    await t.services.db.updateTable('connector_deliveries').set({ attempts: 5, error: 'connection terminated unexpectedly' }).where('delivery_id', '=', 'd-3').execute();
+    await t.services.db
+      .updateTable('connector_deliveries')
+      .set({ attempts: 5, error: 'connection terminated unexpectedly' })
+      .where('delivery_id', '=', 'd-3')
+      .execute();
     await t.send('POST', `/api/v2/admin/connectors/${connector.id}/resume`, undefined);
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
-    const rows = await t.services.db.selectFrom('connector_deliveries').select(['delivery_id as id', 'processed_at as processedAt', 'error', 'outcome']).orderBy('id').execute();
+    const rows = await t.services.db
+      .selectFrom('connector_deliveries')
+      .select(['delivery_id as id', 'processed_at as processedAt', 'error', 'outcome'])
+      .orderBy('id')
+      .execute();
     expect(rows.slice(2)).toEqual([
       { id: 'd-3', processedAt: expect.any(Date), error: 'set aside after 5 failed attempts: connection terminated unexpectedly', outcome: { setAside: true } },
       { id: 'd-4', processedAt: expect.any(Date), error: null, outcome: expect.objectContaining({ activities: 1 }) },
     ]);
     // The comment whose body held a NUL is stored without it; the set-aside delivery made nothing.
-    const activities = await t.services.db.selectFrom('activities').select(['external_id', 'content']).where('source_id', '=', connector.sourceId).orderBy('external_id').execute();
+    const activities = await t.services.db
+      .selectFrom('activities')
+      .select(['external_id', 'content'])
+      .where('source_id', '=', connector.sourceId)
+      .orderBy('external_id')
+      .execute();
     expect(activities).toEqual([
       { external_id: `issue-comment:${standIn.record(REPO, 'issue-comment', 1).id as number}`, content: expect.stringContaining('ab') },
       { external_id: `issue-comment:${commentId}`, content: expect.any(String) },
@@ -194,10 +236,34 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
       ['not a connector ID', 'POST', '/api/v2/admin/connectors/sig_x/sync', undefined, 'not a valid connector ID'],
       ['a huge connector ID', 'POST', '/api/v2/admin/connectors/sig_99999999999999999999999/pause', undefined, 'not a valid connector ID'],
       ['a NUL in the name', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { name: 'a\u0000b' }, '"name" contains the NUL character'],
-      ['a NUL in a setting', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { settings: { ...settings(), apiUrl: `${standIn.url}/a\u0000b` } }, '"settings.apiUrl" contains the NUL character'],
-      ['a NUL in a new name', 'POST', '/api/v2/admin/connectors', { kind: 'github', name: 'x\u0000', settings: settings(), secrets }, '"name" contains the NUL character'],
-      ['a NUL in a setting key', 'POST', '/api/v2/admin/connectors', { kind: 'github', settings: { ...settings(), 'k\u0000': 1 }, secrets }, '"settings" contains the NUL character'],
-      ['a NUL in a secret', 'PATCH', `/api/v2/admin/connectors/${connector.id}`, { secrets: { token: 'ghp_\u0000_long_enough' } }, '"secrets.token" contains the NUL character'],
+      [
+        'a NUL in a setting',
+        'PATCH',
+        `/api/v2/admin/connectors/${connector.id}`,
+        { settings: { ...settings(), apiUrl: `${standIn.url}/a\u0000b` } },
+        '"settings.apiUrl" contains the NUL character',
+      ],
+      [
+        'a NUL in a new name',
+        'POST',
+        '/api/v2/admin/connectors',
+        { kind: 'github', name: 'x\u0000', settings: settings(), secrets },
+        '"name" contains the NUL character',
+      ],
+      [
+        'a NUL in a setting key',
+        'POST',
+        '/api/v2/admin/connectors',
+        { kind: 'github', settings: { ...settings(), 'k\u0000': 1 }, secrets },
+        '"settings" contains the NUL character',
+      ],
+      [
+        'a NUL in a secret',
+        'PATCH',
+        `/api/v2/admin/connectors/${connector.id}`,
+        { secrets: { token: 'ghp_\u0000_long_enough' } },
+        '"secrets.token" contains the NUL character',
+      ],
     ];
     for (const [what, method, url, body, says] of cases) {
       const answer = await t.send(method, url, body);
@@ -205,10 +271,25 @@ describe.each(ENGINES)('connectors under misbehaving platforms (%s)', (engine) =
       expect(answer.json().error.message, what).toContain(says);
     }
     const receiver = [
-      await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'text/plain', 'x-github-event': 'issue_comment', 'x-hub-signature-256': 'zz' }, payload: 'x' }),
+      await t.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'content-type': 'text/plain', 'x-github-event': 'issue_comment', 'x-hub-signature-256': 'zz' },
+        payload: 'x',
+      }),
       await t.app.inject({ method: 'POST', url: path, payload: '' }),
-      await t.app.inject({ method: 'POST', url: `/api/v2/receivers/github/${'k'.repeat(300)}`, headers: { 'content-type': 'application/json' }, payload: '{}' }),
-      await t.app.inject({ method: 'POST', url: '/api/v2/receivers/github/rk_99999999999999999999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', headers: { 'content-type': 'application/json' }, payload: '{}' }),
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/v2/receivers/github/${'k'.repeat(300)}`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/receivers/github/rk_99999999999999999999_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+        headers: { 'content-type': 'application/json' },
+        payload: '{}',
+      }),
     ];
     expect(receiver.map((answer) => answer.statusCode)).toEqual([401, 401, 400, 404]);
   });

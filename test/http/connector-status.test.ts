@@ -25,7 +25,9 @@ describe.each(ENGINES)('connector status (%s)', (engine) => {
   let clock: ManualClock;
 
   beforeAll(async () => {
-    standIn = await startGitHubStandIn({ repositories: [{ fullName: 'acme/widgets', stargazers: 4, forks: 2, issues: 2, discussions: 2, commentsPerDiscussion: 2 }] });
+    standIn = await startGitHubStandIn({
+      repositories: [{ fullName: 'acme/widgets', stargazers: 4, forks: 2, issues: 2, discussions: 2, commentsPerDiscussion: 2 }],
+    });
   });
   afterAll(() => standIn.stop());
 
@@ -37,11 +39,17 @@ describe.each(ENGINES)('connector status (%s)', (engine) => {
 
   const streamsOf = async (id: string) => {
     const shown = (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
-    return Object.fromEntries(shown.streams.map((stream: { stream: string; records: number; total: number | null }) => [stream.stream.split(':')[1], [stream.records, stream.total]]));
+    return Object.fromEntries(
+      shown.streams.map((stream: { stream: string; records: number; total: number | null }) => [stream.stream.split(':')[1], [stream.records, stream.total]]),
+    );
   };
 
   it("counts a stream's platform records once, comparable with GitHub's total, across syncs that read the last page again", async () => {
-    const made = await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { repositories: ['acme/widgets'], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    const made = await t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'github',
+      settings: { repositories: ['acme/widgets'], apiUrl: standIn.url },
+      secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET },
+    });
     const connector = made.json().data;
     const worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
     await worker.runUntilIdle();
@@ -67,7 +75,11 @@ describe.each(ENGINES)('connector status (%s)', (engine) => {
   });
 
   it('takes a delivery GitHub sends as a form (payload=<JSON>), its signature checked over the form', async () => {
-    const made = await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { repositories: ['acme/widgets'], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    const made = await t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'github',
+      settings: { repositories: ['acme/widgets'], apiUrl: standIn.url },
+      secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET },
+    });
     const connector = made.json().data;
     const path = new URL(connector.receiverUrl).pathname;
     const star = standInDelivery(standIn, 'acme/widgets', 'star', 2);

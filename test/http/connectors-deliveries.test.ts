@@ -38,70 +38,157 @@ const one = (b: Json, e: Omit<Expected, 'repository'>): Expected[] => [{ ...e, r
 
 const ROWS: Row[] = [
   {
-    event: 'star', action: 'created', bodies: () => webhookExamples('star', 'created'),
-    expect: (b) => one(b, { id: `star:${b.repository.id}:${b.sender.id}`, type: 'starred_repo', person: b.sender, timestamp: b.starred_at, url: b.repository.html_url }),
+    event: 'star',
+    action: 'created',
+    bodies: () => webhookExamples('star', 'created'),
+    expect: (b) =>
+      one(b, { id: `star:${b.repository.id}:${b.sender.id}`, type: 'starred_repo', person: b.sender, timestamp: b.starred_at, url: b.repository.html_url }),
   },
   {
     // GitHub's published forks are into an organization (skipped: not a person); the same forks by a person's account.
-    event: 'fork', action: null,
+    event: 'fork',
+    action: null,
     bodies: () => webhookExamples('fork').map((b) => ({ ...b, forkee: { ...b.forkee, owner: { ...b.forkee.owner, type: 'User' } } })),
     expect: (b) => one(b, { id: `fork:${b.forkee.id}`, type: 'forked_repo', person: b.forkee.owner, timestamp: b.forkee.created_at, url: b.forkee.html_url }),
   },
   {
-    event: 'issues', action: 'opened', bodies: () => webhookExamples('issues', 'opened'),
+    event: 'issues',
+    action: 'opened',
+    bodies: () => webhookExamples('issues', 'opened'),
     expect: (b) => one(b, { id: issueOf(b), type: 'issue_opened', person: b.issue.user, timestamp: b.issue.created_at, url: b.issue.html_url }),
   },
   {
     // GitHub publishes no issues.closed example: the opened ones, closed by their sender.
-    event: 'issues', action: 'closed',
-    bodies: () => webhookExamples('issues', 'opened').map((b) => ({ ...b, action: 'closed', issue: { ...b.issue, state: 'closed', closed_at: '2019-05-16T10:00:00Z' } })),
-    expect: (b) => one(b, { id: `issue-closed:${b.repository.id}:${b.issue.number}`, type: 'issue_closed', person: b.sender, timestamp: b.issue.closed_at, url: b.issue.html_url, parent: issueOf(b) }),
+    event: 'issues',
+    action: 'closed',
+    bodies: () =>
+      webhookExamples('issues', 'opened').map((b) => ({ ...b, action: 'closed', issue: { ...b.issue, state: 'closed', closed_at: '2019-05-16T10:00:00Z' } })),
+    expect: (b) =>
+      one(b, {
+        id: `issue-closed:${b.repository.id}:${b.issue.number}`,
+        type: 'issue_closed',
+        person: b.sender,
+        timestamp: b.issue.closed_at,
+        url: b.issue.html_url,
+        parent: issueOf(b),
+      }),
   },
   {
-    event: 'issue_comment', action: 'created', bodies: () => webhookExamples('issue_comment', 'created'),
-    expect: (b) => one(b, {
-      id: `issue-comment:${b.comment.id}`, type: b.issue.pull_request ? 'pr_comment' : 'issue_comment', person: b.comment.user, timestamp: b.comment.created_at,
-      url: b.comment.html_url, parent: b.issue.pull_request ? pullOf(b, b.issue.number) : issueOf(b),
-    }),
+    event: 'issue_comment',
+    action: 'created',
+    bodies: () => webhookExamples('issue_comment', 'created'),
+    expect: (b) =>
+      one(b, {
+        id: `issue-comment:${b.comment.id}`,
+        type: b.issue.pull_request ? 'pr_comment' : 'issue_comment',
+        person: b.comment.user,
+        timestamp: b.comment.created_at,
+        url: b.comment.html_url,
+        parent: b.issue.pull_request ? pullOf(b, b.issue.number) : issueOf(b),
+      }),
   },
   {
-    event: 'pull_request', action: 'opened', bodies: () => webhookExamples('pull_request', 'opened'),
-    expect: (b) => one(b, { id: pullOf(b, b.pull_request.number), type: 'pr_opened', person: b.pull_request.user, timestamp: b.pull_request.created_at, url: b.pull_request.html_url }),
+    event: 'pull_request',
+    action: 'opened',
+    bodies: () => webhookExamples('pull_request', 'opened'),
+    expect: (b) =>
+      one(b, {
+        id: pullOf(b, b.pull_request.number),
+        type: 'pr_opened',
+        person: b.pull_request.user,
+        timestamp: b.pull_request.created_at,
+        url: b.pull_request.html_url,
+      }),
   },
   {
     // The published closed ones are not merged (skipped, below): the same, merged.
-    event: 'pull_request', action: 'closed',
-    bodies: () => webhookExamples('pull_request', 'closed').map((b) => ({ ...b, pull_request: { ...b.pull_request, merged: true, merged_at: '2019-05-16T11:00:00Z' } })),
-    expect: (b) => one(b, {
-      id: `pr-merged:${b.repository.id}:${b.pull_request.number}`, type: 'pr_merged', person: b.pull_request.user, timestamp: b.pull_request.merged_at,
-      url: b.pull_request.html_url, parent: pullOf(b, b.pull_request.number),
-    }),
+    event: 'pull_request',
+    action: 'closed',
+    bodies: () =>
+      webhookExamples('pull_request', 'closed').map((b) => ({ ...b, pull_request: { ...b.pull_request, merged: true, merged_at: '2019-05-16T11:00:00Z' } })),
+    expect: (b) =>
+      one(b, {
+        id: `pr-merged:${b.repository.id}:${b.pull_request.number}`,
+        type: 'pr_merged',
+        person: b.pull_request.user,
+        timestamp: b.pull_request.merged_at,
+        url: b.pull_request.html_url,
+        parent: pullOf(b, b.pull_request.number),
+      }),
   },
   {
-    event: 'pull_request_review', action: 'submitted', bodies: () => webhookExamples('pull_request_review', 'submitted'),
-    expect: (b) => one(b, { id: `pr-review:${b.review.id}`, type: 'pr_review', person: b.review.user, timestamp: b.review.submitted_at, url: b.review.html_url, parent: pullOf(b, b.pull_request.number) }),
+    event: 'pull_request_review',
+    action: 'submitted',
+    bodies: () => webhookExamples('pull_request_review', 'submitted'),
+    expect: (b) =>
+      one(b, {
+        id: `pr-review:${b.review.id}`,
+        type: 'pr_review',
+        person: b.review.user,
+        timestamp: b.review.submitted_at,
+        url: b.review.html_url,
+        parent: pullOf(b, b.pull_request.number),
+      }),
   },
   {
-    event: 'pull_request_review_comment', action: 'created', bodies: () => webhookExamples('pull_request_review_comment', 'created'),
-    expect: (b) => one(b, { id: `pr-review-comment:${b.comment.id}`, type: 'pr_comment', person: b.comment.user, timestamp: b.comment.created_at, url: b.comment.html_url, parent: pullOf(b, b.pull_request.number) }),
+    event: 'pull_request_review_comment',
+    action: 'created',
+    bodies: () => webhookExamples('pull_request_review_comment', 'created'),
+    expect: (b) =>
+      one(b, {
+        id: `pr-review-comment:${b.comment.id}`,
+        type: 'pr_comment',
+        person: b.comment.user,
+        timestamp: b.comment.created_at,
+        url: b.comment.html_url,
+        parent: pullOf(b, b.pull_request.number),
+      }),
   },
   {
-    event: 'discussion', action: 'created', bodies: () => webhookExamples('discussion', 'created'),
-    expect: (b) => one(b, { id: `discussion:${b.discussion.id}`, type: 'discussion_opened', person: b.discussion.user, timestamp: b.discussion.created_at, url: b.discussion.html_url }),
+    event: 'discussion',
+    action: 'created',
+    bodies: () => webhookExamples('discussion', 'created'),
+    expect: (b) =>
+      one(b, {
+        id: `discussion:${b.discussion.id}`,
+        type: 'discussion_opened',
+        person: b.discussion.user,
+        timestamp: b.discussion.created_at,
+        url: b.discussion.html_url,
+      }),
   },
   {
-    event: 'discussion_comment', action: 'created', bodies: () => webhookExamples('discussion_comment', 'created'),
-    expect: (b) => one(b, {
-      id: `discussion-comment:${b.comment.id}`, type: 'discussion_comment', person: b.comment.user, timestamp: b.comment.created_at, url: b.comment.html_url, parent: `discussion:${b.discussion.id}`,
-    }),
+    event: 'discussion_comment',
+    action: 'created',
+    bodies: () => webhookExamples('discussion_comment', 'created'),
+    expect: (b) =>
+      one(b, {
+        id: `discussion-comment:${b.comment.id}`,
+        type: 'discussion_comment',
+        person: b.comment.user,
+        timestamp: b.comment.created_at,
+        url: b.comment.html_url,
+        parent: `discussion:${b.discussion.id}`,
+      }),
   },
   {
-    event: 'release', action: 'published', bodies: () => webhookExamples('release', 'published'),
-    expect: (b) => one(b, { id: `release:${b.release.id}`, type: 'release_published', person: b.release.author, timestamp: b.release.published_at, url: b.release.html_url }),
+    event: 'release',
+    action: 'published',
+    bodies: () => webhookExamples('release', 'published'),
+    expect: (b) =>
+      one(b, {
+        id: `release:${b.release.id}`,
+        type: 'release_published',
+        person: b.release.author,
+        timestamp: b.release.published_at,
+        url: b.release.html_url,
+      }),
   },
   {
     // With settings.commits: the pusher's own commits that are new to the repository.
-    event: 'push', action: null, bodies: () => webhookExamples('push'),
+    event: 'push',
+    action: null,
+    bodies: () => webhookExamples('push'),
     expect: (b) =>
       (b.commits as Json[])
         .filter((c) => c.distinct !== false && c.author?.username === b.sender.login)
@@ -171,7 +258,8 @@ describe.each(ENGINES)('GitHub deliveries through the receiver (%s)', (engine) =
       // (A push of no commits makes nothing, and has nothing to skip.)
       const because = skippedBecause.get(delivery.name);
       if (because) expect(outcome.skipped?.[0], delivery.name).toMatch(because);
-      else if (delivery.expected.length === 0 && !FOLLOWED.has(delivery.name)) expect(outcome.skipped, delivery.name).toEqual([`${delivery.name}: not followed`]);
+      else if (delivery.expected.length === 0 && !FOLLOWED.has(delivery.name))
+        expect(outcome.skipped, delivery.name).toEqual([`${delivery.name}: not followed`]);
     }
   });
 
@@ -183,7 +271,10 @@ describe.each(ENGINES)('GitHub deliveries through the receiver (%s)', (engine) =
 
     const providerIs = JSON.stringify({ type: 'and', clauses: [{ type: 'stringFilter', field: 'providerId', params: { op: 'eq', value: connector.id } }] });
     const listed = await walkPages<Json>(
-      (cursor) => t.get(`/api/v2/activities?${new URLSearchParams({ lightFilter: providerIs, cols: 'contactId,subSourceNames,replyCount,providerId', limit: '100', ...(cursor ? { cursor } : {}) })}`),
+      (cursor) =>
+        t.get(
+          `/api/v2/activities?${new URLSearchParams({ lightFilter: providerIs, cols: 'contactId,subSourceNames,replyCount,providerId', limit: '100', ...(cursor ? { cursor } : {}) })}`,
+        ),
       100,
     );
     const stored = await t.services.db
@@ -195,7 +286,11 @@ describe.each(ENGINES)('GitHub deliveries through the receiver (%s)', (engine) =
     expect(stored.map((row) => row.external_id).sort()).toEqual([...expected.keys()].sort());
     const apiOf = new Map(listed.map((activity) => [activity.id as string, activity]));
     const rowOf = new Map(stored.map((row) => [row.external_id, row]));
-    const profiles = await t.services.db.selectFrom('source_profiles').select(['external_id', 'contact_id']).where('source_id', '=', connector.sourceId).execute();
+    const profiles = await t.services.db
+      .selectFrom('source_profiles')
+      .select(['external_id', 'contact_id'])
+      .where('source_id', '=', connector.sourceId)
+      .execute();
     const profileOf = new Map(profiles.map((profile) => [profile.external_id, String(profile.contact_id)]));
     const contacts = new Map<string, Json>();
 

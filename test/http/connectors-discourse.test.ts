@@ -45,7 +45,11 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
   afterEach(() => t.close());
 
   const create = () =>
-    t.send('POST', '/api/v2/admin/connectors', { kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: WEBHOOK_SECRET } });
+    t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'discourse',
+      settings: { url: forum.url, apiUsername: 'system' },
+      secrets: { apiKey: API_KEY, webhookSecret: WEBHOOK_SECRET },
+    });
   const activitiesOf = async (sourceId: number) =>
     (await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', sourceId).execute()).length;
   const show = async (id: string) => (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
@@ -92,7 +96,12 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     const answer = await t.app.inject({ method: 'POST', url: path, headers: delivery.headers, payload: delivery.raw });
     expect(answer.statusCode, answer.body).toBe(202);
     expect(answer.json()).toEqual({ received: true, duplicate: false });
-    const forged = await t.app.inject({ method: 'POST', url: path, headers: { ...delivery.headers, 'x-discourse-event-signature': 'sha256=00' }, payload: delivery.raw });
+    const forged = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { ...delivery.headers, 'x-discourse-event-signature': 'sha256=00' },
+      payload: delivery.raw,
+    });
     expect(forged.statusCode).toBe(401);
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
@@ -149,7 +158,9 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     pages = 2; // no failing page here
     forum.addKey('key-to-be-revoked');
     const made = await t.send('POST', '/api/v2/admin/connectors', {
-      kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: 'key-to-be-revoked', webhookSecret: WEBHOOK_SECRET },
+      kind: 'discourse',
+      settings: { url: forum.url, apiUsername: 'system' },
+      secrets: { apiKey: 'key-to-be-revoked', webhookSecret: WEBHOOK_SECRET },
     });
     const connector = made.json().data;
     const worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
@@ -168,7 +179,13 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     expect(forum.requests.slice(before)).toEqual(['GET /posts.json']);
     const refused = 'the forum refused the API key (403): check the key, and that it may act as the user "system"';
     expect(await show(connector.id)).toMatchObject({ state: 'failed', reason: refused, waitingUntil: null });
-    const [job] = await t.services.db.selectFrom('jobs').select(['status', 'attempts']).where('kind', '=', 'connector.sync').orderBy('id', 'desc').limit(1).execute();
+    const [job] = await t.services.db
+      .selectFrom('jobs')
+      .select(['status', 'attempts'])
+      .where('kind', '=', 'connector.sync')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .execute();
     expect(job).toMatchObject({ status: 'completed', attempts: 1 });
 
     // No retry loop: hours pass, periodic syncs come due, and the forum is not asked again.
@@ -189,7 +206,12 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     expect(await worker.runUntilIdle()).toBe(1);
     expect(await show(connector.id)).toMatchObject({ state: 'active', reason: null });
     expect(await activitiesOf(connector.sourceId)).toBe(backfilled + 1);
-    const [reply] = await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', connector.sourceId).where('external_id', '=', `post:${replyId}`).execute();
+    const [reply] = await t.services.db
+      .selectFrom('activities')
+      .select('external_id')
+      .where('source_id', '=', connector.sourceId)
+      .where('external_id', '=', `post:${replyId}`)
+      .execute();
     expect(reply).toBeDefined();
   });
 
@@ -200,8 +222,18 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     // Topic 6 (category "ideas"): posts 16 (the topic), 17 (its accepted answer) and 18. Member 4 likes the
     // topic and the answer, by webhook (likes have no list in the API).
     const liker = forum.user(4);
-    for (const [eventId, postId] of [[501, 16], [502, 17]] as const) {
-      const like = signedDelivery({ secret: WEBHOOK_SECRET, type: 'like', event: 'post_liked', instance: forum.url, eventId, body: bodies.postLiked(forum.webhookPost(postId), liker) });
+    for (const [eventId, postId] of [
+      [501, 16],
+      [502, 17],
+    ] as const) {
+      const like = signedDelivery({
+        secret: WEBHOOK_SECRET,
+        type: 'like',
+        event: 'post_liked',
+        instance: forum.url,
+        eventId,
+        body: bodies.postLiked(forum.webhookPost(postId), liker),
+      });
       expect((await receive(connector.receiverUrl, like)).statusCode).toBe(202);
     }
     const likedAt = clock.now().toISOString();
@@ -212,7 +244,16 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
       .selectFrom('activities as a')
       .leftJoin('activities as p', 'p.id', 'a.parent_id')
       .leftJoin('sub_sources as s', 's.id', 'a.sub_source_id')
-      .select(['a.id', 'a.external_id as externalId', 'a.activity_type as type', 'a.url', 'a.activity_time as time', 'a.title', 'p.external_id as parent', 's.name as subSource'])
+      .select([
+        'a.id',
+        'a.external_id as externalId',
+        'a.activity_type as type',
+        'a.url',
+        'a.activity_time as time',
+        'a.title',
+        'p.external_id as parent',
+        's.name as subSource',
+      ])
       .where('a.source_id', '=', connector.sourceId)
       .where('a.external_id', 'in', ['topic:6', 'post:17', 'post:18', 'accepted:17', 'like:16:4', 'like:17:4'])
       .orderBy('a.external_id')
@@ -220,7 +261,15 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
     const at = (postId: number) => String(forum.webhookPost(postId).created_at);
     const address = (postNumber: number) => `${forum.url}/t/topic-number-6/6/${postNumber}`;
     expect(rows.map(({ id: _id, time, ...row }) => ({ ...row, time: new Date(time).toISOString() }))).toEqual([
-      { externalId: 'accepted:17', type: 'forum_accepted_answer', parent: 'topic:6', subSource: 'ideas', url: address(2), time: at(17), title: 'Topic number 6' },
+      {
+        externalId: 'accepted:17',
+        type: 'forum_accepted_answer',
+        parent: 'topic:6',
+        subSource: 'ideas',
+        url: address(2),
+        time: at(17),
+        title: 'Topic number 6',
+      },
       { externalId: 'like:16:4', type: 'forum_like', parent: 'topic:6', subSource: 'ideas', url: address(1), time: likedAt, title: 'Topic number 6' },
       { externalId: 'like:17:4', type: 'forum_like', parent: 'post:17', subSource: 'ideas', url: address(2), time: likedAt, title: 'Topic number 6' },
       { externalId: 'post:17', type: 'forum_reply', parent: 'topic:6', subSource: 'ideas', url: address(2), time: at(17), title: 'Topic number 6' },

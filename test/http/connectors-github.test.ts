@@ -28,7 +28,20 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
 
   beforeAll(async () => {
     standIn = await startGitHubStandIn({
-      repositories: [{ fullName: REPO, stargazers: 5, forks: 2, issues: 6, pullEvery: 3, issueComments: 4, reviewsPerPull: 1, releases: 1, discussions: 2, commentsPerDiscussion: 2 }],
+      repositories: [
+        {
+          fullName: REPO,
+          stargazers: 5,
+          forks: 2,
+          issues: 6,
+          pullEvery: 3,
+          issueComments: 4,
+          reviewsPerPull: 1,
+          releases: 1,
+          discussions: 2,
+          commentsPerDiscussion: 2,
+        },
+      ],
       // Person 5 (a stargazer, the author of the repository's issue number 5) and person 10 (the author of comment 3) are bots.
       botEvery: 5,
       // Person 1: a company named like an organization Hearth has; 2: a company that is a domain; 3: "@acme"
@@ -48,13 +61,21 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
 
   const settings = (more: Json = {}) => ({ repositories: [REPO], apiUrl: standIn.url, ...more });
   const create = async (more: Json = {}) => {
-    const made = await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(more), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    const made = await t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'github',
+      settings: settings(more),
+      secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET },
+    });
     expect(made.statusCode, made.body).toBe(201);
     return made.json().data as { id: string; sourceId: number; receiverUrl: string };
   };
   const sync = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs }).runUntilIdle();
   const activitiesOf = (sourceId: number) =>
-    t.services.db.selectFrom('activities').select(['id', 'external_id', 'parent_external_id', 'parent_id', 'url', 'contact_id']).where('source_id', '=', sourceId).execute();
+    t.services.db
+      .selectFrom('activities')
+      .select(['id', 'external_id', 'parent_external_id', 'parent_id', 'url', 'contact_id'])
+      .where('source_id', '=', sourceId)
+      .execute();
   const deliver = async (connector: { receiverUrl: string }, what: StandInEvent, index: number, change: (body: Json) => Json = (body) => body) => {
     const { event, body } = standInDelivery(standIn, REPO, what, index);
     const delivery = await signedDelivery(event, change(body), WEBHOOK_SECRET);
@@ -68,7 +89,12 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
     expect(failed).toEqual([]);
   };
   const sourceProfile = (sourceId: number, externalId: string) =>
-    t.services.db.selectFrom('source_profiles').select(['contact_id']).where('source_id', '=', sourceId).where('external_id', '=', externalId).executeTakeFirst();
+    t.services.db
+      .selectFrom('source_profiles')
+      .select(['contact_id'])
+      .where('source_id', '=', sourceId)
+      .where('external_id', '=', externalId)
+      .executeTakeFirst();
 
   it('backfills a repository, takes a signed delivery once, and names fields of bad secrets', async () => {
     const refused = await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, extra: 'x' } });
@@ -76,7 +102,11 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
     expect(refused.json().error.message).toContain('secrets');
     expect(refused.body).not.toContain(TOKEN);
 
-    const made = await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    const made = await t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'github',
+      settings: settings(),
+      secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET },
+    });
     expect(made.statusCode, made.body).toBe(201);
     const connector = made.json().data;
     expect(connector).toMatchObject({ name: 'GitHub', kind: 'github', secrets: ['token', 'webhookSecret'] });
@@ -100,7 +130,10 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
     const delivery = await signedDelivery(star.event, star.body, WEBHOOK_SECRET, 'delivery-1');
     const answer = await t.app.inject({ method: 'POST', url: path, headers: delivery.headers, payload: delivery.raw });
     expect(answer.statusCode, answer.body).toBe(202);
-    expect((await t.app.inject({ method: 'POST', url: path, headers: delivery.headers, payload: delivery.raw })).json()).toEqual({ received: true, duplicate: true });
+    expect((await t.app.inject({ method: 'POST', url: path, headers: delivery.headers, payload: delivery.raw })).json()).toEqual({
+      received: true,
+      duplicate: true,
+    });
     const forged = await signedDelivery(star.event, star.body, 'not-the-secret', 'delivery-2');
     expect((await t.app.inject({ method: 'POST', url: path, headers: forged.headers, payload: forged.raw })).statusCode).toBe(401);
     // A discussion and its comment, read by the backfill through GraphQL, delivered: the same activities.
@@ -118,7 +151,10 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
     expect(now).toHaveLength(backfilled.length + 1);
     const comment = now.find((row) => row.external_id === `issue-comment:${standIn.record(REPO, 'issue-comment', 6).id}`)!;
     const pull = now.find((row) => row.external_id === `pr:${standIn.repositoryId(REPO)}:6`)!;
-    expect(comment).toMatchObject({ parent_external_id: pull.external_id, url: `https://github.com/${REPO}/pull/6#issuecomment-${standIn.record(REPO, 'issue-comment', 6).id}` });
+    expect(comment).toMatchObject({
+      parent_external_id: pull.external_id,
+      url: `https://github.com/${REPO}/pull/6#issuecomment-${standIn.record(REPO, 'issue-comment', 6).id}`,
+    });
     expect(String(comment.parent_id)).toBe(String(pull.id));
 
     // Every backfilled answer is threaded under what it answers, when that was stored (not a bot's issue).
@@ -185,7 +221,10 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
 
     // Renamed on GitHub: the same numeric ID is the same contact, now with the new login.
     const before = await sourceProfile(connector.sourceId, String(standIn.person(1).id));
-    await deliver(connector, 'star', 1, (body) => ({ ...body, sender: { ...body.sender, login: 'user1-renamed', html_url: 'https://github.com/user1-renamed' } }));
+    await deliver(connector, 'star', 1, (body) => ({
+      ...body,
+      sender: { ...body.sender, login: 'user1-renamed', html_url: 'https://github.com/user1-renamed' },
+    }));
     await processed();
     expect(await sourceProfile(connector.sourceId, String(standIn.person(1).id))).toEqual(before);
     expect((await contactOf(1, 'profiles')).profiles).toContainEqual({ type: 'github', value: 'user1-renamed' });
@@ -205,19 +244,28 @@ describe.each(ENGINES)('connectors with the GitHub connector (%s)', (engine) => 
     const connector = await create({ bots: 'keep' });
     await sync();
     const activities = await activitiesOf(connector.sourceId);
-    const people = await t.services.db.selectFrom('source_profiles').select(['external_id', 'contact_id']).where('source_id', '=', connector.sourceId).execute();
+    const people = await t.services.db
+      .selectFrom('source_profiles')
+      .select(['external_id', 'contact_id'])
+      .where('source_id', '=', connector.sourceId)
+      .execute();
     const bots = people.filter((profile) => profile.external_id.startsWith('bot:'));
     expect(bots.map((profile) => profile.external_id).sort()).toEqual([5, 10].map((index) => `bot:${standIn.person(index).id}`).sort());
     const botContacts = new Set(bots.map((profile) => String(profile.contact_id)));
     expect(botContacts.size).toBe(2);
-    for (const profile of people.filter((p) => !p.external_id.startsWith('bot:'))) expect(botContacts.has(String(profile.contact_id)), profile.external_id).toBe(false);
+    for (const profile of people.filter((p) => !p.external_id.startsWith('bot:')))
+      expect(botContacts.has(String(profile.contact_id)), profile.external_id).toBe(false);
     for (const bot of bots) {
-      expect(await t.services.db.selectFrom('contact_identities').select('type').where('contact_id', '=', bot.contact_id).execute(), bot.external_id).toEqual([]);
+      expect(await t.services.db.selectFrom('contact_identities').select('type').where('contact_id', '=', bot.contact_id).execute(), bot.external_id).toEqual(
+        [],
+      );
       const contact = (await t.get(`/api/v2/contacts/c_${bot.contact_id}?cols=profiles`)).json().data;
       expect(contact.name).toMatch(/^helper(5|10)\[bot\]$/);
       expect(activities.filter((row) => String(row.contact_id) === String(bot.contact_id)).length).toBeGreaterThan(0);
     }
     // Their star and issue: the bot's own activities.
-    expect(activities.map((row) => row.external_id)).toEqual(expect.arrayContaining([`star:${standIn.repositoryId(REPO)}:${standIn.person(5).id}`, `issue:${standIn.repositoryId(REPO)}:5`]));
+    expect(activities.map((row) => row.external_id)).toEqual(
+      expect.arrayContaining([`star:${standIn.repositoryId(REPO)}:${standIn.person(5).id}`, `issue:${standIn.repositoryId(REPO)}:5`]),
+    );
   });
 });

@@ -39,7 +39,11 @@ const WRONG_TOKEN = 'ghp_wrong_token_5555';
 const WRONG_API_KEY = 'forum-wrong-api-key-6666';
 const CLI_SECRET = 'cli-webhook-secret-7777';
 const APP = { appId: 4242, installationId: 77 };
-const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
 
 const github = createGitHubConnector({ retryBaseMs: 1, retries: 1, throttle: false }) as ConnectorKind<unknown, unknown>;
 const discourse = discourseConnector as ConnectorKind<unknown, unknown>;
@@ -88,8 +92,20 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     t = await createTestApp(engine, { clock, allowPrivateFetch: true, connectorKinds: [github, discourse], logStream });
     await api('POST', '/api/v2/admin/webhooks', { url: `${await outgoing.start()}/hearth`, events: KIND_NAMES });
     // The forum's connector first: its people are there when GitHub's profiles are read.
-    dc = (await api('POST', '/api/v2/admin/connectors', { kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET } })).json().data;
-    gh = (await api('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { repositories: [REPO], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: GITHUB_SECRET } })).json().data;
+    dc = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'discourse',
+        settings: { url: forum.url, apiUsername: 'system' },
+        secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET },
+      })
+    ).json().data;
+    gh = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'github',
+        settings: { repositories: [REPO], apiUrl: standIn.url },
+        secrets: { token: TOKEN, webhookSecret: GITHUB_SECRET },
+      })
+    ).json().data;
   });
   afterAll(async () => {
     await t?.close();
@@ -114,8 +130,10 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     await t.services.connectors.processDeliveries();
   };
   const worker = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs, log: t.app.log });
-  const deliveriesOf = async (sourceId: number) => (await t.services.db.selectFrom('connector_deliveries').select('id').where('source_id', '=', sourceId).execute()).length;
-  const activitiesOf = async (sourceId: number) => (await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', sourceId).execute()).map((row) => row.external_id);
+  const deliveriesOf = async (sourceId: number) =>
+    (await t.services.db.selectFrom('connector_deliveries').select('id').where('source_id', '=', sourceId).execute()).length;
+  const activitiesOf = async (sourceId: number) =>
+    (await t.services.db.selectFrom('activities').select('external_id').where('source_id', '=', sourceId).execute()).map((row) => row.external_id);
   const star = (index: number) => standInDelivery(standIn, REPO, 'star', index);
   const forumPost = (id: number, secret: string, eventId: number) =>
     discourseDelivery({ secret, type: 'post', event: 'post_created', body: bodies.postCreated(forum.webhookPost(id)), instance: forum.url, eventId });
@@ -130,7 +148,10 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
       expect(answer.statusCode).toBe(401);
       expect(answer.json()).toEqual({ status: 'unauthorized', reason: expect.any(String) });
     }
-    expect((await api('PATCH', `/api/v2/admin/connectors/${gh.id}`, { secrets: { webhookSecret: GITHUB_SECRET_ROTATED } })).json().data.secrets).toEqual(['token', 'webhookSecret']);
+    expect((await api('PATCH', `/api/v2/admin/connectors/${gh.id}`, { secrets: { webhookSecret: GITHUB_SECRET_ROTATED } })).json().data.secrets).toEqual([
+      'token',
+      'webhookSecret',
+    ]);
     expect((await post(gh.receiverUrl, good)).statusCode).toBe(401);
     await processed();
     expect(await deliveriesOf(gh.sourceId)).toBe(0);
@@ -164,7 +185,15 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
 
   it('makes a webhook and the backfill of the same record one activity', async () => {
     const records: [StandInEvent, number][] = [
-      ['fork', 1], ['issue-opened', 1], ['issue-closed', 2], ['issue-comment', 1], ['pull-opened', 3], ['pull-merged', 6], ['review', 3], ['review-comment', 1], ['release', 1],
+      ['fork', 1],
+      ['issue-opened', 1],
+      ['issue-closed', 2],
+      ['issue-comment', 1],
+      ['pull-opened', 3],
+      ['pull-merged', 6],
+      ['review', 3],
+      ['review-comment', 1],
+      ['release', 1],
     ];
     for (const [what, index] of records) {
       const { event, body } = standInDelivery(standIn, REPO, what, index);
@@ -172,7 +201,14 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     }
     // A reply, and topic 3's accepted answer.
     expect((await post(dc.receiverUrl, forumPost(4, FORUM_SECRET_ROTATED, 2))).statusCode).toBe(202);
-    const answer = discourseDelivery({ secret: FORUM_SECRET_ROTATED, type: 'solved', event: 'accepted_solution', body: bodies.acceptedSolution(forum.webhookPost(6)), instance: forum.url, eventId: 3 });
+    const answer = discourseDelivery({
+      secret: FORUM_SECRET_ROTATED,
+      type: 'solved',
+      event: 'accepted_solution',
+      body: bodies.acceptedSolution(forum.webhookPost(6)),
+      instance: forum.url,
+      eventId: 3,
+    });
     expect((await post(dc.receiverUrl, answer)).statusCode).toBe(202);
     await processed();
     const delivered = { github: await activitiesOf(gh.sourceId), forum: await activitiesOf(dc.sourceId) };
@@ -180,7 +216,8 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     expect(delivered.forum.sort()).toEqual(['accepted:6', 'post:4', 'topic:2']);
 
     await worker().runUntilIdle();
-    for (const connector of [gh, dc]) expect((await api('GET', `/api/v2/admin/connectors/${connector.id}`)).json().data).toMatchObject({ state: 'active', reason: null });
+    for (const connector of [gh, dc])
+      expect((await api('GET', `/api/v2/admin/connectors/${connector.id}`)).json().data).toMatchObject({ state: 'active', reason: null });
     const github = await activitiesOf(gh.sourceId);
     const forumActivities = await activitiesOf(dc.sourceId);
     expect(github).toHaveLength(GITHUB_ACTIVITIES);
@@ -188,9 +225,13 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     expect(forumActivities).toHaveLength(FORUM_ACTIVITIES);
     expect(forumActivities).toEqual(expect.arrayContaining(delivered.forum));
     // Each answer is threaded under what it answers (when that is stored: not the system user's topic), whichever came first.
-    const threads = await t.services.db.selectFrom('activities as a').leftJoin('activities as p', 'p.id', 'a.parent_id')
+    const threads = await t.services.db
+      .selectFrom('activities as a')
+      .leftJoin('activities as p', 'p.id', 'a.parent_id')
       .select(['a.external_id as id', 'a.parent_external_id as parent', 'p.external_id as threadedUnder'])
-      .where('a.source_id', 'in', [gh.sourceId, dc.sourceId]).where('a.parent_external_id', 'is not', null).execute();
+      .where('a.source_id', 'in', [gh.sourceId, dc.sourceId])
+      .where('a.parent_external_id', 'is not', null)
+      .execute();
     const stored = new Set([...github, ...forumActivities]);
     const replies = threads.filter((thread) => stored.has(thread.parent!));
     expect(replies.length).toBeGreaterThan(8);
@@ -199,42 +240,99 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
   });
 
   it("makes GitHub's user with a public email and the forum's member with that email one contact with both identities", async () => {
-    const [identity] = await t.services.db.selectFrom('contact_identities').select(['contact_id']).where('type', '=', 'email').where('value', '=', SHARED_EMAIL).execute();
+    const [identity] = await t.services.db
+      .selectFrom('contact_identities')
+      .select(['contact_id'])
+      .where('type', '=', 'email')
+      .where('value', '=', SHARED_EMAIL)
+      .execute();
     expect(identity).toBeDefined();
     const contactId = String(identity!.contact_id);
-    const profiles = await t.services.db.selectFrom('source_profiles').select(['source_id', 'external_id', 'contact_id']).where('contact_id', '=', identity!.contact_id).execute();
+    const profiles = await t.services.db
+      .selectFrom('source_profiles')
+      .select(['source_id', 'external_id', 'contact_id'])
+      .where('contact_id', '=', identity!.contact_id)
+      .execute();
     expect(profiles.map((p) => [Number(p.source_id), p.external_id]).sort()).toEqual(
-      [[gh.sourceId, String(standIn.person(2).id)], [dc.sourceId, '2']].sort(),
+      [
+        [gh.sourceId, String(standIn.person(2).id)],
+        [dc.sourceId, '2'],
+      ].sort(),
     );
     const contact = (await api('GET', `/api/v2/contacts/c_${contactId}?cols=profiles,primaryEmail,activityCountAll`)).json().data;
-    expect(contact.profiles).toEqual(expect.arrayContaining([{ type: 'github', value: 'user2' }, { type: 'email', value: SHARED_EMAIL }]));
+    expect(contact.profiles).toEqual(
+      expect.arrayContaining([
+        { type: 'github', value: 'user2' },
+        { type: 'email', value: SHARED_EMAIL },
+      ]),
+    );
     expect(contact.primaryEmail).toBe(SHARED_EMAIL);
     // Their star and their GitHub issue (number 2), and topic 2 of the forum, are this one contact's.
     const theirs = await t.services.db.selectFrom('activities').select(['source_id', 'external_id']).where('contact_id', '=', identity!.contact_id).execute();
     expect(new Set(theirs.map((row) => Number(row.source_id)))).toEqual(new Set([gh.sourceId, dc.sourceId]));
     expect(theirs.map((row) => row.external_id)).toEqual(expect.arrayContaining([`star:${standIn.repositoryId(REPO)}:${standIn.person(2).id}`, 'topic:2']));
     // No second contact holds either identity.
-    const others = await t.services.db.selectFrom('contact_identities').select('contact_id').where((eb) => eb.or([eb('value', '=', SHARED_EMAIL), eb.and([eb('type', '=', 'github'), eb('value', '=', 'user2')])])).execute();
+    const others = await t.services.db
+      .selectFrom('contact_identities')
+      .select('contact_id')
+      .where((eb) => eb.or([eb('value', '=', SHARED_EMAIL), eb.and([eb('type', '=', 'github'), eb('value', '=', 'user2')])]))
+      .execute();
     expect(new Set(others.map((row) => String(row.contact_id)))).toEqual(new Set([contactId]));
   });
 
   it('shows no secret in any answer, log line or CLI output, a failing sync and a GitHub App included', async () => {
     // Credentials the platforms refuse: the syncs fail, saying why.
-    const badGitHub = (await api('POST', '/api/v2/admin/connectors', { kind: 'github', name: 'Refused', settings: { repositories: [REPO], apiUrl: standIn.url }, secrets: { token: WRONG_TOKEN } })).json().data;
-    const badForum = (await api('POST', '/api/v2/admin/connectors', { kind: 'discourse', name: 'Refused forum', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: WRONG_API_KEY, webhookSecret: FORUM_SECRET } })).json().data;
+    const badGitHub = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'github',
+        name: 'Refused',
+        settings: { repositories: [REPO], apiUrl: standIn.url },
+        secrets: { token: WRONG_TOKEN },
+      })
+    ).json().data;
+    const badForum = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'discourse',
+        name: 'Refused forum',
+        settings: { url: forum.url, apiUsername: 'system' },
+        secrets: { apiKey: WRONG_API_KEY, webhookSecret: FORUM_SECRET },
+      })
+    ).json().data;
     // A GitHub App: its private key, and the installation tokens GitHub gives for it.
-    const app = (await api('POST', '/api/v2/admin/connectors', {
-      kind: 'github', name: 'GitHub App', settings: { repositories: [REPO], apiUrl: standIn.url, installationId: APP.installationId }, secrets: { appId: APP.appId, privateKey, webhookSecret: GITHUB_SECRET },
-    })).json().data;
+    const app = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'github',
+        name: 'GitHub App',
+        settings: { repositories: [REPO], apiUrl: standIn.url, installationId: APP.installationId },
+        secrets: { appId: APP.appId, privateKey, webhookSecret: GITHUB_SECRET },
+      })
+    ).json().data;
     // Platforms' errors other than a refused credential: the sync attempt fails and the worker logs the error whole.
-    const missingRepo = (await api('POST', '/api/v2/admin/connectors', { kind: 'github', name: 'Missing', settings: { repositories: ['acme/missing'], apiUrl: standIn.url }, secrets: { token: TOKEN, webhookSecret: GITHUB_SECRET } })).json().data;
-    const missingForum = (await api('POST', '/api/v2/admin/connectors', { kind: 'discourse', name: 'Missing forum', settings: { url: `${forum.url}/nowhere`, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET } })).json().data;
+    const missingRepo = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'github',
+        name: 'Missing',
+        settings: { repositories: ['acme/missing'], apiUrl: standIn.url },
+        secrets: { token: TOKEN, webhookSecret: GITHUB_SECRET },
+      })
+    ).json().data;
+    const missingForum = (
+      await api('POST', '/api/v2/admin/connectors', {
+        kind: 'discourse',
+        name: 'Missing forum',
+        settings: { url: `${forum.url}/nowhere`, apiUsername: 'system' },
+        secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET },
+      })
+    ).json().data;
     await worker().runUntilIdle();
     for (const failing of [missingRepo, missingForum]) {
       expect((await api('GET', `/api/v2/admin/connectors/${failing.id}`)).json().data.reason).toMatch(/^the last sync attempt failed/);
     }
     expect(log).toContain('job attempt failed; will retry');
-    expect((await api('GET', `/api/v2/admin/connectors/${badGitHub.id}`)).json().data).toMatchObject({ state: 'failed', reason: expect.stringContaining('GitHub refused the access token (401') });
+    expect((await api('GET', `/api/v2/admin/connectors/${badGitHub.id}`)).json().data).toMatchObject({
+      state: 'failed',
+      reason: expect.stringContaining('GitHub refused the access token (401'),
+    });
     expect((await api('GET', `/api/v2/admin/connectors/${badForum.id}`)).json().data).toMatchObject({ state: 'failed' });
     expect((await api('GET', `/api/v2/admin/connectors/${app.id}`)).json().data).toMatchObject({ state: 'active' });
     expect(standIn.installationTokens.length).toBeGreaterThan(0);
@@ -242,25 +340,58 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
       await api('POST', `/api/v2/admin/connectors/${id}/test`);
       await api('GET', `/api/v2/admin/connectors/${id}`);
     }
-    await api('POST', '/api/v2/admin/connectors/test', { kind: 'github', settings: { repositories: [REPO], apiUrl: standIn.url }, secrets: { token: WRONG_TOKEN } });
-    await api('POST', '/api/v2/admin/connectors/test', { kind: 'discourse', settings: { url: forum.url, apiUsername: 'system' }, secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET } });
+    await api('POST', '/api/v2/admin/connectors/test', {
+      kind: 'github',
+      settings: { repositories: [REPO], apiUrl: standIn.url },
+      secrets: { token: WRONG_TOKEN },
+    });
+    await api('POST', '/api/v2/admin/connectors/test', {
+      kind: 'discourse',
+      settings: { url: forum.url, apiUsername: 'system' },
+      secrets: { apiKey: API_KEY, webhookSecret: FORUM_SECRET },
+    });
     // A refused body names the field, not the value.
-    const refused = await t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: { repositories: [REPO] }, secrets: { token: TOKEN, privateKey } });
+    const refused = await t.send('POST', '/api/v2/admin/connectors', {
+      kind: 'github',
+      settings: { repositories: [REPO] },
+      secrets: { token: TOKEN, privateKey },
+    });
     expect(refused.statusCode).toBe(400);
     answers.push(refused.body);
-    for (const url of ['/api/v2/admin/connectors', '/api/v2/admin/connector-kinds', '/api/v2/admin/audit-log?limit=100', '/api/v2/admin/jobs?limit=100', '/metrics']) await api('GET', url);
+    for (const url of [
+      '/api/v2/admin/connectors',
+      '/api/v2/admin/connector-kinds',
+      '/api/v2/admin/audit-log?limit=100',
+      '/api/v2/admin/jobs?limit=100',
+      '/metrics',
+    ])
+      await api('GET', url);
 
     // The CLI, on the same services.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-connector-secrets-'));
     try {
       const hearth = async (sub: string, args: string[], values: Invocation['values'] = {}, stdin?: string) => {
         let output = '';
-        const terminal: Terminal = { out: async (text) => void (output += text), err: (text) => void (output += text), errIsTTY: false, cwd: dir, onInterrupt: () => () => undefined };
-        const code = await runCommand({ name: 'connector', sub, args, values, ...(stdin === undefined ? {} : { stdin }) }, { services: t.services, database: t.db.database, terminal });
+        const terminal: Terminal = {
+          out: async (text) => void (output += text),
+          err: (text) => void (output += text),
+          errIsTTY: false,
+          cwd: dir,
+          onInterrupt: () => () => undefined,
+        };
+        const code = await runCommand(
+          { name: 'connector', sub, args, values, ...(stdin === undefined ? {} : { stdin }) },
+          { services: t.services, database: t.db.database, terminal },
+        );
         answers.push(output);
         return { code, output };
       };
-      const added = await hearth('add', [], { kind: 'github', name: 'From the CLI', settings: JSON.stringify({ repositories: [REPO], apiUrl: standIn.url }), secrets: '-' }, JSON.stringify({ token: TOKEN, webhookSecret: CLI_SECRET }));
+      const added = await hearth(
+        'add',
+        [],
+        { kind: 'github', name: 'From the CLI', settings: JSON.stringify({ repositories: [REPO], apiUrl: standIn.url }), secrets: '-' },
+        JSON.stringify({ token: TOKEN, webhookSecret: CLI_SECRET }),
+      );
       expect(added.code, added.output).toBe(0);
       const id = /^Added (sig_\d+)/.exec(added.output)![1]!;
       for (const json of [false, true]) {
@@ -276,7 +407,13 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
       // What the connectors brought, exported.
       for (const what of ['contacts', 'activities']) {
         let output = '';
-        const terminal: Terminal = { out: async (text) => void (output += text), err: () => undefined, errIsTTY: false, cwd: dir, onInterrupt: () => () => undefined };
+        const terminal: Terminal = {
+          out: async (text) => void (output += text),
+          err: () => undefined,
+          errIsTTY: false,
+          cwd: dir,
+          onInterrupt: () => () => undefined,
+        };
         expect(await runCommand({ name: 'export', sub: what, args: [], values: {} }, { services: t.services, database: t.db.database, terminal })).toBe(0);
         expect(output.split('\n').length, what).toBeGreaterThan(10);
         answers.push(output);
@@ -294,7 +431,19 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     for (const message of outgoing.received) answers.push(message.body);
 
     const keyLines = privateKey.split('\n').filter((line) => line && !line.startsWith('-----'));
-    const secrets = [TOKEN, GITHUB_SECRET, GITHUB_SECRET_ROTATED, API_KEY, FORUM_SECRET, FORUM_SECRET_ROTATED, WRONG_TOKEN, WRONG_API_KEY, CLI_SECRET, ...standIn.installationTokens, ...keyLines];
+    const secrets = [
+      TOKEN,
+      GITHUB_SECRET,
+      GITHUB_SECRET_ROTATED,
+      API_KEY,
+      FORUM_SECRET,
+      FORUM_SECRET_ROTATED,
+      WRONG_TOKEN,
+      WRONG_API_KEY,
+      CLI_SECRET,
+      ...standIn.installationTokens,
+      ...keyLines,
+    ];
     expect(log).toContain('"url":"/api/v2/receivers/github/[redacted]"');
     expect(log).toContain('"url":"/api/v2/admin/connectors"');
     expect(answers.length).toBeGreaterThan(50);

@@ -57,7 +57,12 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
 
   const settings = () => ({ repositories: [REPO], apiUrl: standIn.url });
   const create = (body: Record<string, unknown> = {}, token?: string) =>
-    t.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET }, ...body }, token);
+    t.send(
+      'POST',
+      '/api/v2/admin/connectors',
+      { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET }, ...body },
+      token,
+    );
   const worker = () => createWorker({ db: t.services.db, clock, queue: t.services.jobs });
   const show = async (id: string) => (await t.get(`/api/v2/admin/connectors/${id}`)).json().data;
   const stream = (shown: { streams: { stream: string }[] }, kind: string) => shown.streams.find((s) => s.stream === `${REPO}:${kind}`);
@@ -176,12 +181,16 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     expect(again.json()).toEqual({ received: true, duplicate: true });
     // A good signature over a body that is not JSON.
     const notJson = '{"action": ';
-    expect((await deliver(notJson, { ...signed.headers, 'x-github-delivery': 'd-2', 'x-hub-signature-256': await sign(WEBHOOK_SECRET, notJson) })).statusCode).toBe(400);
+    expect(
+      (await deliver(notJson, { ...signed.headers, 'x-github-delivery': 'd-2', 'x-hub-signature-256': await sign(WEBHOOK_SECRET, notJson) })).statusCode,
+    ).toBe(400);
 
     await t.services.connectors.settled();
     await t.services.connectors.processDeliveries();
     const deliveries = await t.services.db.selectFrom('connector_deliveries').select(['delivery_id', 'processed_at', 'outcome', 'error']).execute();
-    expect(deliveries).toEqual([{ delivery_id: 'd-1', processed_at: expect.any(Date), outcome: expect.objectContaining({ activities: 1, rejected: 0 }), error: null }]);
+    expect(deliveries).toEqual([
+      { delivery_id: 'd-1', processed_at: expect.any(Date), outcome: expect.objectContaining({ activities: 1, rejected: 0 }), error: null },
+    ]);
     const starId = `star:${standIn.repositoryId(REPO)}:${standIn.person(1).id}`;
     expect(await activities(connector.sourceId)).toEqual([{ external_id: starId }]);
     const shown = await show(connector.id);
@@ -226,8 +235,15 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
   it('counts receiver requests per connector, not against the anonymous per-address limit', async () => {
     const limited = await createTestApp(engine, { clock, connectorKinds: [github], rateLimit: { perAddress: 1, trackerPerKey: 3 } });
     try {
-      const connector = (await limited.send('POST', '/api/v2/admin/connectors', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } })).json().data;
-      const post = (url: string) => limited.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'x-github-event': 'star' }, payload: '{}' });
+      const connector = (
+        await limited.send('POST', '/api/v2/admin/connectors', {
+          kind: 'github',
+          settings: settings(),
+          secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET },
+        })
+      ).json().data;
+      const post = (url: string) =>
+        limited.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'x-github-event': 'star' }, payload: '{}' });
       const path = new URL(connector.receiverUrl).pathname;
       expect([(await post(path)).statusCode, (await post(path)).statusCode, (await post(path)).statusCode]).toEqual([401, 401, 401]);
       expect((await post(path)).statusCode).toBe(429);
@@ -290,7 +306,9 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     let shown = await show(connector.id);
     expect(shown.state).toBe('active');
     expect(shown.streams.map((s: { stream: string }) => s.stream).sort()).toEqual(
-      ['discussions', 'forks', 'issue-comments', 'issue-events', 'issues', 'pulls', 'releases', 'review-comments', 'stargazers'].map((kind) => `${REPO}:${kind}`),
+      ['discussions', 'forks', 'issue-comments', 'issue-events', 'issues', 'pulls', 'releases', 'review-comments', 'stargazers'].map(
+        (kind) => `${REPO}:${kind}`,
+      ),
     );
     expect(shown.streams.every((s: { done: boolean }) => s.done)).toBe(true);
     expect(stream(shown, 'stargazers')).toMatchObject({ total: 3 });
@@ -365,7 +383,9 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     let shown = await show(connector.id);
     const refused = "GitHub refused the access token (401 Bad credentials): it was revoked, expired or mistyped. Replace it in the connector's secrets.";
     expect(shown).toMatchObject({ state: 'failed', reason: refused });
-    expect((await t.get('/metrics')).body).toContain(`hearth_connector_state{community="com_${t.communityId}",source="${connector.id}",kind="github",state="failed"} 1`);
+    expect((await t.get('/metrics')).body).toContain(
+      `hearth_connector_state{community="com_${t.communityId}",source="${connector.id}",kind="github",state="failed"} 1`,
+    );
     expect((await t.send('POST', `/api/v2/admin/connectors/${connector.id}/sync`, undefined)).statusCode).toBe(409);
     const tested = await t.send('POST', `/api/v2/admin/connectors/${connector.id}/test`, undefined);
     expect(tested.json().data).toEqual({ ok: false, message: refused });
@@ -392,12 +412,18 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
     // Its receiver is gone with it.
     const star = standInDelivery(standIn, REPO, 'star', 1);
     const late = await signedDelivery(star.event, star.body, WEBHOOK_SECRET);
-    expect((await t.app.inject({ method: 'POST', url: new URL(connector.receiverUrl).pathname, headers: late.headers, payload: late.raw })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: new URL(connector.receiverUrl).pathname, headers: late.headers, payload: late.raw })).statusCode).toBe(
+      404,
+    );
     // The source and its data stay.
     expect(await activities(connector.sourceId)).toHaveLength(ACTIVITIES);
     expect((await t.get('/api/v2/providers')).json().data).toContainEqual(expect.objectContaining({ id: connector.id, serviceName: 'GitHub' }));
 
-    const check = await t.send('POST', '/api/v2/admin/connectors/test', { kind: 'github', settings: settings(), secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET } });
+    const check = await t.send('POST', '/api/v2/admin/connectors/test', {
+      kind: 'github',
+      settings: settings(),
+      secrets: { token: TOKEN, webhookSecret: WEBHOOK_SECRET },
+    });
     expect(check.json().data).toEqual({ ok: true, message: `token works (as octocat); 1 repository readable: ${REPO}` });
     noSecrets(check.body);
   });

@@ -113,7 +113,8 @@ describeInChromium('web console', (browser) => {
       const added = await t.send('POST', '/api/v2/admin/users', { name: 'Mallory', loginEmail: 'mallory@example.org' });
       expect(added.statusCode, added.body).toBe(201);
       const link = added.json().data.signInLink.url as string;
-      const signedInAs = async () => (await page.evaluate(`fetch('/api/v2/session').then((r) => r.json())`) as { data: { user: { loginEmail: string } } }).data.user.loginEmail;
+      const signedInAs = async () =>
+        ((await page.evaluate(`fetch('/api/v2/session').then((r) => r.json())`)) as { data: { user: { loginEmail: string } } }).data.user.loginEmail;
       await page.goto(link);
       await page.getByRole('heading', { name: 'Use this sign-in link?' }).waitFor();
       expect(await page.getByText('This browser is signed in as').textContent()).toContain('admin@hearth.local');

@@ -57,7 +57,12 @@ describeInChromium('connectors in the web console,', (browser) => {
     });
 
     const card = (name: string) => page.getByRole('region', { name: new RegExp(`^${name} `) });
-    const stateOf = async (name: string) => ((await card(name).getByText(/^State:/).textContent()) ?? '').replace(/^State:\s*/, '');
+    const stateOf = async (name: string) =>
+      (
+        (await card(name)
+          .getByText(/^State:/)
+          .textContent()) ?? ''
+      ).replace(/^State:\s*/, '');
 
     it('adds a GitHub connector after testing it, shows the webhook secret once, and the backfill brings contacts and activities', async () => {
       await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources' }).click();
@@ -119,7 +124,9 @@ describeInChromium('connectors in the web console,', (browser) => {
 
       // The page reads the state again by itself: the backfill ends, the ping shows as the last event.
       await expect.poll(() => stateOf(connector!.name), { timeout: 30_000 }).toBe('active');
-      await expect.poll(async () => (await card(connector!.name).getByText('Last event received').locator('xpath=..').textContent()) ?? '', { timeout: 10_000 }).not.toContain('none yet');
+      await expect
+        .poll(async () => (await card(connector!.name).getByText('Last event received').locator('xpath=..').textContent()) ?? '', { timeout: 10_000 })
+        .not.toContain('none yet');
       // One row per stream, each caught up, with the records it stored.
       const streams = card(connector!.name).getByRole('table', { name: `Streams of ${connector!.name}` });
       expect(await streams.getByRole('row').count()).toBeGreaterThan(1);
@@ -149,7 +156,9 @@ describeInChromium('connectors in the web console,', (browser) => {
       await expect.poll(() => stateOf(name)).toBe('active');
       github.fault({ kind: 'primary-limit', reset: new Date(Date.now() + 3_600_000) });
       await page.getByRole('button', { name: `Sync now ${name}`, exact: true }).click();
-      await card(name).getByText(/A sync of .* (is queued|is already queued or running) \(job \d+\)/).waitFor();
+      await card(name)
+        .getByText(/A sync of .* (is queued|is already queued or running) \(job \d+\)/)
+        .waitFor();
       // The time alone when the wait ends today, with the date after midnight (the reset is an hour away): a
       // time either way.
       await expect.poll(() => stateOf(name), { timeout: 15_000 }).toMatch(/^waiting for the rate limit until .*\d{1,2}:\d{2}/);
@@ -169,7 +178,10 @@ describeInChromium('connectors in the web console,', (browser) => {
       await edit.getByLabel('Also make a new webhook secret').check();
       await edit.getByRole('button', { name: 'Save credentials' }).click();
       await card(name).getByText(`Saved the credentials of ${name}.`).waitFor();
-      const rotated = (await page.getByRole('region', { name: `Set up the webhook of ${name}` }).getByLabel('Webhook secret').textContent())!.trim();
+      const rotated = (await page
+        .getByRole('region', { name: `Set up the webhook of ${name}` })
+        .getByLabel('Webhook secret')
+        .textContent())!.trim();
       expect(rotated).toMatch(/^[0-9a-f]{64}$/);
       await page.getByRole('button', { name: 'I have set up the webhook' }).click();
       await expect.poll(() => stateOf(name), { timeout: 15_000 }).toBe('active');
@@ -180,7 +192,9 @@ describeInChromium('connectors in the web console,', (browser) => {
       expect((await t.get('/api/v2/admin/connectors')).json().data).toEqual([]);
       // The source and its data stay: it is listed with the push sources now.
       await page.getByRole('region', { name: `Source ${name}` }).waitFor();
-      expect(((await t.get('/api/v2/admin/sources')).json().data as { sourceId: number }[]).some((source) => source.sourceId === connector!.sourceId)).toBe(true);
+      expect(((await t.get('/api/v2/admin/sources')).json().data as { sourceId: number }[]).some((source) => source.sourceId === connector!.sourceId)).toBe(
+        true,
+      );
     }, 60_000);
 
     it('adds a Discourse connector by its URL, API username and key, and its posts become activities', async () => {

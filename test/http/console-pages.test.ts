@@ -57,7 +57,21 @@ describe.each(ENGINES)('console pages (%s)', (engine) => {
       expect(response.statusCode, url).toBe(200);
       expect(response.body).toContain('<div id="app">');
     }
-    for (const path of ['/contacts', '/organizations', '/activities', '/segments', '/tags', '/tokens', '/sources', '/users', '/removal-requests', '/jobs', '/audit-log', '/sign-in', '/account']) {
+    for (const path of [
+      '/contacts',
+      '/organizations',
+      '/activities',
+      '/segments',
+      '/tags',
+      '/tokens',
+      '/sources',
+      '/users',
+      '/removal-requests',
+      '/jobs',
+      '/audit-log',
+      '/sign-in',
+      '/account',
+    ]) {
       expect((await page(path)).statusCode, path).toBe(200);
     }
     const unknown = await page('/nothing-here');

@@ -66,12 +66,19 @@ describe.each(ENGINES)('console sign-in and sessions (%s)', (engine) => {
     const rows = await t.services.db.selectFrom('app_sessions').select('secret_hash').execute();
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.map((row) => row.secret_hash).join(' ')).not.toContain(secret);
-    const stored = await t.services.db.selectFrom('app_users').select('password_hash').where('login_email', '=', 'admin@hearth.local').executeTakeFirstOrThrow();
+    const stored = await t.services.db
+      .selectFrom('app_users')
+      .select('password_hash')
+      .where('login_email', '=', 'admin@hearth.local')
+      .executeTakeFirstOrThrow();
     expect(stored.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
   });
 
   it('refuses a wrong password or an unknown address alike, and a malformed body with a 400 naming it', async () => {
-    for (const payload of [{ email: 'admin@hearth.local', password: 'wrong password!' }, { email: 'nobody@hearth.local', password: 'correct horse battery' }]) {
+    for (const payload of [
+      { email: 'admin@hearth.local', password: 'wrong password!' },
+      { email: 'nobody@hearth.local', password: 'correct horse battery' },
+    ]) {
       const response = await signIn(payload);
       expect(response.statusCode).toBe(403);
       expect(response.json()).toEqual({ status: 'forbidden', reason: 'the email address or the password is wrong' });
@@ -128,7 +135,10 @@ describe.each(ENGINES)('console sign-in and sessions (%s)', (engine) => {
     const admin = await session('admin@hearth.local', 'correct horse battery');
     const added = await write('POST', '/api/v2/admin/users', admin, { name: 'Mia Member', loginEmail: 'mia@example.org', password: 'member password 1' });
     expect(added.statusCode, added.body).toBe(201);
-    expect(added.json().data).toMatchObject({ user: { role: 'member', hasPassword: true, name: 'Mia Member' }, signInLink: { url: expect.stringMatching(/^http:\/\/hearth\.test\/sign-in#link=/) } });
+    expect(added.json().data).toMatchObject({
+      user: { role: 'member', hasPassword: true, name: 'Mia Member' },
+      signInLink: { url: expect.stringMatching(/^http:\/\/hearth\.test\/sign-in#link=/) },
+    });
     const mia = await session('mia@example.org', 'member password 1');
     expect((await get('/api/v2/session', mia)).json().data.scopes).toEqual(['read', 'write']);
     expect((await get('/api/v2/contacts', mia)).statusCode).toBe(200);
@@ -182,7 +192,9 @@ describe.each(ENGINES)('console sign-in and sessions (%s)', (engine) => {
     const withPassword = await session('lin@example.org', 'lin password 1');
     const wrong = await write('PUT', '/api/v2/session/password', withPassword, { currentPassword: 'not it at all', newPassword: 'lin password 2' });
     expect(wrong.statusCode).toBe(403);
-    expect((await write('PUT', '/api/v2/session/password', withPassword, { currentPassword: 'lin password 1', newPassword: 'lin password 2' })).statusCode).toBe(200);
+    expect(
+      (await write('PUT', '/api/v2/session/password', withPassword, { currentPassword: 'lin password 1', newPassword: 'lin password 2' })).statusCode,
+    ).toBe(200);
     // The change ended her other session (the link's).
     expect((await get('/api/v2/contacts', lin)).statusCode).toBe(403);
     const out = await write('DELETE', '/api/v2/session', withPassword);

@@ -39,7 +39,7 @@ describe.each(ENGINES)('contact spark summaries (%s)', (engine) => {
   }
   const day = (daysAgo: number) => new Date(Date.now() - daysAgo * DAY).toISOString().slice(0, 10);
 
-  it("says what a contact did, where and about what, and suggests an outreach about the latest", async () => {
+  it('says what a contact did, where and about what, and suggests an outreach about the latest', async () => {
     const ada = { id: 'u-ada', email: 'ada@gmail.com', fullName: 'Ada Lovelace' };
     const { contactId } = await activity(ada, 9, 'commented_replied', 'Our Kubernetes cluster keeps restarting');
     await activity(ada, 6, 'commented_replied', 'Our Kubernetes cluster keeps restarting');
@@ -66,7 +66,9 @@ describe.each(ENGINES)('contact spark summaries (%s)', (engine) => {
 
     const eve = { id: 'u-eve', email: 'eve@gmail.com' };
     const { contactId } = await activity(eve, 1, 'commented_replied', 'Terraform state locking issue');
-    await sql`update contacts set spark_summary = 'Eve is evaluating Terraform modules.' where community_id = ${t.communityId} and id = ${Number(contactId.slice(2))}`.execute(t.services.db);
+    await sql`update contacts set spark_summary = 'Eve is evaluating Terraform modules.' where community_id = ${t.communityId} and id = ${Number(contactId.slice(2))}`.execute(
+      t.services.db,
+    );
     const sparks = await sparksOf(contactId);
     expect(sparks.sparkSummary).toBe('Eve is evaluating Terraform modules.');
     expect(sparks.recentSparkSummaries).toHaveLength(1);

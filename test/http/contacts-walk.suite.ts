@@ -130,8 +130,12 @@ export function walkSuite(engine: Engine) {
 
     const walks = [1, 7, 1000].flatMap((limit) => (['asc', 'desc'] as const).map((direction) => [limit, direction] as const));
 
-    it.each(walks)('limit %i, %s, every sort', async (limit, direction) => {
-      for (const sort of sorts) await walk(sort, direction, limit);
-    }, 900_000);
+    it.each(walks)(
+      'limit %i, %s, every sort',
+      async (limit, direction) => {
+        for (const sort of sorts) await walk(sort, direction, limit);
+      },
+      900_000,
+    );
   });
 }

@@ -114,13 +114,7 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
       ])
       .execute();
     const newSegment = async (name: string, entityType: string) =>
-      (
-        await db
-          .insertInto('segments')
-          .values({ community_id: t.communityId, name, entity_type: entityType })
-          .returning('id')
-          .executeTakeFirstOrThrow()
-      ).id;
+      (await db.insertInto('segments').values({ community_id: t.communityId, name, entity_type: entityType }).returning('id').executeTakeFirstOrThrow()).id;
     segment = await newSegment('Champions', 'contact');
     orgSegment = await newSegment('Accounts', 'organization');
     await db
@@ -128,7 +122,10 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
       .values([ids.alice, ids.carol].map((id) => ({ community_id: t.communityId, segment_id: segment, entity_id: key(id) })))
       .execute();
     // An organization segment holding a row whose entity_id equals bob's ID must not show as bob's segment.
-    await db.insertInto('segment_memberships').values({ community_id: t.communityId, segment_id: orgSegment, entity_id: key(ids.bob) }).execute();
+    await db
+      .insertInto('segment_memberships')
+      .values({ community_id: t.communityId, segment_id: orgSegment, entity_id: key(ids.bob) })
+      .execute();
     await db
       .insertInto('website_visits')
       .values([
@@ -138,9 +135,7 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
         { community_id: t.communityId, contact_id: key(ids.alice), url: 'https://acme.io/old', visit_time: new Date(ago(45)) },
       ])
       .execute();
-    const objectType = (
-      await db.insertInto('object_types').values({ community_id: t.communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow()
-    ).id;
+    const objectType = (await db.insertInto('object_types').values({ community_id: t.communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow()).id;
     const assoc = (
       await db
         .insertInto('object_type_assocs')
@@ -155,7 +150,10 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
         .returning('id')
         .executeTakeFirstOrThrow()
     ).id;
-    await db.insertInto('object_associations').values({ community_id: t.communityId, object_id: deal, assoc_id: assoc, target_id: key(ids.alice) }).execute();
+    await db
+      .insertInto('object_associations')
+      .values({ community_id: t.communityId, object_id: deal, assoc_id: assoc, target_id: key(ids.alice) })
+      .execute();
     await db
       .updateTable('contacts')
       .set({
@@ -404,7 +402,11 @@ describe.each(ENGINES)('contacts (%s)', (engine) => {
       expect(names(sorted).slice(0, 2)).toEqual([second, first]);
       expect(((await get(first, `cf_${notes}`)).customFields as Record<string, { value: string }>)[`cf_${notes}`]!.value).toBe(long('b'));
     } finally {
-      await t.services.db.deleteFrom('contacts').where('community_id', '=', t.communityId).where('id', 'in', [key(first), key(second)]).execute();
+      await t.services.db
+        .deleteFrom('contacts')
+        .where('community_id', '=', t.communityId)
+        .where('id', 'in', [key(first), key(second)])
+        .execute();
       await t.services.db.deleteFrom('custom_field_values').where('community_id', '=', t.communityId).where('custom_field_id', '=', notes).execute();
     }
   });

@@ -119,7 +119,7 @@ describe.each(ENGINES)('core contact custom-field listing (%s)', (engine) => {
     expect(response.json()).toMatchObject({ reason: 'invalid-request-parameters', detail: 'unknown query parameter "sourceId"' });
   });
 
-  it('keeps each community\'s fields to itself', async () => {
+  it("keeps each community's fields to itself", async () => {
     expect(await ids('', bToken)).toEqual([field.ofB]);
     expect(await ids(`?destinationSourceId=${bSource}`, bToken)).toEqual([field.ofB]);
     expect((await list(`?destinationSourceId=${crm}`, bToken)).statusCode).toBe(404);

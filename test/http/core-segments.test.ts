@@ -35,16 +35,12 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
       ...(payload === undefined ? {} : { payload: payload as string }),
     });
 
-  const add = (segmentId: number | string, body: Record<string, unknown>, token = t.token) =>
-    send('POST', `/community/v1/segments/${segmentId}`, body, token);
+  const add = (segmentId: number | string, body: Record<string, unknown>, token = t.token) => send('POST', `/community/v1/segments/${segmentId}`, body, token);
 
   async function seedContact(communityId: number, name: string, identities: [IdentityType, string, string][]): Promise<number> {
     const { id } = await db().insertInto('contacts').values({ community_id: communityId, name }).returning('id').executeTakeFirstOrThrow();
     for (const [type, value, display] of identities) {
-      await db()
-        .insertInto('contact_identities')
-        .values({ community_id: communityId, type, value, display_value: display, contact_id: id })
-        .execute();
+      await db().insertInto('contact_identities').values({ community_id: communityId, type, value, display_value: display, contact_id: id }).execute();
     }
     return id;
   }
@@ -133,7 +129,7 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
       ]);
     });
 
-    it('lists only the caller\'s community\'s segments', async () => {
+    it("lists only the caller's community's segments", async () => {
       expect((await send('GET', '/community/v1/segments', undefined, bToken)).json()).toStrictEqual([{ id: bSegment, name: 'B members' }]);
     });
 
@@ -165,7 +161,7 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
   });
 
   describe('GET /community/v1/segments/{id}/status', () => {
-    it('lists the segment\'s statuses in their order', async () => {
+    it("lists the segment's statuses in their order", async () => {
       const response = await send('GET', `/community/v1/segments/${members}/status`, undefined, segmentReader);
       expect(response.statusCode).toBe(200);
       expect(response.json()).toStrictEqual([
@@ -366,7 +362,7 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
       expect(await membersOf(a, orgSegment)).toEqual([]);
     });
 
-    it('B finds B\'s contacts only, and adds them to B\'s segment', async () => {
+    it("B finds B's contacts only, and adds them to B's segment", async () => {
       const response = await add(bSegment, { socialType: 'email', value: 'onlyb@example.com, ann@example.com' }, bToken);
       expect(response.statusCode).toBe(200);
       expect(response.json()).toStrictEqual({ added: [`c_${bContact}`], notFound: ['ann@example.com'] });

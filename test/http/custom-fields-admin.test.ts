@@ -57,7 +57,10 @@ describe.each(ENGINES)('custom field administration (%s)', (engine) => {
   }
   /** Sets a contact's value through the v2 bulk update. */
   async function setValue(contactId: string, fieldId: string, value: { type: string; value: unknown }) {
-    const response = await t.send('POST', '/api/v2/contacts/bulk-update', { contactIds: [contactId], customFields: [{ customFieldId: fieldId, customFieldValue: value }] });
+    const response = await t.send('POST', '/api/v2/contacts/bulk-update', {
+      contactIds: [contactId],
+      customFields: [{ customFieldId: fieldId, customFieldValue: value }],
+    });
     expect(response.statusCode, response.body).toBe(200);
   }
   async function valuesOf(contactId: string) {
@@ -70,7 +73,16 @@ describe.each(ENGINES)('custom field administration (%s)', (engine) => {
     const types = ['string', 'url', 'int', 'number', 'date', 'boolean'];
     for (const valueType of types) {
       const field = await create({ name: `A ${valueType}`, entityTypes: ['contact', 'organization'], valueType, description: `the ${valueType}` });
-      expect(field).toMatchObject({ name: `A ${valueType}`, valueType, multivalue: false, allowedValues: [], keyField: false, writableBySourceIds: [], valueCount: 0, retiredAt: null });
+      expect(field).toMatchObject({
+        name: `A ${valueType}`,
+        valueType,
+        multivalue: false,
+        allowedValues: [],
+        keyField: false,
+        writableBySourceIds: [],
+        valueCount: 0,
+        retiredAt: null,
+      });
       expect(field.id).toMatch(/^cf_\d+$/);
     }
     const plan = await create({ name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'], keyField: true });
@@ -85,7 +97,10 @@ describe.each(ENGINES)('custom field administration (%s)', (engine) => {
       entityTypes: ['contact'],
       keyField: true,
       valueType: 'enum',
-      sampleValues: [{ type: 'enum', value: 'free' }, { type: 'enum', value: 'pro' }],
+      sampleValues: [
+        { type: 'enum', value: 'free' },
+        { type: 'enum', value: 'pro' },
+      ],
       providedBy: 'user',
     });
     const organizationFields = (await t.get('/api/v2/custom-fields?entityType=organization')).json() as { data: { id: string }[] };
@@ -96,23 +111,38 @@ describe.each(ENGINES)('custom field administration (%s)', (engine) => {
     const contactId = (await accepted(t, 'user', { id: 'u-def', email: 'def@example.com' })).contactId;
     await setValue(contactId, plan.id, { type: 'enum', value: 'pro' });
     expect(await valuesOf(contactId)).toEqual({ [plan.id]: { type: 'enum', value: 'pro' } });
-    const wrong = await t.send('POST', '/api/v2/contacts/bulk-update', { contactIds: [contactId], customFields: [{ customFieldId: plan.id, customFieldValue: { type: 'enum', value: 'gold' } }] });
+    const wrong = await t.send('POST', '/api/v2/contacts/bulk-update', {
+      contactIds: [contactId],
+      customFields: [{ customFieldId: plan.id, customFieldValue: { type: 'enum', value: 'gold' } }],
+    });
     expect(wrong.statusCode).toBe(400);
     expect(explained(wrong.json())).toContain('"free", "pro"');
   });
 
   it('refuses definitions that could not hold true values, and says why', async () => {
     expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'enum' }, 400)).toContain('an enum field needs allowedValues');
-    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', allowedValues: ['a'] }, 400)).toContain('allowedValues are only for enum fields');
-    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'int', multivalue: true }, 400)).toContain('only an enum field can be multivalue');
+    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', allowedValues: ['a'] }, 400)).toContain(
+      'allowedValues are only for enum fields',
+    );
+    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'int', multivalue: true }, 400)).toContain(
+      'only an enum field can be multivalue',
+    );
     expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'color' }, 400)).toContain('valueType');
     expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['member'], valueType: 'string' }, 400)).toContain('entityTypes');
     expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: [], valueType: 'string' }, 400)).toContain('entityTypes');
     expect(await refused('POST', ADMIN, { name: '  ', entityTypes: ['contact'], valueType: 'string' }, 400)).toContain('name must not be blank');
-    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', objectTypeId: 'cot_1' }, 400)).toContain('objectTypeId is only for fields that apply to objects');
-    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['object'], valueType: 'string', objectTypeId: 'cot_999999' }, 404)).toContain('object type cot_999999 not found');
-    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['object'], valueType: 'string', objectTypeId: 'type-1' }, 400)).toContain('invalid_object_type_id');
-    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', writableBySourceIds: [999999] }, 404)).toContain('no source 999999');
+    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', objectTypeId: 'cot_1' }, 400)).toContain(
+      'objectTypeId is only for fields that apply to objects',
+    );
+    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['object'], valueType: 'string', objectTypeId: 'cot_999999' }, 404)).toContain(
+      'object type cot_999999 not found',
+    );
+    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['object'], valueType: 'string', objectTypeId: 'type-1' }, 400)).toContain(
+      'invalid_object_type_id',
+    );
+    expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', writableBySourceIds: [999999] }, 404)).toContain(
+      'no source 999999',
+    );
     expect(await refused('POST', ADMIN, { name: 'Tier', entityTypes: ['contact'], valueType: 'string', color: 'red' }, 400)).toContain('color');
     expect(await refused('POST', `${ADMIN}`, { name: 'Tier', entityTypes: ['contact'], valueType: 'string' }, 201)).toContain('Tier');
 
@@ -147,7 +177,10 @@ describe.each(ENGINES)('custom field administration (%s)', (engine) => {
     // Without values, the type may change; an enum's allowed values go with it.
     const empty = await create({ name: 'Score band', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['low', 'high'] });
     expect((await change(empty.id, { valueType: 'int' })).data).toMatchObject({ valueType: 'int', allowedValues: [], multivalue: false });
-    expect((await change(empty.id, { valueType: 'enum', allowedValues: ['a', 'b'], multivalue: true })).data).toMatchObject({ valueType: 'enum', multivalue: true });
+    expect((await change(empty.id, { valueType: 'enum', allowedValues: ['a', 'b'], multivalue: true })).data).toMatchObject({
+      valueType: 'enum',
+      multivalue: true,
+    });
 
     expect(await refused('PATCH', `${ADMIN}/cf_999999`, { name: 'X' }, 404)).toContain('custom_field_not_found');
     expect(await refused('PATCH', `${ADMIN}/region`, { name: 'X' }, 400)).toContain('invalid_custom_field_id');
@@ -176,7 +209,10 @@ describe.each(ENGINES)('custom field administration (%s)', (engine) => {
     expect((await t.get(`/api/v2/custom-fields/${field.id}`)).statusCode).toBe(404);
     expect(((await t.get('/api/v2/custom-fields')).json() as { data: { id: string }[] }).data.map((f) => f.id)).not.toContain(field.id);
     expect(await valuesOf(eve)).toEqual({});
-    const write = await t.send('POST', '/api/v2/contacts/bulk-update', { contactIds: [eve], customFields: [{ customFieldId: field.id, customFieldValue: { type: 'int', value: 8 } }] });
+    const write = await t.send('POST', '/api/v2/contacts/bulk-update', {
+      contactIds: [eve],
+      customFields: [{ customFieldId: field.id, customFieldValue: { type: 'int', value: 8 } }],
+    });
     expect(write.statusCode).toBe(400);
 
     // Admins still see it, with its values counted; it cannot be changed or retired again.

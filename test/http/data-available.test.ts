@@ -116,7 +116,8 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
 
   const key = (id: string) => Number(id.replace(/^[a-z]+_/, ''));
 
-  const contact = (id: number) => db.selectFrom('contacts').selectAll().where('community_id', '=', t.communityId).where('id', '=', id).executeTakeFirstOrThrow();
+  const contact = (id: number) =>
+    db.selectFrom('contacts').selectAll().where('community_id', '=', t.communityId).where('id', '=', id).executeTakeFirstOrThrow();
 
   const contactByEmail = (email: string) =>
     db.selectFrom('contacts').selectAll().where('community_id', '=', t.communityId).where('primary_email', '=', email).executeTakeFirst();
@@ -142,7 +143,12 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
 
       const second = await notified(sourceId);
       expect(second).toEqual({ success: true, jobId: first.jobId, created: false });
-      const jobs = await db.selectFrom('jobs').select('id').where('kind', '=', 'source.import').where(sql<boolean>`payload @> ${JSON.stringify({ sourceId })}::jsonb`).execute();
+      const jobs = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', '=', 'source.import')
+        .where(sql<boolean>`payload @> ${JSON.stringify({ sourceId })}::jsonb`)
+        .execute();
       expect(jobs).toHaveLength(1);
 
       // Another source's call is its own job.
@@ -162,7 +168,11 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
     it('a call while the job runs answers the running job', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const first = await notified(sourceId);
-      await db.updateTable('jobs').set({ status: 'running', locked_by: 'elsewhere', locked_until: new Date(clock.now().getTime() + 60_000) }).where('id', '=', first.jobId).execute();
+      await db
+        .updateTable('jobs')
+        .set({ status: 'running', locked_by: 'elsewhere', locked_until: new Date(clock.now().getTime() + 60_000) })
+        .where('id', '=', first.jobId)
+        .execute();
       expect(await notified(sourceId)).toEqual({ success: true, jobId: first.jobId, created: false });
       await db.updateTable('jobs').set({ status: 'queued', locked_by: null, locked_until: null }).where('id', '=', first.jobId).execute();
       await worker.runUntilIdle();
@@ -195,10 +205,16 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       });
       expect(unknownQuery.statusCode).toBe(400);
       expect(unknownQuery.json()).toEqual({ success: false, message: 'unknown query parameter "force"' });
-      expect(await db.selectFrom('jobs').select('id').where(sql<boolean>`payload @> ${JSON.stringify({ sourceId })}::jsonb`).execute()).toEqual([]);
+      expect(
+        await db
+          .selectFrom('jobs')
+          .select('id')
+          .where(sql<boolean>`payload @> ${JSON.stringify({ sourceId })}::jsonb`)
+          .execute(),
+      ).toEqual([]);
     });
 
-    it('404 {success:false, message} for an unknown source and for another community\'s source; no job is made', { timeout: 120_000 }, async () => {
+    it("404 {success:false, message} for an unknown source and for another community's source; no job is made", { timeout: 120_000 }, async () => {
       const before = await db.selectFrom('jobs').select('id').execute();
       for (const sourceId of [999_999, other.sourceId]) {
         const response = await notify({ sourceId });
@@ -236,7 +252,14 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
           { type: 'organization', domain: 'https://www.initech.com', tagIdsToAdd: [] },
           { type: 'user', id: 'u-1', fullName: 'Peter Gibbons', email: 'Peter@Initech.com', rawLocation: 'Austin, TX' },
           '',
-          { type: 'activity', id: 'post-1', activityType: 'made_post_topic', user: { id: 'u-1', email: 'peter@initech.com' }, content: { type: 'text', value: 'How do I configure the Kubernetes ingress controller?' }, timestamp: '2026-03-30T10:00:00Z' },
+          {
+            type: 'activity',
+            id: 'post-1',
+            activityType: 'made_post_topic',
+            user: { id: 'u-1', email: 'peter@initech.com' },
+            content: { type: 'text', value: 'How do I configure the Kubernetes ingress controller?' },
+            timestamp: '2026-03-30T10:00:00Z',
+          },
           'this is not json',
           { type: 'meeting', id: 'x' },
           { type: 'user', fullName: 'No ID' },
@@ -274,14 +297,31 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       // What the lines made, as the pushes would have.
       // The activity line's user came last: its spelling of the address won.
       const peter = (await contactByEmail('peter@initech.com'))!;
-      expect(peter).toMatchObject({ full_name: 'Peter Gibbons', city: 'Austin', region: 'Texas', country: 'United States', company_website: 'https://initech.com' });
-      const initech = await db.selectFrom('organizations').selectAll().where('community_id', '=', t.communityId).where('primary_domain', '=', 'initech.com').executeTakeFirstOrThrow();
+      expect(peter).toMatchObject({
+        full_name: 'Peter Gibbons',
+        city: 'Austin',
+        region: 'Texas',
+        country: 'United States',
+        company_website: 'https://initech.com',
+      });
+      const initech = await db
+        .selectFrom('organizations')
+        .selectAll()
+        .where('community_id', '=', t.communityId)
+        .where('primary_domain', '=', 'initech.com')
+        .executeTakeFirstOrThrow();
       expect(initech).toMatchObject({ source_id: source.id, member_count: 1 });
       expect(peter.organization_id).toBe(initech.id);
       const activity = await db.selectFrom('activities').selectAll().where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute();
       expect(activity).toEqual([expect.objectContaining({ external_id: 'post-1', contact_id: peter.id })]);
       expect(await topicsOf(activity[0]!.id)).not.toEqual([]);
-      const profiles = await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).where('source_id', '=', source.id).orderBy('external_id').execute();
+      const profiles = await db
+        .selectFrom('source_profiles')
+        .select('external_id')
+        .where('community_id', '=', t.communityId)
+        .where('source_id', '=', source.id)
+        .orderBy('external_id')
+        .execute();
       expect(profiles.map((p) => p.external_id)).toEqual(['u-1', 'u-2']);
 
       const recorded = await sql<{ file_name: string; status: string; lines_done: number }>`
@@ -304,7 +344,9 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       fs.copyFileSync(path.join(source.dir, 'a.jsonl'), path.join(source.dir, 'a-copy.jsonl'));
       const again = await runImport(source.id);
       expect(again).toMatchObject({ files: [], skippedFiles: 2 });
-      expect(await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute()).toEqual([]);
+      expect(
+        await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute(),
+      ).toEqual([]);
 
       // A new file is imported; a changed one is imported again, whole.
       clock.advance(60_000);
@@ -316,11 +358,19 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
         ['a.jsonl', 2, 2],
         ['b.jsonl', 1, 1],
       ]);
-      const profiles = await db.selectFrom('source_profiles').select(['external_id', 'contact_id']).where('community_id', '=', t.communityId).where('source_id', '=', source.id).orderBy('external_id').execute();
+      const profiles = await db
+        .selectFrom('source_profiles')
+        .select(['external_id', 'contact_id'])
+        .where('community_id', '=', t.communityId)
+        .where('source_id', '=', source.id)
+        .orderBy('external_id')
+        .execute();
       expect(profiles.map((p) => p.external_id)).toEqual(['r-1', 'r-2', 'r-3']);
       // The repeated line found its contact again: no duplicate.
       expect(profiles[0]!.contact_id).toBe(made.id);
-      const counted = await sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${t.communityId} and primary_email like '%@repeat.example.org'`.execute(db);
+      const counted = await sql<{
+        n: number;
+      }>`select count(*)::int as n from contacts where community_id = ${t.communityId} and primary_email like '%@repeat.example.org'`.execute(db);
       expect(counted.rows[0]!.n).toBe(3);
     });
 
@@ -340,7 +390,9 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       await sql`
         insert into source_imports (community_id, source_id, sha256, file_name, size, modified_at, status, lines_done, counts, bad_lines, started_at)
         values (${t.communityId}, ${source.id}, ${sha256}, 'resume.jsonl', ${content.length}, ${clock.now()}, 'importing', 2,
-          ${JSON.stringify({ users: 1, badLines: 1 })}::jsonb, ${JSON.stringify([{ line: 2, reason: 'not JSON: earlier' }])}::jsonb, ${clock.now()})`.execute(db);
+          ${JSON.stringify({ users: 1, badLines: 1 })}::jsonb, ${JSON.stringify([{ line: 2, reason: 'not JSON: earlier' }])}::jsonb, ${clock.now()})`.execute(
+        db,
+      );
 
       const result = await runImport(source.id);
       expect(result.files).toEqual([
@@ -361,54 +413,82 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
       expect(recorded.rows).toEqual([{ status: 'imported', lines_done: 4 }]);
     });
 
-    it('a worker stopping mid-file saves its place and gives the job back; the next run continues there, pushing no line twice', { timeout: 120_000 }, async () => {
-      const source = await fileSource();
-      const total = 3000;
-      const users = Array.from({ length: total }, (_, n) => ({ type: 'user', id: `s-${n + 1}`, email: `user${n + 1}@stop.example.org` }));
-      fs.writeFileSync(path.join(source.dir, 'big.jsonl'), jsonl(...users));
-      const { jobId } = await notified(source.id);
-      const linesDone = async () =>
-        (await sql<{ lines_done: number }>`select lines_done from source_imports where community_id = ${t.communityId} and source_id = ${source.id}`.execute(db)).rows[0]
-          ?.lines_done ?? 0;
+    it(
+      'a worker stopping mid-file saves its place and gives the job back; the next run continues there, pushing no line twice',
+      { timeout: 120_000 },
+      async () => {
+        const source = await fileSource();
+        const total = 3000;
+        const users = Array.from({ length: total }, (_, n) => ({ type: 'user', id: `s-${n + 1}`, email: `user${n + 1}@stop.example.org` }));
+        fs.writeFileSync(path.join(source.dir, 'big.jsonl'), jsonl(...users));
+        const { jobId } = await notified(source.id);
+        const linesDone = async () =>
+          (
+            await sql<{ lines_done: number }>`select lines_done from source_imports where community_id = ${t.communityId} and source_id = ${source.id}`.execute(
+              db,
+            )
+          ).rows[0]?.lines_done ?? 0;
 
-      const stopping = createWorker({ db, clock, queue: t.services.jobs, pollIntervalMs: 10 });
-      stopping.start();
-      const deadline = Date.now() + 60_000;
-      // The job yields to the event loop between lines, so this loop's timers run while it imports.
-      while ((await linesDone()) < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-      await stopping.stop();
-      const stoppedAt = await linesDone();
-      expect(stoppedAt).toBeGreaterThanOrEqual(100);
-      expect(stoppedAt).toBeLessThan(total);
-      expect(stoppedAt % 100).toBe(0);
-      // Given back without counting the attempt; its progress says where it was.
-      expect(await job(jobId)).toMatchObject({ status: 'queued', attempts: 0, progress: expect.objectContaining({ phase: 'importing', file: 'big.jsonl', lines: stoppedAt }) });
+        const stopping = createWorker({ db, clock, queue: t.services.jobs, pollIntervalMs: 10 });
+        stopping.start();
+        const deadline = Date.now() + 60_000;
+        // The job yields to the event loop between lines, so this loop's timers run while it imports.
+        while ((await linesDone()) < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+        await stopping.stop();
+        const stoppedAt = await linesDone();
+        expect(stoppedAt).toBeGreaterThanOrEqual(100);
+        expect(stoppedAt).toBeLessThan(total);
+        expect(stoppedAt % 100).toBe(0);
+        // Given back without counting the attempt; its progress says where it was.
+        expect(await job(jobId)).toMatchObject({
+          status: 'queued',
+          attempts: 0,
+          progress: expect.objectContaining({ phase: 'importing', file: 'big.jsonl', lines: stoppedAt }),
+        });
 
-      // Lines after the saved place are pushed again by the next run; any pushed twice would be a second profile update, never a second contact.
-      const before = await db.selectFrom('source_profiles').select(['external_id', 'updated_at']).where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute();
-      clock.advance(60_000);
-      await worker.runUntilIdle();
-      const done = await job(jobId);
-      expect(done.status).toBe('completed');
-      expect((done.result as unknown as ImportResult).files).toEqual([
-        expect.objectContaining({ name: 'big.jsonl', lines: total, resumed: true, counts: expect.objectContaining({ users: total, badLines: 0 }) }),
-      ]);
-      const after = await db.selectFrom('source_profiles').select(['external_id', 'updated_at']).where('community_id', '=', t.communityId).where('source_id', '=', source.id).execute();
-      expect(after).toHaveLength(total);
-      // The lines before the saved place were not pushed again.
-      const untouched = before.filter((row) => Number(row.external_id.slice(2)) <= stoppedAt);
-      expect(untouched).toHaveLength(stoppedAt);
-      const afterById = new Map(after.map((row) => [row.external_id, row.updated_at.getTime()]));
-      for (const row of untouched) expect(afterById.get(row.external_id)).toBe(row.updated_at.getTime());
-      const contacts = await sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${t.communityId} and primary_email like '%@stop.example.org'`.execute(db);
-      expect(contacts.rows[0]!.n).toBe(total);
-    });
+        // Lines after the saved place are pushed again by the next run; any pushed twice would be a second profile update, never a second contact.
+        const before = await db
+          .selectFrom('source_profiles')
+          .select(['external_id', 'updated_at'])
+          .where('community_id', '=', t.communityId)
+          .where('source_id', '=', source.id)
+          .execute();
+        clock.advance(60_000);
+        await worker.runUntilIdle();
+        const done = await job(jobId);
+        expect(done.status).toBe('completed');
+        expect((done.result as unknown as ImportResult).files).toEqual([
+          expect.objectContaining({ name: 'big.jsonl', lines: total, resumed: true, counts: expect.objectContaining({ users: total, badLines: 0 }) }),
+        ]);
+        const after = await db
+          .selectFrom('source_profiles')
+          .select(['external_id', 'updated_at'])
+          .where('community_id', '=', t.communityId)
+          .where('source_id', '=', source.id)
+          .execute();
+        expect(after).toHaveLength(total);
+        // The lines before the saved place were not pushed again.
+        const untouched = before.filter((row) => Number(row.external_id.slice(2)) <= stoppedAt);
+        expect(untouched).toHaveLength(stoppedAt);
+        const afterById = new Map(after.map((row) => [row.external_id, row.updated_at.getTime()]));
+        for (const row of untouched) expect(afterById.get(row.external_id)).toBe(row.updated_at.getTime());
+        const contacts = await sql<{
+          n: number;
+        }>`select count(*)::int as n from contacts where community_id = ${t.communityId} and primary_email like '%@stop.example.org'`.execute(db);
+        expect(contacts.rows[0]!.n).toBe(total);
+      },
+    );
 
     it('a line that is not JSON is reported by its number and what is wrong, never by its bytes', { timeout: 120_000 }, async () => {
       const source = await fileSource();
       fs.writeFileSync(
         path.join(source.dir, 'passwd.jsonl'),
-        jsonl('root:x:0:0:root:/root:/bin/bash', '{secret-token: 1}', '{"type":"user","id":"p-1"} password=hunter2', '{"type": "user", "id": "p-2", "halfway":'),
+        jsonl(
+          'root:x:0:0:root:/root:/bin/bash',
+          '{secret-token: 1}',
+          '{"type":"user","id":"p-1"} password=hunter2',
+          '{"type": "user", "id": "p-2", "halfway":',
+        ),
       );
       const [file] = (await runImport(source.id)).files!;
       expect(file!.badLines).toEqual([
@@ -417,7 +497,9 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
         { line: 3, reason: 'not JSON (invalid at character 28)' },
         { line: 4, reason: 'not JSON (the line ends inside a value)' },
       ]);
-      const stored = await sql<{ bad_lines: unknown }>`select bad_lines from source_imports where community_id = ${t.communityId} and source_id = ${source.id}`.execute(db);
+      const stored = await sql<{
+        bad_lines: unknown;
+      }>`select bad_lines from source_imports where community_id = ${t.communityId} and source_id = ${source.id}`.execute(db);
       for (const text of [JSON.stringify(file), JSON.stringify(stored.rows)]) {
         for (const secret of ['root', 'bin/bash', 'secret', 'hunter2', 'half']) expect(text).not.toContain(secret);
       }
@@ -442,93 +524,160 @@ describe.each(ENGINES)('data-available (%s)', (engine) => {
   });
 
   describe('augmentation', () => {
-    it('re-derives, where missing, organizations, locations and topics of what the source touched; then sets last_import_at', { timeout: 120_000 }, async () => {
-      const sourceId = await apiSource();
-      const otherSourceId = await apiSource();
-      const peter = key((await push('user', sourceId, { id: 'a-1', email: 'peter@augment-initech.com', rawLocation: 'Austin, TX' })).contactId);
-      const samir = key((await push('user', sourceId, { id: 'a-2', email: 'samir@gmail.com', city: 'Lyon', country: 'FR', companyName: 'Globex' })).contactId);
-      const posted = await push('activity', sourceId, {
-        id: 'aug-post',
-        activityType: 'made_post_topic',
-        user: { id: 'a-1' },
-        activityTitle: { type: 'text', value: 'Ingress' },
-        content: { type: 'markdown', value: 'How do I configure the **Kubernetes ingress controller** for GraphQL subscriptions?' },
-      });
-      const activityId = key(posted.activityId!);
-      const topics = await topicsOf(activityId);
-      expect(topics).not.toEqual([]);
-      // Someone another source touched: not this source's to re-derive.
-      const bystander = key((await push('user', otherSourceId, { id: 'b-1', email: 'bob@augment-bystander.com' })).contactId);
-      expect((await contact(samir)).organization_id).toBeNull();
+    it(
+      're-derives, where missing, organizations, locations and topics of what the source touched; then sets last_import_at',
+      { timeout: 120_000 },
+      async () => {
+        const sourceId = await apiSource();
+        const otherSourceId = await apiSource();
+        const peter = key((await push('user', sourceId, { id: 'a-1', email: 'peter@augment-initech.com', rawLocation: 'Austin, TX' })).contactId);
+        const samir = key(
+          (await push('user', sourceId, { id: 'a-2', email: 'samir@gmail.com', city: 'Lyon', country: 'FR', companyName: 'Globex' })).contactId,
+        );
+        const posted = await push('activity', sourceId, {
+          id: 'aug-post',
+          activityType: 'made_post_topic',
+          user: { id: 'a-1' },
+          activityTitle: { type: 'text', value: 'Ingress' },
+          content: { type: 'markdown', value: 'How do I configure the **Kubernetes ingress controller** for GraphQL subscriptions?' },
+        });
+        const activityId = key(posted.activityId!);
+        const topics = await topicsOf(activityId);
+        expect(topics).not.toEqual([]);
+        // Someone another source touched: not this source's to re-derive.
+        const bystander = key((await push('user', otherSourceId, { id: 'b-1', email: 'bob@augment-bystander.com' })).contactId);
+        expect((await contact(samir)).organization_id).toBeNull();
 
-      // Take away what the pushes derived, as for data stored before these derivations existed.
-      await db.updateTable('contacts').set({ organization_id: null, company_website: null }).where('community_id', '=', t.communityId).where('id', 'in', [peter, bystander]).execute();
-      await db.updateTable('contacts').set({ city: null, region: null, country: null, country_code: null, world_region: null }).where('community_id', '=', t.communityId).where('id', 'in', [peter, samir]).execute();
-      await db.deleteFrom('activity_topics').where('community_id', '=', t.communityId).where('activity_id', '=', activityId).execute();
-      const initech = (await db.selectFrom('organizations').select(['id']).where('community_id', '=', t.communityId).where('primary_domain', '=', 'augment-initech.com').executeTakeFirstOrThrow()).id;
-      await db.updateTable('organizations').set({ member_count: 0 }).where('community_id', '=', t.communityId).where('id', '=', initech).execute();
-      const lyonBefore = await lyonMembers();
-      // The one organization named Globex now exists: Samir's company name links to it.
-      const globex = await t.app.inject({
-        method: 'POST',
-        url: `/community/v1/source/${sourceId}/organization`,
-        headers: { authorization: `Bearer ${t.token}` },
-        payload: { domain: 'globex.com' },
-      });
-      expect(globex.statusCode, globex.body).toBe(200);
+        // Take away what the pushes derived, as for data stored before these derivations existed.
+        await db
+          .updateTable('contacts')
+          .set({ organization_id: null, company_website: null })
+          .where('community_id', '=', t.communityId)
+          .where('id', 'in', [peter, bystander])
+          .execute();
+        await db
+          .updateTable('contacts')
+          .set({ city: null, region: null, country: null, country_code: null, world_region: null })
+          .where('community_id', '=', t.communityId)
+          .where('id', 'in', [peter, samir])
+          .execute();
+        await db.deleteFrom('activity_topics').where('community_id', '=', t.communityId).where('activity_id', '=', activityId).execute();
+        const initech = (
+          await db
+            .selectFrom('organizations')
+            .select(['id'])
+            .where('community_id', '=', t.communityId)
+            .where('primary_domain', '=', 'augment-initech.com')
+            .executeTakeFirstOrThrow()
+        ).id;
+        await db.updateTable('organizations').set({ member_count: 0 }).where('community_id', '=', t.communityId).where('id', '=', initech).execute();
+        const lyonBefore = await lyonMembers();
+        // The one organization named Globex now exists: Samir's company name links to it.
+        const globex = await t.app.inject({
+          method: 'POST',
+          url: `/community/v1/source/${sourceId}/organization`,
+          headers: { authorization: `Bearer ${t.token}` },
+          payload: { domain: 'globex.com' },
+        });
+        expect(globex.statusCode, globex.body).toBe(200);
 
-      clock.advance(60_000);
-      const result = await runImport(sourceId);
-      expect(result).toMatchObject({
-        sourceId,
-        kind: 'api',
-        since: null,
-        lastImportAt: clock.now().toISOString(),
-        augmented: { contacts: 2, organizationsLinked: 2, organizationsCreated: 0, locationsSet: 2, activitiesTopiced: 1 },
-      });
-      expect(result.files).toBeUndefined();
-      expect(await contact(peter)).toMatchObject({ organization_id: initech, company_website: 'https://augment-initech.com', city: 'Austin', region: 'Texas', country: 'United States', country_code: 'US', world_region: 'North America' });
-      const globexId = key((globex.json() as { organizationId: string }).organizationId);
-      expect(await contact(samir)).toMatchObject({ organization_id: globexId, company_name: 'Globex', company_website: 'https://globex.com', city: 'Lyon', country: 'France' });
-      expect((await contact(bystander)).organization_id).toBeNull();
-      expect(await topicsOf(activityId)).toEqual(topics);
-      const counts = await db.selectFrom('organizations').select(['id', 'member_count']).where('community_id', '=', t.communityId).where('id', 'in', [initech, globexId]).orderBy('id').execute();
-      expect(counts.map((row) => row.member_count)).toEqual([1, 1]);
-      // Its location rows gain it (the test took the columns away without the counts, so it counts twice now).
-      expect(await lyonMembers()).toBe(lyonBefore + 1);
-      const source = await db.selectFrom('sources').select('last_import_at').where('community_id', '=', t.communityId).where('id', '=', sourceId).executeTakeFirstOrThrow();
-      expect(source.last_import_at).toEqual(clock.now());
+        clock.advance(60_000);
+        const result = await runImport(sourceId);
+        expect(result).toMatchObject({
+          sourceId,
+          kind: 'api',
+          since: null,
+          lastImportAt: clock.now().toISOString(),
+          augmented: { contacts: 2, organizationsLinked: 2, organizationsCreated: 0, locationsSet: 2, activitiesTopiced: 1 },
+        });
+        expect(result.files).toBeUndefined();
+        expect(await contact(peter)).toMatchObject({
+          organization_id: initech,
+          company_website: 'https://augment-initech.com',
+          city: 'Austin',
+          region: 'Texas',
+          country: 'United States',
+          country_code: 'US',
+          world_region: 'North America',
+        });
+        const globexId = key((globex.json() as { organizationId: string }).organizationId);
+        expect(await contact(samir)).toMatchObject({
+          organization_id: globexId,
+          company_name: 'Globex',
+          company_website: 'https://globex.com',
+          city: 'Lyon',
+          country: 'France',
+        });
+        expect((await contact(bystander)).organization_id).toBeNull();
+        expect(await topicsOf(activityId)).toEqual(topics);
+        const counts = await db
+          .selectFrom('organizations')
+          .select(['id', 'member_count'])
+          .where('community_id', '=', t.communityId)
+          .where('id', 'in', [initech, globexId])
+          .orderBy('id')
+          .execute();
+        expect(counts.map((row) => row.member_count)).toEqual([1, 1]);
+        // Its location rows gain it (the test took the columns away without the counts, so it counts twice now).
+        expect(await lyonMembers()).toBe(lyonBefore + 1);
+        const source = await db
+          .selectFrom('sources')
+          .select('last_import_at')
+          .where('community_id', '=', t.communityId)
+          .where('id', '=', sourceId)
+          .executeTakeFirstOrThrow();
+        expect(source.last_import_at).toEqual(clock.now());
 
-      // The next run sees only what was touched since: nothing, then one new push.
-      clock.advance(60_000);
-      const idle = await runImport(sourceId);
-      expect(idle).toMatchObject({ since: result.lastImportAt, augmented: { contacts: 0, organizationsLinked: 0, locationsSet: 0, activitiesTopiced: 0 } });
-      clock.advance(60_000);
-      await push('user', sourceId, { id: 'a-3', email: 'new@augment-initech.com' });
-      expect((await runImport(sourceId)).augmented).toMatchObject({ contacts: 1, organizationsLinked: 0 });
-    });
+        // The next run sees only what was touched since: nothing, then one new push.
+        clock.advance(60_000);
+        const idle = await runImport(sourceId);
+        expect(idle).toMatchObject({ since: result.lastImportAt, augmented: { contacts: 0, organizationsLinked: 0, locationsSet: 0, activitiesTopiced: 0 } });
+        clock.advance(60_000);
+        await push('user', sourceId, { id: 'a-3', email: 'new@augment-initech.com' });
+        expect((await runImport(sourceId)).augmented).toMatchObject({ contacts: 1, organizationsLinked: 0 });
+      },
+    );
 
     it('a domain no organization has yet makes one, named after the company; anonymized contacts are left alone', { timeout: 120_000 }, async () => {
       const sourceId = await apiSource();
       const ann = key((await push('user', sourceId, { id: 'n-1', email: 'ann@newcorp-augment.io', companyName: 'NewCorp Ltd' })).contactId);
       const gone = key((await push('user', sourceId, { id: 'n-2', email: 'gone@gonecorp-augment.io' })).contactId);
-      await db.updateTable('contacts').set({ organization_id: null, company_website: null, company_name: null }).where('community_id', '=', t.communityId).where('id', 'in', [ann, gone]).execute();
+      await db
+        .updateTable('contacts')
+        .set({ organization_id: null, company_website: null, company_name: null })
+        .where('community_id', '=', t.communityId)
+        .where('id', 'in', [ann, gone])
+        .execute();
       await db.updateTable('contacts').set({ anonymized_at: clock.now() }).where('community_id', '=', t.communityId).where('id', '=', gone).execute();
-      await db.deleteFrom('organizations').where('community_id', '=', t.communityId).where('primary_domain', 'in', ['newcorp-augment.io', 'gonecorp-augment.io']).execute();
+      await db
+        .deleteFrom('organizations')
+        .where('community_id', '=', t.communityId)
+        .where('primary_domain', 'in', ['newcorp-augment.io', 'gonecorp-augment.io'])
+        .execute();
 
       clock.advance(60_000);
       const result = await runImport(sourceId);
       expect(result.augmented).toMatchObject({ contacts: 2, organizationsLinked: 1, organizationsCreated: 1 });
-      const made = await db.selectFrom('organizations').selectAll().where('community_id', '=', t.communityId).where('primary_domain', 'like', '%-augment.io').execute();
+      const made = await db
+        .selectFrom('organizations')
+        .selectAll()
+        .where('community_id', '=', t.communityId)
+        .where('primary_domain', 'like', '%-augment.io')
+        .execute();
       expect(made).toEqual([expect.objectContaining({ name: 'NewCorp Ltd', primary_domain: 'newcorp-augment.io', source_id: sourceId, member_count: 1 })]);
-      expect(await db.selectFrom('organization_domains').select('organization_id').where('community_id', '=', t.communityId).where('domain', '=', 'newcorp-augment.io').execute()).toEqual([
-        { organization_id: made[0]!.id },
-      ]);
+      expect(
+        await db
+          .selectFrom('organization_domains')
+          .select('organization_id')
+          .where('community_id', '=', t.communityId)
+          .where('domain', '=', 'newcorp-augment.io')
+          .execute(),
+      ).toEqual([{ organization_id: made[0]!.id }]);
       expect(await contact(ann)).toMatchObject({ organization_id: made[0]!.id, company_name: 'NewCorp Ltd' });
       expect((await contact(gone)).organization_id).toBeNull();
     });
 
-    it('isolation: another community\'s job touches only its own contacts', { timeout: 120_000 }, async () => {
+    it("isolation: another community's job touches only its own contacts", { timeout: 120_000 }, async () => {
       const theirs = await t.app.inject({
         method: 'POST',
         url: `/community/v1/source/${other.sourceId}/user`,

@@ -13,7 +13,13 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
   let otherToken: string;
   const type: Record<'deal' | 'ticket' | 'theirs', number> = { deal: 0, ticket: 0, theirs: 0 };
   const field: Record<'plan' | 'band' | 'size' | 'tier' | 'old' | 'junk' | 'theirs', number> = {
-    plan: 0, band: 0, size: 0, tier: 0, old: 0, junk: 0, theirs: 0,
+    plan: 0,
+    band: 0,
+    size: 0,
+    tier: 0,
+    old: 0,
+    junk: 0,
+    theirs: 0,
   };
   const score: Record<'engagement' | 'fit' | 'theirs', number> = { engagement: 0, fit: 0, theirs: 0 };
 
@@ -68,7 +74,12 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
       object_type_id: type.deal,
     });
     field.tier = await customField(t.communityId, { name: 'Tier', entity_types: ['contact', 'organization'], value_type: 'boolean' });
-    field.old = await customField(t.communityId, { name: 'Old', entity_types: ['contact'], value_type: 'string', deleted_at: new Date('2026-01-01T00:00:00Z') });
+    field.old = await customField(t.communityId, {
+      name: 'Old',
+      entity_types: ['contact'],
+      value_type: 'string',
+      deleted_at: new Date('2026-01-01T00:00:00Z'),
+    });
     field.junk = await customField(t.communityId, {
       name: 'Junk samples',
       entity_types: ['contact'],
@@ -89,15 +100,30 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
     const defaults = { keyField: false, sampleValues: [], description: null, targetSubTypes: [], providedBy: 'user', objectTypeId: null };
     const all = {
       plan: {
-        id: cf('plan'), name: 'Plan', entityTypes: ['contact'], keyField: false, valueType: 'enum',
-        sampleValues: [{ type: 'enum', value: 'pro' }], description: 'Billing plan', targetSubTypes: ['paid'], providedBy: 'billing', objectTypeId: null,
+        id: cf('plan'),
+        name: 'Plan',
+        entityTypes: ['contact'],
+        keyField: false,
+        valueType: 'enum',
+        sampleValues: [{ type: 'enum', value: 'pro' }],
+        description: 'Billing plan',
+        targetSubTypes: ['paid'],
+        providedBy: 'billing',
+        objectTypeId: null,
       },
       band: { ...defaults, id: cf('band'), name: 'Employees band', entityTypes: ['organization'], valueType: 'string' },
       size: { ...defaults, id: cf('size'), name: 'Deal size', entityTypes: ['object'], valueType: 'number', keyField: true, objectTypeId: `cot_${type.deal}` },
       tier: { ...defaults, id: cf('tier'), name: 'Tier', entityTypes: ['contact', 'organization'], valueType: 'boolean' },
       junk: {
-        ...defaults, id: cf('junk'), name: 'Junk samples', entityTypes: ['contact'], valueType: 'string',
-        sampleValues: [{ type: 'string', value: 'a' }, { type: 'string', value: null }],
+        ...defaults,
+        id: cf('junk'),
+        name: 'Junk samples',
+        entityTypes: ['contact'],
+        valueType: 'string',
+        sampleValues: [
+          { type: 'string', value: 'a' },
+          { type: 'string', value: null },
+        ],
       },
     };
     return all[key];
@@ -109,7 +135,16 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toEqual({ success: true, data: (['plan', 'band', 'size', 'tier', 'junk'] as const).map(expectedField) });
       expect(Object.keys(response.json().data[0])).toEqual([
-        'id', 'name', 'entityTypes', 'keyField', 'valueType', 'sampleValues', 'description', 'targetSubTypes', 'providedBy', 'objectTypeId',
+        'id',
+        'name',
+        'entityTypes',
+        'keyField',
+        'valueType',
+        'sampleValues',
+        'description',
+        'targetSubTypes',
+        'providedBy',
+        'objectTypeId',
       ]);
     });
 
@@ -189,7 +224,7 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
       }
     });
 
-    it('GET /lead-scores/{id}; malformed 400 invalid_lead_score_id, missing or another community\'s 404 lead_score_not_found', async () => {
+    it("GET /lead-scores/{id}; malformed 400 invalid_lead_score_id, missing or another community's 404 lead_score_not_found", async () => {
       const response = await t.get(`/api/v2/lead-scores/${ls('fit')}`);
       expect(response.statusCode).toBe(200);
       expect(response.json()).toEqual({ success: true, data: expected().fit });

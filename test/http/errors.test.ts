@@ -78,7 +78,7 @@ describe.each(ENGINES)('wire formats of errors (%s)', (engine) => {
     expect(again.json()).toMatchObject({ success: false, error: { code: 'conflict' } });
   });
 
-  it('keeps a caller\'s request ID and makes one otherwise', async () => {
+  it("keeps a caller's request ID and makes one otherwise", async () => {
     const given = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
     expect(given.headers['x-request-id']).toBe('abc-123');
     const made = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });

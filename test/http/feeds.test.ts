@@ -94,9 +94,17 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
   };
   const feed = async (id: string) => ((await t.get(`/api/v2/admin/feeds/${id}`)).json() as { data: Record<string, unknown> }).data;
   const openings = async (params = '') =>
-    ((await t.get(`/api/v2/job-openings?organizationId=${org}&cols=url&limit=100${params}`)).json() as { data: { jobTitle: string; isClosed: boolean; location: string | null; jobDescription: string | null; firstSeenAt: string; url: string | null }[] }).data;
+    (
+      (await t.get(`/api/v2/job-openings?organizationId=${org}&cols=url&limit=100${params}`)).json() as {
+        data: { jobTitle: string; isClosed: boolean; location: string | null; jobDescription: string | null; firstSeenAt: string; url: string | null }[];
+      }
+    ).data;
   const news = async () =>
-    ((await t.get(`/api/v2/news?organizationId=${org}&limit=100`)).json() as { data: { title: string; category: string | null; articleSentence: string | null; publishedAt: string }[] }).data;
+    (
+      (await t.get(`/api/v2/news?organizationId=${org}&limit=100`)).json() as {
+        data: { title: string; category: string | null; articleSentence: string | null; publishedAt: string }[];
+      }
+    ).data;
 
   beforeAll(async () => {
     base = await boards.start();
@@ -111,16 +119,43 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
   });
 
   it('fetches a Greenhouse board at once, then on schedule with a conditional GET, closing what the board no longer lists', async () => {
-    boards.routes.set('/greenhouse/acme', { body: greenhouse([{ id: 1, title: 'Developer Advocate' }, { id: 2, title: 'Staff Engineer', location: 'Berlin' }]), etag: '"v1"' });
+    boards.routes.set('/greenhouse/acme', {
+      body: greenhouse([
+        { id: 1, title: 'Developer Advocate' },
+        { id: 2, title: 'Staff Engineer', location: 'Berlin' },
+      ]),
+      etag: '"v1"',
+    });
     const created = await addFeed({ kind: 'greenhouse', url: `${base}/greenhouse/acme`, intervalMinutes: 60 });
     expect(created).toMatchObject({ id: expect.stringMatching(/^feed_\d+$/), kind: 'greenhouse', organizationId: org, lastStatus: null, failures: 0 });
     expect(await worker.runUntilIdle()).toBe(1);
     expect(await openings()).toEqual([
       // Both first published at the same time: the later ID first, as the list runs newest first.
-      { id: expect.any(String), jobTitle: 'Staff Engineer', location: 'Berlin', jobDescription: 'Build developer tools & docs.', firstSeenAt: '2026-10-01T13:00:00.000Z', isClosed: false, url: 'https://boards.greenhouse.io/acme/jobs/2' },
-      { id: expect.any(String), jobTitle: 'Developer Advocate', location: 'Remote', jobDescription: 'Build developer tools & docs.', firstSeenAt: '2026-10-01T13:00:00.000Z', isClosed: false, url: 'https://boards.greenhouse.io/acme/jobs/1' },
+      {
+        id: expect.any(String),
+        jobTitle: 'Staff Engineer',
+        location: 'Berlin',
+        jobDescription: 'Build developer tools & docs.',
+        firstSeenAt: '2026-10-01T13:00:00.000Z',
+        isClosed: false,
+        url: 'https://boards.greenhouse.io/acme/jobs/2',
+      },
+      {
+        id: expect.any(String),
+        jobTitle: 'Developer Advocate',
+        location: 'Remote',
+        jobDescription: 'Build developer tools & docs.',
+        firstSeenAt: '2026-10-01T13:00:00.000Z',
+        isClosed: false,
+        url: 'https://boards.greenhouse.io/acme/jobs/1',
+      },
     ]);
-    expect(await feed(created.id)).toMatchObject({ lastStatus: 'ok: 2 openings listed', failures: 0, lastFetchedAt: clock.now().toISOString(), nextFetchAt: new Date(clock.now().getTime() + 3_600_000).toISOString() });
+    expect(await feed(created.id)).toMatchObject({
+      lastStatus: 'ok: 2 openings listed',
+      failures: 0,
+      lastFetchedAt: clock.now().toISOString(),
+      nextFetchAt: new Date(clock.now().getTime() + 3_600_000).toISOString(),
+    });
     // Not due yet: nothing runs.
     expect(await worker.runUntilIdle()).toBe(0);
 
@@ -131,16 +166,33 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
     expect(await feed(created.id)).toMatchObject({ lastStatus: 'not modified' });
 
     // Changed board: one gone (closed), one new, one renamed; nothing doubled.
-    boards.routes.set('/greenhouse/acme', { body: greenhouse([{ id: 2, title: 'Staff Engineer, Platform', location: 'Berlin' }, { id: 3, title: 'Community Manager' }]), etag: '"v2"' });
+    boards.routes.set('/greenhouse/acme', {
+      body: greenhouse([
+        { id: 2, title: 'Staff Engineer, Platform', location: 'Berlin' },
+        { id: 3, title: 'Community Manager' },
+      ]),
+      etag: '"v2"',
+    });
     clock.advance(3_600_000);
     expect(await worker.runUntilIdle()).toBe(1);
     const after = await openings();
     expect(after.map((row) => [row.jobTitle, row.isClosed])).toEqual(
-      expect.arrayContaining([['Developer Advocate', true], ['Staff Engineer, Platform', false], ['Community Manager', false]]),
+      expect.arrayContaining([
+        ['Developer Advocate', true],
+        ['Staff Engineer, Platform', false],
+        ['Community Manager', false],
+      ]),
     );
     expect(after).toHaveLength(3);
     // Listed again: open again.
-    boards.routes.set('/greenhouse/acme', { body: greenhouse([{ id: 1, title: 'Developer Advocate' }, { id: 2, title: 'Staff Engineer, Platform' }, { id: 3, title: 'Community Manager' }]), etag: '"v3"' });
+    boards.routes.set('/greenhouse/acme', {
+      body: greenhouse([
+        { id: 1, title: 'Developer Advocate' },
+        { id: 2, title: 'Staff Engineer, Platform' },
+        { id: 3, title: 'Community Manager' },
+      ]),
+      etag: '"v3"',
+    });
     clock.advance(3_600_000);
     await worker.runUntilIdle();
     expect((await openings()).every((row) => !row.isClosed)).toBe(true);
@@ -156,15 +208,37 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
   it('reads Lever and Ashby boards', async () => {
     boards.routes.set('/lever/acme', {
       body: JSON.stringify([
-        { id: 'a1b2', text: 'Solutions Engineer', categories: { location: 'New York', team: 'Sales' }, hostedUrl: 'https://jobs.lever.co/acme/a1b2', createdAt: 1760000000000, descriptionPlain: 'Help customers.' },
+        {
+          id: 'a1b2',
+          text: 'Solutions Engineer',
+          categories: { location: 'New York', team: 'Sales' },
+          hostedUrl: 'https://jobs.lever.co/acme/a1b2',
+          createdAt: 1760000000000,
+          descriptionPlain: 'Help customers.',
+        },
       ]),
     });
     boards.routes.set('/ashby/acme', {
       body: JSON.stringify({
         apiVersion: '1',
         jobs: [
-          { id: 'f00d', title: 'Technical Writer', location: 'Remote (EU)', jobUrl: 'https://jobs.ashbyhq.com/acme/f00d', publishedAt: '2026-09-15T08:00:00.000+00:00', isListed: true, descriptionPlain: 'Write docs.' },
-          { id: 'hidden', title: 'Unlisted role', location: 'Remote', jobUrl: 'https://jobs.ashbyhq.com/acme/hidden', publishedAt: '2026-09-15T08:00:00.000+00:00', isListed: false },
+          {
+            id: 'f00d',
+            title: 'Technical Writer',
+            location: 'Remote (EU)',
+            jobUrl: 'https://jobs.ashbyhq.com/acme/f00d',
+            publishedAt: '2026-09-15T08:00:00.000+00:00',
+            isListed: true,
+            descriptionPlain: 'Write docs.',
+          },
+          {
+            id: 'hidden',
+            title: 'Unlisted role',
+            location: 'Remote',
+            jobUrl: 'https://jobs.ashbyhq.com/acme/hidden',
+            publishedAt: '2026-09-15T08:00:00.000+00:00',
+            isListed: false,
+          },
         ],
       }),
     });
@@ -174,7 +248,11 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
     const titles = (await openings()).map((row) => row.jobTitle);
     expect(titles).toEqual(expect.arrayContaining(['Solutions Engineer', 'Technical Writer']));
     expect(titles).not.toContain('Unlisted role');
-    expect((await openings()).find((row) => row.jobTitle === 'Solutions Engineer')).toMatchObject({ location: 'New York', firstSeenAt: new Date(1760000000000).toISOString(), jobDescription: 'Help customers.' });
+    expect((await openings()).find((row) => row.jobTitle === 'Solutions Engineer')).toMatchObject({
+      location: 'New York',
+      firstSeenAt: new Date(1760000000000).toISOString(),
+      jobDescription: 'Help customers.',
+    });
   });
 
   it('reads RSS and Atom news feeds, once per item however often fetched', async () => {
@@ -184,9 +262,27 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
     await addFeed({ kind: 'rss', url: `${base}/eng.atom`, intervalMinutes: 30 });
     expect(await worker.runUntilIdle()).toBe(2);
     expect(await news()).toEqual([
-      { id: expect.any(String), title: 'Scaling ingestion', category: 'engineering', articleSentence: 'How we reached ten thousand events per second.', publishedAt: '2026-11-05T12:00:00.000Z' },
-      { id: expect.any(String), title: 'Acme raises a Series B', category: 'Funding', articleSentence: 'Acme raised $40M to grow its developer platform.', publishedAt: '2026-11-03T14:00:00.000Z' },
-      { id: expect.any(String), title: 'Release 2.0 & what changed', category: null, articleSentence: 'Version 2.0 ships today!', publishedAt: '2026-11-02T08:30:00.000Z' },
+      {
+        id: expect.any(String),
+        title: 'Scaling ingestion',
+        category: 'engineering',
+        articleSentence: 'How we reached ten thousand events per second.',
+        publishedAt: '2026-11-05T12:00:00.000Z',
+      },
+      {
+        id: expect.any(String),
+        title: 'Acme raises a Series B',
+        category: 'Funding',
+        articleSentence: 'Acme raised $40M to grow its developer platform.',
+        publishedAt: '2026-11-03T14:00:00.000Z',
+      },
+      {
+        id: expect.any(String),
+        title: 'Release 2.0 & what changed',
+        category: null,
+        articleSentence: 'Version 2.0 ships today!',
+        publishedAt: '2026-11-02T08:30:00.000Z',
+      },
     ]);
     clock.advance(30 * 60_000);
     expect(await worker.runUntilIdle()).toBe(2);
@@ -203,11 +299,19 @@ describe.each(ENGINES)('feeds (%s)', (engine) => {
     boards.routes.set('/flaky', { body: 'not json' });
     clock.advance(60_000);
     await worker.runUntilIdle();
-    expect(await feed(flaky.id)).toMatchObject({ lastStatus: 'the answer is not JSON', failures: 2, nextFetchAt: new Date(clock.now().getTime() + 120_000).toISOString() });
+    expect(await feed(flaky.id)).toMatchObject({
+      lastStatus: 'the answer is not JSON',
+      failures: 2,
+      nextFetchAt: new Date(clock.now().getTime() + 120_000).toISOString(),
+    });
     boards.routes.set('/flaky', { body: greenhouse([]) });
     clock.advance(120_000);
     await worker.runUntilIdle();
-    expect(await feed(flaky.id)).toMatchObject({ lastStatus: 'ok: 0 openings listed', failures: 0, nextFetchAt: new Date(clock.now().getTime() + 120 * 60_000).toISOString() });
+    expect(await feed(flaky.id)).toMatchObject({
+      lastStatus: 'ok: 0 openings listed',
+      failures: 0,
+      nextFetchAt: new Date(clock.now().getTime() + 120 * 60_000).toISOString(),
+    });
     // Redirects are followed; a fetch now runs as a job and leaves the schedule alone.
     boards.routes.set('/moved', { body: '', location: '/greenhouse/acme' });
     const moved = await addFeed({ kind: 'greenhouse', url: `${base}/moved` });
@@ -263,7 +367,8 @@ describe.each(ENGINES)('feeds without private addresses (%s)', (engine) => {
   });
 
   it('refuses a private address at registration, as webhooks do', async () => {
-    const org = ((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain: 'initech.com' })).json() as { organizationId: string }).organizationId;
+    const org = ((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain: 'initech.com' })).json() as { organizationId: string })
+      .organizationId;
     expect(org).toEqual(expect.any(String));
     const port = new URL(base).port;
     for (const [url, host] of [
@@ -276,7 +381,9 @@ describe.each(ENGINES)('feeds without private addresses (%s)', (engine) => {
     ] as const) {
       const refused = await t.send('POST', '/api/v2/admin/feeds', { organizationId: org, kind: 'rss', url });
       expect(refused.statusCode, url).toBe(400);
-      expect(refused.json().error.message, url).toBe(`url: ${host} is a private or special address, which Hearth does not reach unless the operator allows it (HEARTH_ALLOW_PRIVATE_FETCH)`);
+      expect(refused.json().error.message, url).toBe(
+        `url: ${host} is a private or special address, which Hearth does not reach unless the operator allows it (HEARTH_ALLOW_PRIVATE_FETCH)`,
+      );
     }
     const credentials = await t.send('POST', '/api/v2/admin/feeds', { organizationId: org, kind: 'rss', url: 'https://user:secret@example.com/feed' });
     expect(credentials.statusCode).toBe(400);
@@ -286,7 +393,8 @@ describe.each(ENGINES)('feeds without private addresses (%s)', (engine) => {
 
   it('refuses a name that resolves to loopback when it fetches, and records why without the address', async () => {
     boards.routes.set('/feed', { body: RSS });
-    const org = ((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain: 'acme.com' })).json() as { organizationId: string }).organizationId;
+    const org = ((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain: 'acme.com' })).json() as { organizationId: string })
+      .organizationId;
     const created = await t.send('POST', '/api/v2/admin/feeds', { organizationId: org, kind: 'rss', url: `http://localhost:${new URL(base).port}/feed` });
     expect(created.statusCode, created.body).toBe(201);
     await createWorker({ db: t.services.db, clock, queue: t.services.jobs }).runUntilIdle();

@@ -74,7 +74,8 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
         success: false,
         error: {
           code: 'invalid_parameters',
-          message: 'file sources are made with the CLI (hearth source create --kind file), unless the operator sets HEARTH_FILE_SOURCE_ROOT, the folder under which the API may name them',
+          message:
+            'file sources are made with the CLI (hearth source create --kind file), unless the operator sets HEARTH_FILE_SOURCE_ROOT, the folder under which the API may name them',
         },
       });
     }
@@ -118,7 +119,12 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
       expect(response.json(), given).toEqual(refusal(given));
     }
     expect(await sourcesOf(t)).toEqual(before);
-    const audit = await db.selectFrom('audit_log').select('detail').where('community_id', '=', t.communityId).where('operation', '=', 'source.create').execute();
+    const audit = await db
+      .selectFrom('audit_log')
+      .select('detail')
+      .where('community_id', '=', t.communityId)
+      .where('operation', '=', 'source.create')
+      .execute();
     expect(JSON.stringify(audit)).not.toContain('elsewhere');
   });
 
@@ -133,7 +139,10 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
     const first = await notify(sourceId);
     expect(first.statusCode, first.body).toBe(200);
     await worker.runUntilIdle();
-    expect(await job(first.json().jobId)).toMatchObject({ status: 'completed', result: expect.objectContaining({ files: [expect.objectContaining({ name: 'a.jsonl' })] }) });
+    expect(await job(first.json().jobId)).toMatchObject({
+      status: 'completed',
+      result: expect.objectContaining({ files: [expect.objectContaining({ name: 'a.jsonl' })] }),
+    });
     expect(await contactByEmail('inside@root.example.org')).toBeDefined();
 
     // Queued while the folder was allowed; the folder is then swapped for a link to the outside.
@@ -144,7 +153,10 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
     await worker.runUntilIdle();
     expect(await job(queued.json().jobId)).toMatchObject({
       status: 'completed',
-      result: { sourceId, skipped: 'the source was made through the API and its folder is not a folder under HEARTH_FILE_SOURCE_ROOT (as the operator set it now)' },
+      result: {
+        sourceId,
+        skipped: 'the source was made through the API and its folder is not a folder under HEARTH_FILE_SOURCE_ROOT (as the operator set it now)',
+      },
     });
     expect(await contactByEmail('secret@elsewhere.example.org')).toBeUndefined();
 
@@ -156,7 +168,7 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
     });
   });
 
-  it('a source made through the API whose stored folder is not under the root as set now is not imported; an operator\'s source is', async () => {
+  it("a source made through the API whose stored folder is not under the root as set now is not imported; an operator's source is", async () => {
     // As a source made under another root, or made through the API before the rule, would be stored.
     const insert = (name: string, confined: boolean) =>
       db
@@ -168,7 +180,13 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
     const refused = await notify(apiMade);
     expect(refused.statusCode).toBe(409);
     expect(refused.json().message).toMatch(/HEARTH_FILE_SOURCE_ROOT/);
-    expect(await db.selectFrom('jobs').select('id').where(sql<boolean>`payload @> ${JSON.stringify({ sourceId: apiMade })}::jsonb`).execute()).toEqual([]);
+    expect(
+      await db
+        .selectFrom('jobs')
+        .select('id')
+        .where(sql<boolean>`payload @> ${JSON.stringify({ sourceId: apiMade })}::jsonb`)
+        .execute(),
+    ).toEqual([]);
     expect(await contactByEmail('secret@elsewhere.example.org')).toBeUndefined();
 
     const operators = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Operator elsewhere', kind: 'file', path: outside })).id;
@@ -190,7 +208,7 @@ describe.each(ENGINES)('file sources and HEARTH_FILE_SOURCE_ROOT (%s)', (engine)
     expect(await contactByEmail('linked@elsewhere.example.org')).toBeUndefined();
   });
 
-  it('another community\'s admin cannot point a source at this community\'s folder outside the root', async () => {
+  it("another community's admin cannot point a source at this community's folder outside the root", async () => {
     const { communityId } = await t.services.communities.create(`Other ${counter}`, cliActor());
     const theirAdmin = await t.issueToken(['read', 'write', 'admin'], communityId);
     const response = await t.send('POST', '/api/v2/admin/sources', { name: 'Borrowed', kind: 'file', path: outside }, theirAdmin);

@@ -106,7 +106,7 @@ describe.each(ENGINES)('hardening against odd input (%s)', (engine) => {
       expect(core.json()).toEqual({ reason: expect.any(String), docs: expect.any(String), detail: expect.any(String) });
     });
 
-    it('headers over the limit answer 431 in the family\'s shape, over a real socket', async () => {
+    it("headers over the limit answer 431 in the family's shape, over a real socket", async () => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       try {
         const { port } = t.app.server.address() as AddressInfo;
@@ -116,7 +116,9 @@ describe.each(ENGINES)('hardening against odd input (%s)', (engine) => {
               let body = '';
               res.setEncoding('utf8');
               res.on('data', (chunk: string) => (body += chunk));
-              res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), nosniff: res.headers['x-content-type-options'], body }));
+              res.on('end', () =>
+                resolve({ status: res.statusCode!, type: String(res.headers['content-type']), nosniff: res.headers['x-content-type-options'], body }),
+              );
             });
             req.on('error', reject);
             req.end();
@@ -153,7 +155,12 @@ describe.each(ENGINES)('what answers tell browsers and caches (%s)', (engine) =>
   afterAll(() => t.close());
 
   const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
-    t.app.inject({ method, url, headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) });
+    t.app.inject({
+      method,
+      url,
+      headers: { ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
   const bearer = () => ({ authorization: `Bearer ${t.token}` });
 
   it('says nosniff on every JSON answer, errors of both families included', async () => {

@@ -41,7 +41,9 @@ describe.each(ENGINES)('industry codes (%s)', (engine) => {
     expect(await names('software publishers')).toEqual(['5132 Software Publishers', '51321 Software Publishers', '513210 Software Publishers']);
     expect(await names('PUBLISHERS software')).toEqual(await names('software publishers'));
     expect(await names('  computer   programming ')).toEqual(['541511 Custom Computer Programming Services']);
-    expect(await names('5415')).toEqual(expect.arrayContaining(['5415 Computer Systems Design and Related Services', '541511 Custom Computer Programming Services']));
+    expect(await names('5415')).toEqual(
+      expect.arrayContaining(['5415 Computer Systems Design and Related Services', '541511 Custom Computer Programming Services']),
+    );
     expect((await names('5415')).every((row) => row.startsWith('5415'))).toBe(true);
     expect(await names('no such industry')).toEqual([]);
     expect(await names('100%')).toEqual([]);
@@ -59,7 +61,10 @@ describe.each(ENGINES)('industry codes (%s)', (engine) => {
   it('needs organizations:read, and refuses what it does not take', async () => {
     expect((await list({}, await t.issueToken(['organizations:read']))).statusCode).toBe(200);
     expect((await list({}, await t.issueToken(['contacts:read']))).statusCode).toBe(403);
-    for (const params of [{ sort: 'name' }, { cols: 'recordCount' }, { direction: 'desc' }, { limit: 1001 }, { cursor: 'x' }] as Record<string, string | number>[]) {
+    for (const params of [{ sort: 'name' }, { cols: 'recordCount' }, { direction: 'desc' }, { limit: 1001 }, { cursor: 'x' }] as Record<
+      string,
+      string | number
+    >[]) {
       const response = await list(params);
       expect(response.statusCode, JSON.stringify(params)).toBe(400);
       expect(response.body).toContain(Object.keys(params)[0]);

@@ -109,21 +109,41 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
 
   it('never threads a loop: a parent that is the activity itself or one of its replies is not linked, and the 202 says so', async () => {
     const loop = 'threads cannot loop';
-    const self = { id: 'loop-self', activityType: 'made_post_topic', user: { id: 'u-250' }, parentActivity: { id: 'loop-self', activityType: 'made_post_topic' } };
+    const self = {
+      id: 'loop-self',
+      activityType: 'made_post_topic',
+      user: { id: 'u-250' },
+      parentActivity: { id: 'loop-self', activityType: 'made_post_topic' },
+    };
     expect((await accepted(self)).warnings).toEqual([]);
     const again = await accepted(self);
     expect(again.warnings).toEqual([expect.stringContaining(loop)]);
     expect((await activity(again.activityId)).parent_id).toBeNull();
 
     // Two pushes naming each other: the second links to the first, and the first is left waiting.
-    const a = await accepted({ id: 'loop-a', activityType: 'made_post_topic', user: { id: 'u-251' }, parentActivity: { id: 'loop-b', activityType: 'made_post_topic' } });
-    const b = await accepted({ id: 'loop-b', activityType: 'made_post_topic', user: { id: 'u-252' }, parentActivity: { id: 'loop-a', activityType: 'made_post_topic' } });
+    const a = await accepted({
+      id: 'loop-a',
+      activityType: 'made_post_topic',
+      user: { id: 'u-251' },
+      parentActivity: { id: 'loop-b', activityType: 'made_post_topic' },
+    });
+    const b = await accepted({
+      id: 'loop-b',
+      activityType: 'made_post_topic',
+      user: { id: 'u-252' },
+      parentActivity: { id: 'loop-a', activityType: 'made_post_topic' },
+    });
     expect(a.warnings).toEqual([]);
     expect(b.warnings).toEqual([expect.stringMatching(/^1 earlier activity names this one as parent but is among its own parents/)]);
     expect((await activity(b.activityId)).parent_id).toBe(key(a.activityId));
     expect((await activity(a.activityId)).parent_id).toBeNull();
     // Pushed again, the first now finds its parent, which is its own reply.
-    const aAgain = await accepted({ id: 'loop-a', activityType: 'made_post_topic', user: { id: 'u-251' }, parentActivity: { id: 'loop-b', activityType: 'made_post_topic' } });
+    const aAgain = await accepted({
+      id: 'loop-a',
+      activityType: 'made_post_topic',
+      user: { id: 'u-251' },
+      parentActivity: { id: 'loop-b', activityType: 'made_post_topic' },
+    });
     expect(aAgain.warnings).toEqual([expect.stringContaining(loop)]);
     expect((await activity(a.activityId)).parent_id).toBeNull();
 
@@ -141,7 +161,7 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
     expect(otherType.activityId).not.toBe(first.activityId);
   });
 
-  it('keeps the contact\'s activity count and first and latest times', async () => {
+  it("keeps the contact's activity count and first and latest times", async () => {
     const user = { id: 'u-400', email: 'counted@example.org' };
     await accepted({ id: uid(), activityType: 'tweet', user, timestamp: '2026-02-01T00:00:00Z' });
     await accepted({ id: uid(), activityType: 'tweet', user, timestamp: '2026-03-05T00:00:00Z' });
@@ -189,7 +209,7 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
     expect(response.json()).toMatchObject({ reason: 'invalid-request-body', detail: expect.stringContaining('"juggled"') });
   });
 
-  it('accepts a community\'s own activity type', async () => {
+  it("accepts a community's own activity type", async () => {
     await t.services.activityTypes.add(cliWriter(t.communityId), { id: 'gave_talk', displayName: 'Gave a talk' });
     await accepted({ id: uid(), activityType: 'gave_talk', user: { id: 'u-801' } });
   });
@@ -206,8 +226,7 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
     const pushed = await accepted({ id: uid(), activityType: 'tweet', user: { id: 'u-950' }, timestamp: ahead });
     expect(pushed.warnings).toEqual([expect.stringMatching(/^timestamp is .*more than a day after the current time/)]);
     expect((await activity(pushed.activityId)).activity_time.toISOString()).toBe(ahead);
-    const counts = async () =>
-      (await t.get(`/api/v2/contacts/${pushed.contactId}?cols=activityCount7d,activityCount1y,activityCountAll`)).json().data;
+    const counts = async () => (await t.get(`/api/v2/contacts/${pushed.contactId}?cols=activityCount7d,activityCount1y,activityCountAll`)).json().data;
     expect(await counts()).toMatchObject({ activityCount7d: 0, activityCount1y: 0, activityCountAll: 1 });
     try {
       clock.advance(31 * 24 * 3600 * 1000);
@@ -221,7 +240,11 @@ describe.each(ENGINES)('core activity pushes (%s)', (engine) => {
   });
 
   it('refuses a push without a user or an id', async () => {
-    for (const body of [{ id: uid(), activityType: 'tweet' }, { activityType: 'tweet', user: { id: 'u' } }, { id: uid(), activityType: 'tweet', user: {} }]) {
+    for (const body of [
+      { id: uid(), activityType: 'tweet' },
+      { activityType: 'tweet', user: { id: 'u' } },
+      { id: uid(), activityType: 'tweet', user: {} },
+    ]) {
       const response = await push(body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
     }

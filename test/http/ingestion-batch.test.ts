@@ -144,7 +144,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
     expect(answer.results[3]!.warnings!.join()).toContain('threads cannot loop');
   });
 
-  it('answers a suppressed person\'s item without storing it, and stores the others', async () => {
+  it("answers a suppressed person's item without storing it, and stores the others", async () => {
     await t.services.db
       .insertInto('suppressions')
       .values({ community_id: t.communityId, identity_type: 'email', value_hash: identityHash({ type: 'email', value: 'gone@example.org' }) })
@@ -159,7 +159,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
     expect(await contactIdsOf('gone@example.org')).toEqual([]);
   });
 
-  it('refuses a request that is not a list of 1 to 1,000 items, needs sources:write, and knows only its community\'s sources', async () => {
+  it("refuses a request that is not a list of 1 to 1,000 items, needs sources:write, and knows only its community's sources", async () => {
     expect((await pushBatch('users', [])).statusCode).toBe(400);
     expect((await pushBatch('users', { id: 'x' })).statusCode).toBe(400);
     const tooMany = Array.from({ length: 1001 }, (_, index) => ({ id: `x-${index}` }));
@@ -222,7 +222,10 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
     const foreign = (await t.get('/api/v2/admin/ingestion', theirs)).json() as { data: BacklogAnswer };
     expect(foreign.data).toEqual({ queuedPushes: 0, oldestQueuedMs: null, storedLastMinute: 0, batchesLastMinute: 0, processes: 0 });
     // A report older than 15 s is of a process that stopped reporting: left out.
-    await t.db.database.db.updateTable('ingestion_backlog').set({ reported_at: new Date(Date.now() - 20_000) }).execute();
+    await t.db.database.db
+      .updateTable('ingestion_backlog')
+      .set({ reported_at: new Date(Date.now() - 20_000) })
+      .execute();
     expect((await backlog()).storedLastMinute).toBe(before.storedLastMinute);
     await other.report();
     expect((await backlog()).processes).toBe(before.processes + 1);
@@ -248,7 +251,9 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
           { id: 'reported-waiting', activityType: 'commented_replied', user: { id: 'rw-1', email: 'rw1@example.org' } },
         ]);
         for (let attempt = 0; ; attempt++) {
-          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+          const waiting = await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
           if (waiting.rows[0]!.n > 0) break;
           if (attempt > 200) throw new Error('the push never waited for the lock');
           await new Promise((resolve) => setTimeout(resolve, 25));
@@ -258,7 +263,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
       });
       await pending;
       // Well before the next timed report (5 s): the report follows the queue emptying.
-      for (const deadline = Date.now() + 2_000; (await stored())[0] !== 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (const deadline = Date.now() + 2_000; (await stored())[0] !== 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await stored()).toEqual([0]);
     } finally {
       await other.stopReporting();
@@ -281,7 +286,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
       pushes.push({ source: 2, user: { id: `f${p}`, email: `PERSON${p}@corp${p % 40}.com`, github: `https://github.com/person-${p}` } });
     }
     let seed = 42;
-    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = pushes.length - 1; i > 0; i--) {
       const j = Math.floor(next() * (i + 1));
       [pushes[i], pushes[j]] = [pushes[j]!, pushes[i]!];
@@ -312,6 +317,11 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
     }
     const missedMerges = [...contactsOfPerson.values()].filter((contacts) => contacts.size > 1).length;
     const falseMerges = [...personsOfContact.values()].filter((people) => people.size > 1).length;
-    expect({ persons: contactsOfPerson.size, contacts: personsOfContact.size, missedMerges, falseMerges }).toEqual({ persons, contacts: persons, missedMerges: 0, falseMerges: 0 });
+    expect({ persons: contactsOfPerson.size, contacts: personsOfContact.size, missedMerges, falseMerges }).toEqual({
+      persons,
+      contacts: persons,
+      missedMerges: 0,
+      falseMerges: 0,
+    });
   });
 });

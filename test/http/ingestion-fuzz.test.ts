@@ -37,9 +37,29 @@ const JUNK_WORDS = ['', ' ', '\t\n', 'n/a', 'N/A', 'NA', '-', '--', '?', 'null',
 
 /** Unicode that tends to break naive code: emoji (ZWJ sequences, flags), RTL, combining marks, overrides. */
 const UNICODE_SAMPLES = [
-  'Zoë Ñúñez', 'José Álvarez', '李小龙', '山田 太郎', 'محمد علي', 'שלום עליכם', 'Ελένη Παπαδοπούλου', 'Владимир',
-  '👩‍💻', '🦄 Unicorn', '🏳️‍🌈', '🇩🇪🇫🇷', 'a\u0301\u0301\u0301', '\u202Eevil\u202C', '\u200B', '\uFEFFbom', 'İstanbul',
-  'ǅemal', 'ß', 'ﬃ', '\u2028line\u2029', 'Ω≈ç√∫', '𝕳𝖊𝖆𝖗𝖙𝖍',
+  'Zoë Ñúñez',
+  'José Álvarez',
+  '李小龙',
+  '山田 太郎',
+  'محمد علي',
+  'שלום עליכם',
+  'Ελένη Παπαδοπούλου',
+  'Владимир',
+  '👩‍💻',
+  '🦄 Unicorn',
+  '🏳️‍🌈',
+  '🇩🇪🇫🇷',
+  'a\u0301\u0301\u0301',
+  '\u202Eevil\u202C',
+  '\u200B',
+  '\uFEFFbom',
+  'İstanbul',
+  'ǅemal',
+  'ß',
+  'ﬃ',
+  '\u2028line\u2029',
+  'Ω≈ç√∫',
+  '𝕳𝖊𝖆𝖗𝖙𝖍',
 ];
 
 /** Lone UTF-16 surrogates survive JSON (as \ud800 escapes) but are not valid Unicode. */
@@ -121,21 +141,35 @@ const nonBlank = (arbitrary: fc.Arbitrary<string>) => arbitrary.filter((value) =
 // ---------------------------------------------------------------------------------------------------------
 // Generators: identities and field values
 
-const NAMES = ['Ada Lovelace', 'Grace Hopper', 'alan turing', 'Barbara H. Liskov', 'Dr. Katherine Johnson Jr.', 'O\'Brien', 'Li Na', 'von Neumann, John'];
+const NAMES = ['Ada Lovelace', 'Grace Hopper', 'alan turing', 'Barbara H. Liskov', 'Dr. Katherine Johnson Jr.', "O'Brien", 'Li Na', 'von Neumann, John'];
 const handleWord = fc.stringMatching(/^[a-z][a-z0-9-]{0,12}[a-z0-9]$/);
 
 const emailString = fc.oneof(
   fc.emailAddress(),
   fc.tuple(fc.constantFrom(...NAMES, '', 'Zoë 🦄'), fc.emailAddress()).map(([name, address]) => `${name} <${address}>`),
   fc.tuple(fc.constantFrom(...NAMES), fc.emailAddress()).map(([name, address]) => ` "${name}" <${address}> `),
-  fc.tuple(handleWord, fc.constantFrom('+news', '+a+b', ''), fc.constantFrom('gmail.com', 'googlemail.com', 'GMail.COM'))
+  fc
+    .tuple(handleWord, fc.constantFrom('+news', '+a+b', ''), fc.constantFrom('gmail.com', 'googlemail.com', 'GMail.COM'))
     .map(([local, tag, domain]) => `${local.split('').join('.')}${tag}@${domain}`),
   fc.tuple(fc.nat(99_999_999), handleWord).map(([id, login]) => `${id}+${login}@users.noreply.github.com`),
   handleWord.map((login) => `${login}@users.noreply.github.com`),
   fc.constantFrom(
-    'noreply@example.com', 'no-reply@acme.example.com', 'notifications@github.com', 'mailto:ada@example.org', 'a@b', '@example.com',
-    'ada@', 'a@@b.com', 'a b@example.com', 'δοκιμή@παράδειγμα.δοκιμή', 'ada@xn--bcher-kva.example', 'ADA@EXAMPLE.ORG',
-    `${'l'.repeat(65)}@example.com`, `a@${'d'.repeat(250)}.com`, 'throwaway@mailinator.com', 'peter@globex.example.co.uk',
+    'noreply@example.com',
+    'no-reply@acme.example.com',
+    'notifications@github.com',
+    'mailto:ada@example.org',
+    'a@b',
+    '@example.com',
+    'ada@',
+    'a@@b.com',
+    'a b@example.com',
+    'δοκιμή@παράδειγμα.δοκιμή',
+    'ada@xn--bcher-kva.example',
+    'ADA@EXAMPLE.ORG',
+    `${'l'.repeat(65)}@example.com`,
+    `a@${'d'.repeat(250)}.com`,
+    'throwaway@mailinator.com',
+    'peter@globex.example.co.uk',
   ),
 );
 
@@ -148,13 +182,28 @@ const handleString = fc.oneof(
   handleWord.map((h) => `twitter.com/#!/${h.replace(/-/g, '_').slice(0, 15)}`),
   handleWord.map((h) => `https://www.linkedin.com/in/${h}/`),
   handleWord.map((h) => `https://de.linkedin.com/in/${encodeURIComponent(`${h}-ü`)}/de`),
-  fc.constantFrom('https://github.com/orgs/x', 'https://x.com/home', 'linkedin.com/company/acme', 'ftp://github.com/x', 'http://', '//', '%E0%A4%A', 'https://linkedin.com/in/%'),
+  fc.constantFrom(
+    'https://github.com/orgs/x',
+    'https://x.com/home',
+    'linkedin.com/company/acme',
+    'ftp://github.com/x',
+    'http://',
+    '//',
+    '%E0%A4%A',
+    'https://linkedin.com/in/%',
+  ),
 );
 
 function handle(withNul: boolean): fc.Arbitrary<unknown> {
   return fc.oneof(
     { arbitrary: handleString, weight: 4 },
-    { arbitrary: fc.record({ type: fc.constantFrom('handle', 'url', 'x'), value: fc.oneof(handleString, text(withNul), fc.constant(null)) }, { requiredKeys: [] }), weight: 4 },
+    {
+      arbitrary: fc.record(
+        { type: fc.constantFrom('handle', 'url', 'x'), value: fc.oneof(handleString, text(withNul), fc.constant(null)) },
+        { requiredKeys: [] },
+      ),
+      weight: 4,
+    },
     { arbitrary: text(withNul), weight: 1 },
   );
 }
@@ -182,25 +231,52 @@ const validTimestamp = fc.oneof(
   isoDate.map((d) => d.toISOString()),
   isoDate.map((d) => d.toISOString().replace('Z', '+02:00')),
   isoDate.map((d) => d.toISOString().replace(/\.\d+Z$/, '')),
-  isoDate.map((d) => d.toISOString().replace('T', ' ').replace(/\.(\d+)Z$/, '.$1123456-0530')),
+  isoDate.map((d) =>
+    d
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.(\d+)Z$/, '.$1123456-0530'),
+  ),
   isoDate.map((d) => d.toISOString().slice(0, 10)),
   isoDate.map((d) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '')),
   isoDate.map((d) => d.toUTCString()),
   isoDate.map((d) => d.toUTCString().replace('GMT', '+0100 (CET)')),
-  isoDate.map((d) => d.toUTCString().replace(/^\w+, /, '').replace(/ \d\d(\d\d) /, ' $1 ').replace('GMT', 'PDT')),
+  isoDate.map((d) =>
+    d
+      .toUTCString()
+      .replace(/^\w+, /, '')
+      .replace(/ \d\d(\d\d) /, ' $1 ')
+      .replace('GMT', 'PDT'),
+  ),
   fc.constantFrom('Tue, 03 Mar 2026 10:15:30 GMT', '2016-12-31T23:59:60Z', '1970-01-01T00:00:00Z'),
 );
 const refusedTimestamp = fc.oneof(
   fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
   fc.constantFrom(
-    'Mon, 03 Mar 2026 10:15:30 GMT', '2024-02-30T00:00:00Z', '2024-05-01T25:00:00Z', '2016-12-31T23:58:60Z', '1969-12-31T23:59:59Z',
-    '1970-01-01T00:00:00+01:00', '9999-12-31T23:59:59Z', '2024-05-01T10:30:00+24:00', '0000-00-00', 'yesterday', 'now', '', '   ',
-    '1714559400', '2024-W18-3', '01/05/2024', 'Wed, 01 May 2024 10:30:00 XYZ', '2024-05-01T10:30:00.' + '9'.repeat(300),
+    'Mon, 03 Mar 2026 10:15:30 GMT',
+    '2024-02-30T00:00:00Z',
+    '2024-05-01T25:00:00Z',
+    '2016-12-31T23:58:60Z',
+    '1969-12-31T23:59:59Z',
+    '1970-01-01T00:00:00+01:00',
+    '9999-12-31T23:59:59Z',
+    '2024-05-01T10:30:00+24:00',
+    '0000-00-00',
+    'yesterday',
+    'now',
+    '',
+    '   ',
+    '1714559400',
+    '2024-W18-3',
+    '01/05/2024',
+    'Wed, 01 May 2024 10:30:00 XYZ',
+    '2024-05-01T10:30:00.' + '9'.repeat(300),
   ),
   fc.string({ maxLength: 40 }),
   fc.integer(),
 );
-const timestamp = (chaos: Chaos) => chaotic(chaos, fc.oneof({ arbitrary: validTimestamp, weight: 8 }, { arbitrary: fc.constant(null), weight: 1 }), refusedTimestamp, 1);
+const timestamp = (chaos: Chaos) =>
+  chaotic(chaos, fc.oneof({ arbitrary: validTimestamp, weight: 8 }, { arbitrary: fc.constant(null), weight: 1 }), refusedTimestamp, 1);
 
 const CATALOG = ACTIVITY_TYPE_CATALOG.map((entry) => entry.id);
 /** From the catalog or the community's own; with chaos, unknown ones and other types. */
@@ -239,13 +315,18 @@ function externalId(withNul: boolean, chaos: Chaos): fc.Arbitrary<unknown> {
 /** A value that fits the custom field's definition (docs/ingestion.md: string, url, int, number, date, boolean, enum). */
 function fittingCustomField(fixtures: Fixtures, withNul: boolean): fc.Arbitrary<unknown> {
   const { fields } = fixtures;
-  const typed = (id: number, type: string, value: fc.Arbitrary<unknown>) => fc.record({ id: fc.constantFrom(id, String(id)), value: fc.record({ type: fc.constant(type), value }, { requiredKeys: ['value'] }) });
+  const typed = (id: number, type: string, value: fc.Arbitrary<unknown>) =>
+    fc.record({ id: fc.constantFrom(id, String(id)), value: fc.record({ type: fc.constant(type), value }, { requiredKeys: ['value'] }) });
   return fc.oneof(
     typed(fields.string, 'string', text(withNul)),
     typed(fields.url, 'url', fc.webUrl({ withQueryParameters: true, withFragments: true })),
     typed(fields.int, 'int', fc.maxSafeInteger()),
     typed(fields.number, 'number', fc.double({ noNaN: true, noDefaultInfinity: true })),
-    typed(fields.date, 'date', isoDate.map((d) => d.toISOString().slice(0, 10))),
+    typed(
+      fields.date,
+      'date',
+      isoDate.map((d) => d.toISOString().slice(0, 10)),
+    ),
     typed(fields.boolean, 'boolean', fc.boolean()),
     typed(fields.enum, 'enum', fc.constantFrom('free', 'pro', 'enterprise')),
     typed(fields.multi, 'enum', fc.oneof(fc.subarray(['go', 'rust', 'ts']), fc.constantFrom('go'), fc.constant(['ts', 'ts']))),
@@ -259,7 +340,20 @@ function customFieldValue(withNul: boolean): fc.Arbitrary<unknown> {
   const values = fc.oneof(
     fc.string({ maxLength: 20 }),
     fc.webUrl(),
-    fc.constantFrom('not a url', 'javascript:alert(1)', 'https://localhost', 'free', 'pro', 'gold', 'go', 'ts', 'yes', '2027-02-28', '2027-02-30', '0000-01-01'),
+    fc.constantFrom(
+      'not a url',
+      'javascript:alert(1)',
+      'https://localhost',
+      'free',
+      'pro',
+      'gold',
+      'go',
+      'ts',
+      'yes',
+      '2027-02-28',
+      '2027-02-30',
+      '0000-01-01',
+    ),
     fc.array(fc.constantFrom('go', 'rust', 'ts', 'cobol'), { maxLength: 4 }),
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -278,7 +372,10 @@ function customFieldValue(withNul: boolean): fc.Arbitrary<unknown> {
 
 /** Custom fields by existing and missing IDs (bare, as text, `cf_N`), with fitting or random values. */
 function customFields(fixtures: Fixtures, withNul: boolean, chaos: Chaos): fc.Arbitrary<unknown> {
-  const fitting = fc.oneof({ arbitrary: fc.array(fittingCustomField(fixtures, withNul), { maxLength: 4 }), weight: 6 }, { arbitrary: fc.constant(null), weight: 1 });
+  const fitting = fc.oneof(
+    { arbitrary: fc.array(fittingCustomField(fixtures, withNul), { maxLength: 4 }), weight: 6 },
+    { arbitrary: fc.constant(null), weight: 1 },
+  );
   if (chaos === 0) return fitting;
   const ids = Object.values(fixtures.fields);
   const id = fc.oneof(
@@ -305,11 +402,24 @@ function tags(fixtures: Fixtures, withNul: boolean, tagId: number, chaos: Chaos)
       nonBlank(text(withNul)),
     ),
   });
-  const byName = fc.record({ type: fc.constant('name'), name: nonBlank(text(withNul, [fc.constantFrom('Speaker', 'speaker ', 'Beta tester', 'x'.repeat(256))])) });
+  const byName = fc.record({
+    type: fc.constant('name'),
+    name: nonBlank(text(withNul, [fc.constantFrom('Speaker', 'speaker ', 'Beta tester', 'x'.repeat(256))])),
+  });
   const ref = chaotic(
     chaos,
     fc.oneof(byId, byName),
-    fc.oneof(wrongType, fc.constantFrom({ type: 'colour', id: 'x' }, { type: 'id' }, { type: 'id', id: '' }, { type: 'name', name: '' }, { type: 'name', name: null }, { name: 'no type' })),
+    fc.oneof(
+      wrongType,
+      fc.constantFrom(
+        { type: 'colour', id: 'x' },
+        { type: 'id' },
+        { type: 'id', id: '' },
+        { type: 'name', name: '' },
+        { type: 'name', name: null },
+        { name: 'no type' },
+      ),
+    ),
     3,
   );
   return chaotic(chaos, fc.oneof({ arbitrary: fc.array(ref, { maxLength: 4 }), weight: 6 }, { arbitrary: fc.constant(null), weight: 1 }), wrongType, 3);
@@ -321,9 +431,18 @@ function phones(withNul: boolean, chaos: Chaos): fc.Arbitrary<unknown> {
     fc.stringMatching(/^\+?[0-9 ()-]{3,25}$/),
     text(withNul),
   );
-  const list = fc.array(fc.oneof(phone, fc.record({ type: fc.oneof(fc.constantFrom('mobile', 'work'), text(withNul), fc.constant(null)), value: fc.oneof(phone, fc.constant(null)) }, { requiredKeys: [] })), {
-    maxLength: 3,
-  });
+  const list = fc.array(
+    fc.oneof(
+      phone,
+      fc.record(
+        { type: fc.oneof(fc.constantFrom('mobile', 'work'), text(withNul), fc.constant(null)), value: fc.oneof(phone, fc.constant(null)) },
+        { requiredKeys: [] },
+      ),
+    ),
+    {
+      maxLength: 3,
+    },
+  );
   return chaotic(chaos, fc.oneof({ arbitrary: list, weight: 6 }, { arbitrary: fc.constant(null), weight: 1 }), wrongType, 3);
 }
 
@@ -339,14 +458,26 @@ function apiUser(fixtures: Fixtures, withNul: boolean, chaos: Chaos): fc.Arbitra
       username: t(handleWord),
       avatarUrl: t(fc.webUrl()),
       bio: t(fc.lorem({ maxCount: 20 })),
-      email: field(fc.oneof({ arbitrary: emailString, weight: 6 }, { arbitrary: text(withNul), weight: 1 }, { arbitrary: fc.constant(null), weight: 1 }), chaos),
+      email: field(
+        fc.oneof({ arbitrary: emailString, weight: 6 }, { arbitrary: text(withNul), weight: 1 }, { arbitrary: fc.constant(null), weight: 1 }),
+        chaos,
+      ),
       linkedin: field(handle(withNul), chaos),
       github: field(handle(withNul), chaos),
       twitter: field(handle(withNul), chaos),
       discord: field(discord(withNul), chaos),
       externalProfiles: field(
         fc.oneof(
-          fc.array(fc.record({ url: fc.oneof(handleString, text(withNul), fc.constant(null)), name: fc.oneof(fc.constantFrom('github', 'twitter', 'linkedin'), text(withNul)) }, { requiredKeys: [] }), { maxLength: 3 }),
+          fc.array(
+            fc.record(
+              {
+                url: fc.oneof(handleString, text(withNul), fc.constant(null)),
+                name: fc.oneof(fc.constantFrom('github', 'twitter', 'linkedin'), text(withNul)),
+              },
+              { requiredKeys: [] },
+            ),
+            { maxLength: 3 },
+          ),
           fc.constant(null),
         ),
         chaos,
@@ -354,7 +485,11 @@ function apiUser(fixtures: Fixtures, withNul: boolean, chaos: Chaos): fc.Arbitra
       roleAtCompany: t(fc.constantFrom('Engineer', 'CTO')),
       titleAtCompany: t(fc.constantFrom('Staff Engineer', 'Head of DevRel')),
       companyName: t(fc.constantFrom('Initech', 'initech', 'Globex', 'Nobody Inc')),
-      companyDomain: t(fc.domain(), fc.webUrl(), fc.constantFrom('https://eng.initech.co.uk', 'gmail.com', 'localhost', '127.0.0.1', 'co.uk', 'ｅｘａｍｐｌｅ.com', 'xn--80ak6aa92e.com')),
+      companyDomain: t(
+        fc.domain(),
+        fc.webUrl(),
+        fc.constantFrom('https://eng.initech.co.uk', 'gmail.com', 'localhost', '127.0.0.1', 'co.uk', 'ｅｘａｍｐｌｅ.com', 'xn--80ak6aa92e.com'),
+      ),
       country: t(fc.constantFrom('US', 'de', 'DE', 'United Kingdom', 'Deutschland', 'XX', 'Remote')),
       city: t(fc.constantFrom('Berlin', 'São Paulo', 'Austin', 'NYC', 'Springfield', 'München')),
       region: t(fc.constantFrom('TX', 'Bavaria', 'Île-de-France', 'EU')),
@@ -377,28 +512,43 @@ const unknownFields = fc.dictionary(
 
 function userBody(fixtures: Fixtures, withNul: boolean, chaos: Chaos): fc.Arbitrary<unknown> {
   const destination = fc.option(
-    chaotic(chaos, fc.constantFrom(fixtures.sourceId, String(fixtures.sourceId)), fc.oneof(fc.constantFrom(fixtures.otherSourceId, '0', 'abc', ' 1'), wrongType)),
+    chaotic(
+      chaos,
+      fc.constantFrom(fixtures.sourceId, String(fixtures.sourceId)),
+      fc.oneof(fc.constantFrom(fixtures.otherSourceId, '0', 'abc', ' 1'), wrongType),
+    ),
     { nil: undefined, freq: 3 },
   );
-  return fc
-    .tuple(apiUser(fixtures, withNul, chaos), unknownFields, destination, fc.nat(9))
-    .map(([user, extra, destinationSourceId, drop]) => {
-      const body: Record<string, unknown> = { ...extra, ...user };
-      if (destinationSourceId !== undefined) body.destinationSourceId = destinationSourceId;
-      if (chaos > 0 && drop === 0) delete body.id; // a missing id is a 400
-      return body;
-    });
+  return fc.tuple(apiUser(fixtures, withNul, chaos), unknownFields, destination, fc.nat(9)).map(([user, extra, destinationSourceId, drop]) => {
+    const body: Record<string, unknown> = { ...extra, ...user };
+    if (destinationSourceId !== undefined) body.destinationSourceId = destinationSourceId;
+    if (chaos > 0 && drop === 0) delete body.id; // a missing id is a 400
+    return body;
+  });
 }
 
 function textContent(withNul: boolean, chaos: Chaos): fc.Arbitrary<unknown> {
   const markdown = fc.constantFrom(
-    '**Great question!** Use `ingressClassName`.', '[a](', '```\ncode', '>'.repeat(2_000), '*'.repeat(5_000), '[x]('.repeat(500), '_a_ '.repeat(1_000),
-    '<script>alert(1)</script>', '| a | b |\n|---|---|\n| 1 | 2 |', '# '.repeat(3_000), '![img](http://x/' + '('.repeat(2_000),
+    '**Great question!** Use `ingressClassName`.',
+    '[a](',
+    '```\ncode',
+    '>'.repeat(2_000),
+    '*'.repeat(5_000),
+    '[x]('.repeat(500),
+    '_a_ '.repeat(1_000),
+    '<script>alert(1)</script>',
+    '| a | b |\n|---|---|\n| 1 | 2 |',
+    '# '.repeat(3_000),
+    '![img](http://x/' + '('.repeat(2_000),
   );
   const value = fc.oneof(text(withNul, [fc.lorem({ maxCount: 40 }), markdown]), fc.constant(null));
   return chaotic(
     chaos,
-    fc.oneof(fc.record({ type: fc.constantFrom('text', 'markdown', 'html', ''), value }, { requiredKeys: ['value'] }), text(withNul, [fc.lorem({ maxCount: 40 })]), fc.constant(null)),
+    fc.oneof(
+      fc.record({ type: fc.constantFrom('text', 'markdown', 'html', ''), value }, { requiredKeys: ['value'] }),
+      text(withNul, [fc.lorem({ maxCount: 40 })]),
+      fc.constant(null),
+    ),
     wrongType,
     3,
   );
@@ -424,7 +574,10 @@ function activityBody(fixtures: Fixtures, withNul: boolean, chaos: Chaos): fc.Ar
     subSource: chaotic(
       chaos,
       fc.oneof(
-        fc.record({ type: fc.constantFrom('name', 'id'), name: fc.oneof(text(withNul, [fc.constantFrom('#kubernetes', 'org/repo')]), fc.constant(null)) }, { requiredKeys: ['name'] }),
+        fc.record(
+          { type: fc.constantFrom('name', 'id'), name: fc.oneof(text(withNul, [fc.constantFrom('#kubernetes', 'org/repo')]), fc.constant(null)) },
+          { requiredKeys: ['name'] },
+        ),
         text(withNul, [fc.constantFrom('#general', 'hearth/hearth')]),
         fc.constant(null),
       ),
@@ -433,22 +586,32 @@ function activityBody(fixtures: Fixtures, withNul: boolean, chaos: Chaos): fc.Ar
     ),
   };
   const destination = fc.option(
-    chaotic(chaos, fc.constantFrom(fixtures.sourceId, String(fixtures.sourceId)), fc.oneof(fc.constantFrom(fixtures.otherSourceId, '0', 'abc', ' 1'), wrongType)),
+    chaotic(
+      chaos,
+      fc.constantFrom(fixtures.sourceId, String(fixtures.sourceId)),
+      fc.oneof(fc.constantFrom(fixtures.otherSourceId, '0', 'abc', ' 1'), wrongType),
+    ),
     { nil: undefined, freq: 3 },
   );
-  return fc.tuple(fc.record(model, { requiredKeys: ['id', 'activityType', 'user'] }), unknownFields, destination, fc.nat(14)).map(([activity, extra, destinationSourceId, drop]) => {
-    const body: Record<string, unknown> = { ...extra, ...activity };
-    if (destinationSourceId !== undefined) body.destinationSourceId = destinationSourceId;
-    if (chaos > 0 && drop === 0) delete body.id;
-    if (chaos > 0 && drop === 1) delete body.activityType;
-    if (chaos > 0 && drop === 2) delete body.user;
-    return body;
-  });
+  return fc
+    .tuple(fc.record(model, { requiredKeys: ['id', 'activityType', 'user'] }), unknownFields, destination, fc.nat(14))
+    .map(([activity, extra, destinationSourceId, drop]) => {
+      const body: Record<string, unknown> = { ...extra, ...activity };
+      if (destinationSourceId !== undefined) body.destinationSourceId = destinationSourceId;
+      if (chaos > 0 && drop === 0) delete body.id;
+      if (chaos > 0 && drop === 1) delete body.activityType;
+      if (chaos > 0 && drop === 2) delete body.user;
+      return body;
+    });
 }
 
 /** Bodies of every chaos level, most of them well-typed so that they reach the service and the database. */
 function userBodies(fixtures: Fixtures, withNul: boolean) {
-  return fc.oneof({ arbitrary: userBody(fixtures, withNul, 0), weight: 3 }, { arbitrary: userBody(fixtures, withNul, 1), weight: 2 }, { arbitrary: userBody(fixtures, withNul, 2), weight: 1 });
+  return fc.oneof(
+    { arbitrary: userBody(fixtures, withNul, 0), weight: 3 },
+    { arbitrary: userBody(fixtures, withNul, 1), weight: 2 },
+    { arbitrary: userBody(fixtures, withNul, 2), weight: 1 },
+  );
 }
 function activityBodies(fixtures: Fixtures, withNul: boolean) {
   return fc.oneof(
@@ -463,7 +626,9 @@ function withOneNul(body: unknown, pick: number, at: number): unknown {
   if (hasNul(body)) return body;
   const copy = JSON.parse(JSON.stringify(body)) as unknown;
   const insert = (text: string) => `${text.slice(0, at % (text.length + 1))}\u0000${text.slice(at % (text.length + 1))}`;
-  const strings = jsonPaths(copy).filter((path) => path.length > 0 && typeof path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], copy) === 'string');
+  const strings = jsonPaths(copy).filter(
+    (path) => path.length > 0 && typeof path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], copy) === 'string',
+  );
   const path = strings[pick % Math.max(strings.length, 1)];
   if (path === undefined || copy === null || typeof copy !== 'object') {
     if (typeof copy === 'string') return insert(copy);
@@ -480,22 +645,24 @@ function withOneNul(body: unknown, pick: number, at: number): unknown {
  * deleted, or the body wrapped or cut. Reaches further into the service than a wholly random body.
  */
 function mutated(base: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
-  return fc.tuple(base, fc.nat(), fc.constantFrom('replace', 'delete', 'wrap', 'array'), fc.jsonValue({ maxDepth: 2 })).map(([generated, pick, how, replacement]) => {
-    // A copy: generated values may be shared (fc.constant), and mutating them would change later runs.
-    const body = JSON.parse(JSON.stringify(generated)) as unknown;
-    if (how === 'wrap') return { body };
-    if (how === 'array') return [body];
-    const paths = jsonPaths(body);
-    const path = paths[pick % paths.length] ?? [];
-    if (path.length === 0) return how === 'replace' ? replacement : body;
-    const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], body) as Record<string, unknown>;
-    const key = path[path.length - 1]!;
-    if (how === 'delete') {
-      if (Array.isArray(parent)) parent.splice(Number(key), 1);
-      else delete parent[key];
-    } else parent[key] = replacement;
-    return body;
-  });
+  return fc
+    .tuple(base, fc.nat(), fc.constantFrom('replace', 'delete', 'wrap', 'array'), fc.jsonValue({ maxDepth: 2 }))
+    .map(([generated, pick, how, replacement]) => {
+      // A copy: generated values may be shared (fc.constant), and mutating them would change later runs.
+      const body = JSON.parse(JSON.stringify(generated)) as unknown;
+      if (how === 'wrap') return { body };
+      if (how === 'array') return [body];
+      const paths = jsonPaths(body);
+      const path = paths[pick % paths.length] ?? [];
+      if (path.length === 0) return how === 'replace' ? replacement : body;
+      const parent = path.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], body) as Record<string, unknown>;
+      const key = path[path.length - 1]!;
+      if (how === 'delete') {
+        if (Array.isArray(parent)) parent.splice(Number(key), 1);
+        else delete parent[key];
+      } else parent[key] = replacement;
+      return body;
+    });
 }
 
 function jsonPaths(value: unknown, prefix: string[] = []): string[][] {
@@ -507,10 +674,12 @@ function jsonPaths(value: unknown, prefix: string[] = []): string[][] {
 }
 
 /** fc.anything(), as the JSON a client would send of it (undefined and functions dropped, like JSON.stringify). */
-const anythingAsJson = fc.anything({ maxDepth: 3, withNullPrototype: true, withObjectString: true, withBoxedValues: true, withSparseArray: true }).map((value) => {
-  const json = JSON.stringify(value);
-  return json === undefined ? null : (JSON.parse(json) as unknown);
-});
+const anythingAsJson = fc
+  .anything({ maxDepth: 3, withNullPrototype: true, withObjectString: true, withBoxedValues: true, withSparseArray: true })
+  .map((value) => {
+    const json = JSON.stringify(value);
+    return json === undefined ? null : (JSON.parse(json) as unknown);
+  });
 
 // ---------------------------------------------------------------------------------------------------------
 // Helpers on values
@@ -629,7 +798,10 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       deleted: await make('Gone', 'string', { deleted_at: new Date() }),
       organization: await seedCustomField(t, { name: 'Industry', entity_types: ['organization'], value_type: 'string' }, communityId),
     };
-    await db.insertInto('custom_field_writers').values({ community_id: communityId, custom_field_id: fixtures.fields.restricted, source_id: fixtures.otherSourceId }).execute();
+    await db
+      .insertInto('custom_field_writers')
+      .values({ community_id: communityId, custom_field_id: fixtures.fields.restricted, source_id: fixtures.otherSourceId })
+      .execute();
     await t.services.activityTypes.add(cliWriter(communityId), { id: 'fuzz_custom_type', displayName: 'Fuzz custom type' });
   });
   afterAll(async () => {
@@ -659,7 +831,8 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     }
     if (response.statusCode === 400) {
       const body = json as { reason?: unknown; docs?: unknown; detail?: unknown };
-      const ok = typeof body.reason === 'string' && body.reason !== '' && typeof body.docs === 'string' && typeof body.detail === 'string' && body.detail.trim() !== '';
+      const ok =
+        typeof body.reason === 'string' && body.reason !== '' && typeof body.docs === 'string' && typeof body.detail === 'string' && body.detail.trim() !== '';
       if (!ok) throw new Error(`a 400 without the core body {reason, docs, detail}:\n${describeCall()}`);
     }
     const authorized = request.token === t.token;
@@ -693,8 +866,13 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     `.execute(db);
     const broken = rows.filter((row) => Number(row.n) > 0);
     if (broken.some((row) => row.what === 'failed job')) {
-      const jobs = await db.selectFrom('jobs as j').leftJoin('removal_requests as r', (join) => join.on(sql<boolean>`r.community_id = j.community_id and r.id = (j.payload->>'removalRequestId')::bigint`))
-        .select(['j.kind', 'j.status', 'j.attempts', 'j.error', 'j.payload', 'r.email']).where('j.error', 'is not', null).limit(5).execute();
+      const jobs = await db
+        .selectFrom('jobs as j')
+        .leftJoin('removal_requests as r', (join) => join.on(sql<boolean>`r.community_id = j.community_id and r.id = (j.payload->>'removalRequestId')::bigint`))
+        .select(['j.kind', 'j.status', 'j.attempts', 'j.error', 'j.payload', 'r.email'])
+        .where('j.error', 'is not', null)
+        .limit(5)
+        .execute();
       expect.fail(`a background job failed:\n${JSON.stringify(jobs, null, 2)}`);
     }
     expect(broken, JSON.stringify(broken)).toEqual([]);
@@ -705,7 +883,22 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     fc.oneof(
       { arbitrary: fc.constant(String(fixtures.sourceId)), weight: 12 },
       { arbitrary: fc.constant(String(fixtures.otherSourceId)), weight: 3 },
-      { arbitrary: fc.constantFrom(`sig_${fixtures.sourceId}`, String(fixtures.foreignSourceId), '999999', '0', '-1', '1.5', '99999999999999999999', 'abc', '%20', '%E2%82%AC', '%00'), weight: 2 },
+      {
+        arbitrary: fc.constantFrom(
+          `sig_${fixtures.sourceId}`,
+          String(fixtures.foreignSourceId),
+          '999999',
+          '0',
+          '-1',
+          '1.5',
+          '99999999999999999999',
+          'abc',
+          '%20',
+          '%E2%82%AC',
+          '%00',
+        ),
+        weight: 2,
+      },
     );
   const token = () => fc.oneof({ arbitrary: fc.constant('write'), weight: 19 }, { arbitrary: fc.constant('read'), weight: 1 });
   const tokenOf = (kind: string) => (kind === 'write' ? t.token : readToken);
@@ -721,20 +914,31 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
   }
 
   it('never answers a 5xx to arbitrary or mutated JSON bodies', { timeout: 180_000 }, async () => {
-    const json = fc.oneof(
-      { arbitrary: fc.jsonValue(), weight: 3 },
-      { arbitrary: anythingAsJson, weight: 2 },
-      { arbitrary: mutated(userBodies(fixtures, true)), weight: 3 },
-      { arbitrary: mutated(activityBodies(fixtures, true)), weight: 3 },
-    ).map((value) => JSON.stringify(value));
+    const json = fc
+      .oneof(
+        { arbitrary: fc.jsonValue(), weight: 3 },
+        { arbitrary: anythingAsJson, weight: 2 },
+        { arbitrary: mutated(userBodies(fixtures, true)), weight: 3 },
+        { arbitrary: mutated(activityBodies(fixtures, true)), weight: 3 },
+      )
+      .map((value) => JSON.stringify(value));
     const raw = fc.oneof(
       fc.string({ maxLength: 40 }),
-      fc.constantFrom('', '{', '{"id":', '{"id": "a",}', '{"__proto__": {"polluted": 1}, "id": "p"}', '{"constructor": {"prototype": {"x": 1}}, "id": "c"}', 'null', '[]', '"str"', '1e999', '{"id": "x", "email": "\\u0000"}'),
+      fc.constantFrom(
+        '',
+        '{',
+        '{"id":',
+        '{"id": "a",}',
+        '{"__proto__": {"polluted": 1}, "id": "p"}',
+        '{"constructor": {"prototype": {"x": 1}}, "id": "c"}',
+        'null',
+        '[]',
+        '"str"',
+        '1e999',
+        '{"id": "x", "email": "\\u0000"}',
+      ),
     );
-    const body = fc.oneof(
-      { arbitrary: json, weight: 11 },
-      { arbitrary: raw, weight: 1 },
-    );
+    const body = fc.oneof({ arbitrary: json, weight: 11 }, { arbitrary: raw, weight: 1 });
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('user' as const, 'activity' as const), sourcePath(), body, token(), async (route, source, payload, tokenKind) => {
         await push(route, source, payload, tokenKind);
@@ -745,24 +949,28 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
   });
 
   for (const withNul of [false, true]) {
-    it(`never answers a 5xx to well-formed users and activities with realistic and junk values (${withNul ? 'with' : 'without'} NUL)`, { timeout: 180_000 }, async () => {
-      let accepted = 0;
-      const body = fc.oneof(
-        userBodies(fixtures, withNul).map((value) => ['user' as const, value] as const),
-        activityBodies(fixtures, withNul).map((value) => ['activity' as const, value] as const),
-      );
-      await fc.assert(
-        fc.asyncProperty(body, sourcePath(), token(), fc.nat(), fc.nat(), async ([route, value], source, tokenKind, pick, at) => {
-          const payload = withNul ? withOneNul(withinLimits(value), pick, at) : withinLimits(stripNul(value));
-          const answer = await push(route, source, JSON.stringify(payload), tokenKind);
-          if (answer.status === 202) accepted += 1;
-          await checkInvariants();
-        }),
-        { ...RUN, numRuns: 150 },
-      );
-      // The bodies are meant to reach the service and the database, not only the schema check.
-      if (!withNul) expect(accepted, 'pushes answered 202 of 150').toBeGreaterThanOrEqual(30);
-    });
+    it(
+      `never answers a 5xx to well-formed users and activities with realistic and junk values (${withNul ? 'with' : 'without'} NUL)`,
+      { timeout: 180_000 },
+      async () => {
+        let accepted = 0;
+        const body = fc.oneof(
+          userBodies(fixtures, withNul).map((value) => ['user' as const, value] as const),
+          activityBodies(fixtures, withNul).map((value) => ['activity' as const, value] as const),
+        );
+        await fc.assert(
+          fc.asyncProperty(body, sourcePath(), token(), fc.nat(), fc.nat(), async ([route, value], source, tokenKind, pick, at) => {
+            const payload = withNul ? withOneNul(withinLimits(value), pick, at) : withinLimits(stripNul(value));
+            const answer = await push(route, source, JSON.stringify(payload), tokenKind);
+            if (answer.status === 202) accepted += 1;
+            await checkInvariants();
+          }),
+          { ...RUN, numRuns: 150 },
+        );
+        // The bodies are meant to reach the service and the database, not only the schema check.
+        if (!withNul) expect(accepted, 'pushes answered 202 of 150').toBeGreaterThanOrEqual(30);
+      },
+    );
   }
 
   describe('a small pool of identities, pushed, looked up and erased in random orders', () => {
@@ -807,7 +1015,12 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
 
     it('merges under any order and concurrency, and the data stays consistent', { timeout: 240_000 }, async () => {
       const merges = () =>
-        t.services.db.selectFrom('contact_merges').select((eb) => eb.fn.countAll<string>().as('n')).where('community_id', '=', t.communityId).executeTakeFirstOrThrow().then((row) => Number(row.n));
+        t.services.db
+          .selectFrom('contact_merges')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('community_id', '=', t.communityId)
+          .executeTakeFirstOrThrow()
+          .then((row) => Number(row.n));
       const mergesBefore = await merges();
       await fc.assert(
         fc.asyncProperty(batch, async (groups) => {
@@ -851,13 +1064,17 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
               cmd.type === 'user'
                 ? user
                 : {
-                  id: `a${cmd.activity}-${run}`,
-                  activityType: cmd.activityType,
-                  user,
-                  content: { type: 'markdown', value: `Reply **${cmd.activity}**` },
-                  ...(cmd.parent === undefined ? {} : { parentActivity: { id: `a${cmd.parent}-${run}`, activityType: cmd.activityType } }),
-                };
-            const answer = await call({ method: 'POST', url: `/community/v1/source/${source}/${cmd.type}`, body: JSON.stringify(body), token: t.token }, PUSH_ANSWERS, body);
+                    id: `a${cmd.activity}-${run}`,
+                    activityType: cmd.activityType,
+                    user,
+                    content: { type: 'markdown', value: `Reply **${cmd.activity}**` },
+                    ...(cmd.parent === undefined ? {} : { parentActivity: { id: `a${cmd.parent}-${run}`, activityType: cmd.activityType } }),
+                  };
+            const answer = await call(
+              { method: 'POST', url: `/community/v1/source/${source}/${cmd.type}`, body: JSON.stringify(body), token: t.token },
+              PUSH_ANSWERS,
+              body,
+            );
             const contactId = (answer.json as { contactId?: string | null }).contactId;
             // A push about an erased person is answered 202 storing nothing before its custom fields are checked.
             if (cmd.badCustomField && !(answer.status === 202 && contactId === null)) expect(answer.status, JSON.stringify({ body, answer })).toBe(400);
@@ -891,7 +1108,13 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     );
     const lookup = fc.record({
       type: fc.constant('lookup' as const),
-      params: fc.array(fc.tuple(fc.oneof({ arbitrary: fc.constantFrom('email', 'twitter', 'github', 'linkedin'), weight: 8 }, { arbitrary: fc.string({ maxLength: 8 }), weight: 1 }), value), { maxLength: 4 }),
+      params: fc.array(
+        fc.tuple(
+          fc.oneof({ arbitrary: fc.constantFrom('email', 'twitter', 'github', 'linkedin'), weight: 8 }, { arbitrary: fc.string({ maxLength: 8 }), weight: 1 }),
+          value,
+        ),
+        { maxLength: 4 },
+      ),
       raw: fc.boolean(),
     });
     const removal = fc.record({ type: fc.constant('delete' as const), address: value, inQuery: fc.boolean(), raw: fc.boolean() });
@@ -902,7 +1125,10 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
      */
     const escape = (c: string) => (/^[\uD800-\uDFFF]$/.test(c) ? '%EF%BF%BD' : encodeURIComponent(c));
     const safeEncode = (text: string, raw: boolean, inPath = false) =>
-      text.replace(raw ? (inPath ? /[\s#?&/%\p{Cc}\u0080-\u{10FFFF}\uD800-\uDFFF]/gu : /[\s#?&/\p{Cc}\u0080-\u{10FFFF}\uD800-\uDFFF]/gu) : /[^A-Za-z0-9\-_.!~*'()]/gu, escape);
+      text.replace(
+        raw ? (inPath ? /[\s#?&/%\p{Cc}\u0080-\u{10FFFF}\uD800-\uDFFF]/gu : /[\s#?&/\p{Cc}\u0080-\u{10FFFF}\uD800-\uDFFF]/gu) : /[^A-Za-z0-9\-_.!~*'()]/gu,
+        escape,
+      );
     await fc.assert(
       fc.asyncProperty(fc.oneof(lookup, removal), token(), async (request, tokenKind) => {
         if (request.type === 'lookup') {
@@ -913,9 +1139,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
           const address = request.address.replace(/users\.noreply\.github\.com/gi, 'users.noreply.example.com');
           const inPath = safeEncode(address, request.raw, true);
           // Bug 3: a path parameter over 100 characters is Fastify's 414; such an address goes in the query.
-          const url = request.inQuery || inPath.length > 100
-            ? `/community/v1/user?email=${safeEncode(address, request.raw)}`
-            : `/community/v1/user/${inPath}`;
+          const url = request.inQuery || inPath.length > 100 ? `/community/v1/user?email=${safeEncode(address, request.raw)}` : `/community/v1/user/${inPath}`;
           await call({ method: 'DELETE', url, token: tokenOf(tokenKind) }, REMOVAL_ANSWERS, address);
         }
       }),
@@ -945,7 +1169,7 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     it('bug 1: a lone surrogate in a user field is not a 500', async () => {
       await pushRaw('user', '{"id": "surrogate-1", "titleAtCompany": "\\ud800"}');
     });
-    it('bug 1: a lone surrogate in the sender\'s id of an activity\'s user is not a 500', async () => {
+    it("bug 1: a lone surrogate in the sender's id of an activity's user is not a 500", async () => {
       await pushRaw('activity', '{"id": "surrogate-2", "activityType": "tweet", "user": {"id": "x\\udc00"}}');
     });
     it('bug 1: a lone surrogate in a custom field value is not a 500', async () => {
@@ -968,7 +1192,10 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       await pushRaw('activity', JSON.stringify({ id: incompressible(3_000, 2), activityType: 'tweet', user: { id: 'long-1' } }));
     });
     it('bug 4: a 3,000-character parentActivity id is not a 500', async () => {
-      await pushRaw('activity', JSON.stringify({ id: 'long-parent', activityType: 'tweet', user: { id: 'long-2' }, parentActivity: { id: incompressible(3_000, 3) } }));
+      await pushRaw(
+        'activity',
+        JSON.stringify({ id: 'long-parent', activityType: 'tweet', user: { id: 'long-2' }, parentActivity: { id: incompressible(3_000, 3) } }),
+      );
     });
     it('bug 4: a 3,000-character subSource is not a 500', async () => {
       await pushRaw('activity', JSON.stringify({ id: 'long-sub', activityType: 'tweet', user: { id: 'long-3' }, subSource: incompressible(3_000, 4) }));
@@ -985,7 +1212,16 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
     // A client repeating a field (or giving 3 and "cf_3") should get a 400 naming it, or the last value.
     it('bug 6: the same custom field twice in one push is not a 500', async () => {
       const id = fixtures.fields.string;
-      await pushRaw('user', JSON.stringify({ id: 'twice', customFields: [{ id, value: { type: 'string', value: 'a' } }, { id: String(id), value: { type: 'string', value: 'b' } }] }));
+      await pushRaw(
+        'user',
+        JSON.stringify({
+          id: 'twice',
+          customFields: [
+            { id, value: { type: 'string', value: 'a' } },
+            { id: String(id), value: { type: 'string', value: 'b' } },
+          ],
+        }),
+      );
     });
 
     // Bug 2. A path with a malformed percent escape gets Fastify's own 400 body {error, code: "FST_ERR_BAD_URL",
@@ -1022,7 +1258,12 @@ describe.each(ENGINES)('ingestion fuzzing (%s)', (engine) => {
       try {
         expect((await call({ method: 'DELETE', url: `/community/v1/user/${address}`, token: t.token }, REMOVAL_ANSWERS)).status).toBe(200);
         await worker.runUntilIdle();
-        const contact = await t.services.db.selectFrom('contacts').select('name').where('community_id', '=', t.communityId).where('id', '=', contactId).executeTakeFirstOrThrow();
+        const contact = await t.services.db
+          .selectFrom('contacts')
+          .select('name')
+          .where('community_id', '=', t.communityId)
+          .where('id', '=', contactId)
+          .executeTakeFirstOrThrow();
         expect(contact.name).toBe('Anonymized contact');
       } finally {
         // The failed job would otherwise trip the "no failed job" invariant of any later batch.

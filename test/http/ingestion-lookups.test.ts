@@ -94,7 +94,11 @@ describe.each(ENGINES)('contact lookups and erasure through the ingestion API (%
 
     // The contact is a shell; the lookup no longer finds the person.
     expect((await t.get('/community/v1/user/ada%40analytical.example.org')).json()).toEqual({ ids: [] });
-    const shell = await t.services.db.selectFrom('contacts').selectAll().where('id', '=', Number(ada.slice(2))).executeTakeFirstOrThrow();
+    const shell = await t.services.db
+      .selectFrom('contacts')
+      .selectAll()
+      .where('id', '=', Number(ada.slice(2)))
+      .executeTakeFirstOrThrow();
     expect(shell).toMatchObject({ name: 'Anonymized contact', full_name: null, bio: null, title: null, primary_email: null });
 
     for (const payload of [
@@ -110,7 +114,12 @@ describe.each(ENGINES)('contact lookups and erasure through the ingestion API (%
       method: 'POST',
       url: `/community/v1/source/${t.sourceId}/activity`,
       headers: { authorization: `Bearer ${t.token}` },
-      payload: { id: 'note-h', activityType: 'tweet', user: { id: 'x', twitter: { type: 'handle', value: 'ada_l' } }, content: { type: 'text', value: 'hello' } },
+      payload: {
+        id: 'note-h',
+        activityType: 'tweet',
+        user: { id: 'x', twitter: { type: 'handle', value: 'ada_l' } },
+        content: { type: 'text', value: 'hello' },
+      },
     });
     expect(activity.json()).toMatchObject({ contactId: null, activityId: null });
 
@@ -118,7 +127,10 @@ describe.each(ENGINES)('contact lookups and erasure through the ingestion API (%
     const dump = JSON.stringify(
       await Promise.all(
         ['contacts', 'contact_identities', 'source_profiles', 'activities', 'removal_requests', 'organizations'].map((table) =>
-          t.services.db.selectFrom(table as 'contacts').selectAll().execute(),
+          t.services.db
+            .selectFrom(table as 'contacts')
+            .selectAll()
+            .execute(),
         ),
       ),
     ).toLowerCase();

@@ -26,7 +26,13 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
       ['Partner', ['company']],
       ['Speaker', ['member']],
     ] as const) {
-      tags[name] = (await db.insertInto('tags').values({ community_id: t.communityId, name, entity_types: [...types] }).returning('id').executeTakeFirstOrThrow()).id;
+      tags[name] = (
+        await db
+          .insertInto('tags')
+          .values({ community_id: t.communityId, name, entity_types: [...types] })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
     }
   });
   afterAll(() => t.close());
@@ -86,7 +92,13 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
   it('fills an organization from a prospector company', async () => {
     const company = await t.services.db
       .insertInto('prospector_companies')
-      .values({ name: 'Pied Piper', primary_website: 'https://piedpiper.example.com', employees: 42, description: 'Compression', linkedin_handles: ['pied-piper'] })
+      .values({
+        name: 'Pied Piper',
+        primary_website: 'https://piedpiper.example.com',
+        employees: 42,
+        description: 'Compression',
+        linkedin_handles: ['pied-piper'],
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     const response = await post('/community/v1/organizations', { prospectorCompanyId: company.id, destinationSourceId: t.sourceId });
@@ -104,13 +116,22 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
       admin,
     );
     expect(imported.statusCode, imported.body).toBe(200);
-    const company = await t.services.db.selectFrom('prospector_companies').select('id').where('primary_domain', '=', 'hooli-xyz.co.uk').executeTakeFirstOrThrow();
+    const company = await t.services.db
+      .selectFrom('prospector_companies')
+      .select('id')
+      .where('primary_domain', '=', 'hooli-xyz.co.uk')
+      .executeTakeFirstOrThrow();
 
     // No domain: the company's key is the organization's domain.
     const made = await post('/community/v1/organizations', { prospectorCompanyId: company.id, destinationSourceId: t.sourceId });
     expect(made.statusCode, made.body).toBe(200);
     expect(made.json()).toMatchObject({ status: 'success', created: true });
-    expect(await organization(made.json().organizationId)).toMatchObject({ name: 'Hooli XYZ', primary_domain: 'hooli-xyz.co.uk', employees: 900, prospector_company_id: company.id });
+    expect(await organization(made.json().organizationId)).toMatchObject({
+      name: 'Hooli XYZ',
+      primary_domain: 'hooli-xyz.co.uk',
+      employees: 900,
+      prospector_company_id: company.id,
+    });
 
     // Only the company, as a prefixed ID: the same organization, updated from the company as it is now.
     await t.services.db.updateTable('prospector_companies').set({ employees: 950 }).where('id', '=', company.id).execute();
@@ -122,7 +143,12 @@ describe.each(ENGINES)('core organization upserts (%s)', (engine) => {
     const unknown = await post('/community/v1/organizations', { prospectorCompanyId: 987654, destinationSourceId: t.sourceId });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toEqual({ status: 'not-found', reason: 'no prospector company 987654' });
-    const none = await t.services.db.selectFrom('organizations').select('id').where('community_id', '=', t.communityId).where('primary_domain', '=', 'example.net').execute();
+    const none = await t.services.db
+      .selectFrom('organizations')
+      .select('id')
+      .where('community_id', '=', t.communityId)
+      .where('primary_domain', '=', 'example.net')
+      .execute();
     expect(none).toEqual([]);
   });
 

@@ -63,7 +63,7 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
     expect((await contact(body.contactId)).name).toBe('Unknown');
   });
 
-  it('finds the same contact again by the sender\'s id in the same source', async () => {
+  it("finds the same contact again by the sender's id in the same source", async () => {
     const id = uid();
     const first = await accepted({ id, fullName: 'Ada Lovelace' });
     const again = await accepted({ id, titleAtCompany: 'Analyst' });
@@ -182,7 +182,15 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
   it('keeps only http and https addresses: any other avatarUrl is dropped with a warning, and the rest of the push stored', async () => {
     const id = uid();
     const first = await accepted({ id, fullName: 'Grace Hopper', avatarUrl: 'https://img.example.com/grace.png' });
-    const bad = ['javascript:alert(document.cookie)', ' JavaScript:alert(1)', 'java\tscript:alert(1)', 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=', 'vbscript:msgbox(1)', '/relative/picture.png', 'img.example.com/grace.png'];
+    const bad = [
+      'javascript:alert(document.cookie)',
+      ' JavaScript:alert(1)',
+      'java\tscript:alert(1)',
+      'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=',
+      'vbscript:msgbox(1)',
+      '/relative/picture.png',
+      'img.example.com/grace.png',
+    ];
     for (const avatarUrl of bad) {
       const again = await accepted({ id, titleAtCompany: 'Rear Admiral', avatarUrl });
       expect(again.contactId, avatarUrl).toBe(first.contactId);
@@ -203,20 +211,27 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
       method: 'POST',
       url: `/community/v1/source/${t.sourceId}/users`,
       headers: { authorization: `Bearer ${t.token}` },
-      payload: [{ id: uid(), fullName: 'Ada', avatarUrl: 'javascript:alert(1)' }, { id: uid(), fullName: 'Alan', avatarUrl: 'HTTP://img.example.com/alan.png' }],
+      payload: [
+        { id: uid(), fullName: 'Ada', avatarUrl: 'javascript:alert(1)' },
+        { id: uid(), fullName: 'Alan', avatarUrl: 'HTTP://img.example.com/alan.png' },
+      ],
     });
     expect(batch.statusCode, batch.body).toBe(202);
     const results = (batch.json() as { results: { contactId: string; warnings: string[] }[] }).results;
     expect(results.map((result) => result.warnings)).toEqual([['avatarUrl: not an http or https URL; the value was dropped'], []]);
     expect((await contact(results[0]!.contactId)).avatar_url).toBeNull();
     expect((await contact(results[1]!.contactId)).avatar_url).toBe('HTTP://img.example.com/alan.png');
-    const activity = await pushCore(t, 'activity', { id: uid('act'), activityType: 'tweet', user: { id: uid(), avatarUrl: 'data:text/html,<script>alert(1)</script>' } });
+    const activity = await pushCore(t, 'activity', {
+      id: uid('act'),
+      activityType: 'tweet',
+      user: { id: uid(), avatarUrl: 'data:text/html,<script>alert(1)</script>' },
+    });
     expect(activity.statusCode, activity.body).toBe(202);
     expect(activity.json()).toMatchObject({ warnings: ['user.avatarUrl: not an http or https URL; the value was dropped'] });
     expect((await contact((activity.json() as { contactId: string }).contactId)).avatar_url).toBeNull();
   });
 
-  it('names a contact after the username, then the email\'s local part', async () => {
+  it("names a contact after the username, then the email's local part", async () => {
     expect((await contact((await accepted({ id: uid(), username: 'octavia' })).contactId)).name).toBe('octavia');
     expect((await contact((await accepted({ id: uid(), email: 'katherine.j@nasa.example.gov' })).contactId)).name).toBe('katherine.j');
   });
@@ -414,7 +429,13 @@ describe.each(ENGINES)('core user pushes (%s)', (engine) => {
       .values({ community_id: t.communityId, name: 'Speaker', entity_types: ['member'] })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const body = await accepted({ id: uid(), tags: [{ type: 'id', id: `l_${existing.id}` }, { type: 'name', name: 'Beta tester' }] });
+    const body = await accepted({
+      id: uid(),
+      tags: [
+        { type: 'id', id: `l_${existing.id}` },
+        { type: 'name', name: 'Beta tester' },
+      ],
+    });
     expect(await storedTagNames(t, 'contact', key(body.contactId))).toEqual(['Beta tester', 'Speaker']);
   });
 });

@@ -51,7 +51,9 @@ describe.each(ENGINES)('insight fields on a seeded community (%s)', (engine) => 
     t = await createTestApp(engine);
     worker = createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs });
     // Ada's titles over time.
-    ids.ada = (await accepted(t, 'user', { id: 'ada@acme.io', email: 'ada@acme.io', fullName: 'Ada Lovelace', titleAtCompany: 'Engineer', companyName: 'Acme' })).contactId;
+    ids.ada = (
+      await accepted(t, 'user', { id: 'ada@acme.io', email: 'ada@acme.io', fullName: 'Ada Lovelace', titleAtCompany: 'Engineer', companyName: 'Acme' })
+    ).contactId;
     await accepted(t, 'user', { id: 'ada@acme.io', email: 'ada@acme.io', titleAtCompany: 'CTO', companyName: 'Acme' });
     // Acme talked about Postgres for months; this month Kubernetes came up.
     for (let i = 0; i < 12; i++) await post(i % 2 ? 'ada@acme.io' : 'dev@acme.io', 35 + i * 5, 'How do I tune Postgres for writes?');
@@ -71,12 +73,24 @@ describe.each(ENGINES)('insight fields on a seeded community (%s)', (engine) => 
 
     // An admin's research prompt, answered for Acme by an import (no model is configured).
     await created('/api/v2/admin/research-prompts', { promptId: 'fit', promptName: 'Good fit?', prompt: 'Is it a fit?', isPrimaryPrompt: true });
-    const answers = await t.send('POST', '/api/v2/admin/research-answers', { answers: [{ organizationId: ids.acme, promptId: 'fit', answer: 'Yes: they run Kubernetes.' }] });
+    const answers = await t.send('POST', '/api/v2/admin/research-answers', {
+      answers: [{ organizationId: ids.acme, promptId: 'fit', answer: 'Yes: they run Kubernetes.' }],
+    });
     expect(answers.statusCode, answers.body).toBe(200);
 
     // Lead scores for contacts and organizations, computed by the recompute jobs.
-    await created('/api/v2/admin/lead-scores', { name: 'Engaged', entityType: 'contact', halfLifeDays: 30, weights: [{ activityType: 'made_post_topic', weight: 2 }] });
-    await created('/api/v2/admin/lead-scores', { name: 'Active accounts', entityType: 'organization', halfLifeDays: 30, weights: [{ activityType: 'made_post_topic', weight: 1 }] });
+    await created('/api/v2/admin/lead-scores', {
+      name: 'Engaged',
+      entityType: 'contact',
+      halfLifeDays: 30,
+      weights: [{ activityType: 'made_post_topic', weight: 2 }],
+    });
+    await created('/api/v2/admin/lead-scores', {
+      name: 'Active accounts',
+      entityType: 'organization',
+      halfLifeDays: 30,
+      weights: [{ activityType: 'made_post_topic', weight: 1 }],
+    });
     expect(await worker.runUntilIdle()).toBe(2);
   });
   afterAll(() => t?.close());
@@ -88,7 +102,10 @@ describe.each(ENGINES)('insight fields on a seeded community (%s)', (engine) => 
     expect(ada.leadScores).toEqual([expect.objectContaining({ percentile: 66.67 })]);
     expect((ada.leadScores as { score: number }[])[0]!.score).toBeGreaterThan(0);
     expect(ada.leadScoreKeyFactors).toEqual([
-      { scoreId: expect.any(Number), factors: [{ label: 'Activity: made_post_topic', value: expect.stringMatching(/^×8, latest /), strength: expect.any(Number) }] },
+      {
+        scoreId: expect.any(Number),
+        factors: [{ label: 'Activity: made_post_topic', value: expect.stringMatching(/^×8, latest /), strength: expect.any(Number) }],
+      },
     ]);
     expect(ada.sparkSummary).toMatch(/^In the last 30 days, /);
     expect((ada.recentSparkSummaries as string[]).length).toBeGreaterThan(0);
@@ -107,7 +124,7 @@ describe.each(ENGINES)('insight fields on a seeded community (%s)', (engine) => 
     ]);
   });
 
-  it('leaves a contact without activity or visits empty, but scored at zero and placed at his email\'s company', async () => {
+  it("leaves a contact without activity or visits empty, but scored at zero and placed at his email's company", async () => {
     const bob = await data<Record<string, unknown>>(`/api/v2/contacts/${ids.bob}?cols=${CONTACT_FIELDS}`);
     expect(bob).toMatchObject({
       leadScores: [{ scoreId: expect.any(Number), score: 0, percentile: 0 }],

@@ -49,7 +49,13 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
     return accepted(
       t,
       'activity',
-      { id: `act-${++n}`, activityType: 'commented_replied', timestamp: new Date(Date.now() - daysAgo * DAY).toISOString(), user: { id: userId }, content: { type: 'text', value: text } },
+      {
+        id: `act-${++n}`,
+        activityType: 'commented_replied',
+        timestamp: new Date(Date.now() - daysAgo * DAY).toISOString(),
+        user: { id: userId },
+        content: { type: 'text', value: text },
+      },
       { token, sourceId },
     );
   }
@@ -72,7 +78,8 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
   async function research(organizationId: string, token = t.token) {
     const response = await t.get(`/api/v2/organizations/${organizationId}?cols=researchResults`, token);
     expect(response.statusCode, response.body).toBe(200);
-    return (response.json() as { data: { researchResults: { promptId: string; answer: string; isPrimaryPrompt: boolean; promptName: string }[] } }).data.researchResults;
+    return (response.json() as { data: { researchResults: { promptId: string; answer: string; isPrimaryPrompt: boolean; promptName: string }[] } }).data
+      .researchResults;
   }
   async function organizationOf(domain: string, token = t.token) {
     const response = await t.get(`/api/v2/organizations?primaryDomain=${domain}`, token);
@@ -104,13 +111,20 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
     const sparks = await sparksOf(ada);
     expect(sparks.sparkSummary).toBe(`Model: ${deterministic.sparkSummary}`);
     expect(sparks.recentSparkSummaries).toEqual(deterministic.recentSparkSummaries.map((text) => `Model: ${text}`));
-    expect(sparks.activateMessage).toEqual({ title: `Model: ${deterministic.activateMessage!.title}`, message: `Model: ${deterministic.activateMessage!.message}` });
+    expect(sparks.activateMessage).toEqual({
+      title: `Model: ${deterministic.activateMessage!.title}`,
+      message: `Model: ${deterministic.activateMessage!.message}`,
+    });
     expect(await status()).toMatchObject({ configured: true, model: 'fake-model', contactsWithModelText: 1 });
 
     expect(fake.requests).toHaveLength(1);
     const [request] = fake.requests;
     expect(request).toMatchObject({ path: '/v1/chat/completions', authorization: 'Bearer test-key', body: { model: 'fake-model' } });
-    expect(request!.sent.facts).toMatchObject({ title: 'Staff Engineer', organization: expect.any(String), periods: [expect.objectContaining({ activities: 2 })] });
+    expect(request!.sent.facts).toMatchObject({
+      title: 'Staff Engineer',
+      organization: expect.any(String),
+      periods: [expect.objectContaining({ activities: 2 })],
+    });
     expect(request!.sent.drafts).toEqual(deterministic);
     const wire = JSON.stringify(request!.body);
     expect(wire).not.toContain('ada@acme-insights.com');
@@ -140,15 +154,23 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
     await activity('u-dee', 2, 'Microseconds matter');
     // Times written by SQL (imports, the seed) carry microseconds, which a JavaScript date would drop.
     const id = Number(dee.slice(2));
-    await sql`update activities set activity_time = activity_time + interval '123 microseconds' where community_id = ${t.communityId} and contact_id = ${id}`.execute(t.services.db);
-    await sql`update contacts set latest_activity_at = latest_activity_at + interval '123 microseconds' where community_id = ${t.communityId} and id = ${id}`.execute(t.services.db);
+    await sql`update activities set activity_time = activity_time + interval '123 microseconds' where community_id = ${t.communityId} and contact_id = ${id}`.execute(
+      t.services.db,
+    );
+    await sql`update contacts set latest_activity_at = latest_activity_at + interval '123 microseconds' where community_id = ${t.communityId} and id = ${id}`.execute(
+      t.services.db,
+    );
     expect((await run(await refresh())).contacts).toMatchObject({ total: 1, written: 1 });
     expect((await run(await refresh())).contacts).toMatchObject({ total: 0 });
   });
 
   it('keeps the deterministic text when the model fails, hangs or answers garbage, and counts each failure', async () => {
     const cyd = await pushUser(t, { id: 'u-cyd', email: 'cyd@example.org', fullName: 'Cyd Charisse' });
-    for (const [mode, day] of [['fail', 5], ['hang', 4], ['garbage', 3]] as const) {
+    for (const [mode, day] of [
+      ['fail', 5],
+      ['hang', 4],
+      ['garbage', 3],
+    ] as const) {
       await activity('u-cyd', day, `Question about ingress ${mode}`);
       fake.mode = mode;
       const result = await run(await refresh());
@@ -196,14 +218,21 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
     const globex = await organizationOf('globex-insights.com');
     expect(await research(globex)).toEqual([]);
 
-    const created = await t.send('POST', '/api/v2/admin/research-prompts', { promptId: 'fit', promptName: 'Good fit?', prompt: 'Is this organization a good fit for our platform?', isPrimaryPrompt: true });
+    const created = await t.send('POST', '/api/v2/admin/research-prompts', {
+      promptId: 'fit',
+      promptName: 'Good fit?',
+      prompt: 'Is this organization a good fit for our platform?',
+      isPrimaryPrompt: true,
+    });
     expect(created.statusCode, created.body).toBe(201);
     const stack = await t.send('POST', '/api/v2/admin/research-prompts', { promptId: 'stack', promptName: 'Stack', prompt: 'What do they run?' });
     expect(stack.statusCode, stack.body).toBe(201);
     // Without a run, nothing is invented.
     expect(await research(globex)).toEqual([]);
 
-    const imported = await t.send('POST', '/api/v2/admin/research-answers', { answers: [{ domain: 'globex-insights.com', promptId: 'stack', answer: 'Kubernetes on bare metal.' }] });
+    const imported = await t.send('POST', '/api/v2/admin/research-answers', {
+      answers: [{ domain: 'globex-insights.com', promptId: 'stack', answer: 'Kubernetes on bare metal.' }],
+    });
     expect(imported.statusCode, imported.body).toBe(200);
     expect(imported.json()).toEqual({ success: true, data: { imported: 1 } });
 
@@ -216,7 +245,10 @@ describe.each(ENGINES)('insights from a model endpoint (%s)', (engine) => {
     const aboutGlobex = asked[0]!;
     expect(aboutGlobex.sent.organization).toMatchObject({
       name: expect.any(String),
-      contactTitles: expect.arrayContaining([{ title: 'CTO', contacts: 1 }, { title: 'Platform Engineer', contacts: 1 }]),
+      contactTitles: expect.arrayContaining([
+        { title: 'CTO', contacts: 1 },
+        { title: 'Platform Engineer', contacts: 1 },
+      ]),
     });
     expect(JSON.stringify(aboutGlobex.body)).not.toContain('grace@globex-insights.com');
     expect(JSON.stringify(aboutGlobex.body)).not.toContain('Grace');
@@ -317,9 +349,13 @@ describe.each(ENGINES)('insights without a model endpoint (%s)', (engine) => {
 
     const contact = (await t.get(`/api/v2/contacts/${contactId}?cols=sparkSummary,activateMessage`)).json() as { data: Sparks };
     expect(contact.data.sparkSummary).toMatch(/^In the last 30 days, 1 activity/);
-    const organizations = (await t.get('/api/v2/organizations?primaryDomain=acme-plain.com&cols=researchResults')).json() as { data: { researchResults: unknown[] }[] };
+    const organizations = (await t.get('/api/v2/organizations?primaryDomain=acme-plain.com&cols=researchResults')).json() as {
+      data: { researchResults: unknown[] }[];
+    };
     expect(organizations.data[0]!.researchResults).toEqual([]);
-    expect((await t.get('/api/v2/admin/insights')).json()).toMatchObject({ data: { configured: false, model: null, contactsWithModelText: 0, modelResearchAnswers: 0, latestJob: null } });
+    expect((await t.get('/api/v2/admin/insights')).json()).toMatchObject({
+      data: { configured: false, model: null, contactsWithModelText: 0, modelResearchAnswers: 0, latestJob: null },
+    });
     expect(fetches).not.toHaveBeenCalled();
     fetches.mockRestore();
   });

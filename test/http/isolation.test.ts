@@ -50,9 +50,9 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       community.sources.push(`sig_${source.id}`);
     }
     await t.services.activityTypes.add(cliWriter(a.id), { id: 'a_only_type', displayName: 'Only in A' });
-    await t.services.activityTypes.add(cliWriter(a.id), { id: 'both_type', displayName: 'A\'s version', category: 'content' });
+    await t.services.activityTypes.add(cliWriter(a.id), { id: 'both_type', displayName: "A's version", category: 'content' });
     await t.services.activityTypes.add(cliWriter(b.id), { id: 'b_only_type', displayName: 'Only in B' });
-    await t.services.activityTypes.add(cliWriter(b.id), { id: 'both_type', displayName: 'B\'s version' });
+    await t.services.activityTypes.add(cliWriter(b.id), { id: 'both_type', displayName: "B's version" });
   });
   afterAll(() => t?.close());
 
@@ -61,19 +61,19 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
   });
 
   describe('providers', () => {
-    it('B\'s token lists B\'s providers only', async () => {
+    it("B's token lists B's providers only", async () => {
       const listed = await providers(b.reader);
       expect(listed.map((provider) => provider.id)).toEqual(b.sources);
       expect(listed.map((provider) => provider.name)).toEqual(['B GitHub', 'Shared name', 'B Discord']);
     });
 
-    it('A\'s token lists A\'s providers only', async () => {
+    it("A's token lists A's providers only", async () => {
       const listed = await providers(a.admin);
       expect(listed.map((provider) => provider.id)).toEqual(a.sources);
       expect(listed.map((provider) => provider.name)).toEqual(['API', 'A Slack', 'Shared name']);
     });
 
-    it('B\'s walk at limit 1 never leaves B, in either direction', async () => {
+    it("B's walk at limit 1 never leaves B, in either direction", async () => {
       for (const direction of ['asc', 'desc'] as const) {
         const seen: string[] = [];
         let cursor: string | null = null;
@@ -87,7 +87,7 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       }
     });
 
-    it('a cursor made on A\'s list is refused on B\'s', async () => {
+    it("a cursor made on A's list is refused on B's", async () => {
       const page = (await t.get('/api/v2/providers?limit=1', a.admin)).json();
       expect(page.meta.nextCursor).toEqual(expect.any(String));
       const response = await t.get(`/api/v2/providers?limit=1000&cursor=${page.meta.nextCursor}`, b.reader);
@@ -110,7 +110,7 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       const list = (url.startsWith('/api/v2') ? response.json().data : response.json()) as Named[];
       expect(own(list)).toEqual([
         { id: 'b_only_type', displayName: 'Only in B' },
-        { id: 'both_type', displayName: 'B\'s version' },
+        { id: 'both_type', displayName: "B's version" },
       ]);
       // The catalog is there for everyone.
       expect(list.map((type) => type.id)).toContain('commit');
@@ -122,13 +122,13 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       const list = (url.startsWith('/api/v2') ? response.json().data : response.json()) as Named[];
       expect(own(list)).toEqual([
         { id: 'a_only_type', displayName: 'Only in A' },
-        { id: 'both_type', displayName: 'A\'s version' },
+        { id: 'both_type', displayName: "A's version" },
       ]);
     });
   });
 
   describe('who am I', () => {
-    it.each(['/api/v2/api-token-status', '/community/v1/api-token-status'])('%s names B for B\'s token, A for A\'s', async (url) => {
+    it.each(['/api/v2/api-token-status', '/community/v1/api-token-status'])("%s names B for B's token, A for A's", async (url) => {
       const forB = await t.get(url, b.reader);
       expect(forB.statusCode).toBe(200);
       expect(forB.json()).toEqual({ jti: expect.any(String), communityName: 'Beta', communityId: `com_${b.id}` });
@@ -137,7 +137,7 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       expect(forB.json().jti).not.toBe(forA.json().jti);
     });
 
-    it('/api/v2/me answers with B\'s community for B\'s token', async () => {
+    it("/api/v2/me answers with B's community for B's token", async () => {
       const response = await t.get('/api/v2/me', b.reader);
       expect(response.statusCode).toBe(200);
       const me = response.json().data;
@@ -150,7 +150,7 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
   });
 
   describe('token administration', () => {
-    it('A\'s admin token cannot revoke B\'s token: 404, and the token keeps working', async () => {
+    it("A's admin token cannot revoke B's token: 404, and the token keeps working", async () => {
       const jti = await jtiOf(b.reader);
       const response = await send('DELETE', `/api/v2/admin/tokens/${jti}`, a.admin);
       expect(response.statusCode).toBe(404);
@@ -160,7 +160,7 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       expect(row.revoked_at).toBeNull();
     });
 
-    it('B\'s admin token can revoke a B token (the control for the case above)', async () => {
+    it("B's admin token can revoke a B token (the control for the case above)", async () => {
       const victim = await t.issueToken(['read'], b.id);
       const jti = await jtiOf(victim);
       const response = await send('DELETE', `/api/v2/admin/tokens/${jti}`, b.admin);
@@ -169,16 +169,20 @@ describe.each(ENGINES)('community isolation (%s)', (engine) => {
       expect((await t.get('/api/v2/api-token-status', victim)).statusCode).toBe(403);
     });
 
-    it('B\'s admin token cannot revoke A\'s token either', async () => {
+    it("B's admin token cannot revoke A's token either", async () => {
       const jti = await jtiOf(a.admin);
       const response = await send('DELETE', `/api/v2/admin/tokens/${jti}`, b.admin);
       expect(response.statusCode).toBe(404);
       expect((await t.get('/api/v2/api-token-status', a.admin)).statusCode).toBe(200);
     });
 
-    it('GET /api/v2/admin/tokens lists only the caller\'s community\'s tokens', async () => {
+    it("GET /api/v2/admin/tokens lists only the caller's community's tokens", async () => {
       const inDatabase = await t.services.db.selectFrom('api_tokens').select(['jti', 'community_id']).execute();
-      const jtisOf = (communityId: number) => inDatabase.filter((row) => row.community_id === communityId).map((row) => row.jti).sort();
+      const jtisOf = (communityId: number) =>
+        inDatabase
+          .filter((row) => row.community_id === communityId)
+          .map((row) => row.jti)
+          .sort();
       expect(jtisOf(a.id).length).toBeGreaterThan(0);
       expect(jtisOf(b.id).length).toBeGreaterThan(1);
 

@@ -61,7 +61,8 @@ describe.each(ENGINES)('contact job history (%s)', (engine) => {
   it('keeps both histories through a merge', async () => {
     // Two contacts of one person, each with a job, then a push naming both identities merges them.
     const older = (await accepted(t, 'user', { id: 'u-eve', email: 'eve@gmail.com', titleAtCompany: 'Analyst', companyName: 'Initech' })).contactId;
-    const newer = (await accepted(t, 'user', { id: 'gh-eve', github: 'eve-gh', titleAtCompany: 'Maintainer', companyName: 'OSS Co' }, { sourceId: github })).contactId;
+    const newer = (await accepted(t, 'user', { id: 'gh-eve', github: 'eve-gh', titleAtCompany: 'Maintainer', companyName: 'OSS Co' }, { sourceId: github }))
+      .contactId;
     expect(newer).not.toBe(older);
     const merged = await accepted(t, 'user', { id: 'crm-eve', email: 'eve@gmail.com', github: 'eve-gh' }, { sourceId: both });
     expect(merged.contactId).toBe(older);
@@ -84,7 +85,12 @@ describe.each(ENGINES)('contact job history (%s)', (engine) => {
     await createWorker({ db: t.services.db, clock: systemClock, queue: t.services.jobs }).runUntilIdle();
     // The contact stays, anonymized, with nothing of who the person was.
     expect(await jobsOf(id)).toEqual([]);
-    const row = await t.services.db.selectFrom('contacts').select(['job_history', 'anonymized_at']).where('community_id', '=', t.communityId).where('id', '=', Number(id.slice(2))).executeTakeFirstOrThrow();
+    const row = await t.services.db
+      .selectFrom('contacts')
+      .select(['job_history', 'anonymized_at'])
+      .where('community_id', '=', t.communityId)
+      .where('id', '=', Number(id.slice(2)))
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ job_history: [], anonymized_at: expect.any(Date) });
   });
 });

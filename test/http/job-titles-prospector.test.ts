@@ -108,7 +108,10 @@ describe.each(ENGINES)('job titles with prospector contacts (%s)', (engine) => {
     for (const sort of ['popularity', 'alphabetical'] as const) {
       for (const direction of ['asc', 'desc'] as const) {
         const walked = await walkPages<{ value: string }>((cursor) => t.get(withQuery('/api/v2/job-titles', { sort, direction, limit: 2, cursor })), 2);
-        expect(walked.map((row) => row.value), `${sort} ${direction}`).toEqual(expectedTitles(combined, sort, direction));
+        expect(
+          walked.map((row) => row.value),
+          `${sort} ${direction}`,
+        ).toEqual(expectedTitles(combined, sort, direction));
       }
     }
     expect(await values({ query: 'ct', sort: 'popularity' })).toEqual(['CTO', 'cto']);
@@ -152,7 +155,10 @@ describe.each(ENGINES)('job titles with prospector contacts (%s)', (engine) => {
     expect(await values({ query: 'founder', sort: 'popularity' }, late.token)).toEqual(['Founder']);
 
     // Every community has folded every change: the log keeps none of them.
-    const left = await t.services.db.selectFrom('prospector_title_changes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const left = await t.services.db
+      .selectFrom('prospector_title_changes')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(left.n)).toBe(0);
   });
 

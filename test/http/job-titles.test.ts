@@ -69,7 +69,10 @@ describe.each(ENGINES)('job titles (%s)', (engine) => {
     for (const sort of ['popularity', 'alphabetical'] as const) {
       for (const direction of ['asc', 'desc'] as const) {
         const walked = await walkPages<{ value: string }>((cursor) => list({ sort, direction, limit: 3, cursor }), 3);
-        expect(walked.map((row) => row.value), `${sort} ${direction}`).toEqual(expected(counts, sort, direction));
+        expect(
+          walked.map((row) => row.value),
+          `${sort} ${direction}`,
+        ).toEqual(expected(counts, sort, direction));
       }
     }
   });
@@ -116,7 +119,12 @@ describe.each(ENGINES)('job titles (%s)', (engine) => {
     expect(await values({ query: 'merge', sort: 'popularity' })).toEqual(['Merge Title']);
     // One push naming both identities merges the two contacts into the older.
     await pushUser('merge-c', null, { email: 'merge.a@example.org', github: { type: 'handle', value: 'merge-b' } });
-    const merged = await t.services.db.selectFrom('contacts').select('id').where('community_id', '=', t.communityId).where('title', '=', 'Merge Title').execute();
+    const merged = await t.services.db
+      .selectFrom('contacts')
+      .select('id')
+      .where('community_id', '=', t.communityId)
+      .where('title', '=', 'Merge Title')
+      .execute();
     expect(merged).toHaveLength(1);
     await pushUser('merge-d', 'Merge Title');
     expect(await values({ query: 'merge', sort: 'popularity' })).toEqual(['Merge Title']);
@@ -125,7 +133,12 @@ describe.each(ENGINES)('job titles (%s)', (engine) => {
     await createWorker({ db: t.services.db, clock: t.services.clock, queue: t.services.jobs }).runUntilIdle();
     // merge-d still carries it; the erased contact no longer does.
     await values({});
-    const after = await t.services.db.selectFrom('job_titles').select('records').where('community_id', '=', t.communityId).where('title', '=', 'Merge Title').execute();
+    const after = await t.services.db
+      .selectFrom('job_titles')
+      .select('records')
+      .where('community_id', '=', t.communityId)
+      .where('title', '=', 'Merge Title')
+      .execute();
     expect(after).toEqual([{ records: 1 }]);
   });
 
@@ -144,11 +157,22 @@ describe.each(ENGINES)('job titles (%s)', (engine) => {
     const remove = await t.app.inject({ method: 'DELETE', url: '/community/v1/user/essayist%40example.org', headers: { authorization: `Bearer ${t.token}` } });
     expect(remove.statusCode, remove.body).toBe(200);
     await createWorker({ db: t.services.db, clock: t.services.clock, queue: t.services.jobs }).runUntilIdle();
-    const erasure = await t.services.db.selectFrom('jobs').select(['status', 'error']).where('community_id', '=', t.communityId).where('kind', '=', 'privacy.erase').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const erasure = await t.services.db
+      .selectFrom('jobs')
+      .select(['status', 'error'])
+      .where('community_id', '=', t.communityId)
+      .where('kind', '=', 'privacy.erase')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     expect(erasure).toEqual({ status: 'completed', error: null });
     expect(await values({ query: 'essay' })).toEqual([]);
     expect(await values({ query: 'longest' })).toEqual([longest]);
-    const cto = await t.services.db.selectFrom('job_titles').select('records').where('community_id', '=', t.communityId).where('title', '=', 'CTO').executeTakeFirstOrThrow();
+    const cto = await t.services.db
+      .selectFrom('job_titles')
+      .select('records')
+      .where('community_id', '=', t.communityId)
+      .where('title', '=', 'CTO')
+      .executeTakeFirstOrThrow();
     expect(cto.records).toBe(counts.get('CTO'));
   });
 

@@ -72,12 +72,33 @@ describe.each(ENGINES)('jobs over HTTP (%s)', (engine) => {
   it('shows a job queued, then its progress and result, or its error', async () => {
     const done = await enqueue(t.communityId, { answer: 42 });
     const queued = await job(done);
-    expect(queued).toMatchObject({ id: done, kind: ECHO, status: 'queued', attempts: 0, maxAttempts: 1, payload: { answer: 42 }, progress: {}, result: null, error: null, startedAt: null, finishedAt: null, lockedBy: null });
+    expect(queued).toMatchObject({
+      id: done,
+      kind: ECHO,
+      status: 'queued',
+      attempts: 0,
+      maxAttempts: 1,
+      payload: { answer: 42 },
+      progress: {},
+      result: null,
+      error: null,
+      startedAt: null,
+      finishedAt: null,
+      lockedBy: null,
+    });
     expect(Date.parse(queued.createdAt)).not.toBeNaN();
 
     while (await worker.runOnce());
     const completed = await job(done);
-    expect(completed).toMatchObject({ status: 'completed', attempts: 1, progress: { done: 1, of: 2 }, result: { answer: 42 }, error: null, lockedBy: null, lockedUntil: null });
+    expect(completed).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      progress: { done: 1, of: 2 },
+      result: { answer: 42 },
+      error: null,
+      lockedBy: null,
+      lockedUntil: null,
+    });
     expect(Date.parse(completed.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(completed.startedAt!));
 
     const broken = await enqueue(t.communityId, { fail: 'the source file is gone' });
@@ -98,7 +119,10 @@ describe.each(ENGINES)('jobs over HTTP (%s)', (engine) => {
   it('filters by status and kind, and pages with a cursor bound to the filters', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 7; i++) ids.push(await enqueue(t.communityId, { answer: i }));
-    const queued = await walkPages<Job>((cursor) => t.get(`/api/v2/admin/jobs?status=queued&kind=${ECHO}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), 2);
+    const queued = await walkPages<Job>(
+      (cursor) => t.get(`/api/v2/admin/jobs?status=queued&kind=${ECHO}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+      2,
+    );
     expect(queued.every((j) => j.status === 'queued' && j.kind === ECHO)).toBe(true);
     expect(queued.map((j) => j.id).slice(0, 7)).toEqual([...ids].reverse());
     expect(new Set(queued.map((j) => j.id)).size).toBe(queued.length);

@@ -63,7 +63,12 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     // `hearth init` made the console user's contact: a contact like the others, with nothing to score.
     const [admin] = await ok(await t.get('/api/v2/contacts'));
     ids.admin = admin.id;
-    plan = (await ok(await t.send('POST', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }), 201)).id;
+    plan = (
+      await ok(
+        await t.send('POST', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }),
+        201,
+      )
+    ).id;
     const ada = { id: 'u-ada', email: 'ada@acme.io', fullName: 'Ada', titleAtCompany: 'CTO', companyDomain: 'acme.io', country: 'Germany' };
     const bob = { id: 'u-bob', email: 'bob@gmail.com', fullName: 'Bob', tags: [{ type: 'name', name: 'VIP' }] };
     const cy = { id: 'u-cy', email: 'cy@gmail.com', fullName: 'Cy', customFields: [{ id: Number(plan.slice(3)), value: { type: 'enum', value: 'pro' } }] };
@@ -102,12 +107,25 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
   it('computes scores, percentiles and key factors in a full recompute job after a definition is created', async () => {
     const created = await ok(await t.send('POST', '/api/v2/admin/lead-scores', definition), 201);
     scoreId = created.id;
-    expect(created).toMatchObject({ id: expect.stringMatching(/^ls_\d+$/), enabled: true, computed: true, version: 1, computedVersion: null, recomputeJobId: expect.any(Number), lookbackDays: 365 });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^ls_\d+$/),
+      enabled: true,
+      computed: true,
+      version: 1,
+      computedVersion: null,
+      recomputeJobId: expect.any(Number),
+      lookbackDays: 365,
+    });
     // Nothing is computed before the job runs.
     expect(await scoreOf(ids.ada)).toBeNull();
     expect(await worker.runUntilIdle()).toBe(1);
     const job = await t.services.jobs.findById(created.recomputeJobId);
-    expect(job).toMatchObject({ kind: 'lead_scores.recompute', status: 'completed', progress: { done: 5, total: 5 }, result: { scored: 5, changed: 5, removed: 0 } });
+    expect(job).toMatchObject({
+      kind: 'lead_scores.recompute',
+      status: 'completed',
+      progress: { done: 5, total: 5 },
+      result: { scored: 5, changed: 5, removed: 0 },
+    });
 
     // Ada: stars today and 10 days ago (one half-life): 4 × 1 + 4 × 0.5 = 6; a comment 20 days ago: 2 × 0.25 = 0.5.
     // Activity 6.5 (under the cap of 20). Fit: CTO is c_level 15, acme.io has 250 employees 5, Germany 3: 23.
@@ -147,14 +165,20 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     // Dee and the console user: nothing. Score 0, the lowest, a tie: percentile 0 both, no factors.
     expect(await scoreOf(ids.dee)).toEqual({ score: 0, percentile: 0, factors: [] });
     expect(await scoreOf(ids.admin)).toEqual({ score: 0, percentile: 0, factors: [] });
-    expect(await ok(await t.get(`/api/v2/admin/lead-scores/${scoreId}`))).toMatchObject({ computedVersion: 1, computedAt: NOW, recomputeJobId: null, scoredCount: 5 });
+    expect(await ok(await t.get(`/api/v2/admin/lead-scores/${scoreId}`))).toMatchObject({
+      computedVersion: 1,
+      computedAt: NOW,
+      recomputeJobId: null,
+      scoredCount: 5,
+    });
   });
 
   it('sorts and filters contacts by the computed score', async () => {
     const sorted = await ok(await t.get(`/api/v2/contacts?sort=${scoreId}&direction=desc&limit=10`));
     // Equal scores in ID order, descending too.
     expect(sorted.map((contact: { id: string }) => contact.id)).toEqual([ids.ada, ids.bob, ids.cy, ids.dee, ids.admin]);
-    const filter = (field: string, op: string, value: number) => encodeURIComponent(JSON.stringify({ type: 'and', clauses: [{ type: 'numberFilter', field, params: { op, value } }] }));
+    const filter = (field: string, op: string, value: number) =>
+      encodeURIComponent(JSON.stringify({ type: 'and', clauses: [{ type: 'numberFilter', field, params: { op, value } }] }));
     const high = await ok(await t.get(`/api/v2/contacts?lightFilter=${filter(scoreId, 'gte', 27)}`));
     expect(high.map((contact: { id: string }) => contact.id).sort()).toEqual([ids.ada, ids.bob].sort());
     const low = await ok(await t.get(`/api/v2/contacts?lightFilter=${filter(`${scoreId}.percentile`, 'lte', 50)}`));
@@ -167,11 +191,17 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     await activity({ id: 'u-dee', email: 'dee@gmail.com' }, -1 / 1440, 'starred_repo', 'hearth/core');
     // Ingestion only marks Dee: her score is what it was until the background step runs.
     expect((await scoreOf(ids.dee))!.score).toBe(0);
-    const marks = await sql<{ entityId: number }>`select entity_id as "entityId" from lead_score_dirty where community_id = ${t.communityId}`.execute(t.services.db);
+    const marks = await sql<{ entityId: number }>`select entity_id as "entityId" from lead_score_dirty where community_id = ${t.communityId}`.execute(
+      t.services.db,
+    );
     expect(marks.rows.map((row) => `c_${row.entityId}`)).toEqual([ids.dee]);
     await worker.runSteps();
     // Two of the four others score lower: 50.
-    expect(await scoreOf(ids.dee)).toEqual({ score: 10, percentile: 50, factors: [{ label: 'Activity: starred_repo on API / hearth/core', value: '×1, latest 2026-01-15', strength: 10 }] });
+    expect(await scoreOf(ids.dee)).toEqual({
+      score: 10,
+      percentile: 50,
+      factors: [{ label: 'Activity: starred_repo on API / hearth/core', value: '×1, latest 2026-01-15', strength: 10 }],
+    });
     // Cy, now below Dee, is above only the console user: 25.
     expect(await scoreOf(ids.cy)).toMatchObject({ score: 7, percentile: 25 });
     expect((await sql`select 1 from lead_score_dirty`.execute(t.services.db)).rows).toEqual([]);
@@ -187,7 +217,12 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
 
   it('recomputes in full after the definition changes, as a new version', async () => {
     const changed = await ok(await t.send('PATCH', `/api/v2/admin/lead-scores/${scoreId}`, { weights: [{ activityType: 'starred_repo', weight: 6 }] }));
-    expect(changed).toMatchObject({ version: 2, computedVersion: 1, recomputeJobId: expect.any(Number), weights: [{ activityType: 'starred_repo', weight: 6 }] });
+    expect(changed).toMatchObject({
+      version: 2,
+      computedVersion: 1,
+      recomputeJobId: expect.any(Number),
+      weights: [{ activityType: 'starred_repo', weight: 6 }],
+    });
     // A name change is not a new version: nothing to recompute.
     expect(await ok(await t.send('PATCH', `/api/v2/admin/lead-scores/${scoreId}`, { name: 'Builders' }))).toMatchObject({ name: 'Builders', version: 2 });
     expect(await worker.runUntilIdle()).toBe(1);
@@ -202,7 +237,13 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
 
   it('dry-runs a definition without storing anything', async () => {
     const before = await sql`select entity_id, score, percentile from lead_scores order by entity_id`.execute(t.services.db);
-    const dry = await ok(await t.send('POST', '/api/v2/admin/lead-scores/dry-run?limit=2', { name: 'Try', entityType: 'contact', weights: [{ activityType: 'commented_replied', weight: 10 }] }));
+    const dry = await ok(
+      await t.send('POST', '/api/v2/admin/lead-scores/dry-run?limit=2', {
+        name: 'Try',
+        entityType: 'contact',
+        weights: [{ activityType: 'commented_replied', weight: 10 }],
+      }),
+    );
     // The default half-life is 30 days. Ada's comment is 20 days and a minute old: 10 × 0.5^(20.0007/30) = 6.30;
     // Cy's, 10 days and a minute: 10 × 0.5^(10.0007/30) = 7.94. Five contacts would be scored, two above 0:
     // Cy is above the four others (100), Ada above three (75).
@@ -211,8 +252,20 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
       scored: 5,
       nonZero: 2,
       top: [
-        { id: ids.cy, name: 'Cy', score: 7.94, percentile: 100, keyFactors: [{ label: 'Activity: commented_replied', value: '×1, latest 2026-01-05', strength: 7.94 }] },
-        { id: ids.ada, name: 'Ada', score: 6.3, percentile: 75, keyFactors: [{ label: 'Activity: commented_replied', value: '×1, latest 2025-12-26', strength: 6.3 }] },
+        {
+          id: ids.cy,
+          name: 'Cy',
+          score: 7.94,
+          percentile: 100,
+          keyFactors: [{ label: 'Activity: commented_replied', value: '×1, latest 2026-01-05', strength: 7.94 }],
+        },
+        {
+          id: ids.ada,
+          name: 'Ada',
+          score: 6.3,
+          percentile: 75,
+          keyFactors: [{ label: 'Activity: commented_replied', value: '×1, latest 2025-12-26', strength: 6.3 }],
+        },
       ],
     });
     expect((await sql`select entity_id, score, percentile from lead_scores order by entity_id`.execute(t.services.db)).rows).toEqual(before.rows);
@@ -225,11 +278,23 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
       [{ ...definition, halfLifeDays: 0 }, /"halfLifeDays" must be > 0/],
       [{ ...definition, fit: [{ field: 'titleSeniority', values: ['ceo'], points: 1 }] }, /"fit\.0\.values\.0" must be one of c_level, vp/],
       [{ ...definition, fit: [{ field: 'tag', tagId: 'l_999999', points: 1 }] }, /"fit\.0\.tagId": no live tag l_999999/],
-      [{ ...definition, fit: [{ field: 'country', points: 1 }, { field: 'organizationSize', min: 5, max: 1, points: 1 }] }, /"fit\.0\.values" is required.*"fit\.1\.min" must not be greater than "fit\.1\.max"/],
+      [
+        {
+          ...definition,
+          fit: [
+            { field: 'country', points: 1 },
+            { field: 'organizationSize', min: 5, max: 1, points: 1 },
+          ],
+        },
+        /"fit\.0\.values" is required.*"fit\.1\.min" must not be greater than "fit\.1\.max"/,
+      ],
       [{ ...definition, fit: [{ field: 'tag', tagId: vip, values: ['x'], points: 1 }] }, /"fit\.0\.values" does not apply to a tag rule/],
       [{ ...definition, weights: [{ activityType: 'starred_repo', subSource: 'x', weight: 1 }] }, /"weights\.0\.subSource" needs "weights\.0\.sourceId"/],
       [{ ...definition, weights: [{ activityType: 'starred_repo', sourceId: 999999, weight: 1 }] }, /"weights\.0\.sourceId": no source 999999/],
-      [{ ...definition, entityType: 'organization', fit: [{ field: 'titleSeniority', values: ['vp'], points: 1 }] }, /"fit\.0\.field": titleSeniority applies to contact scores only/],
+      [
+        { ...definition, entityType: 'organization', fit: [{ field: 'titleSeniority', values: ['vp'], points: 1 }] },
+        /"fit\.0\.field": titleSeniority applies to contact scores only/,
+      ],
       [{ name: 'Empty', entityType: 'contact' }, /a score needs at least one weight or fit rule/],
       [{ ...definition, colour: 'red' }, /unknown body field "colour"/],
     ];
@@ -238,7 +303,10 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json().error.message).toMatch(message);
     }
-    expect((await t.send('POST', '/api/v2/admin/lead-scores/dry-run', { entityType: 'contact', name: 'x', fit: [{ field: 'tag', points: 1 }] })).json().error.message).toMatch(/"fit\.0\.tagId" is required/);
+    expect(
+      (await t.send('POST', '/api/v2/admin/lead-scores/dry-run', { entityType: 'contact', name: 'x', fit: [{ field: 'tag', points: 1 }] })).json().error
+        .message,
+    ).toMatch(/"fit\.0\.tagId" is required/);
     expect((await t.send('PATCH', `/api/v2/admin/lead-scores/${scoreId}`, { halfLifeDays: -1 })).statusCode).toBe(400);
   });
 
@@ -268,12 +336,20 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
       201,
     );
     await worker.runUntilIdle();
-    const acme = await sql<{ id: number }>`select id from organizations where community_id = ${t.communityId} and primary_domain = 'acme.io'`.execute(t.services.db);
+    const acme = await sql<{ id: number }>`select id from organizations where community_id = ${t.communityId} and primary_domain = 'acme.io'`.execute(
+      t.services.db,
+    );
     const record = await ok(await t.get(`/api/v2/organizations/o_${acme.rows[0]!.id}?cols=leadScores,leadScoreKeyFactors`));
     // Ada's two stars, a minute ago and 10 days and a minute ago: 2 × 0.99995 + 2 × 0.49998 = 3.00; 250 employees: 5. Score 8, the only one: percentile 0.
     expect(record.leadScores).toEqual([{ scoreId: Number(org.id.slice(3)), score: 8, percentile: 0 }]);
     expect(record.leadScoreKeyFactors).toEqual([
-      { scoreId: Number(org.id.slice(3)), factors: [{ label: 'Organization size', value: '250 employees', strength: 5 }, { label: 'Activity: starred_repo', value: '×2, latest 2026-01-15', strength: 3 }] },
+      {
+        scoreId: Number(org.id.slice(3)),
+        factors: [
+          { label: 'Organization size', value: '250 employees', strength: 5 },
+          { label: 'Activity: starred_repo', value: '×2, latest 2026-01-15', strength: 3 },
+        ],
+      },
     ]);
     organization = { id: `o_${acme.rows[0]!.id}`, scoreId: org.id };
   });
@@ -286,13 +362,36 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     expect(await ok(await t.get('/api/v2/admin/lead-scores', beta))).toEqual([]);
     // Beta's definition scores Beta's contacts only.
     const source = await t.services.sources.create(cliWriter(communityId), { name: 'Beta API' });
-    const zed = (await accepted(t, 'activity', { id: 'z-1', activityType: 'starred_repo', timestamp: daysAgo(0), user: { id: 'u-zed', email: 'zed@gmail.com' } }, { sourceId: source.id, token: beta })).contactId;
+    const zed = (
+      await accepted(
+        t,
+        'activity',
+        { id: 'z-1', activityType: 'starred_repo', timestamp: daysAgo(0), user: { id: 'u-zed', email: 'zed@gmail.com' } },
+        { sourceId: source.id, token: beta },
+      )
+    ).contactId;
     const contacts = await ok(await t.get('/api/v2/contacts?limit=100', beta));
-    const dry = await ok(await t.send('POST', '/api/v2/admin/lead-scores/dry-run', { name: 'B', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 1 }] }, beta));
-    expect(dry).toMatchObject({ scored: contacts.length, nonZero: 1, top: [expect.objectContaining({ id: zed, score: 1 }), ...contacts.slice(1).map(() => expect.anything())] });
+    const dry = await ok(
+      await t.send(
+        'POST',
+        '/api/v2/admin/lead-scores/dry-run',
+        { name: 'B', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 1 }] },
+        beta,
+      ),
+    );
+    expect(dry).toMatchObject({
+      scored: contacts.length,
+      nonZero: 1,
+      top: [expect.objectContaining({ id: zed, score: 1 }), ...contacts.slice(1).map(() => expect.anything())],
+    });
     expect(dry.top.map((record: { id: string }) => record.id).sort()).toEqual(contacts.map((contact: { id: string }) => contact.id).sort());
     // A tag of the other community is no tag here.
-    const foreign = await t.send('POST', '/api/v2/admin/lead-scores', { name: 'B', entityType: 'contact', fit: [{ field: 'tag', tagId: vip, points: 1 }] }, beta);
+    const foreign = await t.send(
+      'POST',
+      '/api/v2/admin/lead-scores',
+      { name: 'B', entityType: 'contact', fit: [{ field: 'tag', tagId: vip, points: 1 }] },
+      beta,
+    );
     expect(foreign.statusCode).toBe(400);
   });
 

@@ -50,7 +50,11 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
 
   /** Every location of the type, walking pages of `limit`; checks the cursor is null exactly on the last page. */
   function walk(locationType: string, limit: number, token = t.token): Promise<Location[]> {
-    return walkPages((cursor) => list({ locationType, limit, cursor }, token), limit, (body) => expect(Object.keys(body.meta)).toEqual(['nextCursor']));
+    return walkPages(
+      (cursor) => list({ locationType, limit, cursor }, token),
+      limit,
+      (body) => expect(Object.keys(body.meta)).toEqual(['nextCursor']),
+    );
   }
 
   /** The member counts as stored, by "type|name". */
@@ -76,9 +80,7 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
         select 'world_region', world_region from contacts where community_id = ${communityId} and world_region is not null
       ) k group by type, name`.execute(t.services.db);
     const expected = Object.fromEntries(recount.rows.map((row) => [`${row.type}|${row.name}`, Number(row.count)]));
-    const stored = Object.fromEntries(
-      (await storedCounts(communityId)).filter((row) => row.count !== 0).map((row) => [`${row.type}|${row.name}`, row.count]),
-    );
+    const stored = Object.fromEntries((await storedCounts(communityId)).filter((row) => row.count !== 0).map((row) => [`${row.type}|${row.name}`, row.count]));
     expect(stored).toEqual(expected);
     return stored;
   }
@@ -96,10 +98,17 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
 
   it('aggregates pushed contacts into the four location types', async () => {
     const people: [string, string][] = [
-      ['austin-1', 'Austin, Texas'], ['austin-2', 'Austin, Texas'], ['austin-3', 'Austin, Texas'],
-      ['dallas-1', 'Dallas, TX'], ['dallas-2', 'Dallas, TX'], ['houston-1', 'Houston, Texas'],
-      ['berlin-1', 'Berlin, Germany'], ['berlin-2', 'Berlin, Germany'], ['munich-1', 'Munich, Germany'],
-      ['toronto-1', 'Toronto, Canada'], ['germany-1', 'Germany'],
+      ['austin-1', 'Austin, Texas'],
+      ['austin-2', 'Austin, Texas'],
+      ['austin-3', 'Austin, Texas'],
+      ['dallas-1', 'Dallas, TX'],
+      ['dallas-2', 'Dallas, TX'],
+      ['houston-1', 'Houston, Texas'],
+      ['berlin-1', 'Berlin, Germany'],
+      ['berlin-2', 'Berlin, Germany'],
+      ['munich-1', 'Munich, Germany'],
+      ['toronto-1', 'Toronto, Canada'],
+      ['germany-1', 'Germany'],
     ];
     for (const [id, rawLocation] of people) ids[id] = await push({ id, rawLocation, email: `${id}@example.org` });
     await push({ id: 'nowhere', fullName: 'No Location' });
@@ -130,7 +139,14 @@ describe.each(ENGINES)('locations (%s)', (engine) => {
       'Munich, Bavaria, Germany',
       'Toronto, Ontario, Canada',
     ]);
-    expect(cities[0]).toEqual({ id: expect.stringMatching(/^loc_\d+$/), name: 'Austin, Texas, United States', type: 'city', city: 'Austin', region: 'Texas', country: 'United States' });
+    expect(cities[0]).toEqual({
+      id: expect.stringMatching(/^loc_\d+$/),
+      name: 'Austin, Texas, United States',
+      type: 'city',
+      city: 'Austin',
+      region: 'Texas',
+      country: 'United States',
+    });
     const regions = await expectListOrder('country_region');
     expect(regions[0]).toMatchObject({ name: 'Texas, United States', type: 'country_region', city: null, region: 'Texas', country: 'United States' });
     const countries = await expectListOrder('country');

@@ -12,7 +12,7 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
   });
   afterAll(() => t.close());
 
-  it('describes the token\'s user, their contact, community and company', async () => {
+  it("describes the token's user, their contact, community and company", async () => {
     const response = await t.get('/api/v2/me');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
@@ -32,7 +32,7 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
     });
   });
 
-  it('names the user\'s contact, profiles, bookmarked segments and personas once they exist', async () => {
+  it("names the user's contact, profiles, bookmarked segments and personas once they exist", async () => {
     const db = t.services.db;
     const c = t.communityId;
     const user = (await db.selectFrom('app_users').select('id').where('community_id', '=', c).executeTakeFirstOrThrow()).id;
@@ -46,16 +46,10 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
     });
     expect(pushed.json().contactId).toBe(contact);
     const segment = (
-      await db
-        .insertInto('segments')
-        .values({ community_id: c, name: 'Champions', entity_type: 'contact' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
+      await db.insertInto('segments').values({ community_id: c, name: 'Champions', entity_type: 'contact' }).returning('id').executeTakeFirstOrThrow()
     ).id;
     await db.insertInto('app_user_segment_bookmarks').values({ community_id: c, user_id: user, segment_id: segment }).execute();
-    const persona = (
-      await db.insertInto('personas').values({ community_id: c, name: 'DevRel' }).returning('id').executeTakeFirstOrThrow()
-    ).id;
+    const persona = (await db.insertInto('personas').values({ community_id: c, name: 'DevRel' }).returning('id').executeTakeFirstOrThrow()).id;
     await db.insertInto('app_user_personas').values({ community_id: c, user_id: user, persona_id: persona }).execute();
 
     const data = (await t.get('/api/v2/me')).json().data;
@@ -95,9 +89,14 @@ describe.each(ENGINES)('GET /api/v2/me (%s)', (engine) => {
     expect((await t.get('/api/v2/me')).json().data.id).toMatch(/^c_\d+$/);
   });
 
-  it('keeps the id after the user\'s email identity is erased', async () => {
+  it("keeps the id after the user's email identity is erased", async () => {
     const before = (await t.get('/api/v2/me')).json().data.id;
-    await t.services.db.deleteFrom('contact_identities').where('community_id', '=', t.communityId).where('type', '=', 'email').where('value', '=', 'admin@hearth.local').execute();
+    await t.services.db
+      .deleteFrom('contact_identities')
+      .where('community_id', '=', t.communityId)
+      .where('type', '=', 'email')
+      .where('value', '=', 'admin@hearth.local')
+      .execute();
     expect((await t.get('/api/v2/me')).json().data.id).toBe(before);
   });
 

@@ -13,7 +13,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map(([, key, value]) => [key!, value!] as const).sort(([a], [b]) => a.localeCompare(b));
+    const found = [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)]
+      .map(([, key, value]) => [key!, value!] as const)
+      .sort(([a], [b]) => a.localeCompare(b));
     if (JSON.stringify(found) === JSON.stringify(wanted)) return Number(match[3]);
   }
   return undefined;
@@ -71,7 +73,9 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
     expect(sample(after, 'hearth_http_request_duration_seconds_bucket', { ...route, le: '+Inf' })).toBe(count(after));
     expect(sample(after, 'hearth_http_request_duration_seconds_sum', route)).toBeGreaterThan(0);
     // Buckets are cumulative: each holds at least what the one below holds, up to +Inf (every request).
-    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'].map((le) => sample(after, 'hearth_http_request_duration_seconds_bucket', { ...route, le })!);
+    const buckets = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'].map((le) =>
+      sample(after, 'hearth_http_request_duration_seconds_bucket', { ...route, le })!,
+    );
     expect(buckets.every((value, i) => value !== undefined && (i === 0 || value >= buckets[i - 1]!))).toBe(true);
     expect(after).toContain('# TYPE hearth_http_request_duration_seconds histogram');
     expect(after).toContain('# TYPE hearth_http_requests_total counter');
@@ -137,7 +141,7 @@ describe.each(ENGINES)('metrics (%s)', (engine) => {
     expect(sample(text, 'hearth_ingestion_processes', { community: community() })).toBe(1);
   });
 
-  it('shows the database pool on the operator\'s port', async () => {
+  it("shows the database pool on the operator's port", async () => {
     const text = await operatorScrape();
     const labels = { engine };
     const max = sample(text, 'hearth_db_pool_max', labels);

@@ -60,7 +60,11 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
     return (response.json() as { data: CustomObject[] }).data;
   }
   async function objectCount(communityId = t.communityId) {
-    const row = await db().selectFrom('objects').select((eb) => eb.fn.countAll<number>().as('n')).where('community_id', '=', communityId).executeTakeFirstOrThrow();
+    const row = await db()
+      .selectFrom('objects')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('community_id', '=', communityId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
   async function linksOf(objectId: string) {
@@ -74,7 +78,11 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       .orderBy('a.target_id')
       .execute();
   }
-  async function objectField(name: string, valueType: string, options: { objectTypeId?: string | null; entityTypes?: string[]; deleted?: boolean; enumValues?: string[] } = {}) {
+  async function objectField(
+    name: string,
+    valueType: string,
+    options: { objectTypeId?: string | null; entityTypes?: string[]; deleted?: boolean; enumValues?: string[] } = {},
+  ) {
     const row = await db()
       .insertInto('custom_fields')
       .values({
@@ -142,7 +150,11 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
     it('names every fault of the associations in one 400, and creates nothing', async () => {
       const before = (await t.get('/api/v2/object-types')).json().data.length;
       const { communityId } = other;
-      const theirs = await db().insertInto('object_types').values({ community_id: communityId, name: unique('Theirs') }).returning('id').executeTakeFirstOrThrow();
+      const theirs = await db()
+        .insertInto('object_types')
+        .values({ community_id: communityId, name: unique('Theirs') })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       const response = await post('/api/v2/admin/object-types', {
         name: unique('Broken'),
         assocs: [
@@ -191,7 +203,11 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
 
     it('adds an association (201), refuses a duplicate (409) and checks its target', async () => {
       const type = await createType({ name: unique('Project'), assocs: [{ objectAssocType: 'lead', targetEntity: 'contact' }] });
-      const added = await post(`/api/v2/admin/object-types/${type.id}/assocs`, { objectAssocType: 'parent', targetEntity: 'object', targetObjectTypeId: type.id });
+      const added = await post(`/api/v2/admin/object-types/${type.id}/assocs`, {
+        objectAssocType: 'parent',
+        targetEntity: 'object',
+        targetObjectTypeId: type.id,
+      });
       expect(added.statusCode, added.body).toBe(201);
       expect(added.json()).toEqual({
         success: true,
@@ -313,7 +329,12 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       const listed = await listObjects(deal.id);
       expect(listed).toEqual(
         expect.arrayContaining([
-          { id: alpha, name: 'Alpha deal', recordKey: 'd-1', customFields: { [field.size]: { type: 'number', value: 100.5 }, [field.stage]: { type: 'string', value: 'open' } } },
+          {
+            id: alpha,
+            name: 'Alpha deal',
+            recordKey: 'd-1',
+            customFields: { [field.size]: { type: 'number', value: 100.5 }, [field.stage]: { type: 'string', value: 'open' } },
+          },
           { id: beta, name: 'Beta deal', recordKey: 'd-2', customFields: { [field.size]: { type: 'number', value: 20 } } },
         ]),
       );
@@ -357,14 +378,23 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
         recordKey: 'u-1',
         customFields: { [field.size]: { type: 'number', value: 2 }, [field.tier]: { type: 'enum', value: 'gold' } },
       });
-      const row = await db().selectFrom('objects').select(['created_at', 'updated_at']).where('community_id', '=', t.communityId).where('id', '=', key(first.ids[0]!)).executeTakeFirstOrThrow();
+      const row = await db()
+        .selectFrom('objects')
+        .select(['created_at', 'updated_at'])
+        .where('community_id', '=', t.communityId)
+        .where('id', '=', key(first.ids[0]!))
+        .executeTakeFirstOrThrow();
       expect(row.updated_at.getTime() - row.created_at.getTime()).toBe(60_000);
     });
 
     it('links contacts, organizations and objects; given associations replace, absent ones stay', async () => {
       const ada = await pushUser(t, { id: unique('ada'), fullName: 'Ada', email: `ada${counter}@example.com` });
       const bob = await pushUser(t, { id: unique('bob'), fullName: 'Bob' });
-      const org = await db().insertInto('organizations').values({ community_id: t.communityId, name: 'Acme', primary_domain: `acme${counter}.example` }).returning('id').executeTakeFirstOrThrow();
+      const org = await db()
+        .insertInto('organizations')
+        .values({ community_id: t.communityId, name: 'Acme', primary_domain: `acme${counter}.example` })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       const { ids: companies } = await upsert({ objectTypeId: company.id, records: [{ recordKey: 'acme', name: 'Acme Inc.' }] });
       const { ids } = await upsert({
         objectTypeId: deal.id,
@@ -410,7 +440,16 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       expect(merged).toBe(older);
       const { ids } = await upsert({
         objectTypeId: deal.id,
-        records: [{ recordKey: `merge-${n}`, name: 'Merged owner', associations: [{ objectAssocType: 'owner', targetId: younger }, { objectAssocType: 'owner', targetId: older }] }],
+        records: [
+          {
+            recordKey: `merge-${n}`,
+            name: 'Merged owner',
+            associations: [
+              { objectAssocType: 'owner', targetId: younger },
+              { objectAssocType: 'owner', targetId: older },
+            ],
+          },
+        ],
       });
       expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
     });
@@ -421,7 +460,16 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
       const younger = await pushUser(t, { id: `l-b-${n}`, github: { type: 'handle', value: `linked${n}` } });
       const { ids } = await upsert({
         objectTypeId: deal.id,
-        records: [{ recordKey: `both-${n}`, name: 'Both owners', associations: [{ objectAssocType: 'owner', targetId: older }, { objectAssocType: 'owner', targetId: younger }] }],
+        records: [
+          {
+            recordKey: `both-${n}`,
+            name: 'Both owners',
+            associations: [
+              { objectAssocType: 'owner', targetId: older },
+              { objectAssocType: 'owner', targetId: younger },
+            ],
+          },
+        ],
       });
       expect(await linksOf(ids[0]!)).toHaveLength(2);
       expect(await pushUser(t, { id: `l-c-${n}`, email: `linked${n}@example.com`, github: { type: 'handle', value: `linked${n}` } })).toBe(older);
@@ -438,15 +486,28 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
         .transaction()
         .execute(async (trx) => {
           await lockContacts(trx, t.communityId, [key(older), key(younger)]);
-          pending = upsert({ objectTypeId: deal.id, records: [{ recordKey: `wait-${n}`, name: 'Waiting', associations: [{ objectAssocType: 'owner', targetId: younger }] }] });
+          pending = upsert({
+            objectTypeId: deal.id,
+            records: [{ recordKey: `wait-${n}`, name: 'Waiting', associations: [{ objectAssocType: 'owner', targetId: younger }] }],
+          });
           // The upsert is waiting for the merge's row lock.
           for (let attempt = 0; ; attempt++) {
-            const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db());
+            const waiting = await sql<{
+              n: number;
+            }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db());
             if (waiting.rows[0]!.n > 0) break;
             if (attempt > 200) throw new Error('the upsert never waited for the lock');
             await new Promise((resolve) => setTimeout(resolve, 25));
           }
-          await mergeContacts(trx, { communityId: t.communityId, survivorId: key(older), mergedId: key(younger), reason: 'test', identity: null, sourceId: t.sourceId, now: clock.now() });
+          await mergeContacts(trx, {
+            communityId: t.communityId,
+            survivorId: key(older),
+            mergedId: key(younger),
+            reason: 'test',
+            identity: null,
+            sourceId: t.sourceId,
+            now: clock.now(),
+          });
         });
       const { ids } = await pending!;
       expect(await linksOf(ids[0]!)).toEqual([{ assocType: 'owner', targetId: key(older) }]);
@@ -455,7 +516,10 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
     it('names every fault of every record in one 400 and writes nothing', async () => {
       const theirContact = await pushUser(t, { id: unique('theirs'), fullName: 'Theirs' }, { sourceId: other.sourceId, token: other.admin });
       const { ids: companies } = await upsert({ objectTypeId: company.id, records: [{ recordKey: 'fault-company', name: 'Company' }] });
-      const { ids: deals } = await upsert({ objectTypeId: deal.id, records: [{ recordKey: 'fault-deal', name: 'Existing', customFields: [{ customFieldId: field.stage, customFieldValue: { value: 'kept' } }] }] });
+      const { ids: deals } = await upsert({
+        objectTypeId: deal.id,
+        records: [{ recordKey: 'fault-deal', name: 'Existing', customFields: [{ customFieldId: field.stage, customFieldValue: { value: 'kept' } }] }],
+      });
       const before = await objectCount();
       const response = await post('/api/v2/admin/objects', {
         objectTypeId: deal.id,
@@ -517,7 +581,19 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
         `records[5].associations[5].targetId: ${deals[0]} is an object of type ${deal.id}, but association "company" links to objects of type ${company.id}`,
         'records[5].associations[6].targetId: co_999999 is not an object of this community',
       ]);
-      expect(error.invalidIds).toEqual(['size', field.companyOnly, field.contactOnly, field.old, 'cf_999999', 'o_1', 'c_999999', theirContact, 'o_999999', deals[0], 'co_999999']);
+      expect(error.invalidIds).toEqual([
+        'size',
+        field.companyOnly,
+        field.contactOnly,
+        field.old,
+        'cf_999999',
+        'o_1',
+        'c_999999',
+        theirContact,
+        'o_999999',
+        deals[0],
+        'co_999999',
+      ]);
       expect(await objectCount()).toBe(before);
       const existing = (await t.get(`/api/v2/objects/${deals[0]}`)).json().data as CustomObject;
       expect(existing).toMatchObject({ name: 'Existing', customFields: { [field.stage]: { type: 'string', value: 'kept' } } });

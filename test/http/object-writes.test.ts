@@ -199,7 +199,11 @@ describe.each(ENGINES)('custom object writes (%s)', (engine) => {
         [cf('stage')]: { type: 'enum', value: 'won' },
         [cf('due')]: { type: 'date', value: '2026-06-30' },
       });
-      const error = expectFailure(await patch(co('acme'), [{ customFieldId: cf('due'), customFieldValue: value('date', '2026-06-30') }]), 400, 'invalid_custom_field_id');
+      const error = expectFailure(
+        await patch(co('acme'), [{ customFieldId: cf('due'), customFieldValue: value('date', '2026-06-30') }]),
+        400,
+        'invalid_custom_field_id',
+      );
       expect(error.invalidIds).toEqual([cf('due')]);
       expect(error.message).toContain(`cot_${type.ticket}`);
     });
@@ -277,7 +281,7 @@ describe.each(ENGINES)('custom object writes (%s)', (engine) => {
       expect(await valuesOf(object.acme)).toEqual([]);
     });
 
-    it('a malformed ID is 400 invalid_object_id; an unknown or other community\'s object is 404, and is not touched', async () => {
+    it("a malformed ID is 400 invalid_object_id; an unknown or other community's object is 404, and is not touched", async () => {
       const write = [{ customFieldId: cf('stage'), customFieldValue: value('enum', 'won') }];
       for (const id of [`${object.acme}`, 'co_x', `cot_${object.acme}`]) {
         const error = expectFailure(await patch(id, write), 400, 'invalid_object_id');
@@ -349,7 +353,7 @@ describe.each(ENGINES)('custom object writes (%s)', (engine) => {
       expect((await addTo(co('ticket'), seg('tickets'))).statusCode).toBe(200);
     });
 
-    it('an unknown or other community\'s segment is 404 segment_not_found; a malformed one 400 invalid_segment_id', async () => {
+    it("an unknown or other community's segment is 404 segment_not_found; a malformed one 400 invalid_segment_id", async () => {
       expectFailure(await addTo(co('acme'), 's_999999'), 404, 'segment_not_found');
       expectFailure(await addTo(co('acme'), seg('theirs')), 404, 'segment_not_found');
       for (const segmentId of [`${segment.deals}`, 's_x', `cot_${type.deal}`]) {
@@ -360,7 +364,7 @@ describe.each(ENGINES)('custom object writes (%s)', (engine) => {
       expect(await membersOf(segment.deals)).toEqual([]);
     });
 
-    it('a malformed object ID is 400 invalid_object_id; an unknown or other community\'s object is 404', async () => {
+    it("a malformed object ID is 400 invalid_object_id; an unknown or other community's object is 404", async () => {
       expectFailure(await addTo('co_x', seg('deals')), 400, 'invalid_object_id');
       expectFailure(await addTo(`${object.acme}`, seg('deals')), 400, 'invalid_object_id');
       expectFailure(await addTo('co_999999', seg('deals')), 404, 'object_not_found');

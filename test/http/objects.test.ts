@@ -71,7 +71,10 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
     const { communityId } = await t.services.communities.create('Other', cliActor());
     other = { communityId, token: await t.issueToken(['read'], communityId) };
 
-    for (const [key, name] of [['deal', 'Deal'], ['ticket', 'Ticket']] as const) {
+    for (const [key, name] of [
+      ['deal', 'Deal'],
+      ['ticket', 'Ticket'],
+    ] as const) {
       type[key] = (await db().insertInto('object_types').values({ community_id: t.communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
     }
     type.theirs = (await db().insertInto('object_types').values({ community_id: communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow()).id;
@@ -134,7 +137,13 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
       .executeTakeFirstOrThrow();
     await db()
       .insertInto('custom_field_values')
-      .values({ community_id: t.communityId, entity_type: 'contact', entity_id: contact.id, custom_field_id: contactField.id, value: JSON.stringify({ type: 'string', value: 'x' }) })
+      .values({
+        community_id: t.communityId,
+        entity_type: 'contact',
+        entity_id: contact.id,
+        custom_field_id: contactField.id,
+        value: JSON.stringify({ type: 'string', value: 'x' }),
+      })
       .execute();
 
     segment.hot = await insertSegment(t.communityId, 'Hot deals', 'object', type.deal, [deal.alpha!, deal.charlie!, deal.Echo!]);
@@ -147,7 +156,7 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
   const byId = ['charlie', 'alpha', 'Echo', 'ALPHA', 'bravo', 'Delta'];
   const byName = ['alpha', 'ALPHA', 'bravo', 'charlie', 'Delta', 'Echo'];
 
-  it('lists one object type\'s objects in ID order: id, name and customFields always', async () => {
+  it("lists one object type's objects in ID order: id, name and customFields always", async () => {
     const response = await list({ objectTypeId: cot('deal') });
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json() as Page;
@@ -231,7 +240,7 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
     expect((await list({ objectTypeId: `cot_${type.theirs}`, sort: 'name', limit: 2, cursor }, other.token)).statusCode).toBe(400);
   });
 
-  it('objectTypeId: missing 400 invalid_parameters, malformed 400 invalid_object_type_id, unknown or another community\'s 404', async () => {
+  it("objectTypeId: missing 400 invalid_parameters, malformed 400 invalid_object_type_id, unknown or another community's 404", async () => {
     const missing = await list({});
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toMatchObject({ success: false, error: { code: 'invalid_parameters' } });
@@ -313,7 +322,7 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
     }
   });
 
-  it('GET /objects/{id}: always id, name, customFields; cols recordKey; malformed 400, missing or another community\'s 404', async () => {
+  it("GET /objects/{id}: always id, name, customFields; cols recordKey; malformed 400, missing or another community's 404", async () => {
     const response = await t.get(`/api/v2/objects/${co('alpha')}`);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({
@@ -354,7 +363,11 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
 
   it('communities see only their own objects', async () => {
     const theirs = await list({ objectTypeId: `cot_${type.theirs}`, cols: 'recordCount' }, other.token);
-    expect(theirs.json()).toEqual({ success: true, data: [{ id: `co_${theirObject}`, name: 'alpha', customFields: {} }], meta: { nextCursor: null, recordCount: 1 } });
+    expect(theirs.json()).toEqual({
+      success: true,
+      data: [{ id: `co_${theirObject}`, name: 'alpha', customFields: {} }],
+      meta: { nextCursor: null, recordCount: 1 },
+    });
     const segmentOfTheirs = await list({ objectTypeId: `cot_${type.theirs}`, segmentId: seg('theirs') }, other.token);
     expect((segmentOfTheirs.json() as Page).data.map((object) => object.id)).toEqual([`co_${theirObject}`]);
     expect((await list({ objectTypeId: cot('deal') }, other.token)).statusCode).toBe(404);

@@ -91,14 +91,21 @@ const nastyStrings = fc.constantFrom(
   '[]',
   '{}',
 );
-const anyText = fc.oneof(nastyStrings, fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 }));
+const anyText = fc.oneof(
+  nastyStrings,
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+);
 
 /** lightFilter values: valid-looking, wrong, deep and huge. */
 const lightFilters = fc.oneof(
   fc.constant('{"type":"and","clauses":[{"type":"stringFilter","field":"fullName","params":{"op":"like","value":"a%_\\\\"}}]}'),
   fc.constant('{"type":"or","clauses":[{"type":"numberFilter","field":"activityCount7d","params":{"op":"gt","value":1e308}}]}'),
   fc.constant('{"type":"and","clauses":[{"type":"dateRangeFilter","field":"latestActivityTime","params":{"op":"in","value":"P99999Y"}}]}'),
-  fc.constant(`{"type":"and","clauses":[${Array.from({ length: 1000 }, () => '{"type":"booleanFilter","field":"x","params":{"op":"eq","value":true}}').join(',')}]}`),
+  fc.constant(
+    `{"type":"and","clauses":[${Array.from({ length: 1000 }, () => '{"type":"booleanFilter","field":"x","params":{"op":"eq","value":true}}').join(',')}]}`,
+  ),
   fc.constant(`${'{"type":"and","clauses":['.repeat(500)}${']}'.repeat(500)}`),
   fc.constant(`{"type":"and","clauses":[{"type":"stringFilter","field":"content","params":{"op":"like","value":"${LONE}"}}]}`),
   fc.constant('{"type":"and"'),
@@ -110,7 +117,16 @@ const cursors = fc.oneof(fc.constant('abc.def'), fc.base64String({ maxLength: 20
 
 /** A value for a schema: mostly of the right type, often not. */
 function valueFor(schema: Schema | undefined, doc: Document, depth = 0): fc.Arbitrary<unknown> {
-  const wrong = fc.oneof(fc.constant(null), fc.integer(), fc.double(), fc.boolean(), anyText, fc.constant([]), fc.constant({}), fc.constantFrom(1e308, -1e308, 9e15, -0));
+  const wrong = fc.oneof(
+    fc.constant(null),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    anyText,
+    fc.constant([]),
+    fc.constant({}),
+    fc.constantFrom(1e308, -1e308, 9e15, -0),
+  );
   if (!schema || depth > 4) return wrong;
   if (schema.$ref) return valueFor(doc.components.schemas[schema.$ref.split('/').pop()!], doc, depth + 1);
   const right = ((): fc.Arbitrary<unknown> => {
@@ -143,10 +159,9 @@ function valueFor(schema: Schema | undefined, doc: Document, depth = 0): fc.Arbi
 /** Bodies: generated from the schema, or malformed text, deep nesting, or nothing. */
 function bodyFor(operation: Operation, doc: Document): fc.Arbitrary<{ payload?: string; contentType?: string }> {
   const schema = operation.requestBody?.content['application/json']?.schema;
-  const json = fc.oneof(
-    { weight: 6, arbitrary: valueFor(schema, doc) },
-    { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 5 }) },
-  ).map((value) => JSON.stringify(value) ?? 'null');
+  const json = fc
+    .oneof({ weight: 6, arbitrary: valueFor(schema, doc) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 5 }) })
+    .map((value) => JSON.stringify(value) ?? 'null');
   const text = fc.oneof(
     json,
     fc.constant(''),
@@ -159,12 +174,19 @@ function bodyFor(operation: Operation, doc: Document): fc.Arbitrary<{ payload?: 
   );
   const contentType = fc.oneof(
     { weight: 8, arbitrary: fc.constant('application/json') },
-    { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/xml', '') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        'application/xml',
+        '',
+      ),
+    },
   );
-  return fc.oneof(
-    { weight: schema ? 6 : 1, arbitrary: fc.record({ payload: text, contentType }) },
-    { weight: 1, arbitrary: fc.constant({}) },
-  );
+  return fc.oneof({ weight: schema ? 6 : 1, arbitrary: fc.record({ payload: text, contentType }) }, { weight: 1, arbitrary: fc.constant({}) });
 }
 
 function queryFor(operation: Operation, doc: Document): fc.Arbitrary<[string, string][]> {
@@ -175,13 +197,26 @@ function queryFor(operation: Operation, doc: Document): fc.Arbitrary<[string, st
         ? lightFilters
         : parameter.name === 'cursor'
           ? cursors
-          : valueFor(parameter.schema, doc).map((item) => (typeof item === 'string' ? item : JSON.stringify(item) ?? ''));
-    return fc.option(value.map((text) => [parameter.name, text] as [string, string]), { nil: undefined, freq: 2 });
+          : valueFor(parameter.schema, doc).map((item) => (typeof item === 'string' ? item : (JSON.stringify(item) ?? '')));
+    return fc.option(
+      value.map((text) => [parameter.name, text] as [string, string]),
+      { nil: undefined, freq: 2 },
+    );
   });
   const extra = fc.oneof(
     { weight: 5, arbitrary: fc.constant<[string, string][]>([]) },
     { weight: 1, arbitrary: fc.constant<[string, string][]>([['unknown', '1']]) },
-    { weight: 1, arbitrary: fc.constant<[string, string][]>(declared.length ? [[declared[0]!.name, '1'], [declared[0]!.name, '2']] : []) },
+    {
+      weight: 1,
+      arbitrary: fc.constant<[string, string][]>(
+        declared.length
+          ? [
+              [declared[0]!.name, '1'],
+              [declared[0]!.name, '2'],
+            ]
+          : [],
+      ),
+    },
   );
   return fc.tuple(fc.tuple(...entries), extra).map(([chosen, more]) => [...chosen.filter((entry): entry is [string, string] => entry !== undefined), ...more]);
 }

@@ -13,7 +13,8 @@ interface Operation {
 describe('the OpenAPI document', () => {
   let t: TestApp;
   let spec: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
-  const operations = () => Object.entries(spec.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
+  const operations = () =>
+    Object.entries(spec.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation })));
   beforeAll(async () => {
     t = await createTestApp('pglite');
     spec = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
@@ -68,7 +69,20 @@ describe('the OpenAPI document', () => {
 
   it('names the records and the error bodies under components.schemas, and the operations refer to them', () => {
     expect(Object.keys(spec.components.schemas)).toEqual(
-      expect.arrayContaining(['Contact', 'Organization', 'Activity', 'Segment', 'Tag', 'CustomField', 'LeadScore', 'CustomObject', 'V2Error', 'CoreError', 'Forbidden', 'RateLimited']),
+      expect.arrayContaining([
+        'Contact',
+        'Organization',
+        'Activity',
+        'Segment',
+        'Tag',
+        'CustomField',
+        'LeadScore',
+        'CustomObject',
+        'V2Error',
+        'CoreError',
+        'Forbidden',
+        'RateLimited',
+      ]),
     );
     const json = (operation: Operation, status: string) => JSON.stringify(operation.responses[status]?.content?.['application/json']?.schema);
     expect(json(spec.paths['/api/v2/contacts']!.get!, '200')).toContain('"$ref":"#/components/schemas/Contact"');
@@ -79,7 +93,7 @@ describe('the OpenAPI document', () => {
     expect(json(spec.paths['/api/v2/contacts']!.get!, '403')).toBe('{"$ref":"#/components/schemas/Forbidden"}');
   });
 
-  it('passes Redocly\'s recommended lint rules (redocly.yaml) without an error or a warning', async () => {
+  it("passes Redocly's recommended lint rules (redocly.yaml) without an error or a warning", async () => {
     const config = await loadConfig({ configPath: new URL('../../redocly.yaml', import.meta.url).pathname });
     const problems = await lintFromString({ source: JSON.stringify(spec), absoluteRef: 'openapi.json', config });
     expect(problems.map((problem) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`)).toEqual([]);

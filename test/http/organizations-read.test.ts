@@ -52,7 +52,13 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
       method: 'POST',
       url: `/community/v1/source/${t.sourceId}/activity`,
       headers: auth(t.token),
-      payload: { id: `${user}-${n}`, activityType: 'made_post_topic', user: { id: user }, content: { type: 'text', value: 'hello' }, timestamp: '2026-03-01T09:30:00Z' },
+      payload: {
+        id: `${user}-${n}`,
+        activityType: 'made_post_topic',
+        user: { id: user },
+        content: { type: 'text', value: 'hello' },
+        timestamp: '2026-03-01T09:30:00Z',
+      },
     });
     expect(response.statusCode, response.body).toBe(202);
   }
@@ -125,8 +131,7 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     fields.seats = await field('Seats', 'int', ['organization']);
     fields.shoe = await field('Shoe size', 'string', ['contact']);
     fields.gone = await field('Gone', 'string', ['organization']);
-    const score = async (name: string, entityType: string, enabled = true) =>
-      await seedLeadScore(t, { name, entity_type: entityType, enabled });
+    const score = async (name: string, entityType: string, enabled = true) => await seedLeadScore(t, { name, entity_type: entityType, enabled });
     scores.fit = await score('Fit', 'organization');
     scores.old = await score('Old fit', 'organization', false);
     scores.engagement = await score('Engagement', 'contact');
@@ -137,7 +142,14 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     }
 
     // Organizations made by ingestion: work emails, a companyDomain, a companyName, and the core upserts.
-    for (const [user, name] of [['ann', 'Ann'], ['ben', 'Ben'], ['cy', 'Cy'], ['dee', 'Dee'], ['eve', 'Eve'], ['flo', 'Flo']]) {
+    for (const [user, name] of [
+      ['ann', 'Ann'],
+      ['ben', 'Ben'],
+      ['cy', 'Cy'],
+      ['dee', 'Dee'],
+      ['eve', 'Eve'],
+      ['flo', 'Flo'],
+    ]) {
       contact[user!] = await pushContact({ id: user, fullName: name, email: `${user}@acme.com` });
     }
     contact.gus = await pushContact({ id: 'gus', fullName: 'Gus', email: 'gus@globex.com' });
@@ -151,13 +163,24 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     foreignOrg = await domainId('acme.com', other.communityId);
 
     // Activities rank Acme's contacts: Ann 3, Cy 2, Dee 2, Ben 1, Flo 1, Eve 0.
-    for (const [user, count] of [['ann', 3], ['ben', 1], ['cy', 2], ['dee', 2], ['flo', 1], ['gus', 1]] as const) {
+    for (const [user, count] of [
+      ['ann', 3],
+      ['ben', 1],
+      ['cy', 2],
+      ['dee', 2],
+      ['flo', 1],
+      ['gus', 1],
+    ] as const) {
       for (let n = 1; n <= count; n++) await pushActivity(user, n);
     }
 
     // Custom field values and tags through the core upsert.
     const value = (id: number, type: string, v: unknown) => ({ customFieldId: id, customFieldValue: { type, value: v } });
-    await upsert({ domain: 'acme.com', customFields: [value(fields.plan, 'enum', 'free'), value(fields.seats, 'int', 7)], tagIdsToAdd: [tags.customer, tags.partner, tags.former] });
+    await upsert({
+      domain: 'acme.com',
+      customFields: [value(fields.plan, 'enum', 'free'), value(fields.seats, 'int', 7)],
+      tagIdsToAdd: [tags.customer, tags.partner, tags.former],
+    });
     await upsert({ domain: 'globex.com', customFields: [value(fields.seats, 'int', 120)] });
     await upsert({ domain: 'umbrella.com', customFields: [value(fields.plan, 'enum', 'pro'), value(fields.seats, 'int', 40)], tagIdsToAdd: [tags.customer] });
     const deleted = await t.app.inject({ method: 'DELETE', url: `/community/v1/tags/${tags.former}`, headers: auth(t.token) });
@@ -165,7 +188,13 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     // A value of a field deleted since: never shown.
     await db
       .insertInto('custom_field_values')
-      .values({ community_id: t.communityId, entity_type: 'organization', entity_id: key(org['acme.com']!), custom_field_id: fields.gone, value: JSON.stringify({ type: 'string', value: 'x' }) })
+      .values({
+        community_id: t.communityId,
+        entity_type: 'organization',
+        entity_id: key(org['acme.com']!),
+        custom_field_id: fields.gone,
+        value: JSON.stringify({ type: 'string', value: 'x' }),
+      })
       .execute();
     await db.updateTable('custom_fields').set({ deleted_at: new Date() }).where('community_id', '=', t.communityId).where('id', '=', fields.gone).execute();
 
@@ -191,16 +220,41 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
       (
         await db
           .insertInto('research_prompts')
-          .values({ community_id: t.communityId, key: promptKey, name, prompt: `${name} Answer briefly.`, is_primary: primary, retired_at: retired ? new Date() : null })
+          .values({
+            community_id: t.communityId,
+            key: promptKey,
+            name,
+            prompt: `${name} Answer briefly.`,
+            is_primary: primary,
+            retired_at: retired ? new Date() : null,
+          })
           .returning('id')
           .executeTakeFirstOrThrow()
       ).id;
-    const prompts = { stack: await prompt('stack', 'Stack?', false), fit: await prompt('p1', 'Good fit?', true), old: await prompt('old', 'Old', false, true), fails: await prompt('fails', 'Fails', false) };
+    const prompts = {
+      stack: await prompt('stack', 'Stack?', false),
+      fit: await prompt('p1', 'Good fit?', true),
+      old: await prompt('old', 'Old', false, true),
+      fails: await prompt('fails', 'Fails', false),
+    };
     const answer = (promptId: number, text: string | null) => ({
-      community_id: t.communityId, organization_id: key(org['acme.com']!), prompt_id: promptId, answer: text, origin: text === null ? 'model' : 'import', generated_at: new Date(),
+      community_id: t.communityId,
+      organization_id: key(org['acme.com']!),
+      prompt_id: promptId,
+      answer: text,
+      origin: text === null ? 'model' : 'import',
+      generated_at: new Date(),
     });
-    await db.insertInto('research_answers').values([answer(prompts.stack, 'No'), answer(prompts.fit, 'Yes'), answer(prompts.old, 'Gone'), answer(prompts.fails, null)]).execute();
-    await db.updateTable('organizations').set({ country: 'Germany' }).where('community_id', '=', t.communityId).where('id', '=', key(org['globex.com']!)).execute();
+    await db
+      .insertInto('research_answers')
+      .values([answer(prompts.stack, 'No'), answer(prompts.fit, 'Yes'), answer(prompts.old, 'Gone'), answer(prompts.fails, null)])
+      .execute();
+    await db
+      .updateTable('organizations')
+      .set({ country: 'Germany' })
+      .where('community_id', '=', t.communityId)
+      .where('id', '=', key(org['globex.com']!))
+      .execute();
     const leadScore = (scoreId: number, organizationId: string, value: number, percentile: number, keyFactors: unknown[] = []) => ({
       community_id: t.communityId,
       score_id: scoreId,
@@ -236,7 +290,14 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
           item_key: `job-${n}`,
           is_closed: n === 6,
         })),
-        { community_id: t.communityId, organization_id: key(org['globex.com']!), job_title: 'Globex job', first_seen_at: day(9), last_seen_at: day(9), item_key: 'globex' },
+        {
+          community_id: t.communityId,
+          organization_id: key(org['globex.com']!),
+          job_title: 'Globex job',
+          first_seen_at: day(9),
+          last_seen_at: day(9),
+          item_key: 'globex',
+        },
       ])
       .execute();
     await db
@@ -262,7 +323,13 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     const rows = await t.services.db.selectFrom('organizations').select(['id', 'member_count']).where('community_id', '=', t.communityId).execute();
     const fit: Record<string, number> = { [org['acme.com']!]: 80, [org['globex.com']!]: 55.5, [org['hooli.com']!]: 80 };
     const seats: Record<string, number> = { [org['acme.com']!]: 7, [org['globex.com']!]: 120, [org['umbrella.com']!]: 40 };
-    return rows.map((row) => ({ key: row.id, id: `o_${row.id}`, memberCount: row.member_count, fit: fit[`o_${row.id}`] ?? null, seats: seats[`o_${row.id}`] ?? null }));
+    return rows.map((row) => ({
+      key: row.id,
+      id: `o_${row.id}`,
+      memberCount: row.member_count,
+      fit: fit[`o_${row.id}`] ?? null,
+      seats: seats[`o_${row.id}`] ?? null,
+    }));
   }
 
   /** The expected order: the sort value in the direction, missing values last in both, ties by ID in the direction. */
@@ -313,9 +380,28 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     expect(response.statusCode, response.body).toBe(200);
     const data = (response.json() as { data: Organization }).data;
     expect(Object.keys(data)).toEqual([
-      'id', 'name', 'primaryDomain', 'about', 'contactsCount', 'employees', 'linkedInUrl', 'profiles', 'revenueRangeMin', 'revenueRangeMax',
-      'subIndustry', 'location', 'customFields', 'leadScores', 'leadScoreKeyFactors', 'researchResults', 'recentJobOpenings', 'recentNews',
-      'surgingTopics', 'topContacts', 'tags', 'url',
+      'id',
+      'name',
+      'primaryDomain',
+      'about',
+      'contactsCount',
+      'employees',
+      'linkedInUrl',
+      'profiles',
+      'revenueRangeMin',
+      'revenueRangeMax',
+      'subIndustry',
+      'location',
+      'customFields',
+      'leadScores',
+      'leadScoreKeyFactors',
+      'researchResults',
+      'recentJobOpenings',
+      'recentNews',
+      'surgingTopics',
+      'topContacts',
+      'tags',
+      'url',
     ]);
     expect(data).toEqual({
       id: org['acme.com'],
@@ -471,7 +557,10 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
       for (const direction of [undefined, 'asc', 'desc'] as const) {
         const expected = ordered(models, sort ?? 'id', direction ?? 'asc');
         const page = await listed({ sort, direction });
-        expect(page.data.map((item) => item.id), `${sort} ${direction}`).toEqual(expected);
+        expect(
+          page.data.map((item) => item.id),
+          `${sort} ${direction}`,
+        ).toEqual(expected);
       }
     }
     // The contactsCount the member_count sort orders by.
@@ -568,9 +657,17 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
       org['acme.com'],
       org['hooli.com'],
     ]);
-    expect(await ids({ type: 'and', clauses: [{ type: 'stringFilter', field: 'name', params: { op: 'like', value: 'acme' } }] }, { name: 'ACME' })).toEqual([org['acme.org']]);
+    expect(await ids({ type: 'and', clauses: [{ type: 'stringFilter', field: 'name', params: { op: 'like', value: 'acme' } }] }, { name: 'ACME' })).toEqual([
+      org['acme.org'],
+    ]);
 
-    const bad = { type: 'and', clauses: [{ type: 'numberFilter', field: 'contactsCount', params: { op: 'gte', value: 1 } }, { type: 'stringFilter', field: 'fullName', params: { op: 'eq', value: 'x' } }] };
+    const bad = {
+      type: 'and',
+      clauses: [
+        { type: 'numberFilter', field: 'contactsCount', params: { op: 'gte', value: 1 } },
+        { type: 'stringFilter', field: 'fullName', params: { op: 'eq', value: 'x' } },
+      ],
+    };
     await expectError(await list({ lightFilter: JSON.stringify(bad) }), 400, 'invalid_filter', /clauses\[1\]/);
     const badOp = { type: 'and', clauses: [{ type: 'numberFilter', field: 'contactsCount', params: { op: 'like', value: 1 } }] };
     await expectError(await list({ lightFilter: JSON.stringify(badOp) }), 400, 'invalid_filter', /clauses\[0\]\.params\.op/);
@@ -587,7 +684,9 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
     await erase(new Date());
     try {
       const data = ((await getOne(org['acme.com']!, 'topContacts')).json() as { data: Organization }).data;
-      expect(data.topContacts).toEqual(['cy', 'dee', 'ben', 'flo', 'eve'].map((user) => ({ id: contact[user], name: user.charAt(0).toUpperCase() + user.slice(1) })));
+      expect(data.topContacts).toEqual(
+        ['cy', 'dee', 'ben', 'flo', 'eve'].map((user) => ({ id: contact[user], name: user.charAt(0).toUpperCase() + user.slice(1) })),
+      );
     } finally {
       await erase(null);
     }
@@ -606,7 +705,9 @@ describe.each(ENGINES)('organizations read (%s)', (engine) => {
 
   it('communities see only their own organizations', async () => {
     const theirs = await listed({ cols: 'contactsCount,topContacts,recordCount' }, other.token);
-    expect(theirs.data).toEqual([{ id: foreignOrg, name: 'Acme', primaryDomain: 'acme.com', contactsCount: 1, topContacts: [{ id: expect.stringMatching(/^c_/), name: 'Zed' }] }]);
+    expect(theirs.data).toEqual([
+      { id: foreignOrg, name: 'Acme', primaryDomain: 'acme.com', contactsCount: 1, topContacts: [{ id: expect.stringMatching(/^c_/), name: 'Zed' }] },
+    ]);
     expect(theirs.meta.recordCount).toBe(1);
     expect((await listed({ primaryDomain: 'acme.com' })).data.map((item) => item.id)).toEqual([org['acme.com']]);
     expect((await listed({})).data.map((item) => item.id)).not.toContain(foreignOrg);

@@ -117,14 +117,16 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       expect(await requests()).toHaveLength(before);
     });
 
-    it('hashes the sender\'s own user ID, and a later push with that ID alone stores nothing', async () => {
+    it("hashes the sender's own user ID, and a later push with that ID alone stores nothing", async () => {
       const push = (payload: Record<string, unknown>) =>
         t.app.inject({ method: 'POST', url: `/community/v1/source/${t.sourceId}/user`, headers: { authorization: `Bearer ${t.token}` }, payload });
       const pushed = await push({ id: 'u-4711', email: 'plain.id@example.org', fullName: 'Plain Id' });
       expect(pushed.statusCode).toBe(202);
       expect((await remove('/community/v1/user/plain.id%40example.org')).statusCode).toBe(200);
       await worker.runUntilIdle();
-      const ids = (await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).execute()).map((row) => row.external_id);
+      const ids = (await db.selectFrom('source_profiles').select('external_id').where('community_id', '=', t.communityId).execute()).map(
+        (row) => row.external_id,
+      );
       expect(ids).not.toContain('u-4711');
       expect(ids).toContain(erasedExternalId('u-4711'));
 
@@ -233,11 +235,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
 
     it('leaves none of the erased data in any column of any table, except as hashes on the suppression list', async () => {
       expect(await scan(db, NEEDLES, other.communityId)).toEqual({});
-      const suppressed = await db
-        .selectFrom('suppressions')
-        .select(['identity_type', 'value_hash'])
-        .where('community_id', '=', t.communityId)
-        .execute();
+      const suppressed = await db.selectFrom('suppressions').select(['identity_type', 'value_hash']).where('community_id', '=', t.communityId).execute();
       const erasedIdentities = [
         { type: 'email', value: 'alice.liddell@wonder.example' },
         { type: 'github', value: 'alice-codes' },
@@ -286,7 +284,12 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       const twin = await db.selectFrom('contacts').selectAll().where('community_id', '=', t.communityId).where('id', '=', aliceTwin).executeTakeFirstOrThrow();
       expect(twin).toMatchObject({ name: 'Anonymized contact', primary_email: null, anonymized_at: clock.now() });
 
-      const identities = await db.selectFrom('contact_identities').select('value').where('community_id', '=', t.communityId).where('contact_id', 'in', [alice, aliceTwin]).execute();
+      const identities = await db
+        .selectFrom('contact_identities')
+        .select('value')
+        .where('community_id', '=', t.communityId)
+        .where('contact_id', 'in', [alice, aliceTwin])
+        .execute();
       expect(identities).toEqual([]);
 
       // Activities stay, with their type, time and source, without title, content and URL.
@@ -319,13 +322,24 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       expect(await count(db, 'website_visits', t.communityId, 'contact_id', alice)).toBe(0);
       // Where the person worked is personal: the shell leaves the organization, which no longer counts it.
       expect(shell.organization_id).toBeNull();
-      expect(await db.selectFrom('organizations').select('member_count').where('community_id', '=', t.communityId).where('primary_domain', '=', 'acme.example').executeTakeFirstOrThrow()).toEqual({ member_count: 0 });
+      expect(
+        await db
+          .selectFrom('organizations')
+          .select('member_count')
+          .where('community_id', '=', t.communityId)
+          .where('primary_domain', '=', 'acme.example')
+          .executeTakeFirstOrThrow(),
+      ).toEqual({ member_count: 0 });
       // What is not personal stays: tags, segment membership, the merged ID resolving to the shell, the organization.
       expect(await count(db, 'tag_assignments', t.communityId, 'entity_id', alice)).toBe(1);
       expect(await count(db, 'segment_memberships', t.communityId, 'entity_id', alice)).toBe(1);
-      expect(await db.selectFrom('contact_merges').select(['merged_id', 'survivor_id', 'identity_type', 'identity_value']).where('community_id', '=', t.communityId).execute()).toEqual([
-        { merged_id: alice + 1000, survivor_id: alice, identity_type: 'github', identity_value: null },
-      ]);
+      expect(
+        await db
+          .selectFrom('contact_merges')
+          .select(['merged_id', 'survivor_id', 'identity_type', 'identity_value'])
+          .where('community_id', '=', t.communityId)
+          .execute(),
+      ).toEqual([{ merged_id: alice + 1000, survivor_id: alice, identity_type: 'github', identity_value: null }]);
       expect(await count(db, 'organizations', t.communityId, 'primary_domain', 'acme.example')).toBe(1);
     });
 
@@ -436,7 +450,9 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
 
       // The sweep finds the person where they are, the title counts and their log included.
       const before = await sweep(db, NEEDLES);
-      expect(Object.keys(before)).toEqual(expect.arrayContaining(['contacts', 'source_profiles', 'activities', 'website_visits', 'job_titles', 'job_title_changes']));
+      expect(Object.keys(before)).toEqual(
+        expect.arrayContaining(['contacts', 'source_profiles', 'activities', 'website_visits', 'job_titles', 'job_title_changes']),
+      );
       expect(before.job_titles).toEqual([PLANTED.formerTitle]);
       expect(before.job_title_changes).toEqual(expect.arrayContaining([PLANTED.formerTitle, PLANTED.title]));
       expect(new Set(Object.values(before).flat())).toEqual(new Set(NEEDLES));
@@ -452,7 +468,9 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
       expect(listed).toContain('Quokka Keeper');
       expect(listed.filter((title) => /zq/i.test(title))).toEqual([]);
       const recount = await sql<{ title: string; records: number }>`
-        select title, count(*)::int as records from contacts where community_id = ${t.communityId} and btrim(title) <> '' group by title order by title`.execute(db);
+        select title, count(*)::int as records from contacts where community_id = ${t.communityId} and btrim(title) <> '' group by title order by title`.execute(
+        db,
+      );
       const stored = await sql<{ title: string; records: number }>`
         select title, records from job_titles where community_id = ${t.communityId} order by title`.execute(db);
       expect(stored.rows).toEqual(recount.rows);
@@ -609,7 +627,13 @@ async function seedBob(db: Kysely<DB>, communityId: number, sourceId: number) {
     display_value: 'bob@builder.example',
     contact_id: contact,
   });
-  await insert(db, 'source_profiles', { community_id: communityId, source_id: sourceId, external_id: 'bob-1', contact_id: contact, fields: json({ email: 'bob@builder.example' }) });
+  await insert(db, 'source_profiles', {
+    community_id: communityId,
+    source_id: sourceId,
+    external_id: 'bob-1',
+    contact_id: contact,
+    fields: json({ email: 'bob@builder.example' }),
+  });
   await insert(db, 'activities', {
     community_id: communityId,
     source_id: sourceId,
@@ -628,7 +652,9 @@ async function seedBob(db: Kysely<DB>, communityId: number, sourceId: number) {
 async function snapshot(db: Kysely<DB>, communityId: number, contactId: number) {
   const rows = async (table: 'contacts' | 'contact_identities' | 'source_profiles' | 'activities' | 'custom_field_values', column: string) =>
     (
-      await sql<Values>`select * from ${sql.table(table)} where community_id = ${communityId} and ${sql.ref(column)} = ${contactId} order by 1, 2, 3`.execute(db)
+      await sql<Values>`select * from ${sql.table(table)} where community_id = ${communityId} and ${sql.ref(column)} = ${contactId} order by 1, 2, 3`.execute(
+        db,
+      )
     ).rows;
   return {
     contact: await rows('contacts', 'id'),
@@ -640,7 +666,9 @@ async function snapshot(db: Kysely<DB>, communityId: number, contactId: number) 
 }
 
 async function count(db: Kysely<DB>, table: string, communityId: number, column: string, value: unknown): Promise<number> {
-  const result = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where community_id = ${communityId} and ${sql.ref(column)} = ${value}`.execute(db);
+  const result = await sql<{
+    n: number;
+  }>`select count(*)::int as n from ${sql.table(table)} where community_id = ${communityId} and ${sql.ref(column)} = ${value}`.execute(db);
   return result.rows[0]!.n;
 }
 

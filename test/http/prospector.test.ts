@@ -42,8 +42,30 @@ interface ContactInput {
 
 // ASCII only, so that the database's collation orders lowercased names as JavaScript compares them.
 const COMPANY_NAMES = [
-  'acme', 'Acme', 'Globex', 'initech', 'Umbrella', 'hooli', 'Hooli', 'Stark', 'wayne', 'Wonka', 'cyberdyne', 'Tyrell',
-  'soylent', 'Aperture', 'massive', 'Dynamic', 'Vandelay', 'Pied Piper', 'oscorp', 'LexCorp', 'gringotts', 'Monarch', 'Nakatomi', 'Zorg',
+  'acme',
+  'Acme',
+  'Globex',
+  'initech',
+  'Umbrella',
+  'hooli',
+  'Hooli',
+  'Stark',
+  'wayne',
+  'Wonka',
+  'cyberdyne',
+  'Tyrell',
+  'soylent',
+  'Aperture',
+  'massive',
+  'Dynamic',
+  'Vandelay',
+  'Pied Piper',
+  'oscorp',
+  'LexCorp',
+  'gringotts',
+  'Monarch',
+  'Nakatomi',
+  'Zorg',
 ];
 const TECH = ['PostgreSQL', 'Kubernetes', 'Snowflake', 'Stripe', 'Segment', 'HubSpot CRM'];
 const PLACES = [
@@ -82,7 +104,10 @@ function contactInput(i: number): ContactInput {
     seniority: i % 7 === 6 ? null : ['Director', 'vp', 'Senior', 'entry'][i % 4]!,
     linkedInFollowerCount: i % 4 === 3 ? null : ((i * 11) % 9) * 100,
     skills: ['Go', 'Kubernetes', 'SQL'].filter((_, s) => (i + s) % 2 === 0),
-    location: i % 5 === 1 ? null : { city: ['London', 'Lisbon'][i % 2]!, region: ['England', 'Lisbon District'][i % 2]!, country: ['United Kingdom', 'Portugal'][i % 2]! },
+    location:
+      i % 5 === 1
+        ? null
+        : { city: ['London', 'Lisbon'][i % 2]!, region: ['England', 'Lisbon District'][i % 2]!, country: ['United Kingdom', 'Portugal'][i % 2]! },
     companyDomain: i % 3 === 2 ? null : `prospect-${i % 24}.io`,
     lastOrgChange: i % 4 === 2 ? null : i % 3 === 0 ? '2025-06-01' : `2025-0${1 + (i % 9)}-15T10:00:00Z`,
   };
@@ -92,7 +117,11 @@ const COMPANIES = Array.from({ length: 24 }, (_, i) => companyInput(i));
 const CONTACTS = Array.from({ length: 30 }, (_, i) => contactInput(i));
 
 const codeOf = (industry: number | string | null) => (industry === null ? null : Number(String(industry).replace('naics_', '')));
-const handleOf = (contact: ContactInput) => contact.linkedInHandle.replace(/^https:\/\/www\.linkedin\.com\/in\//, '').replace(/\/$/, '').toLowerCase();
+const handleOf = (contact: ContactInput) =>
+  contact.linkedInHandle
+    .replace(/^https:\/\/www\.linkedin\.com\/in\//, '')
+    .replace(/\/$/, '')
+    .toLowerCase();
 const instantOf = (value: string | null) => (value === null ? null : Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value));
 
 /**
@@ -147,8 +176,14 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
   const messageOf = (response: { json(): unknown }) => (response.json() as { error: { message: string } }).error.message;
   const counts = async () => {
     const [companies, contacts] = await Promise.all([
-      t.services.db.selectFrom('prospector_companies').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      t.services.db.selectFrom('prospector_contacts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      t.services.db
+        .selectFrom('prospector_companies')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+      t.services.db
+        .selectFrom('prospector_contacts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     return { companies: Number(companies.n), contacts: Number(contacts.n) };
   };
@@ -227,31 +262,54 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       expect(people.data).toEqual(ordered(CONTACTS, () => null, pid, 'asc').map(shownContact));
       for (const item of people.data) expect(Object.keys(item)).toEqual(['id', 'name', ...CONTACT_COLS.split(',')]);
       const bare = (await list('contacts', { limit: 2 })).json() as Page<Item>;
-      expect(bare.data.map((item) => Object.keys(item))).toEqual([['id', 'name'], ['id', 'name']]);
+      expect(bare.data.map((item) => Object.keys(item))).toEqual([
+        ['id', 'name'],
+        ['id', 'name'],
+      ]);
       expect(bare.meta).toEqual({ nextCursor: expect.any(String) });
     });
 
     it('adds one column at a time; recordCount adds meta.recordCount; an unknown col is a 400 naming it', async () => {
       for (const col of COMPANY_COLS.split(',')) {
         const body = (await list('companies', { cols: col, limit: 3 })).json() as Page<Item>;
-        expect(body.data).toEqual(ordered(COMPANIES, () => null, cid, 'asc').slice(0, 3).map((company) => {
-          const shown = shownCompany(company) as Json;
-          return { id: shown.id, name: shown.name, [col]: shown[col] };
-        }));
+        expect(body.data).toEqual(
+          ordered(COMPANIES, () => null, cid, 'asc')
+            .slice(0, 3)
+            .map((company) => {
+              const shown = shownCompany(company) as Json;
+              return { id: shown.id, name: shown.name, [col]: shown[col] };
+            }),
+        );
       }
       for (const col of CONTACT_COLS.split(',')) {
         const body = (await list('contacts', { cols: col, limit: 3 })).json() as Page<Item>;
-        expect(body.data).toEqual(ordered(CONTACTS, () => null, pid, 'asc').slice(0, 3).map((contact) => {
-          const shown = shownContact(contact) as Json;
-          return { id: shown.id, name: shown.name, [col]: shown[col] };
-        }));
+        expect(body.data).toEqual(
+          ordered(CONTACTS, () => null, pid, 'asc')
+            .slice(0, 3)
+            .map((contact) => {
+              const shown = shownContact(contact) as Json;
+              return { id: shown.id, name: shown.name, [col]: shown[col] };
+            }),
+        );
       }
-      expect(((await list('companies', { cols: 'recordCount', limit: 2 })).json() as Page<Item>).meta).toEqual({ nextCursor: expect.any(String), recordCount: 24 });
+      expect(((await list('companies', { cols: 'recordCount', limit: 2 })).json() as Page<Item>).meta).toEqual({
+        nextCursor: expect.any(String),
+        recordCount: 24,
+      });
       expect(((await list('contacts', { cols: 'recordCount,title', limit: 100 })).json() as Page<Item>).meta).toEqual({ nextCursor: null, recordCount: 30 });
-      for (const [path, cols] of [['companies', 'industry'], ['companies', 'name'], ['contacts', 'email'], ['contacts', 'skills,cf_*'], ['companies', 'primaryDomain']] as const) {
+      for (const [path, cols] of [
+        ['companies', 'industry'],
+        ['companies', 'name'],
+        ['contacts', 'email'],
+        ['contacts', 'skills,cf_*'],
+        ['companies', 'primaryDomain'],
+      ] as const) {
         const bad = await list(path, { cols });
         expect(bad.statusCode, cols).toBe(400);
-        expect(bad.json()).toMatchObject({ success: false, error: { code: 'invalid_parameters', message: expect.stringContaining(JSON.stringify(cols.split(',').pop())) } });
+        expect(bad.json()).toMatchObject({
+          success: false,
+          error: { code: 'invalid_parameters', message: expect.stringContaining(JSON.stringify(cols.split(',').pop())) },
+        });
       }
     });
 
@@ -260,7 +318,10 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       const got = await t.get(`/api/v2/prospector-companies/pco_${cid(company)}?cols=${COMPANY_COLS}`);
       expect(got.statusCode, got.body).toBe(200);
       expect(got.json()).toEqual({ success: true, data: shownCompany(company) });
-      expect((await t.get(`/api/v2/prospector-companies/pco_${cid(company)}`)).json()).toEqual({ success: true, data: { id: `pco_${cid(company)}`, name: company.name } });
+      expect((await t.get(`/api/v2/prospector-companies/pco_${cid(company)}`)).json()).toEqual({
+        success: true,
+        data: { id: `pco_${cid(company)}`, name: company.name },
+      });
       const contact = CONTACTS[3]!;
       const person = await t.get(`/api/v2/prospector-contacts/pc_${pid(contact)}?cols=${CONTACT_COLS}`);
       expect(person.json()).toEqual({ success: true, data: shownContact(contact) });
@@ -341,7 +402,12 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       const next = await list('companies', { ...byName, cursor, limit: 100, cols: 'employees' });
       expect(next.statusCode, next.body).toBe(200);
       const rest = next.json() as Page<Item>;
-      const expected = ordered(COMPANIES.filter((company) => (company.score ?? -1) >= 1), COMPANY_SORTS.name!, cid, 'desc').map(cid);
+      const expected = ordered(
+        COMPANIES.filter((company) => (company.score ?? -1) >= 1),
+        COMPANY_SORTS.name!,
+        cid,
+        'desc',
+      ).map(cid);
       expect([...ids(first.data), ...ids(rest.data)]).toEqual(expected);
       expect((await list('companies', { cursor: 'not-a-cursor' })).statusCode).toBe(400);
     });
@@ -392,8 +458,14 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       expect(counted.meta.recordCount, lightFilter).toBe(found.length);
       return found;
     }
-    const companiesWhere = (test: (company: CompanyInput) => boolean) => COMPANIES.filter(test).map(cid).sort((a, b) => a - b);
-    const contactsWhere = (test: (contact: ContactInput) => boolean) => CONTACTS.filter(test).map(pid).sort((a, b) => a - b);
+    const companiesWhere = (test: (company: CompanyInput) => boolean) =>
+      COMPANIES.filter(test)
+        .map(cid)
+        .sort((a, b) => a - b);
+    const contactsWhere = (test: (contact: ContactInput) => boolean) =>
+      CONTACTS.filter(test)
+        .map(pid)
+        .sort((a, b) => a - b);
     const lower = (values: string[]) => values.map((value) => value.toLowerCase());
 
     it('publishes the fields of both lists at GET /api/v2/filter-fields and in the OpenAPI document', async () => {
@@ -405,8 +477,19 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       const companies = await fields('prospector_company');
       expect(companies.map((field) => field.field)).toEqual(
         expect.arrayContaining([
-          'name', 'employees', 'raised', 'industry', 'subIndustry', 'technologies', 'location.country', 'location.countryCode',
-          'location.city', 'location.state', 'revenueRange.min', 'revenueRange.max', 'score',
+          'name',
+          'employees',
+          'raised',
+          'industry',
+          'subIndustry',
+          'technologies',
+          'location.country',
+          'location.countryCode',
+          'location.city',
+          'location.state',
+          'revenueRange.min',
+          'revenueRange.max',
+          'score',
         ]),
       );
       expect(companies.find((field) => field.field === 'technologies')).toEqual({
@@ -414,17 +497,32 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
         kinds: expect.arrayContaining(['stringListFilter', 'stringFilter']),
         ops: expect.arrayContaining(['any', 'all', 'none', 'eq', 'like', 'startsWith']),
       });
-      expect(companies.find((field) => field.field === 'employees')).toEqual({ field: 'employees', kinds: ['numberFilter'], ops: ['eq', 'gt', 'gte', 'lt', 'lte'] });
+      expect(companies.find((field) => field.field === 'employees')).toEqual({
+        field: 'employees',
+        kinds: ['numberFilter'],
+        ops: ['eq', 'gt', 'gte', 'lt', 'lte'],
+      });
       expect(companies.find((field) => field.field === 'industry')?.ops.sort()).toEqual(['any', 'eq', 'none']);
       const contacts = await fields('prospector_contact');
       expect(contacts.map((field) => field.field)).toEqual(
         expect.arrayContaining([
-          'seniority', 'role', 'title', 'location.city', 'location.region', 'location.country', 'linkedInFollowerCount', 'skills',
-          'companyName', 'companyId', 'lastOrgChange',
+          'seniority',
+          'role',
+          'title',
+          'location.city',
+          'location.region',
+          'location.country',
+          'linkedInFollowerCount',
+          'skills',
+          'companyName',
+          'companyId',
+          'lastOrgChange',
         ]),
       );
       expect(contacts.find((field) => field.field === 'lastOrgChange')).toEqual({ field: 'lastOrgChange', kinds: ['dateRangeFilter'], ops: ['in'] });
-      const spec = (await t.get('/openapi.json', null)).json() as { paths: Record<string, { get?: { parameters?: { name: string; description?: string }[] } }> };
+      const spec = (await t.get('/openapi.json', null)).json() as {
+        paths: Record<string, { get?: { parameters?: { name: string; description?: string }[] } }>;
+      };
       const described = (path: string) => spec.paths[path]!.get!.parameters!.find((parameter) => parameter.name === 'lightFilter')!.description!;
       expect(described('/api/v2/prospector-companies')).toContain('`technologies` (');
       expect(described('/api/v2/prospector-contacts')).toContain('`lastOrgChange` (dateRangeFilter)');
@@ -432,20 +530,36 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
 
     it('filters companies by text: eq, like (any case), startsWith, any and none', async () => {
       expect(await matching('companies', [leaf('stringFilter', 'name', { op: 'eq', value: 'Acme' })])).toEqual(companiesWhere((c) => c.name === 'Acme'));
-      expect(await matching('companies', [leaf('stringFilter', 'name', { op: 'like', value: 'OOL' })])).toEqual(companiesWhere((c) => c.name.toLowerCase().includes('ool')));
-      expect(await matching('companies', [leaf('stringFilter', 'name', { op: 'startsWith', value: 'Hoo' })])).toEqual(companiesWhere((c) => c.name.startsWith('Hoo')));
+      expect(await matching('companies', [leaf('stringFilter', 'name', { op: 'like', value: 'OOL' })])).toEqual(
+        companiesWhere((c) => c.name.toLowerCase().includes('ool')),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'name', { op: 'startsWith', value: 'Hoo' })])).toEqual(
+        companiesWhere((c) => c.name.startsWith('Hoo')),
+      );
       expect(await matching('companies', [leaf('stringListFilter', 'location.countryCode', { op: 'any', value: ['DE', 'FR'] })])).toEqual(
         companiesWhere((c) => ['DE', 'FR'].includes(c.location?.countryCode ?? '')),
       );
-      expect(await matching('companies', [leaf('stringListFilter', 'location.city', { op: 'none', value: ['Austin'] })])).toEqual(companiesWhere((c) => c.location?.city !== 'Austin'));
-      expect(await matching('companies', [leaf('stringFilter', 'location.state', { op: 'eq', value: 'Texas' })])).toEqual(companiesWhere((c) => c.location?.state === 'Texas'));
-      expect(await matching('companies', [leaf('stringFilter', 'location.country', { op: 'eq', value: 'Germany' })])).toEqual(companiesWhere((c) => c.location?.country === 'Germany'));
-      expect(await matching('companies', [leaf('stringFilter', 'subIndustry', { op: 'eq', value: 'Publishing' })])).toEqual(companiesWhere((c) => c.subIndustry === 'Publishing'));
+      expect(await matching('companies', [leaf('stringListFilter', 'location.city', { op: 'none', value: ['Austin'] })])).toEqual(
+        companiesWhere((c) => c.location?.city !== 'Austin'),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'location.state', { op: 'eq', value: 'Texas' })])).toEqual(
+        companiesWhere((c) => c.location?.state === 'Texas'),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'location.country', { op: 'eq', value: 'Germany' })])).toEqual(
+        companiesWhere((c) => c.location?.country === 'Germany'),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'subIndustry', { op: 'eq', value: 'Publishing' })])).toEqual(
+        companiesWhere((c) => c.subIndustry === 'Publishing'),
+      );
     });
 
     it('filters companies by numbers, by industry code and by technologies in any case', async () => {
-      expect(await matching('companies', [leaf('numberFilter', 'employees', { op: 'gt', value: 300 })])).toEqual(companiesWhere((c) => (c.employees ?? -1) > 300));
-      expect(await matching('companies', [leaf('numberFilter', 'raised', { op: 'lte', value: 3_000_000 })])).toEqual(companiesWhere((c) => c.raised !== null && c.raised <= 3_000_000));
+      expect(await matching('companies', [leaf('numberFilter', 'employees', { op: 'gt', value: 300 })])).toEqual(
+        companiesWhere((c) => (c.employees ?? -1) > 300),
+      );
+      expect(await matching('companies', [leaf('numberFilter', 'raised', { op: 'lte', value: 3_000_000 })])).toEqual(
+        companiesWhere((c) => c.raised !== null && c.raised <= 3_000_000),
+      );
       expect(await matching('companies', [leaf('numberFilter', 'score', { op: 'eq', value: 2.5 })])).toEqual(companiesWhere((c) => c.score === 2.5));
       expect(await matching('companies', [leaf('numberFilter', 'revenueRange.min', { op: 'gte', value: 10_000_000 })])).toEqual(
         companiesWhere((c) => (c.revenueRange?.min ?? -1) >= 10_000_000),
@@ -453,9 +567,15 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       expect(await matching('companies', [leaf('numberFilter', 'revenueRange.max', { op: 'lt', value: 5_000_000 })])).toEqual(
         companiesWhere((c) => c.revenueRange !== null && c.revenueRange.max < 5_000_000),
       );
-      expect(await matching('companies', [leaf('stringListFilter', 'industry', { op: 'any', value: ['naics_541511'] })])).toEqual(companiesWhere((c) => codeOf(c.industry) === 541511));
-      expect(await matching('companies', [leaf('stringFilter', 'industry', { op: 'eq', value: 'naics_513210' })])).toEqual(companiesWhere((c) => codeOf(c.industry) === 513210));
-      expect(await matching('companies', [leaf('stringListFilter', 'industry', { op: 'none', value: ['naics_513210'] })])).toEqual(companiesWhere((c) => codeOf(c.industry) !== 513210));
+      expect(await matching('companies', [leaf('stringListFilter', 'industry', { op: 'any', value: ['naics_541511'] })])).toEqual(
+        companiesWhere((c) => codeOf(c.industry) === 541511),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'industry', { op: 'eq', value: 'naics_513210' })])).toEqual(
+        companiesWhere((c) => codeOf(c.industry) === 513210),
+      );
+      expect(await matching('companies', [leaf('stringListFilter', 'industry', { op: 'none', value: ['naics_513210'] })])).toEqual(
+        companiesWhere((c) => codeOf(c.industry) !== 513210),
+      );
       const has = (c: CompanyInput, names: string[]) => lower(c.technologies).filter((name) => lower(names).includes(name)).length;
       expect(await matching('companies', [leaf('stringListFilter', 'technologies', { op: 'any', value: ['postgresql', 'SNOWFLAKE'] })])).toEqual(
         companiesWhere((c) => has(c, ['postgresql', 'snowflake']) > 0),
@@ -463,15 +583,33 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       expect(await matching('companies', [leaf('stringListFilter', 'technologies', { op: 'all', value: ['PostgreSQL', 'stripe'] })])).toEqual(
         companiesWhere((c) => has(c, ['postgresql', 'stripe']) === 2),
       );
-      expect(await matching('companies', [leaf('stringListFilter', 'technologies', { op: 'none', value: ['Kubernetes'] })])).toEqual(companiesWhere((c) => has(c, ['kubernetes']) === 0));
-      expect(await matching('companies', [leaf('stringFilter', 'technologies', { op: 'like', value: 'SPOT' })])).toEqual(companiesWhere((c) => c.technologies.includes('HubSpot CRM')));
-      expect(await matching('companies', [leaf('stringFilter', 'technologies', { op: 'startsWith', value: 'seg' })])).toEqual(companiesWhere((c) => c.technologies.includes('Segment')));
-      expect(await matching('companies', [leaf('stringFilter', 'technologies', { op: 'eq', value: 'stripe' })])).toEqual(companiesWhere((c) => c.technologies.includes('Stripe')));
+      expect(await matching('companies', [leaf('stringListFilter', 'technologies', { op: 'none', value: ['Kubernetes'] })])).toEqual(
+        companiesWhere((c) => has(c, ['kubernetes']) === 0),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'technologies', { op: 'like', value: 'SPOT' })])).toEqual(
+        companiesWhere((c) => c.technologies.includes('HubSpot CRM')),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'technologies', { op: 'startsWith', value: 'seg' })])).toEqual(
+        companiesWhere((c) => c.technologies.includes('Segment')),
+      );
+      expect(await matching('companies', [leaf('stringFilter', 'technologies', { op: 'eq', value: 'stripe' })])).toEqual(
+        companiesWhere((c) => c.technologies.includes('Stripe')),
+      );
       // Groups combine them, and a sort keeps the filter.
-      const clauses = [leaf('numberFilter', 'employees', { op: 'gte', value: 400 }), leaf('stringListFilter', 'technologies', { op: 'any', value: ['stripe'] })];
+      const clauses = [
+        leaf('numberFilter', 'employees', { op: 'gte', value: 400 }),
+        leaf('stringListFilter', 'technologies', { op: 'any', value: ['stripe'] }),
+      ];
       expect(await matching('companies', clauses, 'or')).toEqual(companiesWhere((c) => (c.employees ?? -1) >= 400 || c.technologies.includes('Stripe')));
       const sorted = ids(await walk('companies', 2, { lightFilter: filter(clauses), sort: 'employeeCount', direction: 'desc' }));
-      expect(sorted).toEqual(ordered(COMPANIES.filter((c) => (c.employees ?? -1) >= 400 && c.technologies.includes('Stripe')), (company) => company.employees, cid, 'desc').map(cid));
+      expect(sorted).toEqual(
+        ordered(
+          COMPANIES.filter((c) => (c.employees ?? -1) >= 400 && c.technologies.includes('Stripe')),
+          (company) => company.employees,
+          cid,
+          'desc',
+        ).map(cid),
+      );
     });
 
     it('filters contacts by text, numbers, skills in any case, their company and the time of their last change', async () => {
@@ -479,10 +617,18 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
         contactsWhere((c) => ['Director', 'vp'].includes(c.seniority ?? '')),
       );
       expect(await matching('contacts', [leaf('stringFilter', 'role', { op: 'eq', value: 'sales' })])).toEqual(contactsWhere((c) => c.role === 'sales'));
-      expect(await matching('contacts', [leaf('stringFilter', 'title', { op: 'like', value: 'ENG' })])).toEqual(contactsWhere((c) => (c.title ?? '').toLowerCase().includes('eng')));
-      expect(await matching('contacts', [leaf('stringFilter', 'fullName', { op: 'startsWith', value: 'Ada' })])).toEqual(contactsWhere((c) => c.fullName.startsWith('Ada')));
-      expect(await matching('contacts', [leaf('stringFilter', 'location.city', { op: 'eq', value: 'Lisbon' })])).toEqual(contactsWhere((c) => c.location?.city === 'Lisbon'));
-      expect(await matching('contacts', [leaf('stringFilter', 'location.region', { op: 'eq', value: 'England' })])).toEqual(contactsWhere((c) => c.location?.region === 'England'));
+      expect(await matching('contacts', [leaf('stringFilter', 'title', { op: 'like', value: 'ENG' })])).toEqual(
+        contactsWhere((c) => (c.title ?? '').toLowerCase().includes('eng')),
+      );
+      expect(await matching('contacts', [leaf('stringFilter', 'fullName', { op: 'startsWith', value: 'Ada' })])).toEqual(
+        contactsWhere((c) => c.fullName.startsWith('Ada')),
+      );
+      expect(await matching('contacts', [leaf('stringFilter', 'location.city', { op: 'eq', value: 'Lisbon' })])).toEqual(
+        contactsWhere((c) => c.location?.city === 'Lisbon'),
+      );
+      expect(await matching('contacts', [leaf('stringFilter', 'location.region', { op: 'eq', value: 'England' })])).toEqual(
+        contactsWhere((c) => c.location?.region === 'England'),
+      );
       expect(await matching('contacts', [leaf('stringListFilter', 'location.country', { op: 'none', value: ['Portugal'] })])).toEqual(
         contactsWhere((c) => c.location?.country !== 'Portugal'),
       );
@@ -492,11 +638,17 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       expect(await matching('contacts', [leaf('stringListFilter', 'skills', { op: 'all', value: ['go', 'SQL'] })])).toEqual(
         contactsWhere((c) => c.skills.includes('Go') && c.skills.includes('SQL')),
       );
-      expect(await matching('contacts', [leaf('stringListFilter', 'skills', { op: 'none', value: ['kubernetes'] })])).toEqual(contactsWhere((c) => !c.skills.includes('Kubernetes')));
-      expect(await matching('contacts', [leaf('stringFilter', 'linkedInHandle', { op: 'eq', value: 'person-3' })])).toEqual(contactsWhere((c) => handleOf(c) === 'person-3'));
+      expect(await matching('contacts', [leaf('stringListFilter', 'skills', { op: 'none', value: ['kubernetes'] })])).toEqual(
+        contactsWhere((c) => !c.skills.includes('Kubernetes')),
+      );
+      expect(await matching('contacts', [leaf('stringFilter', 'linkedInHandle', { op: 'eq', value: 'person-3' })])).toEqual(
+        contactsWhere((c) => handleOf(c) === 'person-3'),
+      );
 
       const acme = COMPANIES.find((company) => company.name === 'Acme')!;
-      expect(await matching('contacts', [leaf('stringFilter', 'companyName', { op: 'eq', value: 'Acme' })])).toEqual(contactsWhere((c) => c.companyDomain === acme.domain));
+      expect(await matching('contacts', [leaf('stringFilter', 'companyName', { op: 'eq', value: 'Acme' })])).toEqual(
+        contactsWhere((c) => c.companyDomain === acme.domain),
+      );
       expect(await matching('contacts', [leaf('stringFilter', 'companyName', { op: 'like', value: 'acme' })])).toEqual(
         contactsWhere((c) => c.companyDomain !== null && COMPANIES.find((company) => company.domain === c.companyDomain)!.name.toLowerCase() === 'acme'),
       );
@@ -509,7 +661,9 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
         changed((at) => at >= Date.parse('2025-03-01T00:00:00Z') && at < Date.parse('2025-06-02T00:00:00Z')),
       );
       // Back from the service's clock (2026-03-01T12:00Z).
-      expect(await matching('contacts', [leaf('dateRangeFilter', 'lastOrgChange', { op: 'in', value: 'P9M' })])).toEqual(changed((at) => at > Date.parse('2025-06-01T12:00:00Z')));
+      expect(await matching('contacts', [leaf('dateRangeFilter', 'lastOrgChange', { op: 'in', value: 'P9M' })])).toEqual(
+        changed((at) => at > Date.parse('2025-06-01T12:00:00Z')),
+      );
     });
 
     it('refuses a bad filter with a 400 invalid_filter naming its path', async () => {
@@ -517,7 +671,11 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
         ['companies', [leaf('stringFilter', 'domain', { op: 'eq', value: 'x' })], 'clauses[0].field'],
         ['companies', [leaf('numberFilter', 'name', { op: 'eq', value: 1 })], 'clauses[0]'],
         ['companies', [leaf('stringFilter', 'industry', { op: 'eq', value: '541511' })], 'clauses[0].params.value'],
-        ['contacts', [leaf('stringFilter', 'name', { op: 'eq', value: 'x' }), leaf('stringFilter', 'companyId', { op: 'like', value: 'pco_1' })], 'clauses[1].params.op'],
+        [
+          'contacts',
+          [leaf('stringFilter', 'name', { op: 'eq', value: 'x' }), leaf('stringFilter', 'companyId', { op: 'like', value: 'pco_1' })],
+          'clauses[1].params.op',
+        ],
         ['contacts', [leaf('dateRangeFilter', 'lastOrgChange', { op: 'in', value: 'yesterday' })], 'clauses[0].params'],
       ] as const) {
         const response = await list(path, { lightFilter: filter([...clauses]) });
@@ -531,7 +689,12 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
   describe('importing', () => {
     it('stores technologies as the catalog spells them, industries by NAICS code, and keys by normalized domain and handle', async () => {
       const row = await t.services.db.selectFrom('prospector_companies').selectAll().where('primary_domain', '=', 'prospect-3.io').executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ industry_code: 513210, technologies: COMPANIES[3]!.technologies, primary_website: 'https://prospect-3.io', linkedin_handles: ['prospect-3'] });
+      expect(row).toMatchObject({
+        industry_code: 513210,
+        technologies: COMPANIES[3]!.technologies,
+        primary_website: 'https://prospect-3.io',
+        linkedin_handles: ['prospect-3'],
+      });
       const audit = await t.services.db
         .selectFrom('audit_log')
         .select(['operation', 'detail', 'actor'])
@@ -638,10 +801,18 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
       const blank = await importLines('contacts', '\n\n');
       expect(blank.statusCode).toBe(400);
       expect(messageOf(blank)).toContain('no records');
-      const many = await importLines('contacts', Array.from({ length: 10_001 }, (_, i) => JSON.stringify({ linkedInHandle: `many-${i}`, fullName: 'Many' })).join('\n'));
+      const many = await importLines(
+        'contacts',
+        Array.from({ length: 10_001 }, (_, i) => JSON.stringify({ linkedInHandle: `many-${i}`, fullName: 'Many' })).join('\n'),
+      );
       expect(many.statusCode).toBe(400);
       expect(messageOf(many)).toContain('at most 10,000');
-      const xml = await t.app.inject({ method: 'POST', url: '/api/v2/admin/prospector/companies', headers: { 'content-type': 'application/xml', authorization: `Bearer ${t.token}` }, payload: '<a/>' });
+      const xml = await t.app.inject({
+        method: 'POST',
+        url: '/api/v2/admin/prospector/companies',
+        headers: { 'content-type': 'application/xml', authorization: `Bearer ${t.token}` },
+        payload: '<a/>',
+      });
       expect(xml.statusCode).toBe(415);
       expect((await importJson('companies', [COMPANIES[0]], t.token)).statusCode).toBe(200);
     });
@@ -649,14 +820,28 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
     it('upserts by key: unchanged, changed and added counted; a record replaces what was stored; contacts follow their company', async () => {
       const before = await counts();
       const acme = COMPANIES[1]!;
-      const renamed = { ...acme, domain: 'https://www.Prospect-1.io/about', name: 'Acme Corp', technologies: ['kubernetes', 'KUBERNETES', 'stripe'], description: undefined };
+      const renamed = {
+        ...acme,
+        domain: 'https://www.Prospect-1.io/about',
+        name: 'Acme Corp',
+        technologies: ['kubernetes', 'KUBERNETES', 'stripe'],
+        description: undefined,
+      };
       const response = await importJson('companies', [COMPANIES[0], renamed, { name: 'Brand New', domain: 'brand-new.io' }, COMPANIES[2]]);
       expect(response.statusCode, response.body).toBe(200);
       expect(response.json()).toEqual({ success: true, data: { added: 1, changed: 1, unchanged: 2 } });
       expect(await counts()).toEqual({ ...before, companies: before.companies + 1 });
       const shown = (await t.get(`/api/v2/prospector-companies/pco_${cid(acme)}?cols=technologies,description,location`)).json() as { data: Json };
-      expect(shown.data).toEqual({ id: `pco_${cid(acme)}`, name: 'Acme Corp', technologies: ['Kubernetes', 'Stripe'], description: null, location: { address: null, ...acme.location } });
-      const fresh = (await list('companies', { lightFilter: filter([leaf('stringFilter', 'name', { op: 'eq', value: 'Brand New' })]), cols: COMPANY_COLS })).json() as Page<Item>;
+      expect(shown.data).toEqual({
+        id: `pco_${cid(acme)}`,
+        name: 'Acme Corp',
+        technologies: ['Kubernetes', 'Stripe'],
+        description: null,
+        location: { address: null, ...acme.location },
+      });
+      const fresh = (
+        await list('companies', { lightFilter: filter([leaf('stringFilter', 'name', { op: 'eq', value: 'Brand New' })]), cols: COMPANY_COLS })
+      ).json() as Page<Item>;
       expect(fresh.data).toEqual([
         {
           id: expect.stringMatching(/^pco_\d+$/),
@@ -681,13 +866,18 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
 
       // The same contact by another spelling of its handle; one unchanged, one new without a company.
       const moved = { ...member, linkedInHandle: `https://linkedin.com/in/${handleOf(member).toUpperCase()}`, companyDomain: 'brand-new.io', skills: [] };
-      const again = await importLines('contacts', [JSON.stringify(moved), JSON.stringify(CONTACTS[0]), JSON.stringify({ linkedInHandle: 'in/new-person', fullName: 'New Person' })].join('\n'));
+      const again = await importLines(
+        'contacts',
+        [JSON.stringify(moved), JSON.stringify(CONTACTS[0]), JSON.stringify({ linkedInHandle: 'in/new-person', fullName: 'New Person' })].join('\n'),
+      );
       expect(again.statusCode, again.body).toBe(200);
       expect(again.json()).toEqual({ success: true, data: { added: 1, changed: 1, unchanged: 1 } });
       expect((await t.get(`/api/v2/prospector-contacts/pc_${pid(member)}?cols=companyName,skills,linkedInHandle`)).json()).toMatchObject({
         data: { companyName: 'Brand New', skills: [], linkedInHandle: handleOf(member) },
       });
-      const added = (await list('contacts', { lightFilter: filter([leaf('stringFilter', 'linkedInHandle', { op: 'eq', value: 'new-person' })]), cols: CONTACT_COLS })).json() as Page<Item>;
+      const added = (
+        await list('contacts', { lightFilter: filter([leaf('stringFilter', 'linkedInHandle', { op: 'eq', value: 'new-person' })]), cols: CONTACT_COLS })
+      ).json() as Page<Item>;
       expect(added.data).toEqual([
         {
           id: expect.stringMatching(/^pc_\d+$/),
@@ -724,11 +914,16 @@ describe.each(ENGINES)('prospector data (%s)', (engine) => {
           cursor = body.meta.nextCursor;
           page += 1;
           // Before and after the walk's position, with and without a value for the sort.
-          const added = await importJson('companies', [{ domain: `midwalk-${sort}-${page}.io`, name: page % 2 ? 'aaa' : 'zzz', employees: page % 3 ? page * 100 : null }]);
+          const added = await importJson('companies', [
+            { domain: `midwalk-${sort}-${page}.io`, name: page % 2 ? 'aaa' : 'zzz', employees: page % 3 ? page * 100 : null },
+          ]);
           expect(added.statusCode, added.body).toBe(200);
         } while (cursor);
         expect(new Set(seen).size, sort).toBe(seen.length);
-        expect(before.filter((id) => !seen.includes(id)), sort).toEqual([]);
+        expect(
+          before.filter((id) => !seen.includes(id)),
+          sort,
+        ).toEqual([]);
       }
     });
   });

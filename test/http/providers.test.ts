@@ -96,18 +96,24 @@ describe.each(ENGINES)('GET /api/v2/providers (%s)', (engine) => {
   });
 
   // Both directions walk at once: on PostgreSQL their queries overlap on the pool's connections.
-  it.each([1, 7, 500, 1000])('a walk at limit %i returns every provider once, in ascending and in descending ID order', async (limit) => {
-    const walks = await Promise.all((['asc', 'desc'] as const).map(async (direction) => ({ direction, ...(await walk(direction, [limit])) })));
-    for (const { direction, seen, sizes } of walks) {
-      expect(seen, direction).toEqual(ordered(direction));
-      expect(sizes, direction).toHaveLength(Math.ceil(2500 / limit));
-      // Hidden sources never appear (implied by the equality; said outright for the reader).
-      expect(seen.filter((provider) => hiddenIds.has(provider.id)), direction).toEqual([]);
-    }
-  }, 300_000); // ~5,000 requests at limit 1: slow on a loaded 2-core machine, never a time assertion
+  it.each([1, 7, 500, 1000])(
+    'a walk at limit %i returns every provider once, in ascending and in descending ID order',
+    async (limit) => {
+      const walks = await Promise.all((['asc', 'desc'] as const).map(async (direction) => ({ direction, ...(await walk(direction, [limit])) })));
+      for (const { direction, seen, sizes } of walks) {
+        expect(seen, direction).toEqual(ordered(direction));
+        expect(sizes, direction).toHaveLength(Math.ceil(2500 / limit));
+        // Hidden sources never appear (implied by the equality; said outright for the reader).
+        expect(
+          seen.filter((provider) => hiddenIds.has(provider.id)),
+          direction,
+        ).toEqual([]);
+      }
+    },
+    300_000,
+  ); // ~5,000 requests at limit 1: slow on a loaded 2-core machine, never a time assertion
 
   describe.each<Direction>(['asc', 'desc'])('direction=%s', (direction) => {
-
     it('a walk whose limit changes from page to page returns every provider once, in ID order', async () => {
       const limits = [3, 1, 250, 7, 1000, 2];
       const { seen, sizes } = await walk(direction, limits);
@@ -188,7 +194,9 @@ describe.each(ENGINES)('GET /api/v2/providers (%s)', (engine) => {
     });
 
     it('a cursor signed with another secret is refused', async () => {
-      const forged = new CursorCodec('not the service secret').encode({ ...PROVIDERS_BINDING, community: t.communityId, direction: 'asc' }, [providers[100]!.id.slice(4)]);
+      const forged = new CursorCodec('not the service secret').encode({ ...PROVIDERS_BINDING, community: t.communityId, direction: 'asc' }, [
+        providers[100]!.id.slice(4),
+      ]);
       await expectInvalidCursor(forged);
     });
 

@@ -36,7 +36,14 @@ describe.each(ENGINES)('research prompts administration (%s)', (engine) => {
 
   it('creates, lists, gets, changes and retires prompts; one at most is primary', async () => {
     const fit = await create({ promptId: 'fit', promptName: ' Good fit? ', prompt: 'Is this organization a good fit?', isPrimaryPrompt: true });
-    expect(fit).toMatchObject({ promptId: 'fit', promptName: 'Good fit?', prompt: 'Is this organization a good fit?', isPrimaryPrompt: true, answerCount: 0, retiredAt: null });
+    expect(fit).toMatchObject({
+      promptId: 'fit',
+      promptName: 'Good fit?',
+      prompt: 'Is this organization a good fit?',
+      isPrimaryPrompt: true,
+      answerCount: 0,
+      retiredAt: null,
+    });
     const stack = await create({ promptId: 'tech-stack_2', promptName: 'Stack', prompt: 'What do they run?' });
     expect(stack.isPrimaryPrompt).toBe(false);
 
@@ -46,7 +53,10 @@ describe.each(ENGINES)('research prompts administration (%s)', (engine) => {
     // Making another primary takes it from the first.
     const changed = await t.send('PATCH', `${URL}/tech-stack_2`, { isPrimaryPrompt: true, promptName: 'Tech stack' });
     expect(changed.statusCode, changed.body).toBe(200);
-    expect((await list()).map((prompt) => [prompt.promptId, prompt.isPrimaryPrompt])).toEqual([['fit', false], ['tech-stack_2', true]]);
+    expect((await list()).map((prompt) => [prompt.promptId, prompt.isPrimaryPrompt])).toEqual([
+      ['fit', false],
+      ['tech-stack_2', true],
+    ]);
     // A new text moves updatedAt (the model answers again); a new name alone does not.
     const before = (await list())[0]!;
     const renamed = (await t.send('PATCH', `${URL}/fit`, { promptName: 'Fit' })).json() as { data: Prompt & { updatedAt: string } };

@@ -42,11 +42,15 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
 
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
-    for (const [key, name] of [['deal', 'Deal'], ['ticket', 'Ticket']] as const) {
+    for (const [key, name] of [
+      ['deal', 'Deal'],
+      ['ticket', 'Ticket'],
+    ] as const) {
       type[key] = (await db().insertInto('object_types').values({ community_id: t.communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
     }
     const { communityId } = await t.services.communities.create('Other', cliActor());
-    const objectTypeId = (await db().insertInto('object_types').values({ community_id: communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow()).id;
+    const objectTypeId = (await db().insertInto('object_types').values({ community_id: communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow())
+      .id;
     const segmentId = (
       await db()
         .insertInto('segments')
@@ -155,7 +159,7 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
       }
     });
 
-    it('a malformed, unknown or other community\'s object type is a 400 invalid_object_type_id, and nothing is made', async () => {
+    it("a malformed, unknown or other community's object type is a 400 invalid_object_type_id, and nothing is made", async () => {
       for (const objectTypeId of ['deal', `${type.deal}`, 'cot_', 'cot_x', `co_${type.deal}`, 'cot_99999999999999999']) {
         const error = expectFailure(await create({ name: `Bad ${objectTypeId}`, entityType: 'object', objectTypeId }), 400, 'invalid_object_type_id');
         expect(error.invalidIds).toEqual([objectTypeId]);
@@ -189,7 +193,7 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
       expect((await create({ name: 'Scoped all' }, await t.issueToken(['write']))).statusCode).toBe(201);
     });
 
-    it('isolation: a name taken in another community is free here, and the segment is made in the token\'s community', async () => {
+    it("isolation: a name taken in another community is free here, and the segment is made in the token's community", async () => {
       const response = await create({ name: 'Their segment' });
       expect(response.statusCode, response.body).toBe(201);
       expect((await row((response.json() as Created).data.id)).community_id).toBe(t.communityId);
@@ -229,13 +233,13 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
       expect(stored.created_at.getTime()).toBe(clock.now().getTime() - 60_000);
     });
 
-    it('keeps an object segment\'s object type', async () => {
+    it("keeps an object segment's object type", async () => {
       const segment = await created({ name: 'Open tickets', entityType: 'object', objectTypeId: `cot_${type.ticket}` });
       expect((await rename(segment.id, { name: 'Urgent tickets' })).statusCode).toBe(200);
       expect(await row(segment.id)).toMatchObject({ name: 'Urgent tickets', entity_type: 'object', object_type_id: type.ticket });
     });
 
-    it('the segment\'s own name in another case is fine; another segment\'s name of the same entity type is a 409', async () => {
+    it("the segment's own name in another case is fine; another segment's name of the same entity type is a 409", async () => {
       const first = await created({ name: 'Speakers' });
       const second = await created({ name: 'Sponsors' });
       const recased = await rename(first.id, { name: 'SPEAKERS' });
@@ -270,7 +274,7 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
       expect((await row(segment.id)).name).toBe('y'.repeat(500));
     });
 
-    it('a malformed ID is 400 invalid_segment_id; an unknown or other community\'s segment is 404, and is not touched', async () => {
+    it("a malformed ID is 400 invalid_segment_id; an unknown or other community's segment is 404, and is not touched", async () => {
       for (const id of [`${contactIds[0]}`, 's_x', `c_${contactIds[0]}`]) {
         const error = expectFailure(await rename(id, { name: 'Nope' }), 400, 'invalid_segment_id');
         expect(error.invalidIds).toEqual([id]);

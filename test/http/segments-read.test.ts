@@ -61,11 +61,7 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
     const { communityId } = await t.services.communities.create('Other', cliActor());
     other = { communityId, token: await t.issueToken(['read'], communityId) };
 
-    const objectType = await db()
-      .insertInto('object_types')
-      .values({ community_id: t.communityId, name: 'Deal' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    const objectType = await db().insertInto('object_types').values({ community_id: t.communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow();
     ids.Champions = await seedSegment(t.communityId, 'Champions', 'contact');
     ids['Key accounts'] = await seedSegment(t.communityId, 'Key accounts', 'organization');
     ids['Renewals 2026'] = await seedSegment(t.communityId, 'Renewals 2026', 'object', objectType.id);
@@ -163,16 +159,22 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
     const cases: Record<string, string[]> = {
       CHAMP: ['Champions', 'Champion orgs'],
       ion: ['Champions', 'Champion orgs'],
-      'ACCOUNTS': ['Key accounts'],
+      ACCOUNTS: ['Key accounts'],
       ' test': ['Beta testers'],
       '2026': ['Renewals 2026'],
       '%': ['100% engaged_users'],
       _: ['100% engaged_users'],
-      'zzz': [],
+      zzz: [],
     };
     for (const [query, expected] of Object.entries(cases)) {
-      expect((await walk(100, { query })).map((segment) => segment.name), query).toEqual(expected);
-      expect((await walk(1, { query })).map((segment) => segment.name), query).toEqual(expected);
+      expect(
+        (await walk(100, { query })).map((segment) => segment.name),
+        query,
+      ).toEqual(expected);
+      expect(
+        (await walk(1, { query })).map((segment) => segment.name),
+        query,
+      ).toEqual(expected);
     }
   });
 
@@ -225,7 +227,7 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
     expect((await t.get(`/api/v2/segments/${s('Champions')}?query=x`)).statusCode).toBe(400);
   });
 
-  it('a malformed ID is a 400 invalid_segment_id; a missing one or another community\'s a 404 segment_not_found', async () => {
+  it("a malformed ID is a 400 invalid_segment_id; a missing one or another community's a 404 segment_not_found", async () => {
     for (const bad of [String(ids.Champions), 's_', 's_x', 'c_1', 'S_1', 's_-1', 's_99999999999999999']) {
       const response = await t.get(`/api/v2/segments/${encodeURIComponent(bad)}`);
       expect(response.statusCode, bad).toBe(400);

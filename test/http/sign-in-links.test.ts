@@ -76,7 +76,8 @@ describe.each(ENGINES)('sign-in links and passwords (%s)', (engine) => {
       }),
     );
     const answers = await Promise.all(pairs.map((links) => Promise.all(links.map((link) => useLink(link)))));
-    for (const pair of answers) expect(pair.map((answer) => `${answer.statusCode} ${answer.statusCode === 500 ? answer.body : ''}`.trim()).sort()).toEqual(['201', '403']);
+    for (const pair of answers)
+      expect(pair.map((answer) => `${answer.statusCode} ${answer.statusCode === 500 ? answer.body : ''}`.trim()).sort()).toEqual(['201', '403']);
   });
 
   it('asks the current password of a link’s session once it has set one, and lets a reset set one without it', async () => {

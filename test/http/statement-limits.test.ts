@@ -16,7 +16,8 @@ const like = (field: string, value: string) => ({ type: 'stringFilter', field, p
 
 /** Many activities at once, by SQL: what a slow filter needs to be slow. */
 async function seedActivities(t: TestApp, count: number, title: (n: RawBuilder<unknown>) => RawBuilder<unknown>) {
-  const contact = (await t.services.db.insertInto('contacts').values({ community_id: t.communityId, name: 'Bulk' }).returning('id').executeTakeFirstOrThrow()).id;
+  const contact = (await t.services.db.insertInto('contacts').values({ community_id: t.communityId, name: 'Bulk' }).returning('id').executeTakeFirstOrThrow())
+    .id;
   await sql`
     insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content)
     select ${t.communityId}, ${t.sourceId}, 'tweet', 'bulk-' || n, ${contact}, now() - n * interval '1 second', ${title(sql`n::text`)}, 'bulk content ' || n
@@ -112,7 +113,9 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
   it('stores pushes outside the request that submitted them: its hang-up or timeout cancels no batch of others', async () => {
     const queue = createIngestionQueue({ db: t.services.db });
     const origin = { communityId: t.communityId, sourceId: t.sourceId, now: new Date() };
-    const items = await Promise.all(Array.from({ length: 40 }, (_, index) => readUserPush(t.services.db, cliWriter(t.communityId), origin, { id: `scope-${index}` })));
+    const items = await Promise.all(
+      Array.from({ length: 40 }, (_, index) => readUserPush(t.services.db, cliWriter(t.communityId), origin, { id: `scope-${index}` })),
+    );
     // The first push starts the queue's lanes from inside a request; the rest join the batches they run.
     let first!: ReturnType<typeof queue.submit>;
     const scope: RequestScope = runInRequestScope(50, () => (first = queue.submit(t.communityId, items.slice(0, 1))));
@@ -129,7 +132,9 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
 
   it('cancels the statement when the client hangs up', async () => {
     // Without the timeout, so only the hang-up can stop it.
-    const app = await (await import('../../src/app.ts')).buildApp({
+    const app = await (
+      await import('../../src/app.ts')
+    ).buildApp({
       services: t.services,
       publicUrl: 'http://hearth.test',
       logger: false,
@@ -143,7 +148,9 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
       const running = async () =>
         Number(
           (
-            await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'active' and query ilike '%ilike%' and pid <> pg_backend_pid()`.execute(
+            await sql<{
+              n: string;
+            }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'active' and query ilike '%ilike%' and pid <> pg_backend_pid()`.execute(
               t.services.db,
             )
           ).rows[0]!.n,
@@ -166,9 +173,9 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
       // Cancelled, not finished: left alone, the same statement runs far longer than it took to go away. Both
       // are measured on this machine as it is, so a busy machine slows both.
       const started = Date.now();
-      await t.services.filters.compile(t.communityId, 'activity', decodeURIComponent(heavy)).then((filter) =>
-        sql`select count(*) from activities a where a.community_id = ${t.communityId} and ${filter!.where}`.execute(t.services.db),
-      );
+      await t.services.filters
+        .compile(t.communityId, 'activity', decodeURIComponent(heavy))
+        .then((filter) => sql`select count(*) from activities a where a.community_id = ${t.communityId} and ${filter!.where}`.execute(t.services.db));
       const alone = Date.now() - started;
       expect(alone).toBeGreaterThan(1500);
       expect(goneAfter).toBeLessThan(alone / 2);

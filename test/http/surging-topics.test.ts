@@ -76,7 +76,9 @@ describe.each(ENGINES)('organizations: surgingTopics (%s)', (engine) => {
   it('is computed for every organization of a page at once', async () => {
     const response = await t.get('/api/v2/organizations?cols=surgingTopics&limit=50');
     expect(response.statusCode, response.body).toBe(200);
-    const byDomain = new Map((response.json() as { data: { primaryDomain: string; surgingTopics: string[] }[] }).data.map((o) => [o.primaryDomain, o.surgingTopics]));
+    const byDomain = new Map(
+      (response.json() as { data: { primaryDomain: string; surgingTopics: string[] }[] }).data.map((o) => [o.primaryDomain, o.surgingTopics]),
+    );
     expect(byDomain.get('acme.io')).toEqual(await surging('acme.io'));
     expect(byDomain.get('globex.io')).toEqual([]);
   });

@@ -120,7 +120,12 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       const again = await create({ name: '  power USER ', description: 'second', entityTypes: ['activity'] });
       expect(again.id).toBe(first.id);
       expect(again).toMatchObject({ name: 'Power User', description: 'first', entityTypes: ['member', 'activity'], createdAt: first.createdAt });
-      const rows = await db().selectFrom('tags').select('id').where('community_id', '=', t.communityId).where(sql<boolean>`lower(name) = 'power user'`).execute();
+      const rows = await db()
+        .selectFrom('tags')
+        .select('id')
+        .where('community_id', '=', t.communityId)
+        .where(sql<boolean>`lower(name) = 'power user'`)
+        .execute();
       expect(rows).toHaveLength(1);
     });
 
@@ -208,7 +213,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       expect((await send('GET', `/api/v2/tags/${tag.id}`)).json().data).toStrictEqual({ ...tag, entityTypes: ['organization'], deletedAt: null });
     });
 
-    it('names entity types in each family\'s vocabulary: member/company in core, contact/organization in v2', async () => {
+    it("names entity types in each family's vocabulary: member/company in core, contact/organization in v2", async () => {
       const tag = await create({ name: 'Every kind', entityTypes: ['member', 'company', 'activity'] });
       expect(tag.entityTypes).toEqual(['member', 'activity', 'company']);
       expect((await send('GET', `/api/v2/tags/${tag.id}`)).json().data.entityTypes).toEqual(['contact', 'activity', 'organization']);
@@ -386,7 +391,12 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
         { entityType: 'organization', entityId: organization },
       ]);
       // The row stays, marked deleted.
-      const row = await db().selectFrom('tags').select('deleted_at').where('community_id', '=', t.communityId).where('id', '=', keyOf(doomed.id)).executeTakeFirstOrThrow();
+      const row = await db()
+        .selectFrom('tags')
+        .select('deleted_at')
+        .where('community_id', '=', t.communityId)
+        .where('id', '=', keyOf(doomed.id))
+        .executeTakeFirstOrThrow();
       expect(row.deleted_at).toBeInstanceOf(Date);
     });
 
@@ -446,7 +456,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
   });
 
   describe('isolation between communities', () => {
-    it('keeps each community\'s tags to itself, names included', async () => {
+    it("keeps each community's tags to itself, names included", async () => {
       const ofA = await create({ name: 'Shared name', description: 'A', entityTypes: ['member'] });
       const ofB = await create({ name: 'shared NAME', description: 'B', entityTypes: ['company'] }, beta);
       expect(ofB.id).not.toBe(ofA.id);
@@ -460,7 +470,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       expect(listA.map((tag) => tag.id)).not.toContain(ofB.id);
     });
 
-    it('answers 404 for another community\'s tag, and changes nothing', async () => {
+    it("answers 404 for another community's tag, and changes nothing", async () => {
       const ofA = await create({ name: 'A private', entityTypes: ['member'] });
       const contact = await seedContact(t.communityId, 'A tagged');
       await assign(t.communityId, ofA.id, 'contact', contact);
@@ -476,16 +486,24 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       expect(await assignmentsOf(t.communityId, ofA.id)).toEqual([{ entityType: 'contact', entityId: contact }]);
     });
 
-    it('deleting B\'s tag leaves A\'s assignments of the same ID alone', async () => {
+    it("deleting B's tag leaves A's assignments of the same ID alone", async () => {
       // Same numeric key cannot exist in both communities (one identity), so check by deleting B's tag and
       // counting every assignment of A.
       const ofB = await create({ name: 'B doomed', entityTypes: ['member'] }, beta);
       const contactB = await seedContact(betaId, 'B tagged');
       await assign(betaId, ofB.id, 'contact', contactB);
-      const before = await db().selectFrom('tag_assignments').select(sql<number>`count(*)::int`.as('n')).where('community_id', '=', t.communityId).executeTakeFirstOrThrow();
+      const before = await db()
+        .selectFrom('tag_assignments')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('community_id', '=', t.communityId)
+        .executeTakeFirstOrThrow();
       expect((await send('DELETE', `/community/v1/tags/${ofB.id}`, undefined, beta)).statusCode).toBe(200);
       expect(await assignmentsOf(betaId, ofB.id)).toEqual([]);
-      const after = await db().selectFrom('tag_assignments').select(sql<number>`count(*)::int`.as('n')).where('community_id', '=', t.communityId).executeTakeFirstOrThrow();
+      const after = await db()
+        .selectFrom('tag_assignments')
+        .select(sql<number>`count(*)::int`.as('n'))
+        .where('community_id', '=', t.communityId)
+        .executeTakeFirstOrThrow();
       expect(after.n).toBe(before.n);
     });
   });

@@ -42,7 +42,8 @@ describe.each(ENGINES)('tokens held to their user’s role (%s)', (engine) => {
     expect(made.statusCode, made.body).toBe(201);
     return made.json().data;
   }
-  const scopesOf = async (jti: string) => ((await t.get('/api/v2/admin/tokens')).json().data as { jti: string; scopes: string[]; revokedAt: string | null }[]).find((row) => row.jti === jti)!;
+  const scopesOf = async (jti: string) =>
+    ((await t.get('/api/v2/admin/tokens')).json().data as { jti: string; scopes: string[]; revokedAt: string | null }[]).find((row) => row.jti === jti)!;
 
   beforeAll(async () => {
     t = await createTestApp(engine);
@@ -112,7 +113,9 @@ describe.each(ENGINES)('tokens held to their user’s role (%s)', (engine) => {
   it('leaves the operator’s command-line tokens alone: their user is only who /me names', async () => {
     // t.token and issueToken's are made as `hearth token create` makes them: for the community's first admin.
     const operatorToken = await t.issueToken(['read', 'admin']);
-    const firstAdmin = ((await t.get('/api/v2/admin/users')).json().data as { id: string; loginEmail: string }[]).find((user) => user.loginEmail === 'admin@hearth.local')!;
+    const firstAdmin = ((await t.get('/api/v2/admin/users')).json().data as { id: string; loginEmail: string }[]).find(
+      (user) => user.loginEmail === 'admin@hearth.local',
+    )!;
     expect((await t.get('/api/v2/me', operatorToken)).json().data.loginEmail).toBe('admin@hearth.local');
     const cy = await newAdmin('Cy', 'cy@example.org');
 
@@ -141,7 +144,9 @@ describe.each(ENGINES)('tokens held to their user’s role (%s)', (engine) => {
     expect((await t.get('/api/v2/contacts?limit=1', made.token)).statusCode).toBe(200);
     // A user deleted by hand: the token's user is gone, and so is the token.
     await t.services.db.deleteFrom('app_users').where('community_id', '=', t.communityId).where('id', '=', id).execute();
-    await expect.poll(async () => (await t.get('/api/v2/contacts?limit=1', made.token)).json().reason).toBe('the user this token was made for has been removed');
+    await expect
+      .poll(async () => (await t.get('/api/v2/contacts?limit=1', made.token)).json().reason)
+      .toBe('the user this token was made for has been removed');
   });
 
   it('migration 0033 holds the API-made tokens of existing users, and not the command line’s', async () => {
@@ -151,11 +156,18 @@ describe.each(ENGINES)('tokens held to their user’s role (%s)', (engine) => {
     const operator = await t.issueToken(['read']);
     const operatorJti = JSON.parse(Buffer.from(operator.split('.')[1]!, 'base64url').toString()).jti as string;
     const db = t.services.db;
-    await db.deleteFrom('audit_log').where('operation', '=', 'token.create').where(sql<boolean>`entity_ids[1] = ${pruned.jti}`).execute();
+    await db
+      .deleteFrom('audit_log')
+      .where('operation', '=', 'token.create')
+      .where(sql<boolean>`entity_ids[1] = ${pruned.jti}`)
+      .execute();
     await sql`alter table api_tokens drop column held_to_role`.execute(db);
     await sql.raw(fs.readFileSync(new URL('../../src/db/migrations/0033_tokens_held_to_role.sql', import.meta.url), 'utf8')).execute(db);
     const held = Object.fromEntries(
-      (await db.selectFrom('api_tokens').select(['jti', 'held_to_role']).where('community_id', '=', t.communityId).execute()).map((row) => [row.jti, row.held_to_role]),
+      (await db.selectFrom('api_tokens').select(['jti', 'held_to_role']).where('community_id', '=', t.communityId).execute()).map((row) => [
+        row.jti,
+        row.held_to_role,
+      ]),
     );
     expect(held[viaApi.jti]).toBe(true);
     expect(held[pruned.jti]).toBe(true);

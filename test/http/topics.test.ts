@@ -67,7 +67,11 @@ describe.each(ENGINES)('topics (%s)', (engine) => {
   }
 
   function walk(limit: number, query: string | null = null, token = t.token): Promise<Topic[]> {
-    return walkPages((cursor) => list({ limit, cursor, query }, token), limit, (body) => expect(Object.keys(body.meta)).toEqual(['nextCursor']));
+    return walkPages(
+      (cursor) => list({ limit, cursor, query }, token),
+      limit,
+      (body) => expect(Object.keys(body.meta)).toEqual(['nextCursor']),
+    );
   }
 
   /** The activity's linked topic names, as stored. */
@@ -156,7 +160,7 @@ describe.each(ENGINES)('topics (%s)', (engine) => {
     expect((await list({}, await t.issueToken(['contacts:read']))).statusCode).toBe(200);
   });
 
-  it('a re-push replaces the activity\'s topics; a topic no activity carries leaves the list', async () => {
+  it("a re-push replaces the activity's topics; a topic no activity carries leaves the list", async () => {
     const rust = (await walk(1000, 'rust'))[0]!;
     const again = await pushActivity('rust-1', 'cy', TEXTS.docker);
     expect(again).toBe(activities.rust);
@@ -181,7 +185,7 @@ describe.each(ENGINES)('topics (%s)', (engine) => {
     expect((await list({ limit: 1, cursor }, other.token)).statusCode).toBe(400);
   });
 
-  it('erasure removes the person\'s activities\' topic links', async () => {
+  it("erasure removes the person's activities' topic links", async () => {
     const response = await t.app.inject({ method: 'DELETE', url: '/community/v1/user/bob%40example.org', headers: { authorization: `Bearer ${t.token}` } });
     expect(response.statusCode, response.body).toBe(200);
     await worker.runUntilIdle();

@@ -44,7 +44,8 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     return response.json().data as { id: string; secret: string };
   }
   const at = (path: string) => receiver.received.filter((message) => message.path === path);
-  const deliveries = async (id: string, query = '') => (await t.get(`/api/v2/admin/webhooks/${id}/deliveries${query}`)).json().data as Record<string, unknown>[];
+  const deliveries = async (id: string, query = '') =>
+    (await t.get(`/api/v2/admin/webhooks/${id}/deliveries${query}`)).json().data as Record<string, unknown>[];
 
   it('delivers contact.created with the contact as v2 shows it, signed as Standard Webhooks says', async () => {
     const hook = await subscribe('/created', { events: ['contact.created'] });
@@ -59,7 +60,8 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect(message!.id).toMatch(/^msg_\d+$/);
     expect(Number(message!.timestamp)).toBe(Math.floor(clock.now().getTime() / 1000));
     expect(message!.json.type).toBe('contact.created');
-    const cols = 'fullName,avatarUrl,location,primaryEmail,phoneNumbers,title,companyName,companyWebsite,profiles,jobHistory,leadScores,segments,activityCountAll,tags,url,cf_*';
+    const cols =
+      'fullName,avatarUrl,location,primaryEmail,phoneNumbers,title,companyName,companyWebsite,profiles,jobHistory,leadScores,segments,activityCountAll,tags,url,cf_*';
     const contact = (await t.get(`/api/v2/contacts/${contactId}?cols=${cols}`)).json().data;
     expect(contact.primaryEmail).toBe('ada@example.org');
     expect(message!.json.data).toEqual(contact);
@@ -71,14 +73,25 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
   it('forgets what it rendered about a contact erased on request (docs/behaviour.md, Removal), and tells of the erasure', async () => {
     const hook = await subscribe('/erased', { events: ['contact.created', 'contact.updated', 'activity.created'] });
     await pushUser(t, { id: 'u-erase', fullName: 'Erin Erased', email: 'erin@example.org' });
-    await accepted(t, 'activity', { id: 'erin-1', activityType: 'commented_replied', user: { id: 'u-erase', email: 'erin@example.org' }, content: { type: 'text', value: 'a secret of Erin' } });
+    await accepted(t, 'activity', {
+      id: 'erin-1',
+      activityType: 'commented_replied',
+      user: { id: 'u-erase', email: 'erin@example.org' },
+      content: { type: 'text', value: 'a secret of Erin' },
+    });
     await worker.runSteps();
-    expect(at('/erased').map((message) => message.json.type).sort()).toEqual(['activity.created', 'contact.created']);
+    expect(
+      at('/erased')
+        .map((message) => message.json.type)
+        .sort(),
+    ).toEqual(['activity.created', 'contact.created']);
     const before = await deliveries(hook.id);
     expect(before).toHaveLength(2);
 
     const token = await t.issueToken(['privacy:write']);
-    expect((await t.app.inject({ method: 'DELETE', url: '/community/v1/user/erin%40example.org', headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    expect(
+      (await t.app.inject({ method: 'DELETE', url: '/community/v1/user/erin%40example.org', headers: { authorization: `Bearer ${token}` } })).statusCode,
+    ).toBe(200);
     await worker.runUntilIdle();
     await worker.runSteps();
 
@@ -137,7 +150,9 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
   it('delivers the events of one record in order, holding later ones while an earlier one fails', async () => {
     await subscribe('/ordered', { events: ['contact.created', 'contact.updated'] });
     let failing = true;
-    receiver.respondWith((message) => (failing && message.json.type === 'contact.created' && String(message.json.data.fullName).startsWith('Katherine') ? 500 : 200));
+    receiver.respondWith((message) =>
+      failing && message.json.type === 'contact.created' && String(message.json.data.fullName).startsWith('Katherine') ? 500 : 200,
+    );
     await pushUser(t, { id: 'u-3', fullName: 'Katherine Johnson' });
     await worker.runSteps();
     clock.advance(SECOND);
@@ -155,13 +170,13 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     failing = false;
     clock.advance(5 * SECOND);
     await worker.runSteps();
-    expect(types().slice(2)).toEqual([
-      'contact.created Katherine Johnson',
-      'contact.updated Katherine G. Johnson',
-      'contact.updated Katherine G. Johnson',
-    ]);
+    expect(types().slice(2)).toEqual(['contact.created Katherine Johnson', 'contact.updated Katherine G. Johnson', 'contact.updated Katherine G. Johnson']);
     // Each update's body is the contact as it was when the event was fanned out.
-    expect(at('/ordered').slice(3).map((m) => (m.json.data as { title: string }).title)).toEqual(['Mathematician', 'Research mathematician']);
+    expect(
+      at('/ordered')
+        .slice(3)
+        .map((m) => (m.json.data as { title: string }).title),
+    ).toEqual(['Mathematician', 'Research mathematician']);
   });
 
   it('filters with lightFilter: activities of one type, from one source', async () => {
@@ -269,7 +284,7 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     }
     const [delivery] = await deliveries(hook.id);
     expect(delivery).toMatchObject({ status: 'failed', lastStatus: 500 });
-    expect((delivery!.attempts as number)).toBeGreaterThan(10);
+    expect(delivery!.attempts as number).toBeGreaterThan(10);
     const disabled = (await t.get(`/api/v2/admin/webhooks/${hook.id}`)).json().data;
     expect(disabled).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/^every attempt failed since /) });
 
@@ -306,7 +321,13 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     expect(removed.data).toEqual({ requestId: expect.any(Number), status: 'completed' });
     const erasedUpdate = messages.filter((m) => m.type === 'contact.updated').at(-1)!;
     expect(erasedUpdate.data).toMatchObject({ id: a, name: 'Anonymized contact', primaryEmail: null });
-    expect(JSON.stringify(at('/ops').slice(-3).map((m) => m.body))).not.toMatch(/merge\.me@example\.org|Merge Me/);
+    expect(
+      JSON.stringify(
+        at('/ops')
+          .slice(-3)
+          .map((m) => m.body),
+      ),
+    ).not.toMatch(/merge\.me@example\.org|Merge Me/);
   });
 
   it('reports organizations created and lead scores that changed value', async () => {
@@ -328,7 +349,13 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
     const organization = messages.find((m) => m.type === 'organization.created')!;
     expect(organization.data).toMatchObject({ primaryDomain: 'scoredexample.com' });
     const score = messages.find((m) => m.type === 'lead_score.changed' && m.data.entityId === ada)!;
-    expect(score.data).toEqual({ scoreId: Number(String(definition.json().data.id).slice(3)), entityType: 'contact', entityId: ada, score: 2, previousScore: null });
+    expect(score.data).toEqual({
+      scoreId: Number(String(definition.json().data.id).slice(3)),
+      entityType: 'contact',
+      entityId: ada,
+      score: 2,
+      previousScore: null,
+    });
   });
 
   it('prunes the events before a time that wait for nothing, with their deliveries; pending and unsent ones stay', async () => {
@@ -344,7 +371,9 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
       (
         await sql<{ entity_id: string }>`select entity_id from webhook_events where community_id = ${t.communityId} and kind = 'contact.created'
           and entity_id in (${sql.join([sent, pending, unsent].map((id) => Number(id.replace(/\D/g, ''))))})`.execute(t.services.db)
-      ).rows.map((row) => `c_${row.entity_id}`).sort();
+      ).rows
+        .map((row) => `c_${row.entity_id}`)
+        .sort();
     expect(await events()).toEqual([sent, pending, unsent].sort());
     expect((await deliveries(hook.id)).map((delivery) => delivery.status).sort()).toEqual(['delivered', 'pending']);
 
@@ -412,7 +441,10 @@ describe.each(ENGINES)('webhooks (%s)', (engine) => {
       const response = await strict.send('POST', '/api/v2/admin/webhooks', { url: `${base}/private`, events: ['contact.created'] });
       expect(response.statusCode).toBe(400);
       expect(response.body).toMatch(/127\.0\.0\.1 is a private or special address/);
-      const named = await strict.send('POST', '/api/v2/admin/webhooks', { url: base.replace('127.0.0.1', 'localhost') + '/private', events: ['contact.created'] });
+      const named = await strict.send('POST', '/api/v2/admin/webhooks', {
+        url: base.replace('127.0.0.1', 'localhost') + '/private',
+        events: ['contact.created'],
+      });
       expect(named.statusCode).toBe(201);
       const strictWorker = createWorker({ db: strict.services.db, clock, queue: strict.services.jobs });
       await pushUser(strict, { id: 'u-private', fullName: 'Private Pete' });

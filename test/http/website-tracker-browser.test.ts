@@ -84,7 +84,10 @@ describeInChromium('website tracker', (browser) => {
         expect(anonymousId).toMatch(/^[0-9a-f-]{32,36}$/);
 
         const wanted = [`${siteUrl}/`, `${siteUrl}/pricing?plan=team`, `${siteUrl}/about`, `${siteUrl}/pricing?plan=team`, `${siteUrl}/docs`].sort();
-        const anonymous = await eventually(() => visits(''), (rows) => rows.length >= wanted.length);
+        const anonymous = await eventually(
+          () => visits(''),
+          (rows) => rows.length >= wanted.length,
+        );
         expect(anonymous.map((row) => row.url).sort()).toEqual(wanted);
         expect(anonymous.every((row) => row.contactId === null)).toBe(true);
         const stored = await t.services.db.selectFrom('website_visits').select('anonymous_id').distinct().execute();
@@ -102,12 +105,18 @@ describeInChromium('website tracker', (browser) => {
         // Signed by the site's backend (which renders the signature into the page of a signed-in visitor): hers.
         const signature = createHmac('sha256', secret).update('ada@acme.io').digest('hex');
         await tab.evaluate(`window.hearth('identify', { email: 'Ada@acme.io', signature: '${signature}' })`);
-        const hers = await eventually(() => visits(`&contactId=${ada}`), (rows) => rows.length === wanted.length);
+        const hers = await eventually(
+          () => visits(`&contactId=${ada}`),
+          (rows) => rows.length === wanted.length,
+        );
         expect(hers.map((row) => row.url).sort()).toEqual(anonymous.map((row) => row.url).sort());
 
         // A later navigation is hers at once.
         await tab.evaluate("history.pushState({}, '', '/changelog')");
-        const later = await eventually(() => visits(`&contactId=${ada}`), (rows) => rows.length === wanted.length + 1);
+        const later = await eventually(
+          () => visits(`&contactId=${ada}`),
+          (rows) => rows.length === wanted.length + 1,
+        );
         expect(later.map((row) => row.url)).toContain(`${siteUrl}/changelog`);
         const fields = (await t.get(`/api/v2/contacts/${ada}?cols=recentWebPages,recentWebVisitsNumber`)).json() as {
           data: { recentWebPages: { url: string; numVisits: number }[]; recentWebVisitsNumber: number };
@@ -140,7 +149,10 @@ describeInChromium('website tracker', (browser) => {
         try {
           const control = await other.newPage();
           await control.goto(`${siteUrl}/control`);
-          await eventually(() => visits(''), (rows) => rows.some((row) => row.url === `${siteUrl}/control`));
+          await eventually(
+            () => visits(''),
+            (rows) => rows.some((row) => row.url === `${siteUrl}/control`),
+          );
         } finally {
           await other.close();
         }

@@ -82,11 +82,17 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
     beacon(t, key, 'identify', { anonymousId, email, signature: sign(secret, email) }, headers);
 
   describe('administration', () => {
-    it('enables a source\'s tracker once with a public key and a snippet, then changes only its origins', async () => {
-      expect(tracker).toMatchObject({ sourceId: `sig_${t.sourceId}`, allowedOrigins: [SITE], key: expect.stringMatching(new RegExp(`^pk_${t.communityId}_[A-Za-z0-9_-]{24}$`)) });
+    it("enables a source's tracker once with a public key and a snippet, then changes only its origins", async () => {
+      expect(tracker).toMatchObject({
+        sourceId: `sig_${t.sourceId}`,
+        allowedOrigins: [SITE],
+        key: expect.stringMatching(new RegExp(`^pk_${t.communityId}_[A-Za-z0-9_-]{24}$`)),
+      });
       expect(tracker.snippet).toBe(`<script src="http://hearth.test/t.js" data-key="${tracker.key}" async></script>`);
       const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Website' })).id;
-      const made = await t.send('PUT', `/api/v2/admin/sources/sig_${source}/tracker`, { allowedOrigins: ['https://WWW.Example.com/', 'http://localhost:8080'] });
+      const made = await t.send('PUT', `/api/v2/admin/sources/sig_${source}/tracker`, {
+        allowedOrigins: ['https://WWW.Example.com/', 'http://localhost:8080'],
+      });
       expect(made.statusCode, made.body).toBe(201);
       const first = (made.json() as { data: Tracker }).data;
       expect(first.allowedOrigins).toEqual(['https://www.example.com', 'http://localhost:8080']);
@@ -171,12 +177,17 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       });
       expect((await beacon(t, tracker.key, 'pageview', { url: 'https://hearth.dev/docs', anonymousId: 'browser-ada' })).statusCode).toBe(202);
       const hers = await visitsOf(t, `contactId=${ada}`);
-      expect(hers.map((visit) => visit.url).sort()).toEqual(['https://hearth.dev/', 'https://hearth.dev/docs', 'https://hearth.dev/pricing', 'https://hearth.dev/pricing?plan=team']);
+      expect(hers.map((visit) => visit.url).sort()).toEqual([
+        'https://hearth.dev/',
+        'https://hearth.dev/docs',
+        'https://hearth.dev/pricing',
+        'https://hearth.dev/pricing?plan=team',
+      ]);
       expect(hers.every((visit) => visit.organizationId === acme)).toBe(true);
       expect((await webOf(t, ada)).recentWebVisitsNumber).toBe(4);
     });
 
-    it('keeps an address no contact holds yet, and links the browser\'s visits once a visit finds its contact', async () => {
+    it("keeps an address no contact holds yet, and links the browser's visits once a visit finds its contact", async () => {
       await beacon(t, tracker.key, 'pageview', { url: 'https://hearth.dev/signup', anonymousId: 'browser-bo' });
       expect((await identify(tracker.key, 'browser-bo', 'bo@globex.io')).json()).toEqual({ status: 'accepted' });
       const bo = (await accepted(t, 'user', { id: 'u-bo', email: 'bo@globex.io', fullName: 'Bo' })).contactId;
@@ -235,7 +246,16 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       const large = await beacon(t, tracker.key, 'pageview', { url: `https://hearth.dev/${'a'.repeat(5000)}`, anonymousId: 'b' });
       expect(large.statusCode).toBe(413);
       expect(large.headers['access-control-allow-origin']).toBe('*');
-      expect((await t.app.inject({ method: 'POST', url: `/community/v1/t/${tracker.key}/pageview`, headers: { 'content-type': 'application/xml' }, payload: '<a/>' })).statusCode).toBe(415);
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: `/community/v1/t/${tracker.key}/pageview`,
+            headers: { 'content-type': 'application/xml' },
+            payload: '<a/>',
+          })
+        ).statusCode,
+      ).toBe(415);
     });
 
     it('refuses a malformed key (400), an unknown one (404), and a rotated or revoked one (403)', async () => {
@@ -348,7 +368,11 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
       expect(malformed.json()).toMatchObject({ detail: expect.stringContaining('signature') });
       expect(await visitsOf(t, `contactId=${victim}`)).toEqual([]);
       // The right signature, of the address as the page gives it or lower-cased: hers.
-      const signed = await beacon(t, site.key, 'identify', { anonymousId: 'browser-forger', email: ' Victim2@ACME.io', signature: sign(site.identifySecret!, 'victim2@acme.io').toUpperCase() });
+      const signed = await beacon(t, site.key, 'identify', {
+        anonymousId: 'browser-forger',
+        email: ' Victim2@ACME.io',
+        signature: sign(site.identifySecret!, 'victim2@acme.io').toUpperCase(),
+      });
       expect(signed.statusCode, signed.body).toBe(202);
       expect((await visitsOf(t, `contactId=${victim}`)).map((visit) => visit.url)).toEqual([`${SITE}/mine`]);
     });
@@ -407,7 +431,10 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
 
       // No origins: nothing is recorded, and the answer says what the admin must do.
       await t.send('PUT', `/api/v2/admin/sources/${source}/tracker`, { allowedOrigins: [] });
-      for (const [event, body] of [['pageview', { url: `${SITE}/none`, anonymousId: 'browser-origins' }], ['identify', { anonymousId: 'browser-origins', email: 'ada@acme.io' }]] as const) {
+      for (const [event, body] of [
+        ['pageview', { url: `${SITE}/none`, anonymousId: 'browser-origins' }],
+        ['identify', { anonymousId: 'browser-origins', email: 'ada@acme.io' }],
+      ] as const) {
         const response = await beacon(t, site.key, event, body);
         expect(response.statusCode, event).toBe(403);
         expect(response.json()).toMatchObject({ reason: expect.stringContaining('names no allowedOrigins') });
@@ -452,9 +479,17 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
 
   describe('CORS', () => {
     it('answers a preflight for the allowed origins only, and refuses a page of another origin', async () => {
-      const open = await t.app.inject({ method: 'OPTIONS', url: `/community/v1/t/${tracker.key}/pageview`, headers: { origin: SITE, 'access-control-request-method': 'POST' } });
+      const open = await t.app.inject({
+        method: 'OPTIONS',
+        url: `/community/v1/t/${tracker.key}/pageview`,
+        headers: { origin: SITE, 'access-control-request-method': 'POST' },
+      });
       expect(open.statusCode).toBe(204);
-      expect(open.headers).toMatchObject({ 'access-control-allow-origin': SITE, 'access-control-allow-methods': 'POST', 'access-control-allow-headers': 'Content-Type' });
+      expect(open.headers).toMatchObject({
+        'access-control-allow-origin': SITE,
+        'access-control-allow-methods': 'POST',
+        'access-control-allow-headers': 'Content-Type',
+      });
 
       const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Shop' })).id;
       const shop = await enable(t, source, { allowedOrigins: ['https://shop.example'] });

@@ -46,7 +46,14 @@ describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
       { url: 'https://hearth.dev/', email: 'nobody@example.com', organizationDomain: 'unknown-co.io' },
     ]);
     expect(answer).toMatchObject({ status: 'accepted', accepted: 6, rejected: 0 });
-    expect(answer.results[0]).toMatchObject({ index: 0, status: 'accepted', id: expect.stringMatching(/^w_\d+$/), contactId: ada, organizationId: acme, warnings: [] });
+    expect(answer.results[0]).toMatchObject({
+      index: 0,
+      status: 'accepted',
+      id: expect.stringMatching(/^w_\d+$/),
+      contactId: ada,
+      organizationId: acme,
+      warnings: [],
+    });
     expect(answer.results[4]).toMatchObject({ status: 'accepted', contactId: null, organizationId: acme });
     expect(answer.results[5]).toMatchObject({
       status: 'accepted',
@@ -63,7 +70,9 @@ describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
       ],
       recentWebVisitsNumber: 3,
     });
-    const listed = (await t.get(`/api/v2/website-visits?contactId=${ada}&cols=url,organizationId`)).json() as { data: { url: string; organizationId: string }[] };
+    const listed = (await t.get(`/api/v2/website-visits?contactId=${ada}&cols=url,organizationId`)).json() as {
+      data: { url: string; organizationId: string }[];
+    };
     expect(listed.data).toHaveLength(4);
     expect(listed.data.every((visit) => visit.organizationId === acme)).toBe(true);
   });
@@ -71,7 +80,10 @@ describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
   it('stores a visit pushed again once, with the same ID', async () => {
     // One time for both items: two calls of ago() can fall on different milliseconds, which are two visits.
     const at = ago(5);
-    const items = [{ url: 'https://hearth.dev/careers', visitTime: at, contactId: ada }, { url: 'https://hearth.dev/careers', visitTime: at, contactId: ada }];
+    const items = [
+      { url: 'https://hearth.dev/careers', visitTime: at, contactId: ada },
+      { url: 'https://hearth.dev/careers', visitTime: at, contactId: ada },
+    ];
     const first = await push(items);
     const again = await push(items);
     const ids = [...first.results, ...again.results].map((result) => (result.status === 'accepted' ? result.id : null));
@@ -82,7 +94,10 @@ describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
     const [once, twice] = [await push(alone), await push(alone)];
     expect(once.results[0]).toMatchObject({ status: 'accepted', id: expect.stringMatching(/^w_\d+$/) });
     expect(twice.results[0]).toEqual(once.results[0]);
-    const lightFilter = JSON.stringify({ type: 'and', clauses: [{ type: 'stringFilter', field: 'url', params: { op: 'eq', value: 'https://hearth.dev/jobs' } }] });
+    const lightFilter = JSON.stringify({
+      type: 'and',
+      clauses: [{ type: 'stringFilter', field: 'url', params: { op: 'eq', value: 'https://hearth.dev/jobs' } }],
+    });
     const listed = await t.get(`/api/v2/website-visits?lightFilter=${encodeURIComponent(lightFilter)}`);
     expect(listed.json(), listed.body).toMatchObject({ data: [{ id: (once.results[0] as { id: string }).id }] });
     expect((listed.json() as { data: unknown[] }).data).toHaveLength(1);
@@ -145,7 +160,15 @@ describe.each(ENGINES)('website visits pushed by a source (%s)', (engine) => {
     const otherSource = (await t.services.sources.list(other.communityId)).length
       ? (await t.services.sources.list(other.communityId))[0]!.id
       : Number((await t.services.sources.create(cliWriter(other.communityId), { name: 'API' })).id);
-    const response = await t.send('POST', `/community/v1/source/${otherSource}/website-visits`, [{ url: 'https://hearth.dev/', contactId: ada }, { url: 'https://hearth.dev/', email: 'ada@acme.io' }], otherToken);
+    const response = await t.send(
+      'POST',
+      `/community/v1/source/${otherSource}/website-visits`,
+      [
+        { url: 'https://hearth.dev/', contactId: ada },
+        { url: 'https://hearth.dev/', email: 'ada@acme.io' },
+      ],
+      otherToken,
+    );
     expect(response.statusCode, response.body).toBe(202);
     const results = (response.json() as { results: Result[] }).results;
     expect(results[0]).toMatchObject({ status: 'rejected', errors: [`contactId: no contact ${ada}`] });

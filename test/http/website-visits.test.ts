@@ -61,7 +61,14 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     contact.cy = await push({ id: 'cy', email: 'cy@example.org' });
     contact.dan = await push({ id: 'dan', email: 'dan@example.org' });
     contact.dang = await push({ id: 'dang', github: { type: 'handle', value: 'dang' } });
-    acme = (await db().selectFrom('organizations').select('id').where('community_id', '=', t.communityId).where('primary_domain', '=', 'acme.io').executeTakeFirstOrThrow()).id;
+    acme = (
+      await db()
+        .selectFrom('organizations')
+        .select('id')
+        .where('community_id', '=', t.communityId)
+        .where('primary_domain', '=', 'acme.io')
+        .executeTakeFirstOrThrow()
+    ).id;
 
     await visit('ann-pricing', 'ann', acme, 'https://acme.io/pricing', '2026-02-27T10:00:00Z');
     await visit('bob-docs', 'bob', acme, 'https://acme.io/docs', '2026-02-10T10:00:00Z');
@@ -83,7 +90,13 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
       .executeTakeFirstOrThrow();
     await db()
       .insertInto('website_visits')
-      .values({ community_id: communityId, contact_id: theirContact.id, organization_id: theirOrganization.id, url: 'https://theirs.io/', visit_time: new Date('2026-02-28T00:00:00Z') })
+      .values({
+        community_id: communityId,
+        contact_id: theirContact.id,
+        organization_id: theirOrganization.id,
+        url: 'https://theirs.io/',
+        visit_time: new Date('2026-02-28T00:00:00Z'),
+      })
       .execute();
     other = { communityId, token: await t.issueToken(['read'], communityId), contactId: theirContact.id, organizationId: theirOrganization.id };
   });
@@ -119,7 +132,11 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     expect(body.data.find((item) => item.id === w('dang-pricing'))!.contactId).toBe(c('dan'));
     for (const name of ['url', 'contactId', 'organizationId'] as const) {
       const one = (await list({ cols: name, limit: 2 })).json() as Page;
-      expect(one.data).toEqual(allLabels().slice(0, 2).map((label) => ({ id: full(label).id, visitTime: full(label).visitTime, [name]: full(label)[name] })));
+      expect(one.data).toEqual(
+        allLabels()
+          .slice(0, 2)
+          .map((label) => ({ id: full(label).id, visitTime: full(label).visitTime, [name]: full(label)[name] })),
+      );
     }
     expect(((await list({ cols: 'recordCount', limit: 2 })).json() as Page).meta).toEqual({ nextCursor: expect.any(String), recordCount: 7 });
     for (const cols of ['visitTime', 'contact', 'cf_*', 'url,entityCount']) {
@@ -143,7 +160,7 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     expect([...first.data, ...rest.data].map((item) => item.id)).toEqual(all.map((item) => item.id));
   });
 
-  it('contactId keeps one contact\'s visits; a merged contact\'s ID stands for its survivor', async () => {
+  it("contactId keeps one contact's visits; a merged contact's ID stands for its survivor", async () => {
     expect(labelsOf(await walk(10, { contactId: c('ann') }))).toEqual(['ann-pricing']);
     expect(labelsOf(await walk(10, { contactId: c('dan') }))).toEqual(['dang-pricing', 'dan-docs']);
     expect(labelsOf(await walk(1, { contactId: c('dang') }))).toEqual(['dang-pricing', 'dan-docs']);
@@ -162,7 +179,7 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     }
   });
 
-  it('organizationId keeps one organization\'s visits; with contactId both must hold', async () => {
+  it("organizationId keeps one organization's visits; with contactId both must hold", async () => {
     expect(labelsOf(await walk(10, { organizationId: `o_${acme}` }))).toEqual(['ann-pricing', 'bob-docs', 'anon-careers']);
     expect(labelsOf(await walk(1, { organizationId: `o_${acme}`, contactId: c('bob') }))).toEqual(['bob-docs']);
     expect(await walk(10, { organizationId: `o_${acme}`, contactId: c('cy') })).toEqual([]);
@@ -184,12 +201,12 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
       [filter([{ type: 'stringFilter', field: 'url', params: { op: 'like', value: 'PRICING' } }]), ['ann-pricing', 'dang-pricing']],
       [filter([{ type: 'stringFilter', field: 'url', params: { op: 'startsWith', value: 'https://acme.io/docs' } }]), ['bob-docs', 'dan-docs']],
       [filter([{ type: 'dateRangeFilter', field: 'visitTime', params: { op: 'in', value: 'P3D' } }]), ['ann-pricing', 'cy-blog', 'anon-careers']],
-      [
-        filter([{ type: 'dateRangeFilter', field: 'visitTime', params: { op: 'in', min: '2026-02-10', max: '2026-02-20' } }]),
-        ['bob-docs', 'dan-docs'],
-      ],
+      [filter([{ type: 'dateRangeFilter', field: 'visitTime', params: { op: 'in', min: '2026-02-10', max: '2026-02-20' } }]), ['bob-docs', 'dan-docs']],
       [filter([{ type: 'stringListFilter', field: 'contactId', params: { op: 'any', value: [c('ann'), c('cy')] } }]), ['ann-pricing', 'cy-blog']],
-      [filter([{ type: 'stringListFilter', field: 'organizationId', params: { op: 'none', value: [`o_${acme}`] } }]), ['cy-blog', 'nobody', 'dang-pricing', 'dan-docs']],
+      [
+        filter([{ type: 'stringListFilter', field: 'organizationId', params: { op: 'none', value: [`o_${acme}`] } }]),
+        ['cy-blog', 'nobody', 'dang-pricing', 'dan-docs'],
+      ],
       [
         filter(
           [
@@ -214,7 +231,13 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     const cases: [string, string][] = [
       [filter([{ type: 'stringListFilter', field: 'url', params: { op: 'any', value: ['x'] } }]), 'clauses[0]'],
       [filter([{ type: 'stringFilter', field: 'name', params: { op: 'eq', value: 'x' } }]), 'clauses[0]'],
-      [filter([{ type: 'stringFilter', field: 'url', params: { op: 'eq', value: 'x' } }, { type: 'stringFilter', field: 'contactId', params: { op: 'eq', value: 'o_1' } }]), 'clauses[1]'],
+      [
+        filter([
+          { type: 'stringFilter', field: 'url', params: { op: 'eq', value: 'x' } },
+          { type: 'stringFilter', field: 'contactId', params: { op: 'eq', value: 'o_1' } },
+        ]),
+        'clauses[1]',
+      ],
       [filter([{ type: 'dateRangeFilter', field: 'visitTime', params: { op: 'in', value: 'three days' } }]), 'clauses[0]'],
       [filter([{ type: 'stringFilter', field: 'cf_1', params: { op: 'eq', value: 'x' } }]), 'clauses[0]'],
       ['[]', ''],
@@ -231,7 +254,12 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
     const cursor = ((await list({ organizationId: `o_${acme}`, limit: 1 })).json() as Page).meta.nextCursor!;
     expect((await list({ organizationId: `o_${acme}`, limit: 1, cursor })).statusCode).toBe(200);
     const pricing = filter([{ type: 'stringFilter', field: 'url', params: { op: 'like', value: 'pricing' } }]);
-    for (const params of [{}, { contactId: c('ann') }, { organizationId: `o_${acme}`, contactId: c('ann') }, { organizationId: `o_${acme}`, lightFilter: pricing }]) {
+    for (const params of [
+      {},
+      { contactId: c('ann') },
+      { organizationId: `o_${acme}`, contactId: c('ann') },
+      { organizationId: `o_${acme}`, lightFilter: pricing },
+    ]) {
       const response = await list({ ...params, limit: 1, cursor });
       expect(response.statusCode, JSON.stringify(params)).toBe(400);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'invalid_cursor' } });
@@ -253,7 +281,12 @@ describe.each(ENGINES)('website visits (%s)', (engine) => {
   it('communities see only their own visits', async () => {
     const theirs = (await list({ cols: 'contactId,organizationId,recordCount' }, other.token)).json() as Page;
     expect(theirs.data).toEqual([
-      { id: expect.stringMatching(/^w_\d+$/), visitTime: '2026-02-28T00:00:00.000Z', contactId: `c_${other.contactId}`, organizationId: `o_${other.organizationId}` },
+      {
+        id: expect.stringMatching(/^w_\d+$/),
+        visitTime: '2026-02-28T00:00:00.000Z',
+        contactId: `c_${other.contactId}`,
+        organizationId: `o_${other.organizationId}`,
+      },
     ]);
     expect(theirs.meta).toEqual({ nextCursor: null, recordCount: 1 });
     expect((await walk(100)).map((item) => item.id)).not.toContain(theirs.data[0]!.id);

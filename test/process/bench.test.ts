@@ -159,8 +159,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     children.push(hearth);
     const client = createClient({ token });
     const limit = 5;
-    const page = (params: { cursor?: string; lightFilter?: string } = {}) =>
-      listUrl(hearth.url, '/api/v2/contacts', '', { limit: String(limit), ...params });
+    const page = (params: { cursor?: string; lightFilter?: string } = {}) => listUrl(hearth.url, '/api/v2/contacts', '', { limit: String(limit), ...params });
 
     const { queries, body } = await captureQueries(hearth, client, page());
     expect(body.data).toHaveLength(limit);
@@ -257,10 +256,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
 
     // Six requests over two windows: the windows run out and start again, after a reset.
     await resetBulk(database.db, communityId, fixtures);
-    const measured = await compareBulk(client, { hearth: hearthUrl, bare: `${bare.url}/bare-bulk` }, fixtures, () => resetBulk(database.db, communityId, fixtures), {
-      warmup: 1,
-      samples: 2,
-    });
+    const measured = await compareBulk(
+      client,
+      { hearth: hearthUrl, bare: `${bare.url}/bare-bulk` },
+      fixtures,
+      () => resetBulk(database.db, communityId, fixtures),
+      {
+        warmup: 1,
+        samples: 2,
+      },
+    );
     expect([measured.hearth.count, measured.bare.count, measured.resets]).toEqual([2, 2, 2]);
     await resetBulk(database.db, communityId, fixtures);
     client.close();
@@ -268,7 +273,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
 
   it('seeds prospector contacts and runs the prospector figures: the filter lists what its SQL finds', async () => {
     const steps = await seedProspector(database.db, { contacts: PROSPECTS, now: systemClock.now() });
-    expect(Object.fromEntries(steps.map((step) => [step.step, step.rows]))).toEqual({ 'prospector companies': PROSPECTS / 20, 'prospector contacts': PROSPECTS });
+    expect(Object.fromEntries(steps.map((step) => [step.step, step.rows]))).toEqual({
+      'prospector companies': PROSPECTS / 20,
+      'prospector contacts': PROSPECTS,
+    });
     const seeded = await one(sql<{ titled: number; skilled: number; companies: number; matching: number }>`
       select count(*) filter (where title is not null)::int as titled, count(*) filter (where cardinality(skills) > 0)::int as skilled,
              count(distinct company_id)::int as companies,
@@ -286,7 +294,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     const lightFilter = JSON.stringify(PROSPECTOR_FILTER);
     let listed = 0;
     for (let cursor: string | undefined, n = 0; n === 0 || cursor; n++) {
-      const page = await getJson<{ data: unknown[]; meta: { nextCursor: string | null } }>(client, listUrl(hearth.url, '/api/v2/prospector-contacts', '', { lightFilter, limit: '50', cursor }));
+      const page = await getJson<{ data: unknown[]; meta: { nextCursor: string | null } }>(
+        client,
+        listUrl(hearth.url, '/api/v2/prospector-contacts', '', { lightFilter, limit: '50', cursor }),
+      );
       listed += page.data.length;
       cursor = page.meta.nextCursor ?? undefined;
     }
@@ -328,7 +339,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     }
   }, 120_000);
 
-  it("measures the insights job against a bare loop posting the same requests to a local endpoint", async () => {
+  it('measures the insights job against a bare loop posting the same requests to a local endpoint', async () => {
     const lines: string[] = [];
     const measured = await measureInsights({ db: database.db, log: (line) => lines.push(line), size: { contacts: 60, activities: 600, latenciesMs: [0] } });
     expect(measured.figures).toHaveLength(1);
@@ -349,7 +360,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     const hearth = await ServerChild.start('hearth-server.ts', { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' });
     children.push(hearth);
     const contacts = await one(sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${communityId}`);
-    const measured = await measureLeadScores({ db: database.db, services, setup: { communityId, sourceId: Number(source.id), token }, hearth, seconds: 1, rounds: 1, log: () => {} });
+    const measured = await measureLeadScores({
+      db: database.db,
+      services,
+      setup: { communityId, sourceId: Number(source.id), token },
+      hearth,
+      seconds: 1,
+      rounds: 1,
+      log: () => {},
+    });
     const results = measured.results as { job: { scored: number }; summedContacts: number; step: { marked: number } };
     expect(results.job.scored).toBe(contacts.n);
     expect(results.summedContacts).toBeGreaterThan(0);
@@ -360,7 +379,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(left.n).toBe(0);
   }, 180_000);
 
-  it('summarizes samples by nearest rank, and picks the page statement among the request\'s statements', () => {
+  it("summarizes samples by nearest rank, and picks the page statement among the request's statements", () => {
     expect(summarize([5, 1, 4, 2, 3])).toMatchObject({ count: 5, p50: 3, p95: 5 });
     expect([median([3, 1, 2]), median([4, 1, 3, 2])]).toEqual([2, 2.5]);
     const queries = [
@@ -377,7 +396,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     const env = { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' };
     const hearth = await ServerChild.start('hearth-server.ts', env);
     children.push(hearth);
-    const stored = async () => (await one(sql<{ n: number }>`select count(*)::int as n from website_visits where community_id = ${communityId} and source_id = ${sourceId}`)).n;
+    const stored = async () =>
+      (await one(sql<{ n: number }>`select count(*)::int as n from website_visits where community_id = ${communityId} and source_id = ${sourceId}`)).n;
     const before = await stored();
     const lines: string[] = [];
     const { figures, results } = await measureTracker({
@@ -448,8 +468,18 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
         trackDatabase: (made) => databases.push(made),
       });
       const measured = results as {
-        backfill: { activities: number; people: number; profiles: number; connector: { streamsSeconds: number; profilesSeconds: number }; batch: { concurrency: number; perSecond: number; profilesPerSecond: number }[] };
-        receiver: { openLoop: { hearth: { requests: number; errors: number }; bare: { requests: number; errors: number } }[]; closed: { hearth: { requests: number }; bare: { requests: number } }[]; processedWithError: number };
+        backfill: {
+          activities: number;
+          people: number;
+          profiles: number;
+          connector: { streamsSeconds: number; profilesSeconds: number };
+          batch: { concurrency: number; perSecond: number; profilesPerSecond: number }[];
+        };
+        receiver: {
+          openLoop: { hearth: { requests: number; errors: number }; bare: { requests: number; errors: number } }[];
+          closed: { hearth: { requests: number }; bare: { requests: number } }[];
+          processedWithError: number;
+        };
       };
       // 150 stars, 60 issues opened and the 30 even ones closed: every one stored by the connector and by the batch route (checked by the figure).
       expect(measured.backfill.activities).toBe(240);
@@ -464,7 +494,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       expect(measured.receiver.closed[0]!.hearth.requests).toBeGreaterThan(0);
       expect(measured.receiver.closed[0]!.bare.requests).toBeGreaterThan(0);
       expect(measured.receiver.processedWithError).toBe(0);
-      expect(figures.map((figure) => [figure.unit, figure.goal.op])).toEqual([['items/s', '>='], ['items/s', '>='], ['ms', '<='], ['req/s', '>=']]);
+      expect(figures.map((figure) => [figure.unit, figure.goal.op])).toEqual([
+        ['items/s', '>='],
+        ['items/s', '>='],
+        ['ms', '<='],
+        ['req/s', '>='],
+      ]);
       expect(figures.every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
       expect(lines.some((line) => line.includes('streams done'))).toBe(true);
       // Every database the figures made is dropped by them.
@@ -474,7 +509,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     }
   }, 240_000);
 
-  it('runs the first backfill figures: new people into empty databases, Hearth and bare taking every push, and the waits of Hearth\'s database counted', async () => {
+  it("runs the first backfill figures: new people into empty databases, Hearth and bare taking every push, and the waits of Hearth's database counted", async () => {
     const databases: BenchDatabase[] = [];
     const lines: string[] = [];
     try {
@@ -496,7 +531,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       }
       expect(series.hearth8!.waits!.samples).toBeGreaterThan(0);
       expect(series.hearthBatch!.waits!.samples).toBeGreaterThan(0);
-      expect(lines.some((line) => line.includes('what its database\'s sessions did'))).toBe(true);
+      expect(lines.some((line) => line.includes("what its database's sessions did"))).toBe(true);
       // Without a seeded database, its two rows say so; the others are measured.
       expect(figures.filter((figure) => figure.skipped).map((figure) => figure.name)).toEqual([
         'first backfill: single pushes, seeded database, 8 connections, vs bare push',

@@ -26,7 +26,9 @@ describe('hearth on a database it cannot use', () => {
     missing.pathname = '/hearth_no_such_database';
     expectOneLine(
       await processes.run(['token', 'list'], { DATABASE_URL: missing.href }),
-      new RegExp(`^hearth: PostgreSQL at ${server.hostname}:${server.port || 5432} has no database "hearth_no_such_database"\\. Create it \\(createdb hearth_no_such_database\\) or fix the database name in DATABASE_URL\\.\\n$`),
+      new RegExp(
+        `^hearth: PostgreSQL at ${server.hostname}:${server.port || 5432} has no database "hearth_no_such_database"\\. Create it \\(createdb hearth_no_such_database\\) or fix the database name in DATABASE_URL\\.\\n$`,
+      ),
     );
     const closed = await freePort();
     expectOneLine(
@@ -34,14 +36,20 @@ describe('hearth on a database it cannot use', () => {
       new RegExp(`^hearth: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${closed}: the connection was refused\\. Is PostgreSQL running`),
     );
     // `serve` says the same.
-    expectOneLine(await processes.run(['serve'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`, PORT: String(await freePort()) }), /^hearth: cannot connect to PostgreSQL at /);
+    expectOneLine(
+      await processes.run(['serve'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/postgres`, PORT: String(await freePort()) }),
+      /^hearth: cannot connect to PostgreSQL at /,
+    );
   });
 
   it('embedded: a data directory that is a file, a database directory that is damaged', async () => {
     const dir = processes.tempDir();
     const file = path.join(dir, 'not-a-directory');
     fs.writeFileSync(file, 'x');
-    expectOneLine(await processes.run(['token', 'list'], { HEARTH_DATA_DIR: file }), new RegExp(`^hearth: cannot use the data directory ${file}: it \\(or a parent\\) is not a directory\\. Set HEARTH_DATA_DIR`));
+    expectOneLine(
+      await processes.run(['token', 'list'], { HEARTH_DATA_DIR: file }),
+      new RegExp(`^hearth: cannot use the data directory ${file}: it \\(or a parent\\) is not a directory\\. Set HEARTH_DATA_DIR`),
+    );
     const damaged = path.join(dir, 'damaged');
     fs.mkdirSync(path.join(damaged, 'pgdata'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(damaged, 'pgdata', 'PG_VERSION'), 'not a version\n');
@@ -54,10 +62,13 @@ describe('hearth on a database it cannot use', () => {
   });
 
   it('a bad duration in the environment is one line too', async () => {
-    expectOneLine(await processes.run(['jobs'], { HEARTH_DATA_DIR: processes.tempDir(), HEARTH_JOB_LEASE: 'soon' }), /^hearth: HEARTH_JOB_LEASE must be a duration such as 30s, 15m, 1h, 7d or ISO 8601 \(PT1H, P7D\) \(a bare number is seconds\), from 1 s to 1 d; got "soon"\n$/);
+    expectOneLine(
+      await processes.run(['jobs'], { HEARTH_DATA_DIR: processes.tempDir(), HEARTH_JOB_LEASE: 'soon' }),
+      /^hearth: HEARTH_JOB_LEASE must be a duration such as 30s, 15m, 1h, 7d or ISO 8601 \(PT1H, P7D\) \(a bare number is seconds\), from 1 s to 1 d; got "soon"\n$/,
+    );
   });
 
-  it('--help answers without opening a database (here, one that cannot be opened), and `npx hearth --help` is Hearth\'s', async () => {
+  it("--help answers without opening a database (here, one that cannot be opened), and `npx hearth --help` is Hearth's", async () => {
     const help = await processes.run(['--help'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: hearth <command>/);

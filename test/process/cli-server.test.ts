@@ -30,7 +30,7 @@ describe('hearth commands while the embedded server runs', () => {
     expect(socket.mode & 0o777).toBe(0o600);
   });
 
-  it('token create, list and revoke, jobs and audit run in the server; the server\'s API accepts the token at once', { timeout: 120_000 }, async () => {
+  it("token create, list and revoke, jobs and audit run in the server; the server's API accepts the token at once", { timeout: 120_000 }, async () => {
     const created = await hearth('token', 'create', '--scopes', 'contacts:read', '--name', 'through-server', '--json');
     expect(created.code, created.stderr).toBe(0);
     const { token, jti } = JSON.parse(created.stdout) as { token: string; jti: string };
@@ -59,60 +59,74 @@ describe('hearth commands while the embedded server runs', () => {
     expect(server.process.running).toBe(true);
   });
 
-  it('a file named relative to the caller\'s directory is read there (lead-score add)', { timeout: 60_000 }, async () => {
+  it("a file named relative to the caller's directory is read there (lead-score add)", { timeout: 60_000 }, async () => {
     const dir = processes.tempDir();
-    fs.writeFileSync(path.join(dir, 'score.json'), JSON.stringify({ name: 'Engaged', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 2 }] }));
+    fs.writeFileSync(
+      path.join(dir, 'score.json'),
+      JSON.stringify({ name: 'Engaged', entityType: 'contact', weights: [{ activityType: 'starred_repo', weight: 2 }] }),
+    );
     const added = await processes.run(['lead-score', 'add', path.relative(process.cwd(), path.join(dir, 'score.json')), '--json'], env);
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ name: 'Engaged', entityType: 'contact' });
   });
 
-  it('backup while serving, export through the server, restore refused while it runs; after it stops, restore brings the backup back', { timeout: 180_000 }, async () => {
-    const dir = processes.tempDir();
-    const before = JSON.parse((await hearth('token', 'create', '--name', 'in-the-backup', '--json')).stdout) as { jti: string };
-    const file = path.join(dir, 'hearth.backup');
-    const backup = await hearth('backup', file, '--json');
-    expect(backup.code, backup.stderr).toBe(0);
-    expect(JSON.parse(backup.stdout)).toEqual({ file, bytes: fs.statSync(file).size });
-    expect(zlib.gunzipSync(fs.readFileSync(file)).subarray(257, 262).toString('latin1')).toBe('ustar');
-    const after = JSON.parse((await hearth('token', 'create', '--name', 'after-the-backup', '--json')).stdout) as { jti: string };
+  it(
+    'backup while serving, export through the server, restore refused while it runs; after it stops, restore brings the backup back',
+    { timeout: 180_000 },
+    async () => {
+      const dir = processes.tempDir();
+      const before = JSON.parse((await hearth('token', 'create', '--name', 'in-the-backup', '--json')).stdout) as { jti: string };
+      const file = path.join(dir, 'hearth.backup');
+      const backup = await hearth('backup', file, '--json');
+      expect(backup.code, backup.stderr).toBe(0);
+      expect(JSON.parse(backup.stdout)).toEqual({ file, bytes: fs.statSync(file).size });
+      expect(zlib.gunzipSync(fs.readFileSync(file)).subarray(257, 262).toString('latin1')).toBe('ustar');
+      const after = JSON.parse((await hearth('token', 'create', '--name', 'after-the-backup', '--json')).stdout) as { jti: string };
 
-    const exported = await hearth('export', 'contacts');
-    expect(exported.code, exported.stderr).toBe(0);
-    const contacts = exported.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { id: string; primaryEmail: string });
-    expect(contacts).toEqual([expect.objectContaining({ id: 'c_1', primaryEmail: 'admin@hearth.local' })]);
-    expect(exported.stderr).toBe('exporting contacts: 1/1 contacts (100%)\n');
+      const exported = await hearth('export', 'contacts');
+      expect(exported.code, exported.stderr).toBe(0);
+      const contacts = exported.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; primaryEmail: string });
+      expect(contacts).toEqual([expect.objectContaining({ id: 'c_1', primaryEmail: 'admin@hearth.local' })]);
+      expect(exported.stderr).toBe('exporting contacts: 1/1 contacts (100%)\n');
 
-    const refused = await hearth('restore', file);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`The data directory ${dataDir} is in use by another Hearth process (pid ${server.process.pid}, "hearth serve"`);
-    expect(server.process.running).toBe(true);
+      const refused = await hearth('restore', file);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`The data directory ${dataDir} is in use by another Hearth process (pid ${server.process.pid}, "hearth serve"`);
+      expect(server.process.running).toBe(true);
 
-    server.process.kill('SIGTERM');
-    expect((await server.process.waitForExit()).code).toBe(0);
-    expect(fs.existsSync(path.join(dataDir, 'hearth.sock'))).toBe(false);
-    expect(readLock(dataDir)).toBeNull();
+      server.process.kill('SIGTERM');
+      expect((await server.process.waitForExit()).code).toBe(0);
+      expect(fs.existsSync(path.join(dataDir, 'hearth.sock'))).toBe(false);
+      expect(readLock(dataDir)).toBeNull();
 
-    const restored = await hearth('restore', file);
-    expect(restored.code, restored.stderr).toBe(0);
-    expect(restored.stdout).toMatch(new RegExp(`^Restored the embedded database in ${dataDir} from ${file}\\. The database it replaced is in ${dataDir}/pgdata\\.before-restore-`));
-    const tokens = JSON.parse((await hearth('token', 'list', '--json')).stdout) as { jti: string }[];
-    expect(tokens.map((token) => token.jti)).toContain(before.jti);
-    expect(tokens.map((token) => token.jti)).not.toContain(after.jti);
+      const restored = await hearth('restore', file);
+      expect(restored.code, restored.stderr).toBe(0);
+      expect(restored.stdout).toMatch(
+        new RegExp(`^Restored the embedded database in ${dataDir} from ${file}\\. The database it replaced is in ${dataDir}/pgdata\\.before-restore-`),
+      );
+      const tokens = JSON.parse((await hearth('token', 'list', '--json')).stdout) as { jti: string }[];
+      expect(tokens.map((token) => token.jti)).toContain(before.jti);
+      expect(tokens.map((token) => token.jti)).not.toContain(after.jti);
 
-    // Without a server, backup opens the database itself; a file that is no backup is refused, the database kept.
-    const offline = path.join(dir, 'offline.backup');
-    expect((await hearth('backup', offline)).stdout).toMatch(new RegExp(`^Backed up the embedded database to ${offline} \\(\\d+\\.\\d MB\\)\\.\\n$`));
-    const junk = path.join(dir, 'junk');
-    fs.writeFileSync(junk, 'not a backup');
-    const bad = await hearth('restore', junk);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain(`hearth: ${junk} is not a backup made by \`hearth backup\``);
-    expect((JSON.parse((await hearth('token', 'list', '--json')).stdout) as unknown[]).length).toBe(tokens.length);
-  });
+      // Without a server, backup opens the database itself; a file that is no backup is refused, the database kept.
+      const offline = path.join(dir, 'offline.backup');
+      expect((await hearth('backup', offline)).stdout).toMatch(new RegExp(`^Backed up the embedded database to ${offline} \\(\\d+\\.\\d MB\\)\\.\\n$`));
+      const junk = path.join(dir, 'junk');
+      fs.writeFileSync(junk, 'not a backup');
+      const bad = await hearth('restore', junk);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`hearth: ${junk} is not a backup made by \`hearth backup\``);
+      expect((JSON.parse((await hearth('token', 'list', '--json')).stdout) as unknown[]).length).toBe(tokens.length);
+    },
+  );
 
   it('PostgreSQL: restore points to pg_restore, without touching the server', async () => {
     const restore = await processes.run(['restore', 'x'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
-    expect(restore.stderr).toBe('hearth: hearth restore is for the embedded database; for PostgreSQL use pg_dump and pg_restore (README: Backups)\nRun `hearth --help` for usage.\n');
+    expect(restore.stderr).toBe(
+      'hearth: hearth restore is for the embedded database; for PostgreSQL use pg_dump and pg_restore (README: Backups)\nRun `hearth --help` for usage.\n',
+    );
   });
 });

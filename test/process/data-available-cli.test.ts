@@ -81,7 +81,11 @@ describe('file sources through a real server, and `hearth jobs`', () => {
 
     const human = await processes.run(['jobs', '--status', 'completed'], env);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^JOB +COMMUNITY +KIND +STATUS +ATTEMPTS +CREATED +FINISHED +OUTCOME\\n${jobId}\\s+com_1\\s+source\\.import\\s+completed\\s+1/5\\s+\\S+\\s+\\S+\\s+\\{.*"name":"people\\.jsonl"`));
+    expect(human.stdout).toMatch(
+      new RegExp(
+        `^JOB +COMMUNITY +KIND +STATUS +ATTEMPTS +CREATED +FINISHED +OUTCOME\\n${jobId}\\s+com_1\\s+source\\.import\\s+completed\\s+1/5\\s+\\S+\\s+\\S+\\s+\\{.*"name":"people\\.jsonl"`,
+      ),
+    );
     const none = await processes.run(['jobs', '--status', 'queued', '--json'], env);
     expect(JSON.parse(none.stdout)).toEqual([]);
 

@@ -22,9 +22,7 @@ interface LogLine {
 
 /** The server's JSON log lines (complete lines only: the output may end in the middle of one). */
 function logLines(lines: string[]): LogLine[] {
-  return lines
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LogLine);
+  return lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as LogLine);
 }
 
 type Outcome = { status: number; body: unknown } | { error: string };
@@ -70,8 +68,7 @@ describe('SIGTERM', () => {
     const token = /^ {2}Token: +(\S+)$/m.exec(server.process.stdout)?.[1];
     expect(token).toBeDefined();
     const log = () => logLines(server.process.lines());
-    const waitForLog = (what: string, found: (line: LogLine) => boolean) =>
-      server.process.waitFor(() => (log().some(found) ? true : undefined), what);
+    const waitForLog = (what: string, found: (line: LogLine) => boolean) => server.process.waitFor(() => (log().some(found) ? true : undefined), what);
 
     // A request certainly in flight when SIGTERM arrives: taken in, its body only half sent.
     const upload = slowUpload(new URL(`${server.url}/api/v2/admin/sources`), token!, JSON.stringify({ name: 'Sent during shutdown' }));
@@ -135,8 +132,7 @@ describe.each(ENGINES)('SIGTERM with a grace period (%s)', (engine) => {
       const token = /^ {2}Token: +(\S+)$/m.exec(server.process.stdout)?.[1];
       expect(token).toBeDefined();
       const log = () => logLines(server.process.lines());
-      const waitForLog = (what: string, found: (line: LogLine) => boolean) =>
-        server.process.waitFor(() => (log().some(found) ? true : undefined), what);
+      const waitForLog = (what: string, found: (line: LogLine) => boolean) => server.process.waitFor(() => (log().some(found) ? true : undefined), what);
 
       // The metrics port of a serving process: every community, the process's own figures, no token.
       const announced = await server.process.waitForLine(/^Metrics \(Prometheus, every community, no token\): (\S+)$/);

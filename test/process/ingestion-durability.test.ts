@@ -109,7 +109,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('concurrent pushes from two serv
     }
     // A fixed shuffle (seeded), so a failure can be replayed.
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = pushes.length - 1; i > 0; i--) {
       const j = Math.floor(random() * (i + 1));
       [pushes[i], pushes[j]] = [pushes[j]!, pushes[i]!];

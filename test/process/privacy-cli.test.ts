@@ -45,6 +45,8 @@ describe('removal requests through a real server and `hearth privacy list`', () 
 
     const human = await processes.run(['privacy', 'list', '--community', 'com_1'], env);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(/^REQUEST +COMMUNITY +STATUS +EMAIL +REQUESTED +DEADLINE +COMPLETED +ERASED\n\d+\s+com_1\s+completed\s+\(erased\)\s+\S+\s+\S+\s+\S+\s+contacts=0 /);
+    expect(human.stdout).toMatch(
+      /^REQUEST +COMMUNITY +STATUS +EMAIL +REQUESTED +DEADLINE +COMPLETED +ERASED\n\d+\s+com_1\s+completed\s+\(erased\)\s+\S+\s+\S+\s+\S+\s+contacts=0 /,
+    );
   });
 });

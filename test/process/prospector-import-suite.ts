@@ -59,13 +59,20 @@ export function describeProspectorImport(engine: Engine) {
       return response.body as Listed;
     }
 
-    const nameStarts = (prefix: string) => JSON.stringify({ type: 'and', clauses: [{ type: 'stringFilter', field: 'name', params: { op: 'startsWith', value: prefix } }] });
+    const nameStarts = (prefix: string) =>
+      JSON.stringify({ type: 'and', clauses: [{ type: 'stringFilter', field: 'name', params: { op: 'startsWith', value: prefix } }] });
 
     it('imports companies and contacts from JSON Lines and CSV, as the import API stores them', { timeout: 240_000 }, async () => {
       const companies = write(
         'companies.jsonl',
         jsonl([
-          { domain: 'https://www.initech.com/', name: 'Initech', employees: 420, technologies: ['postgresql', 'Kubernetes'], location: { city: 'Austin', countryCode: 'us' } },
+          {
+            domain: 'https://www.initech.com/',
+            name: 'Initech',
+            employees: 420,
+            technologies: ['postgresql', 'Kubernetes'],
+            location: { city: 'Austin', countryCode: 'us' },
+          },
           { primaryWebsite: 'https://globex.com', name: 'Globex', industry: 'naics_513210' },
         ]),
       );
@@ -79,7 +86,13 @@ export function describeProspectorImport(engine: Engine) {
       const contacts = write(
         'contacts.jsonl',
         jsonl([
-          { linkedInHandle: 'https://www.linkedin.com/in/Jane-Doe/', fullName: 'Jane Doe', title: 'VP Engineering', skills: ['Go', 'Kubernetes'], companyDomain: 'initech.com' },
+          {
+            linkedInHandle: 'https://www.linkedin.com/in/Jane-Doe/',
+            fullName: 'Jane Doe',
+            title: 'VP Engineering',
+            skills: ['Go', 'Kubernetes'],
+            companyDomain: 'initech.com',
+          },
           { linkedInHandle: 'peter-gibbons', fullName: 'Peter Gibbons', companyDomain: 'www.initech.com' },
         ]),
       );
@@ -119,9 +132,20 @@ export function describeProspectorImport(engine: Engine) {
         // Empty cells are fields left out: an object all of whose cells are empty too.
         expect(found.data[1]).toMatchObject({ employees: null, technologies: [], location: null, revenueRange: null });
         expect(found.data[2]).toMatchObject({ employees: 420, technologies: ['PostgreSQL', 'Kubernetes'] });
-        const people = await list(server, 'prospector-contacts', { cols: 'linkedInHandle,title,skills,companyName,linkedInFollowerCount,location', sort: 'name', limit: '10' });
+        const people = await list(server, 'prospector-contacts', {
+          cols: 'linkedInHandle,title,skills,companyName,linkedInFollowerCount,location',
+          sort: 'name',
+          limit: '10',
+        });
         expect(people.data).toEqual([
-          expect.objectContaining({ name: 'Alice Wesker', linkedInHandle: 'alice-wesker', title: 'Head of\nResearch', skills: ['Biology', 'Chemistry'], companyName: 'Umbrella, Inc.', linkedInFollowerCount: 77 }),
+          expect.objectContaining({
+            name: 'Alice Wesker',
+            linkedInHandle: 'alice-wesker',
+            title: 'Head of\nResearch',
+            skills: ['Biology', 'Chemistry'],
+            companyName: 'Umbrella, Inc.',
+            linkedInFollowerCount: 77,
+          }),
           expect.objectContaining({ name: 'Jane Doe', linkedInHandle: 'jane-doe', skills: ['Go', 'Kubernetes'], companyName: 'Initech' }),
           expect.objectContaining({ name: 'Peter Gibbons', companyName: 'Initech' }),
         ]);
@@ -143,9 +167,7 @@ export function describeProspectorImport(engine: Engine) {
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe('');
       expect(refused.stderr).toMatch(/^checking: 5\/5 lines \(100%\)\nhearth: prospector import refused: 4 faults in /);
-      expect(refused.stderr).toContain(
-        '  line 3: not JSON (',
-      );
+      expect(refused.stderr).toContain('  line 3: not JSON (');
       expect(refused.stderr).toContain(
         '  line 4: field "employees" must be integer\n' +
           '  line 5: domain "bad-one.com" is also that of line 1\n' +
@@ -169,12 +191,16 @@ export function describeProspectorImport(engine: Engine) {
     it('an import killed part way continues from its last committed chunk when run again', { timeout: 240_000 }, async () => {
       const count = 12_000;
       const lines: string[] = [];
-      for (let index = 1; index <= count; index++) lines.push(JSON.stringify({ domain: `kill-${index}.com`, name: `Kill ${index}`, employees: index, technologies: index % 2 ? ['PostgreSQL'] : [] }));
+      for (let index = 1; index <= count; index++)
+        lines.push(JSON.stringify({ domain: `kill-${index}.com`, name: `Kill ${index}`, employees: index, technologies: index % 2 ? ['PostgreSQL'] : [] }));
       const file = write('big.jsonl', `${lines.join('\n')}\n`);
 
       const first = processes.spawn(['prospector', 'import', file], env);
       const committed = await first.waitFor(() => {
-        const done = first.lines('stderr').map((line) => /^importing: (\d+)\//.exec(line)?.[1]).filter(Boolean);
+        const done = first
+          .lines('stderr')
+          .map((line) => /^importing: (\d+)\//.exec(line)?.[1])
+          .filter(Boolean);
         return done.length >= 2 ? Number(done[done.length - 1]) : undefined;
       }, 'two chunks committed');
       first.kill('SIGKILL');
@@ -189,7 +215,17 @@ export function describeProspectorImport(engine: Engine) {
       // Its progress starts past what was committed, not at 0.
       expect(second.stderr).toMatch(new RegExp(`^importing: ${resumedAfter + 1000}/${count} lines`, 'm'));
       expect(second.stderr).not.toMatch(/^importing: 1000\//m);
-      expect(JSON.parse(second.stdout)).toEqual({ kind: 'companies', file, format: 'jsonl', records: count, added: count, changed: 0, unchanged: 0, chunks: count / 1000, resumedAfterLine: resumedAfter });
+      expect(JSON.parse(second.stdout)).toEqual({
+        kind: 'companies',
+        file,
+        format: 'jsonl',
+        records: count,
+        added: count,
+        changed: 0,
+        unchanged: 0,
+        chunks: count / 1000,
+        resumedAfterLine: resumedAfter,
+      });
 
       // Done: a third run is a new import of the same file, which finds every record there already.
       const third = await hearth('prospector', 'import', file, '--json');
@@ -211,7 +247,11 @@ export function describeProspectorImport(engine: Engine) {
       await first.waitForLine(/^importing: 1000\//, { stream: 'stderr' });
       first.kill('SIGINT');
       expect(await first.exited).toEqual({ code: 130, signal: null });
-      const stopped = Number(/^hearth: prospector import interrupted: (\d+) companies imported through line \1; run the same command again to continue from there\.$/m.exec(first.stderr)?.[1]);
+      const stopped = Number(
+        /^hearth: prospector import interrupted: (\d+) companies imported through line \1; run the same command again to continue from there\.$/m.exec(
+          first.stderr,
+        )?.[1],
+      );
       expect(stopped % 1000).toBe(0);
       expect(stopped).toBeLessThan(count);
 

@@ -24,7 +24,9 @@ describe('`hearth user` and the first-run sign-in link', () => {
     expect(added.code, added.stderr).toBe(0);
     const { signInLink } = JSON.parse(added.stdout) as { signInLink: string };
     const listed = await processes.run(['user', 'list'], env);
-    expect(listed.stdout).toMatch(/^ID\s+NAME\s+EMAIL\s+ROLE\s+PASSWORD\nu_1\s+Admin\s+admin@hearth\.local\s+admin\s+not yet\nu_2\s+Mia\s+mia@example\.org\s+admin\s+not yet\n$/);
+    expect(listed.stdout).toMatch(
+      /^ID\s+NAME\s+EMAIL\s+ROLE\s+PASSWORD\nu_1\s+Admin\s+admin@hearth\.local\s+admin\s+not yet\nu_2\s+Mia\s+mia@example\.org\s+admin\s+not yet\n$/,
+    );
     const reset = await processes.run(['user', 'reset-password', 'mia@example.org', '--json'], env);
     expect(reset.code, reset.stderr).toBe(0);
 
@@ -34,7 +36,10 @@ describe('`hearth user` and the first-run sign-in link', () => {
     const mia = await signIn((JSON.parse(reset.stdout) as { signInLink: string }).signInLink, server.url);
     expect(mia.status).toBe(201);
     // A token Mia makes in the console is hers: removing her below revokes it.
-    const session = { cookie: String(mia.headers.get('set-cookie')).split(';')[0]!, 'x-csrf-token': (mia.body as { data: { csrfToken: string } }).data.csrfToken };
+    const session = {
+      cookie: String(mia.headers.get('set-cookie')).split(';')[0]!,
+      'x-csrf-token': (mia.body as { data: { csrfToken: string } }).data.csrfToken,
+    };
     const made = await call(`${server.url}/api/v2/admin/tokens`, { method: 'POST', headers: session, body: { name: 'mia’s export' } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const { token, jti } = (made.body as { data: { token: string; jti: string } }).data;

@@ -22,9 +22,22 @@ describe('hearth webhook', () => {
 
     const added = await run('add', '--url', 'https://hooks.example.org/crm', '--events', 'contact.created,activity.created', '--json');
     expect(added.code, added.stderr).toBe(0);
-    expect(added.json()).toMatchObject({ id: 'wh_1', events: ['contact.created', 'activity.created'], enabled: true, secret: expect.stringMatching(/^whsec_/) });
-    const filtered = await run('add', '--url', 'https://hooks.example.org/talks', '--events', 'activity.created', '--filter',
-      '{"type":"and","clauses":[{"type":"stringListFilter","field":"type","params":{"op":"any","value":["commented_replied"]}}]}', '--json');
+    expect(added.json()).toMatchObject({
+      id: 'wh_1',
+      events: ['contact.created', 'activity.created'],
+      enabled: true,
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const filtered = await run(
+      'add',
+      '--url',
+      'https://hooks.example.org/talks',
+      '--events',
+      'activity.created',
+      '--filter',
+      '{"type":"and","clauses":[{"type":"stringListFilter","field":"type","params":{"op":"any","value":["commented_replied"]}}]}',
+      '--json',
+    );
     expect(filtered.json()).toMatchObject({ id: 'wh_2', filterEntity: 'activity' });
 
     const listed = await run('list');
@@ -54,7 +67,9 @@ describe('hearth webhook', () => {
     const missing = await run('replay', 'wh_1');
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/--since/);
-    expect((await run('replay', 'wh_1', '--since', 'last week')).stderr).toMatch(/--since must be an ISO 8601 date, date-time with offset .* or duration back from now/);
+    expect((await run('replay', 'wh_1', '--since', 'last week')).stderr).toMatch(
+      /--since must be an ISO 8601 date, date-time with offset .* or duration back from now/,
+    );
 
     const served = await run('list');
     server.process.kill('SIGTERM');

@@ -88,7 +88,8 @@ describe.each<Engine>(['pglite', 'postgres'])('webhook deliveries survive kill -
       const listed = await call(`${second.url}/api/v2/admin/webhooks/${webhookId}/deliveries?limit=100`, { token });
       return (listed.body as { data: { status: string; attempts: number }[] }).data;
     };
-    while ((await settled()).some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await settled()).some((delivery) => delivery.status !== 'delivered') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     const deliveries = await settled();
     expect(deliveries).toHaveLength(CONTACTS);
     expect(deliveries.every((delivery) => delivery.status === 'delivered')).toBe(true);

@@ -26,8 +26,17 @@ describe.each(ENGINES)('hearth connector (%s)', (engine) => {
   async function hearth(sub: string, args: string[], values: Invocation['values'] = {}, stdin?: string) {
     let stdout = '';
     let err = '';
-    const terminal: Terminal = { out: async (text) => void (stdout += text), err: (text) => void (err += text), errIsTTY: false, cwd: dir, onInterrupt: () => () => undefined };
-    const code = await runCommand({ name: 'connector', sub, args, values, ...(stdin === undefined ? {} : { stdin }) }, { services: t.services, database: t.db.database, terminal });
+    const terminal: Terminal = {
+      out: async (text) => void (stdout += text),
+      err: (text) => void (err += text),
+      errIsTTY: false,
+      cwd: dir,
+      onInterrupt: () => () => undefined,
+    };
+    const code = await runCommand(
+      { name: 'connector', sub, args, values, ...(stdin === undefined ? {} : { stdin }) },
+      { services: t.services, database: t.db.database, terminal },
+    );
     return { code, stdout, err };
   }
 

@@ -32,7 +32,8 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
         // Commas and quotes, and text a spreadsheet would run as a formula, for the CSV.
         // And text that a spreadsheet splitting rows on semicolons or tabs would cut into a formula.
         const fullName =
-          { 7: 'Quote "Q", Esq. Jr', 8: '=HYPERLINK("https://evil.example","Click")', 9: '@SUM(1,2)', 11: 'x;=1+1', 12: 'Semi; "=HYPERLINK(1)";-5' }[n] ?? `User ${n}`;
+          { 7: 'Quote "Q", Esq. Jr', 8: '=HYPERLINK("https://evil.example","Click")', 9: '@SUM(1,2)', 11: 'x;=1+1', 12: 'Semi; "=HYPERLINK(1)";-5' }[n] ??
+          `User ${n}`;
         return { id: `u-${n}`, fullName, email: `user${n}@example.org`, ...(n === 9 ? { titleAtCompany: '-5' } : {}) };
       });
       const response = await t.send('POST', `/community/v1/source/${t.sourceId}/users`, users);
@@ -45,7 +46,8 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
       ...(n === 3 ? { content: 'Tabbed\t@SUM(1,2)\tthen\n=cmd' } : {}),
     }));
     expect((await t.send('POST', `/community/v1/source/${t.sourceId}/activities`, activities)).statusCode).toBe(202);
-    for (const domain of ['acme.com', 'globex.com']) expect((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain })).statusCode).toBe(200);
+    for (const domain of ['acme.com', 'globex.com'])
+      expect((await t.send('POST', `/community/v1/source/${t.sourceId}/organization`, { domain })).statusCode).toBe(200);
   });
   afterAll(async () => {
     await t?.close();
@@ -75,24 +77,38 @@ describe.each(ENGINES)('hearth export (%s)', (engine) => {
   it('contacts as JSON Lines: what the API lists with every column, in ID order, written page by page, progress on stderr', async () => {
     const result = await exportOf('contacts');
     expect(result.code).toBe(0);
-    const records = result.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const records = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(records).toHaveLength(USERS + 1);
     // Written as read: one write per page of 1,000, never the whole list at once.
     expect(result.out).toHaveLength(2);
     const first = records.find((record) => record.primaryEmail === 'user0@example.org')!;
-    expect(first).toMatchObject({ fullName: 'User 0', customFields: {}, recentActivities: expect.any(Array), url: expect.stringMatching(/\/contacts\/c_\d+$/) });
+    expect(first).toMatchObject({
+      fullName: 'User 0',
+      customFields: {},
+      recentActivities: expect.any(Array),
+      url: expect.stringMatching(/\/contacts\/c_\d+$/),
+    });
     expect(records).toEqual(await listed('/api/v2/contacts', `${CONTACT_LIST_COLS.optIn.join(',')},cf_*`));
     expect(result.err).toBe(`exporting contacts: 1000/${USERS + 1} contacts (83%)\nexporting contacts: ${USERS + 1}/${USERS + 1} contacts (100%)\n`);
   });
 
   it('organizations and activities, JSON Lines and CSV to a file; the CSV has a header row and quotes what needs it', async () => {
     const organizations = await exportOf('organizations');
-    const orgs = organizations.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { primaryDomain: string });
+    const orgs = organizations.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { primaryDomain: string });
     expect(orgs.map((org) => org.primaryDomain).sort()).toEqual(expect.arrayContaining(['acme.com', 'globex.com']));
     expect(orgs).toEqual(await listed('/api/v2/organizations', `${ORGANIZATION_LIST_COLS.optIn.join(',')},cf_*`));
 
     const activities = await exportOf('activities', { format: 'jsonl' });
-    const exported = activities.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const exported = activities.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(exported).toHaveLength(30);
     expect(exported).toEqual(await listed('/api/v2/activities', ACTIVITY_LIST_COLS.optIn.join(','), 'id'));
 

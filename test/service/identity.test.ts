@@ -39,7 +39,7 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
     return row.id;
   }
 
-  it('knows nobody at first, then finds the contact by the sender\'s ID or by an identity', async () => {
+  it("knows nobody at first, then finds the contact by the sender's ID or by an identity", async () => {
     const person = { externalId: 'u-1', identities: [ada] };
     expect(await inTransaction((trx) => resolvePerson(trx, origin, person))).toEqual({ kind: 'unknown' });
     const contactId = await newContact('Ada', new Date('2026-01-01T00:00:00Z'));
@@ -70,9 +70,18 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
       .where('community_id', '=', t.communityId)
       .where('merged_id', '=', newer)
       .executeTakeFirstOrThrow();
-    expect(merge).toEqual({ survivorId: older, reason: expect.stringContaining('grace@example.org'), identityType: 'email', identityValue: 'grace@example.org' });
+    expect(merge).toEqual({
+      survivorId: older,
+      reason: expect.stringContaining('grace@example.org'),
+      identityType: 'email',
+      identityValue: 'grace@example.org',
+    });
     // The merged contact's identities and profile moved: both now lead to the survivor.
-    expect(await inTransaction((trx) => resolvePerson(trx, origin, { externalId: 'g-new', identities: [] }))).toEqual({ kind: 'known', contactId: older, merged: [] });
+    expect(await inTransaction((trx) => resolvePerson(trx, origin, { externalId: 'g-new', identities: [] }))).toEqual({
+      kind: 'known',
+      contactId: older,
+      merged: [],
+    });
     const left = await t.services.db.selectFrom('contacts').select('id').where('community_id', '=', t.communityId).where('id', '=', newer).execute();
     expect(left).toEqual([]);
   });

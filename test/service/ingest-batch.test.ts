@@ -130,45 +130,95 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
     const c = t.communityId;
     const source = (id: number | null) => (id === null ? null : sources.indexOf(Number(id)));
     const identities = await db.selectFrom('contact_identities').select(['type', 'value', 'contact_id', 'source_id']).where('community_id', '=', c).execute();
-    const profiles = await db.selectFrom('source_profiles').select(['source_id', 'external_id', 'contact_id', 'fields']).where('community_id', '=', c).execute();
+    const profiles = await db
+      .selectFrom('source_profiles')
+      .select(['source_id', 'external_id', 'contact_id', 'fields'])
+      .where('community_id', '=', c)
+      .execute();
     const keyOf = new Map<number, string[]>();
     const add = (contactId: number, key: string) => keyOf.set(Number(contactId), [...(keyOf.get(Number(contactId)) ?? []), key]);
     for (const row of identities) add(row.contact_id, `${row.type}:${row.value}`);
     for (const row of profiles) add(row.contact_id, `profile:${source(row.source_id)}:${row.external_id}`);
     const contactKey = (id: number | null) => (id === null ? null : (keyOf.get(Number(id)) ?? [`bare:${id}`]).sort().join(' '));
 
-    const organizations = await db.selectFrom('organizations').select(['id', 'name', 'primary_domain', 'member_count', 'source_id']).where('community_id', '=', c).execute();
+    const organizations = await db
+      .selectFrom('organizations')
+      .select(['id', 'name', 'primary_domain', 'member_count', 'source_id'])
+      .where('community_id', '=', c)
+      .execute();
     const domainOf = new Map(organizations.map((o) => [Number(o.id), o.primary_domain]));
     const contacts = await db
       .selectFrom('contacts')
       .select([
-        'id', 'name', 'full_name', 'primary_email', 'title', 'company_name', 'company_website', 'organization_id', 'city', 'region',
-        'country', 'country_code', 'world_region', 'raw_location', 'phone_numbers', 'activity_count_all', 'first_activity_at',
-        'latest_activity_at', 'anonymized_at',
+        'id',
+        'name',
+        'full_name',
+        'primary_email',
+        'title',
+        'company_name',
+        'company_website',
+        'organization_id',
+        'city',
+        'region',
+        'country',
+        'country_code',
+        'world_region',
+        'raw_location',
+        'phone_numbers',
+        'activity_count_all',
+        'first_activity_at',
+        'latest_activity_at',
+        'anonymized_at',
       ])
       .where('community_id', '=', c)
       .execute();
     const activities = await db
       .selectFrom('activities')
-      .select(['id', 'source_id', 'activity_type', 'external_id', 'contact_id', 'activity_time', 'title', 'content', 'content_type', 'sentiment', 'parent_id', 'sub_source_id'])
+      .select([
+        'id',
+        'source_id',
+        'activity_type',
+        'external_id',
+        'contact_id',
+        'activity_time',
+        'title',
+        'content',
+        'content_type',
+        'sentiment',
+        'parent_id',
+        'sub_source_id',
+      ])
       .where('community_id', '=', c)
       .execute();
     const activityKey = new Map(activities.map((a) => [Number(a.id), `${source(a.source_id)}/${a.activity_type}/${a.external_id}`]));
-    const subSources = new Map((await db.selectFrom('sub_sources').select(['id', 'name']).where('community_id', '=', c).execute()).map((s) => [Number(s.id), s.name]));
+    const subSources = new Map(
+      (await db.selectFrom('sub_sources').select(['id', 'name']).where('community_id', '=', c).execute()).map((s) => [Number(s.id), s.name]),
+    );
     const topics = await sql<{ activity_id: number; name: string }>`
       select t.activity_id, p.name from activity_topics t join topics p on p.community_id = t.community_id and p.id = t.topic_id
       where t.community_id = ${c}`.execute(db);
     const tags = await sql<{ entity_type: string; entity_id: number; name: string }>`
       select a.entity_type, a.entity_id, g.name from tag_assignments a join tags g on g.community_id = a.community_id and g.id = a.tag_id
       where a.community_id = ${c}`.execute(db);
-    const locations = await db.selectFrom('locations').select(['type', 'name', 'member_count']).where('community_id', '=', c).where('member_count', '<>', 0).execute();
+    const locations = await db
+      .selectFrom('locations')
+      .select(['type', 'name', 'member_count'])
+      .where('community_id', '=', c)
+      .where('member_count', '<>', 0)
+      .execute();
     const merges = await db.selectFrom('contact_merges').select(['survivor_id', 'reason']).where('community_id', '=', c).execute();
     const audit = await sql<{ operation: string; count: number }>`
       select operation, count(*)::int as count from audit_log where community_id = ${c} group by operation`.execute(db);
 
     const sorted = <T>(list: T[]) => list.map((entry) => JSON.stringify(entry)).sort();
     return {
-      contacts: sorted(contacts.map(({ id, organization_id, ...fields }) => ({ key: contactKey(id), organization: organization_id === null ? null : domainOf.get(Number(organization_id)), ...fields }))),
+      contacts: sorted(
+        contacts.map(({ id, organization_id, ...fields }) => ({
+          key: contactKey(id),
+          organization: organization_id === null ? null : domainOf.get(Number(organization_id)),
+          ...fields,
+        })),
+      ),
       profiles: sorted(profiles.map((p) => ({ source: source(p.source_id), id: p.external_id, contact: contactKey(p.contact_id), fields: p.fields }))),
       organizations: sorted(organizations.map(({ id: _id, source_id, ...o }) => ({ ...o, source: source(source_id) }))),
       activities: sorted(
@@ -185,7 +235,13 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
         })),
       ),
       topics: sorted(topics.rows.map((row) => [activityKey.get(Number(row.activity_id)), row.name])),
-      tags: sorted(tags.rows.map((row) => [row.entity_type, row.entity_type === 'activity' ? activityKey.get(Number(row.entity_id)) : contactKey(row.entity_id), row.name])),
+      tags: sorted(
+        tags.rows.map((row) => [
+          row.entity_type,
+          row.entity_type === 'activity' ? activityKey.get(Number(row.entity_id)) : contactKey(row.entity_id),
+          row.name,
+        ]),
+      ),
       locations: sorted(locations),
       merges: sorted(merges.map((m) => [contactKey(m.survivor_id), m.reason.replace(/source \d+/g, 'source')])),
       audit: sorted(audit.rows),
@@ -203,16 +259,14 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
     const expected = [];
     for (let at = 0; at < reference.length; at += 100) {
       const chunk = reference.slice(at, at + 100);
-      expected.push(
-        ...(await one.services.db.transaction().execute((trx) => ingestOneByOne(trx, chunk))),
-      );
+      expected.push(...(await one.services.db.transaction().execute((trx) => ingestOneByOne(trx, chunk))));
     }
 
     const items = await itemsOf(batched, batchedSources, pushes);
     const queue = createIngestionQueue({ db: batched.services.db });
     const r = random(7);
     const outcomes = [];
-    for (let at = 0; at < items.length; ) {
+    for (let at = 0; at < items.length;) {
       const size = r.pick([1, 2, 3, 7, 30, 120, 400]);
       outcomes.push(...(await queue.submit(batched.communityId, items.slice(at, at + size))));
       at += size;

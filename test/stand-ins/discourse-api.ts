@@ -120,7 +120,9 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
   let nextId = topicCount * perTopic + 1;
 
   const userRef = (id: number) =>
-    id === SYSTEM.id ? { ...SYSTEM } : { id, username: `member${id}`, name: `Member ${id}`, avatar_template: `/user_avatar/${host}/member${id}/{size}/${id}_2.png` };
+    id === SYSTEM.id
+      ? { ...SYSTEM }
+      : { id, username: `member${id}`, name: `Member ${id}`, avatar_template: `/user_avatar/${host}/member${id}/{size}/${id}_2.png` };
   const userIdByName = (username: string): number | null => {
     if (username.toLowerCase() === 'system') return SYSTEM.id;
     const match = /^member(\d+)$/i.exec(username);
@@ -188,7 +190,21 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
     const f = facts(id);
     if (!f) throw new Error(`the stand-in forum has no post ${id}`);
     const post = listedPost(f);
-    for (const hidden of ['can_edit', 'can_delete', 'can_recover', 'can_see_hidden_post', 'can_wiki', 'actions_summary', 'can_view_edit_history', 'yours', 'badges_granted', 'flair_url', 'flair_bg_color', 'flair_color', 'readers_count']) {
+    for (const hidden of [
+      'can_edit',
+      'can_delete',
+      'can_recover',
+      'can_see_hidden_post',
+      'can_wiki',
+      'actions_summary',
+      'can_view_edit_history',
+      'yours',
+      'badges_granted',
+      'flair_url',
+      'flair_bg_color',
+      'flair_color',
+      'readers_count',
+    ]) {
       delete post[hidden];
     }
     return Object.assign(post, {
@@ -282,9 +298,14 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       fault.times = (fault.times ?? 1) - 1;
       if (fault.times <= 0) faults.splice(faults.indexOf(fault), 1);
       const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
-      const body = fault.status === 429
-        ? { errors: ['You’ve performed this action too many times. Please wait a few seconds before trying again.'], error_type: 'rate_limit', extras: { wait_seconds: fault.retryAfter ?? 10 } }
-        : { errors: ['Internal Server Error'] };
+      const body =
+        fault.status === 429
+          ? {
+              errors: ['You’ve performed this action too many times. Please wait a few seconds before trying again.'],
+              error_type: 'rate_limit',
+              extras: { wait_seconds: fault.retryAfter ?? 10 },
+            }
+          : { errors: ['Internal Server Error'] };
       return send(response, fault.status, body, headers);
     }
 
@@ -327,10 +348,18 @@ export async function startDiscourseStandIn(options: DiscourseStandInOptions = {
       for (let id = topicCount - page * perPage; id >= 1 && topics.length < perPage; id--) topics.push(topicListItem(id));
       const more = (page + 1) * perPage < topicCount;
       const users = [...new Set(topics.map((t) => topicAuthor(t.id as number)))].map(userRef);
-      return send(response, 200, Object.assign(shape('/latest.json'), {
-        users,
-        topic_list: Object.assign(shape('/latest.json', 'topic_list'), { per_page: perPage, topics, more_topics_url: more ? `/latest?page=${page + 1}` : undefined }),
-      }));
+      return send(
+        response,
+        200,
+        Object.assign(shape('/latest.json'), {
+          users,
+          topic_list: Object.assign(shape('/latest.json', 'topic_list'), {
+            per_page: perPage,
+            topics,
+            more_topics_url: more ? `/latest?page=${page + 1}` : undefined,
+          }),
+        }),
+      );
     }
     if ((match = /^\/t\/(?:[^/]+\/)?(\d+)\.json$/.exec(path))) {
       const topicId = Number(match[1]);

@@ -122,7 +122,8 @@ interface PendingFault {
  * Record kinds a delivery can be made of. 'discussion' is discussion `index` as a delivery names it, and
  * 'discussion-comment' the first comment of discussion `index`.
  */
-export type StandInRecordKind = 'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release' | 'discussion' | 'discussion-comment';
+export type StandInRecordKind =
+  'stargazer' | 'fork' | 'issue' | 'closer' | 'issue-comment' | 'pull' | 'review' | 'review-comment' | 'release' | 'discussion' | 'discussion-comment';
 
 export interface GitHubStandIn {
   /** The API root to put in settings.apiUrl. */
@@ -423,7 +424,12 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   }
 
   /** One page of a list of `count` records (given ascending by index), in the asked direction, with its Link header. */
-  function pageOf(url: URL, indexes: { count: number; at: (position: number) => number }, make: (index: number) => Json, descending: boolean): { items: Json[]; link: string } | null {
+  function pageOf(
+    url: URL,
+    indexes: { count: number; at: (position: number) => number },
+    make: (index: number) => Json,
+    descending: boolean,
+  ): { items: Json[]; link: string } | null {
     const perPage = Math.min(100, Math.max(1, Number(url.searchParams.get('per_page') ?? 30)));
     const page = Math.max(1, Number(url.searchParams.get('page') ?? 1));
     const pages = Math.max(1, Math.min(Math.ceil(indexes.count / perPage), options.pageLimit ?? Infinity));
@@ -437,10 +443,7 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
       next.searchParams.set('page', String(n));
       return `<${origin}${next.pathname}${next.search}>; rel="${rel}"`;
     };
-    const links = [
-      ...(page < pages ? [link(page + 1, 'next'), link(pages, 'last')] : []),
-      ...(page > 1 ? [link(1, 'first'), link(page - 1, 'prev')] : []),
-    ];
+    const links = [...(page < pages ? [link(page + 1, 'next'), link(pages, 'last')] : []), ...(page > 1 ? [link(1, 'first'), link(page - 1, 'prev')] : [])];
     return { items, link: links.join(', ') };
   }
 
@@ -472,11 +475,27 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
         return pageOf(url, range(1, Math.floor((repo.issues ?? 0) / 2)), (k) => closedEvent(repo, k), options.issueEventsOrder !== 'oldest-first');
       case 'issues/comments': {
         const count = repo.issueComments ?? 0;
-        return pageOf(url, range(firstSince(1, count, (c) => at(5, c), since), count), (c) => issueComment(repo, c), descending);
+        return pageOf(
+          url,
+          range(
+            firstSince(1, count, (c) => at(5, c), since),
+            count,
+          ),
+          (c) => issueComment(repo, c),
+          descending,
+        );
       }
       case 'pulls/comments': {
         const count = repo.reviewComments ?? 0;
-        return pageOf(url, range(firstSince(1, count, (c) => at(7, c), since), count), (c) => reviewComment(repo, c), descending);
+        return pageOf(
+          url,
+          range(
+            firstSince(1, count, (c) => at(7, c), since),
+            count,
+          ),
+          (c) => reviewComment(repo, c),
+          descending,
+        );
       }
       case 'releases':
         return pageOf(url, range(1, repo.releases ?? 0), (i) => release(repo, i), true);
@@ -513,8 +532,20 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
   function actor(index: number): Json {
     const who = person(index);
     return who.bot
-      ? { __typename: 'Bot', login: appSlug(who.login), avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`, url: `https://github.com/apps/${appSlug(who.login)}`, databaseId: who.id }
-      : { __typename: 'User', login: who.login, avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`, url: `https://github.com/${who.login}`, databaseId: who.id };
+      ? {
+          __typename: 'Bot',
+          login: appSlug(who.login),
+          avatarUrl: `https://avatars.githubusercontent.com/in/${who.id}`,
+          url: `https://github.com/apps/${appSlug(who.login)}`,
+          databaseId: who.id,
+        }
+      : {
+          __typename: 'User',
+          login: who.login,
+          avatarUrl: `https://avatars.githubusercontent.com/u/${who.id}?v=4`,
+          url: `https://github.com/${who.login}`,
+          databaseId: who.id,
+        };
   }
 
   const discussionId = (repo: Repo, i: number) => 700_000_000 + recordId(repo, i);
@@ -613,16 +644,24 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     if (!repo) return notFound(variables);
     const i = Number(variables.number);
     if (!(i >= 1 && i <= (repo.discussions ?? 0))) {
-      return { data: { repository: { discussion: null } }, errors: [{ type: 'NOT_FOUND', path: ['repository', 'discussion'], message: `Could not resolve to a Discussion with the number of ${i}.` }] };
+      return {
+        data: { repository: { discussion: null } },
+        errors: [{ type: 'NOT_FOUND', path: ['repository', 'discussion'], message: `Could not resolve to a Discussion with the number of ${i}.` }],
+      };
     }
     return { data: { repository: { discussion: { comments: comments(repo, i, variables.first, variables.cursor) } } } };
   }
 
   function commentReplies(variables: Json): Json {
-    const [kind, repoIndex, i, k] = Buffer.from(String(variables.id ?? ''), 'base64').toString('utf8').split(':');
+    const [kind, repoIndex, i, k] = Buffer.from(String(variables.id ?? ''), 'base64')
+      .toString('utf8')
+      .split(':');
     const repo = repos[Number(repoIndex)];
     if (kind !== 'DiscussionComment' || !repo) {
-      return { data: { node: null }, errors: [{ type: 'NOT_FOUND', path: ['node'], message: `Could not resolve to a node with the global id of '${variables.id}'` }] };
+      return {
+        data: { node: null },
+        errors: [{ type: 'NOT_FOUND', path: ['node'], message: `Could not resolve to a node with the global id of '${variables.id}'` }],
+      };
     }
     return { data: { node: { replies: replies(repo, Number(i), Number(k), variables.first, variables.cursor) } } };
   }
@@ -668,33 +707,51 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
           await new Promise((resolve) => setTimeout(resolve, fault.ms));
           break;
         case 'secondary-limit':
-          return send(response, 403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: docs }, { 'retry-after': String(fault.retryAfter), ...rateHeaders() });
+          return send(
+            response,
+            403,
+            { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: docs },
+            { 'retry-after': String(fault.retryAfter), ...rateHeaders() },
+          );
         case 'too-many-requests':
           return send(response, 429, { message: 'Too Many Requests', documentation_url: docs }, { 'retry-after': String(fault.retryAfter), ...rateHeaders() });
         case 'primary-limit':
-          return send(response, 403, { message: 'API rate limit exceeded for user ID 1.', documentation_url: docs }, {
-            ...rateHeaders(),
-            'x-ratelimit-remaining': '0',
-            'x-ratelimit-reset': String(Math.floor(fault.reset.getTime() / 1000)),
-          });
+          return send(
+            response,
+            403,
+            { message: 'API rate limit exceeded for user ID 1.', documentation_url: docs },
+            {
+              ...rateHeaders(),
+              'x-ratelimit-remaining': '0',
+              'x-ratelimit-reset': String(Math.floor(fault.reset.getTime() / 1000)),
+            },
+          );
         case 'unauthorized':
           return send(response, 401, { message: 'Bad credentials', documentation_url: docs, status: '401' });
         case 'server-error':
           return send(response, fault.status ?? 502, { message: 'Server Error' });
         case 'echo-authorization': {
           const given = request.headers.authorization ?? '';
-          return send(response, fault.status ?? 400, { message: `Problems parsing the Authorization header "${given}" (${encodeURIComponent(given)})`, documentation_url: docs });
+          return send(response, fault.status ?? 400, {
+            message: `Problems parsing the Authorization header "${given}" (${encodeURIComponent(given)})`,
+            documentation_url: docs,
+          });
         }
         case 'next-is-itself':
           nextIsItself = true;
           break;
         case 'graphql-rate-limited':
-          return send(response, 200, { data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] }, {
-            ...rateHeaders(),
-            'x-ratelimit-remaining': '0',
-            'x-ratelimit-reset': String(Math.floor(fault.reset.getTime() / 1000)),
-            'x-ratelimit-resource': 'graphql',
-          });
+          return send(
+            response,
+            200,
+            { data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] },
+            {
+              ...rateHeaders(),
+              'x-ratelimit-remaining': '0',
+              'x-ratelimit-reset': String(Math.floor(fault.reset.getTime() / 1000)),
+              'x-ratelimit-resource': 'graphql',
+            },
+          );
       }
     }
 
@@ -706,7 +763,8 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     const tokenRequest = path.match(/^\/app\/installations\/(\d+)\/access_tokens$/);
     if (method === 'POST' && tokenRequest) {
       const jwt = (request.headers.authorization ?? '').replace(/^bearer\s+/i, '');
-      if (!options.app || !appKey || Number(tokenRequest[1]) !== options.app.installationId) return send(response, 404, { message: 'Not Found', documentation_url: docs });
+      if (!options.app || !appKey || Number(tokenRequest[1]) !== options.app.installationId)
+        return send(response, 404, { message: 'Not Found', documentation_url: docs });
       try {
         const { payload } = await jwtVerify(jwt, appKey, { algorithms: ['RS256'] });
         if (String(payload.iss) !== String(options.app.appId)) throw new Error('wrong issuer');
@@ -757,10 +815,16 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
     if (!inRepo[2]) return send(response, 200, repository(repo), rateHeaders());
     const list = listFor(repo, inRepo[2], url, String(request.headers.accept ?? ''));
     if (list === null && options.pageLimit !== undefined && Number(url.searchParams.get('page') ?? 1) > options.pageLimit) {
-      return send(response, 422, {
-        message: 'In order to keep the API fast for everyone, pagination is limited for this resource. Check the rel=last link relation in the Link response header to see how far back you can traverse.',
-        documentation_url: docs,
-      }, rateHeaders());
+      return send(
+        response,
+        422,
+        {
+          message:
+            'In order to keep the API fast for everyone, pagination is limited for this resource. Check the rel=last link relation in the Link response header to see how far back you can traverse.',
+          documentation_url: docs,
+        },
+        rateHeaders(),
+      );
     }
     if (!list) return send(response, 404, { message: 'Not Found', documentation_url: docs });
     if (/^issues\/\d+$/.test(inRepo[2])) return send(response, 200, list.items[0], rateHeaders());
@@ -829,7 +893,14 @@ export async function startGitHubStandIn(options: StandInOptions): Promise<GitHu
           return discussionRecord(repo, index);
         case 'discussion-comment': {
           const { databaseId, body, url, createdAt, author } = comment(repo, index, 1);
-          return { id: databaseId, parent_id: null, body, html_url: url, created_at: createdAt, user: { ...simpleUser(index + 1), id: author.databaseId, avatar_url: author.avatarUrl, html_url: author.url } };
+          return {
+            id: databaseId,
+            parent_id: null,
+            body,
+            html_url: url,
+            created_at: createdAt,
+            user: { ...simpleUser(index + 1), id: author.databaseId, avatar_url: author.avatarUrl, html_url: author.url },
+          };
         }
       }
     },

@@ -61,8 +61,18 @@ export async function postDelivery(url: string, event: string, body: unknown, se
 }
 
 export type StandInEvent =
-  | 'star' | 'fork' | 'issue-opened' | 'issue-closed' | 'issue-comment' | 'pull-opened' | 'pull-merged' | 'review' | 'review-comment' | 'release'
-  | 'discussion' | 'discussion-comment';
+  | 'star'
+  | 'fork'
+  | 'issue-opened'
+  | 'issue-closed'
+  | 'issue-comment'
+  | 'pull-opened'
+  | 'pull-merged'
+  | 'review'
+  | 'review-comment'
+  | 'release'
+  | 'discussion'
+  | 'discussion-comment';
 
 /**
  * The delivery GitHub would send for a record the stand-in also lists (the published example of the event,
@@ -84,7 +94,15 @@ export function standInDelivery(standIn: GitHubStandIn, fullName: string, what: 
     case 'issue-opened':
       return { event: 'issues', body: { ...example('issues', 'opened'), issue: standIn.record(fullName, 'issue', index) } };
     case 'issue-closed':
-      return { event: 'issues', body: { ...example('issues', 'opened'), action: 'closed', issue: standIn.record(fullName, 'issue', index), sender: standIn.record(fullName, 'closer', index) } };
+      return {
+        event: 'issues',
+        body: {
+          ...example('issues', 'opened'),
+          action: 'closed',
+          issue: standIn.record(fullName, 'issue', index),
+          sender: standIn.record(fullName, 'closer', index),
+        },
+      };
     case 'issue-comment': {
       const comment = standIn.record(fullName, 'issue-comment', index);
       const onPull = /\/pull\/\d+/.test(comment.html_url) ? { pull_request: { url: comment.issue_url.replace('/issues/', '/pulls/') } } : {};
@@ -93,14 +111,23 @@ export function standInDelivery(standIn: GitHubStandIn, fullName: string, what: 
     case 'pull-opened':
       return { event: 'pull_request', body: { ...example('pull_request', 'opened'), pull_request: standIn.record(fullName, 'pull', index) } };
     case 'pull-merged':
-      return { event: 'pull_request', body: { ...example('pull_request', 'closed'), pull_request: { ...standIn.record(fullName, 'pull', index), merged: true } } };
+      return {
+        event: 'pull_request',
+        body: { ...example('pull_request', 'closed'), pull_request: { ...standIn.record(fullName, 'pull', index), merged: true } },
+      };
     case 'review': {
       const review = standIn.record(fullName, 'review', index);
-      return { event: 'pull_request_review', body: { ...example('pull_request_review', 'submitted'), pull_request: standIn.record(fullName, 'pull', index), review } };
+      return {
+        event: 'pull_request_review',
+        body: { ...example('pull_request_review', 'submitted'), pull_request: standIn.record(fullName, 'pull', index), review },
+      };
     }
     case 'review-comment': {
       const comment = standIn.record(fullName, 'review-comment', index);
-      return { event: 'pull_request_review_comment', body: { ...example('pull_request_review_comment', 'created'), pull_request: { number: number(comment.pull_request_url) }, comment } };
+      return {
+        event: 'pull_request_review_comment',
+        body: { ...example('pull_request_review_comment', 'created'), pull_request: { number: number(comment.pull_request_url) }, comment },
+      };
     }
     case 'release':
       return { event: 'release', body: { ...example('release', 'published'), release: standIn.record(fullName, 'release', index) } };
@@ -108,7 +135,10 @@ export function standInDelivery(standIn: GitHubStandIn, fullName: string, what: 
       return { event: 'discussion', body: { ...example('discussion', 'created'), discussion: standIn.record(fullName, 'discussion', index) } };
     case 'discussion-comment': {
       const discussion = standIn.record(fullName, 'discussion', index);
-      return { event: 'discussion_comment', body: { ...example('discussion_comment', 'created'), discussion, comment: standIn.record(fullName, 'discussion-comment', index) } };
+      return {
+        event: 'discussion_comment',
+        body: { ...example('discussion_comment', 'created'), discussion, comment: standIn.record(fullName, 'discussion-comment', index) },
+      };
     }
   }
 }

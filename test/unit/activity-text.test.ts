@@ -180,13 +180,7 @@ describe('extractTopics', () => {
   });
 
   it('finds the topics of a forum question about Kubernetes ingress', () => {
-    expect(extractTopics(md(KUBERNETES_QUESTION))).toEqual([
-      'Kubernetes',
-      'Ingress',
-      'NGINX',
-      'ingress class',
-      'service endpoint',
-    ]);
+    expect(extractTopics(md(KUBERNETES_QUESTION))).toEqual(['Kubernetes', 'Ingress', 'NGINX', 'ingress class', 'service endpoint']);
     const more = extractTopics(md(KUBERNETES_QUESTION), 20);
     expect(more).toContain('ingress-nginx');
     for (const noise of ['apiVersion', 'metadata', 'app', 'example', 'ops', '404', 'v1.29', 'path']) {
@@ -206,8 +200,7 @@ describe('extractTopics', () => {
   it('finds noun phrases and proper nouns, most frequent first', () => {
     expect(
       extractTopics(
-        'How do I configure a Kubernetes ingress controller with NGINX for TLS termination on GKE? ' +
-          'The ingress controller ignores my TLS secret.',
+        'How do I configure a Kubernetes ingress controller with NGINX for TLS termination on GKE? ' + 'The ingress controller ignores my TLS secret.',
       ),
     ).toEqual(['ingress controller', 'TLS', 'Kubernetes', 'NGINX', 'GKE']);
   });
@@ -364,8 +357,31 @@ describe('properties: nothing throws', () => {
   it('extractTopics on words', () => {
     const words = fc.array(
       fc.constantFrom(
-        'Kubernetes', 'the', 'pod', 'pods', 'API', 'APIs', 'is', 'Great', 'C++', 'Node.js', '#42', '@bob', 'x_y',
-        'cert-manager', "I'm", 'a', '.', ',', '\n', 'connection', 'pool', 'THE', 'DATABASE', 'http://x.y', '`code`',
+        'Kubernetes',
+        'the',
+        'pod',
+        'pods',
+        'API',
+        'APIs',
+        'is',
+        'Great',
+        'C++',
+        'Node.js',
+        '#42',
+        '@bob',
+        'x_y',
+        'cert-manager',
+        "I'm",
+        'a',
+        '.',
+        ',',
+        '\n',
+        'connection',
+        'pool',
+        'THE',
+        'DATABASE',
+        'http://x.y',
+        '`code`',
       ),
       { maxLength: 60 },
     );

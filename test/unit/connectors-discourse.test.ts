@@ -60,10 +60,23 @@ describe('the Discourse connector', () => {
   it('takes https forums, and http ones only on this machine or a private network', () => {
     const check = compileBodyValidator(kind.settingsSchema);
     const valid = (url: string, extra: object = {}) => check({ url, apiUsername: 'system', ...extra });
-    for (const url of ['https://forum.example.com', 'https://example.com/forum/', 'http://127.0.0.1:4200', 'http://localhost', 'http://192.168.1.9', 'http://forum.internal']) {
+    for (const url of [
+      'https://forum.example.com',
+      'https://example.com/forum/',
+      'http://127.0.0.1:4200',
+      'http://localhost',
+      'http://192.168.1.9',
+      'http://forum.internal',
+    ]) {
       expect(valid(url), url).toBe(true);
     }
-    for (const url of ['http://forum.example.com', 'http://127.0.0.1.example.com', 'ftp://forum.example.com', 'https://user@forum.example.com', 'forum.example.com']) {
+    for (const url of [
+      'http://forum.example.com',
+      'http://127.0.0.1.example.com',
+      'ftp://forum.example.com',
+      'https://user@forum.example.com',
+      'forum.example.com',
+    ]) {
       expect(valid(url), url).toBe(false);
     }
     expect(valid('https://forum.example.com', { categories: ['support', 12] })).toBe(true);
@@ -80,7 +93,9 @@ describe('the Discourse connector', () => {
     expect(await kind.verify(tampered, delivery.headers, secrets)).toBe(false);
     expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': undefined }, secrets)).toBe(false);
     expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': 'sha256=' }, secrets)).toBe(false);
-    expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': sign(SECRET, delivery.raw).replace('sha256=', 'sha1=') }, secrets)).toBe(false);
+    expect(
+      await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': sign(SECRET, delivery.raw).replace('sha256=', 'sha1=') }, secrets),
+    ).toBe(false);
     expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': 'sha256=zz-not-hex' }, secrets)).toBe(false);
     expect(await kind.verify(delivery.raw, delivery.headers, { ...secrets, webhookSecret: 'another-secret-entirely' })).toBe(false);
   });
@@ -112,7 +127,12 @@ describe('the Discourse connector', () => {
       subSource: 'ideas',
       url: `${base}/t/topic-number-6/6/1`,
       timestamp: first.created_at,
-      user: { id: String(first.user_id), username: first.username, fullName: first.name, avatarUrl: `${base}/user_avatar/127.0.0.1/${String(first.username)}/240/${String(first.user_id)}_2.png` },
+      user: {
+        id: String(first.user_id),
+        username: first.username,
+        fullName: first.name,
+        avatarUrl: `${base}/user_avatar/127.0.0.1/${String(first.username)}/240/${String(first.user_id)}_2.png`,
+      },
     });
 
     const replied = translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(reply) }), settings);
@@ -164,30 +184,56 @@ describe('the Discourse connector', () => {
       expect(translation.skipped).toHaveLength(1);
       return translation.skipped[0];
     };
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'user', event: 'user_created', body: { user: forum.user(3) } }))).toMatch(/user\/user_created: not an event/);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'user', event: 'user_created', body: { user: forum.user(3) } }))).toMatch(
+      /user\/user_created: not an event/,
+    );
     // The "Ping" button's delivery names its event "ping" in both headers; without the event header, as well.
     const ping = signedDelivery({ secret: SECRET, type: 'ping', event: 'ping', body: bodies.ping() });
     expect(kind.eventOf(ping.headers)).toBe('ping/ping');
     expect(skippedBy(ping)).toMatch(/^ping: the forum's test delivery/);
     expect(skippedBy({ ...ping, headers: { ...ping.headers, 'x-discourse-event': '' } })).toMatch(/^ping: the forum's test delivery/);
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_edited', body: bodies.postCreated(post) }))).toMatch(/post\/post_edited: not an event/);
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'topic', event: 'topic_created', body: bodies.topicCreated(forum.webhookPost(26)) }))).toMatch(/topic 6: taken from its first post/);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_edited', body: bodies.postCreated(post) }))).toMatch(
+      /post\/post_edited: not an event/,
+    );
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'topic', event: 'topic_created', body: bodies.topicCreated(forum.webhookPost(26)) }))).toMatch(
+      /topic 6: taken from its first post/,
+    );
     // Categories given as slugs or IDs.
     const supportOnly = { ...settings, categories: ['support'] };
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(post) }), supportOnly)).toMatch(/category ideas is not followed/);
-    expect(translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(post) }), { ...settings, categories: [3] }).activities).toHaveLength(1);
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'like', event: 'post_liked', body: bodies.postLiked(post, forum.user(2)) }), supportOnly)).toMatch(/not followed/);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(post) }), supportOnly)).toMatch(
+      /category ideas is not followed/,
+    );
+    expect(
+      translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(post) }), { ...settings, categories: [3] })
+        .activities,
+    ).toHaveLength(1);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'like', event: 'post_liked', body: bodies.postLiked(post, forum.user(2)) }), supportOnly)).toMatch(
+      /not followed/,
+    );
     // The welcome topic (topic 1, post 1) is the system user's; system and discobot never are people.
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(forum.webhookPost(1)) }))).toMatch(/system account/);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(forum.webhookPost(1)) }))).toMatch(
+      /system account/,
+    );
     const discobot = { id: -2, username: 'discobot', name: 'discobot', avatar_template: '/x/{size}.png' };
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'like', event: 'post_liked', body: bodies.postLiked(post, discobot) }))).toMatch(/discobot, a Discourse system account/);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'like', event: 'post_liked', body: bodies.postLiked(post, discobot) }))).toMatch(
+      /discobot, a Discourse system account/,
+    );
     // Private messages, whispers and small actions are not the community's words.
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated({ ...post, topic_archetype: 'private_message' }) }))).toMatch(/private message/);
-    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated({ ...post, post_type: 3 }) }))).toMatch(/small action/);
+    expect(
+      skippedBy(
+        signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated({ ...post, topic_archetype: 'private_message' }) }),
+      ),
+    ).toMatch(/private message/);
+    expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated({ ...post, post_type: 3 }) }))).toMatch(
+      /small action/,
+    );
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: { nothing: true } }))).toMatch(/no post/);
     // Without `raw`, the HTML's text.
     const cookedOnly = { ...post, raw: undefined, cooked: '<p>Try <code>a &amp; b</code>&nbsp;first</p>' };
-    expect(translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(cookedOnly) }), settings).activities[0]!.content).toEqual({
+    expect(
+      translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(cookedOnly) }), settings).activities[0]!
+        .content,
+    ).toEqual({
       type: 'text',
       value: 'Try a & b first',
     });
@@ -207,7 +253,11 @@ describe('the Discourse connector', () => {
     expect(byId.size).toBe(run.activities.length);
 
     // The webhook's translation of the same posts is the backfill's, field for field.
-    for (const [event, type, postId] of [['post_created', 'post', 26], ['post_created', 'post', 27], ['accepted_solution', 'solved', 27]] as const) {
+    for (const [event, type, postId] of [
+      ['post_created', 'post', 26],
+      ['post_created', 'post', 27],
+      ['accepted_solution', 'solved', 27],
+    ] as const) {
       const body = event === 'accepted_solution' ? bodies.acceptedSolution(forum.webhookPost(postId)) : bodies.postCreated(forum.webhookPost(postId));
       const [fromWebhook] = translated(signedDelivery({ secret: SECRET, type, event, body }), settings).activities;
       const fromBackfill = byId.get(`${fromWebhook!.activityType} ${String(fromWebhook!.id)}`);
@@ -257,7 +307,10 @@ describe('the Discourse connector', () => {
       const forumSettings = { url: unslugged.url, apiUsername: 'system' };
       const run = await walk(forumSettings, secrets, null);
       expect(new Set(run.activities.map((activity) => activity.subSource))).toEqual(new Set(['7-category']));
-      const [hooked] = translated(signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(unslugged.webhookPost(4)) }), forumSettings).activities;
+      const [hooked] = translated(
+        signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(unslugged.webhookPost(4)) }),
+        forumSettings,
+      ).activities;
       expect(hooked).toEqual(run.activities.find((activity) => activity.id === hooked!.id));
       expect((await walk({ ...forumSettings, categories: [7] }, secrets, null)).activities).toHaveLength(run.activities.length);
     } finally {
@@ -290,8 +343,14 @@ describe('the Discourse connector', () => {
 
     forum.fail({ status: 401, path: '/posts.json' });
     await expect(kind.page('posts', null, settings, secrets, access())).rejects.toThrow(/refused the API key \(401\)/);
-    for (const bad of [{ apiKey: 'not-a-key', user: 'system' }, { apiKey: 'admin-key', user: 'nobody-here' }, { apiKey: 'member-key', user: 'system' }]) {
-      const refused = await kind.page('posts', null, { ...settings, apiUsername: bad.user }, { ...secrets, apiKey: bad.apiKey }, access()).catch((error: unknown) => error);
+    for (const bad of [
+      { apiKey: 'not-a-key', user: 'system' },
+      { apiKey: 'admin-key', user: 'nobody-here' },
+      { apiKey: 'member-key', user: 'system' },
+    ]) {
+      const refused = await kind
+        .page('posts', null, { ...settings, apiUsername: bad.user }, { ...secrets, apiKey: bad.apiKey }, access())
+        .catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(CredentialRejected);
       expect((refused as Error).message).toMatch(/refused the API key \(403\)/);
     }

@@ -25,7 +25,18 @@ let settings: GitHubSettings;
 beforeAll(async () => {
   standIn = await startGitHubStandIn({
     repositories: [
-      { fullName: 'acme/widgets', stargazers: 250, forks: 3, issues: 30, issueComments: 12, reviewComments: 4, reviewsPerPull: 2, releases: 3, discussions: 30, commentsPerDiscussion: 2 },
+      {
+        fullName: 'acme/widgets',
+        stargazers: 250,
+        forks: 3,
+        issues: 30,
+        issueComments: 12,
+        reviewComments: 4,
+        reviewsPerPull: 2,
+        releases: 3,
+        discussions: 30,
+        commentsPerDiscussion: 2,
+      },
       { fullName: 'acme/gadgets', stargazers: 5 },
     ],
     botEvery: 7,
@@ -51,12 +62,22 @@ async function walk(stream: string, from: JsonValue | null = null, given: GitHub
 }
 
 const requestsSince = (mark: number) => standIn.requests.slice(mark).map((r) => r.path);
-const repoRef = () => ({ id: standIn.repositoryId('acme/widgets'), full_name: 'acme/widgets', html_url: 'https://github.com/acme/widgets', node_id: 'x', name: 'widgets' });
+const repoRef = () => ({
+  id: standIn.repositoryId('acme/widgets'),
+  full_name: 'acme/widgets',
+  html_url: 'https://github.com/acme/widgets',
+  node_id: 'x',
+  name: 'widgets',
+});
 
 describe('GitHub backfill against the stand-in', () => {
   it('names a stream per repository and record kind, parents before their comments', async () => {
     const streams = await github.streams(settings, secrets, access);
-    expect(streams.slice(0, 9)).toEqual(['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'].map((k) => `acme/widgets:${k}`));
+    expect(streams.slice(0, 9)).toEqual(
+      ['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'].map(
+        (k) => `acme/widgets:${k}`,
+      ),
+    );
     expect(streams).toHaveLength(18);
     expect(await github.streams({ organization: 'acme', apiUrl: standIn.url }, secrets, access)).toEqual(streams);
   });
@@ -106,14 +127,31 @@ describe('GitHub backfill against the stand-in', () => {
     const events = await walk('acme/widgets:issue-events');
     const closed = events.activities;
     expect(closed.every((a) => a.activityType === 'issue_closed')).toBe(true);
-    expect(closed.map((a) => a.id)).toEqual(issueNumbers.filter((n) => n % 2 === 0 && (n + 1) % 7 !== 0).reverse().map((n) => `issue-closed:${repoId}:${n}`));
-    expect(closed.at(-1)).toMatchObject({ timestamp: '2024-01-01T00:02:30Z', parentActivity: { id: `issue:${repoId}:2` }, user: { id: String(standIn.person(3).id) } });
+    expect(closed.map((a) => a.id)).toEqual(
+      issueNumbers
+        .filter((n) => n % 2 === 0 && (n + 1) % 7 !== 0)
+        .reverse()
+        .map((n) => `issue-closed:${repoId}:${n}`),
+    );
+    expect(closed.at(-1)).toMatchObject({
+      timestamp: '2024-01-01T00:02:30Z',
+      parentActivity: { id: `issue:${repoId}:2` },
+      user: { id: String(standIn.person(3).id) },
+    });
     expect(events.pages.map((p) => p.records)).toEqual([closed.length + events.skipped.length]);
 
     const pulls = await walk('acme/widgets:pulls');
     const types = (type: string) => pulls.activities.filter((a) => a.activityType === type);
-    expect(types('pr_opened').map((a) => a.id).sort()).toEqual([3, 6, 9, 12, 15, 18, 24, 27, 30].map((n) => `pr:${repoId}:${n}`).sort());
-    expect(types('pr_merged').map((a) => a.id).sort()).toEqual([6, 12, 18, 24, 30].map((n) => `pr-merged:${repoId}:${n}`).sort());
+    expect(
+      types('pr_opened')
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([3, 6, 9, 12, 15, 18, 24, 27, 30].map((n) => `pr:${repoId}:${n}`).sort());
+    expect(
+      types('pr_merged')
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([6, 12, 18, 24, 30].map((n) => `pr-merged:${repoId}:${n}`).sort());
     // Two reviews of each of the ten, by persons n+3 and n+4: those of 7, 21 and 28 are bots.
     expect(types('pr_review')).toHaveLength(17);
     expect(types('pr_review')[0]).toMatchObject({ parentActivity: { id: `pr:${repoId}:30` }, activityTitle: 'approved' });
@@ -133,8 +171,17 @@ describe('GitHub backfill against the stand-in', () => {
     };
     // Persons 7, 14, ... are bots: records by others. The issue numbered 8 is closed (by person 9); number 6 is a merged pull request.
     const cases: [StandInEvent, number][] = [
-      ['star', 5], ['fork', 2], ['issue-opened', 8], ['issue-closed', 8], ['issue-comment', 1], ['issue-comment', 3],
-      ['pull-opened', 6], ['pull-merged', 6], ['review', 6], ['review-comment', 1], ['release', 1],
+      ['star', 5],
+      ['fork', 2],
+      ['issue-opened', 8],
+      ['issue-closed', 8],
+      ['issue-comment', 1],
+      ['issue-comment', 3],
+      ['pull-opened', 6],
+      ['pull-merged', 6],
+      ['review', 6],
+      ['review-comment', 1],
+      ['release', 1],
     ];
     for (const [what, index] of cases) {
       const { event, body } = standInDelivery(standIn, 'acme/widgets', what, index);
@@ -147,17 +194,39 @@ describe('GitHub backfill against the stand-in', () => {
     // A discussion's delivery carries its numeric `id`, GraphQL its `databaseId`: the same number.
     const discussion = [...backfilled.values()].find((a) => a.activityType === 'discussion_opened')!;
     const comment = [...backfilled.values()].find((a) => a.activityType === 'discussion_comment')!;
-    const author = (activity: ActivityPush) => ({ id: Number(activity.user.id), login: activity.user.username, avatar_url: activity.user.avatarUrl, type: 'User' });
+    const author = (activity: ActivityPush) => ({
+      id: Number(activity.user.id),
+      login: activity.user.username,
+      avatar_url: activity.user.avatarUrl,
+      type: 'User',
+    });
     const discussionId = Number(String(discussion.id).split(':')[1]);
-    same(deliver('discussion', {
-      ...webhookExamples('discussion', 'created')[0],
-      discussion: { id: discussionId, title: discussion.activityTitle, body: (discussion.content as Json).value, html_url: discussion.url, created_at: discussion.timestamp, user: author(discussion) },
-    }));
-    same(deliver('discussion_comment', {
-      ...webhookExamples('discussion_comment', 'created')[0],
-      discussion: { id: Number(String(comment.parentActivity!.id).split(':')[1]) },
-      comment: { id: Number(String(comment.id).split(':')[1]), body: (comment.content as Json).value, html_url: comment.url, created_at: comment.timestamp, user: author(comment) },
-    }));
+    same(
+      deliver('discussion', {
+        ...webhookExamples('discussion', 'created')[0],
+        discussion: {
+          id: discussionId,
+          title: discussion.activityTitle,
+          body: (discussion.content as Json).value,
+          html_url: discussion.url,
+          created_at: discussion.timestamp,
+          user: author(discussion),
+        },
+      }),
+    );
+    same(
+      deliver('discussion_comment', {
+        ...webhookExamples('discussion_comment', 'created')[0],
+        discussion: { id: Number(String(comment.parentActivity!.id).split(':')[1]) },
+        comment: {
+          id: Number(String(comment.id).split(':')[1]),
+          body: (comment.content as Json).value,
+          html_url: comment.url,
+          created_at: comment.timestamp,
+          user: author(comment),
+        },
+      }),
+    );
   });
 
   it('reads discussions and their comments through GraphQL, 25 at a time', async () => {
@@ -191,7 +260,9 @@ describe('GitHub backfill against the stand-in', () => {
       expect(answers.filter((a) => (a.content as Json).value.startsWith('Comment ')).map((a) => (a.content as Json).value)).toEqual(
         Array.from({ length: 60 }, (_, k) => `Comment ${k + 1} on discussion 1`),
       );
-      expect(answers.filter((a) => (a.content as Json).value.startsWith('Reply ') && (a.content as Json).value.endsWith(' to comment 60 on discussion 1'))).toHaveLength(55);
+      expect(
+        answers.filter((a) => (a.content as Json).value.startsWith('Reply ') && (a.content as Json).value.endsWith(' to comment 60 on discussion 1')),
+      ).toHaveLength(55);
       // One request for the page, one for comments 51-60, one for the further replies of each comment.
       expect(forum.requests.filter((r) => r.path === '/graphql')).toHaveLength(1 + 1 + 60);
     } finally {
@@ -209,7 +280,9 @@ describe('GitHub backfill against the stand-in', () => {
     const mark = standIn.requests.length;
     const newIssues = await walk('acme/widgets:issues', issues.checkpoint);
     expect(newIssues.activities.map((a) => a.id)).toEqual([`issue:${repoId}:31`, `issue:${repoId}:32`]);
-    expect(requestsSince(mark)[1]).toBe(`/repos/acme/widgets/issues?state=all&sort=updated&direction=asc&per_page=100&since=${encodeURIComponent('2024-01-01T00:30:30Z')}`);
+    expect(requestsSince(mark)[1]).toBe(
+      `/repos/acme/widgets/issues?state=all&sort=updated&direction=asc&per_page=100&since=${encodeURIComponent('2024-01-01T00:30:30Z')}`,
+    );
     // Newest first: the first page holds the new closing and reaches the last run's mark.
     const eventsMark = standIn.requests.length;
     const newClosings = await walk('acme/widgets:issue-events', events.checkpoint);
@@ -244,7 +317,11 @@ describe('GitHub backfill against the stand-in', () => {
 
 describe('GitHub limits and refusals', () => {
   const stream = 'acme/gadgets:stargazers';
-  const failure = async () => throttled.page(stream, null, settings, secrets, access).then(() => null, (error: unknown) => error);
+  const failure = async () =>
+    throttled.page(stream, null, settings, secrets, access).then(
+      () => null,
+      (error: unknown) => error,
+    );
 
   it('waits for the time GitHub gives on a secondary limit, a 429 and a spent primary limit', async () => {
     standIn.fault({ kind: 'secondary-limit', retryAfter: 30 });
@@ -268,7 +345,10 @@ describe('GitHub limits and refusals', () => {
     const reset = new Date('2026-03-01T13:00:00Z');
     for (const connector of [throttled, github]) {
       standIn.fault({ kind: 'graphql-rate-limited', reset }, { path: /graphql/ });
-      const error = await connector.page('acme/widgets:discussions', null, settings, secrets, access).then(() => null, (e: unknown) => e);
+      const error = await connector.page('acme/widgets:discussions', null, settings, secrets, access).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(RateLimitWait);
       expect((error as RateLimitWait).until.toISOString()).toBe(reset.toISOString());
     }
@@ -315,7 +395,9 @@ describe('GitHub limits and refusals', () => {
 
   it('tells what the credential reaches', async () => {
     expect(await github.test(settings, secrets, access)).toBe('token works (as octocat); 2 repositories readable: acme/widgets, acme/gadgets');
-    expect(await github.test({ organization: 'acme', apiUrl: standIn.url }, secrets, access)).toBe('token works (as octocat); 2 repositories readable: acme/widgets, acme/gadgets');
+    expect(await github.test({ organization: 'acme', apiUrl: standIn.url }, secrets, access)).toBe(
+      'token works (as octocat); 2 repositories readable: acme/widgets, acme/gadgets',
+    );
     await expect(github.test({ repositories: ['acme/widgets', 'acme/missing'], apiUrl: standIn.url }, secrets, access)).rejects.toThrow(
       'token works (as octocat), but 1 of 2 repositories cannot be read: acme/missing (not found or not shared with the credential)',
     );
@@ -338,14 +420,17 @@ describe('GitHub limits and refusals', () => {
       twitter: null,
       rawLocation: 'Lisbon, Portugal',
       bio: 'Person number 3',
-      externalProfiles: [{ name: 'GitHub', url: 'https://github.com/user3' }, { name: 'Website', url: 'https://acme.io' }],
+      externalProfiles: [
+        { name: 'GitHub', url: 'https://github.com/user3' },
+        { name: 'Website', url: 'https://acme.io' },
+      ],
     });
     expect(users[1]).toMatchObject({ id: ids[1], email: 'user4@example.com', companyName: 'Initech', companyDomain: null, twitter: 'user4_x' });
   });
 });
 
 describe('GitHub App installations', () => {
-  it('gets an installation token for a JWT signed with the App\'s key, and reuses it', async () => {
+  it("gets an installation token for a JWT signed with the App's key, and reuses it", async () => {
     const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const app = await startGitHubStandIn({
       repositories: [{ fullName: 'acme/widgets', stargazers: 3 }],
@@ -362,9 +447,15 @@ describe('GitHub App installations', () => {
       expect(app.requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/app/installations/99/access_tokens']);
 
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      await expect(github.page('acme/widgets:stargazers', null, appSettings, { appId: 4242, privateKey: other }, access)).rejects.toThrow(/refused the GitHub App's ID or private key/);
-      await expect(github.page('acme/widgets:stargazers', null, { ...appSettings, installationId: 5 }, appSecrets, access)).rejects.toThrow(/knows no installation 5/);
-      await expect(github.page('acme/widgets:stargazers', null, { repositories: ['acme/widgets'], apiUrl: app.url }, appSecrets, access)).rejects.toBeInstanceOf(CredentialRejected);
+      await expect(github.page('acme/widgets:stargazers', null, appSettings, { appId: 4242, privateKey: other }, access)).rejects.toThrow(
+        /refused the GitHub App's ID or private key/,
+      );
+      await expect(github.page('acme/widgets:stargazers', null, { ...appSettings, installationId: 5 }, appSecrets, access)).rejects.toThrow(
+        /knows no installation 5/,
+      );
+      await expect(
+        github.page('acme/widgets:stargazers', null, { repositories: ['acme/widgets'], apiUrl: app.url }, appSecrets, access),
+      ).rejects.toBeInstanceOf(CredentialRejected);
     } finally {
       await app.stop();
     }
@@ -373,7 +464,10 @@ describe('GitHub App installations', () => {
 
 describe('GitHub Enterprise Server', () => {
   it('reads under /api/v3, follows its Link pages, and asks /api/graphql for discussions', async () => {
-    const server = await startGitHubStandIn({ repositories: [{ fullName: 'corp/tool', stargazers: 150, discussions: 1, commentsPerDiscussion: 1 }], prefix: '/api/v3' });
+    const server = await startGitHubStandIn({
+      repositories: [{ fullName: 'corp/tool', stargazers: 150, discussions: 1, commentsPerDiscussion: 1 }],
+      prefix: '/api/v3',
+    });
     try {
       expect(server.url).toMatch(/\/api\/v3$/);
       const enterprise: GitHubSettings = { repositories: ['corp/tool'], apiUrl: server.url };
@@ -419,17 +513,45 @@ describe('the GitHub stand-in', () => {
       expect(stars).toHaveLength(100);
       expect(stars.at(-1)!.user.id).toBe(big.person(100_000).id);
       expect(last.headers.get('link')).not.toMatch(/rel="next"/);
-      const page = await github.page('big/repo:issues', { repo: { id: big.repositoryId('big/repo'), full_name: 'big/repo', html_url: 'x' }, since: '2024-03-01T00:00:00Z', next: null }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      const page = await github.page(
+        'big/repo:issues',
+        { repo: { id: big.repositoryId('big/repo'), full_name: 'big/repo', html_url: 'x' }, since: '2024-03-01T00:00:00Z', next: null },
+        { repositories: ['big/repo'], apiUrl: big.url },
+        secrets,
+        access,
+      );
       expect(page.done).toBe(false);
       expect(Date.now() - started).toBeLessThan(3000);
 
       // Past the pages GitHub serves: the stream ends, saying so, and the next run starts from the last page read.
-      const end = await github.page('big/repo:stargazers', { repo: { id: 1000, full_name: 'big/repo', html_url: 'x' }, next: '/repos/big/repo/stargazers?per_page=100&page=1001', last: '/repos/big/repo/stargazers?per_page=100&page=1000', seen: 100 }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      const end = await github.page(
+        'big/repo:stargazers',
+        {
+          repo: { id: 1000, full_name: 'big/repo', html_url: 'x' },
+          next: '/repos/big/repo/stargazers?per_page=100&page=1001',
+          last: '/repos/big/repo/stargazers?per_page=100&page=1000',
+          seen: 100,
+        },
+        { repositories: ['big/repo'], apiUrl: big.url },
+        secrets,
+        access,
+      );
       expect(end.done).toBe(true);
       expect(end.translation.skipped).toEqual([expect.stringMatching(/^stargazers of big\/repo: GitHub lists no further \(In order to keep the API fast/)]);
       expect(end.checkpoint).toMatchObject({ next: null, last: '/repos/big/repo/stargazers?per_page=100&page=1000' });
       // The same for the issue events: the run ends there, and the next one starts from the newest it read.
-      const eventsEnd = await github.page('big/repo:issue-events', { repo: { id: 1000, full_name: 'big/repo', html_url: 'x' }, next: '/repos/big/repo/issues/events?per_page=100&page=1001', top: '2024-03-01T00:00:30Z', topIds: [7] }, { repositories: ['big/repo'], apiUrl: big.url }, secrets, access);
+      const eventsEnd = await github.page(
+        'big/repo:issue-events',
+        {
+          repo: { id: 1000, full_name: 'big/repo', html_url: 'x' },
+          next: '/repos/big/repo/issues/events?per_page=100&page=1001',
+          top: '2024-03-01T00:00:30Z',
+          topIds: [7],
+        },
+        { repositories: ['big/repo'], apiUrl: big.url },
+        secrets,
+        access,
+      );
       expect(eventsEnd.done).toBe(true);
       expect(eventsEnd.translation.skipped).toEqual([expect.stringMatching(/^issue events of big\/repo: GitHub lists no further/)]);
       expect(eventsEnd.checkpoint).toMatchObject({ next: null, since: '2024-03-01T00:00:30Z', sinceIds: [7] });

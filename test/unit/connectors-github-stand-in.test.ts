@@ -76,7 +76,7 @@ async function get(path: string, accept = 'application/vnd.github+json') {
   return { status: answer.status, headers: answer.headers, body: (await answer.json()) as unknown };
 }
 
-describe('the GitHub stand-in against GitHub\'s published schemas', () => {
+describe("the GitHub stand-in against GitHub's published schemas", () => {
   // Every REST request the connector makes: the documented operation, and a request the stand-in answers.
   const OPERATIONS: [string, string, string?][] = [
     ['/user', '/user'],
@@ -102,7 +102,8 @@ describe('the GitHub stand-in against GitHub\'s published schemas', () => {
     expect(answer.status).toBe(200);
     if (Array.isArray(answer.body)) expect(answer.body.length, path).toBeGreaterThan(0);
     conforms(schemaOf(operation, 'get', '200'), answer.body, path);
-    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-used']) expect(answer.headers.get(name), name).toMatch(/^\d+$/);
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-used'])
+      expect(answer.headers.get(name), name).toMatch(/^\d+$/);
   });
 
   it('pages with RFC 8288 Link headers to the next and last pages, and none past the last', async () => {
@@ -116,15 +117,23 @@ describe('the GitHub stand-in against GitHub\'s published schemas', () => {
     expect(last.headers.get('link')).toMatch(/rel="first".*rel="prev"/);
   });
 
-  it('answers an installation token as documented, for a JWT signed with the App\'s key', async () => {
+  it("answers an installation token as documented, for a JWT signed with the App's key", async () => {
     const now = Math.floor(Date.now() / 1000);
-    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer('4242').setIssuedAt(now - 60).setExpirationTime(now + 540).sign(privateKey);
-    const answer = await fetch(`${standIn.url}/app/installations/99/access_tokens`, { method: 'POST', headers: { authorization: `Bearer ${jwt}`, accept: 'application/vnd.github+json' } });
+    const jwt = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer('4242')
+      .setIssuedAt(now - 60)
+      .setExpirationTime(now + 540)
+      .sign(privateKey);
+    const answer = await fetch(`${standIn.url}/app/installations/99/access_tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${jwt}`, accept: 'application/vnd.github+json' },
+    });
     expect(answer.status).toBe(201);
     conforms(schemaOf('/app/installations/{installation_id}/access_tokens', 'post', '201'), await answer.json(), 'installation token');
   });
 
-  it('answers limits, refusals and failures with GitHub\'s error body and headers', async () => {
+  it("answers limits, refusals and failures with GitHub's error body and headers", async () => {
     const faulted = async (fault: Fault) => {
       standIn.fault(fault);
       return get('/repos/acme/gadgets/stargazers');
@@ -136,7 +145,11 @@ describe('the GitHub stand-in against GitHub\'s published schemas', () => {
     expect([tooMany.status, tooMany.headers.get('retry-after')]).toEqual([429, '60']);
     const reset = new Date('2030-01-01T00:00:00Z');
     const primary = await faulted({ kind: 'primary-limit', reset });
-    expect([primary.status, primary.headers.get('x-ratelimit-remaining'), primary.headers.get('x-ratelimit-reset')]).toEqual([403, '0', String(reset.getTime() / 1000)]);
+    expect([primary.status, primary.headers.get('x-ratelimit-remaining'), primary.headers.get('x-ratelimit-reset')]).toEqual([
+      403,
+      '0',
+      String(reset.getTime() / 1000),
+    ]);
     const revoked = await faulted({ kind: 'unauthorized' });
     expect(revoked.status).toBe(401);
     expect((revoked.body as Json).message).toBe('Bad credentials');

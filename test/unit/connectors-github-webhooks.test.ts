@@ -30,95 +30,183 @@ const pullOf = (b: Json, number: number) => `pr:${b.repository.id}:${number}`;
 
 const ROWS: Row[] = [
   {
-    event: 'star', action: 'created', bodies: () => webhookExamples('star', 'created'), type: 'starred_repo',
-    id: (b) => `star:${b.repository.id}:${b.sender.id}`, person: (b) => b.sender, timestamp: (b) => b.starred_at, url: (b) => b.repository.html_url,
+    event: 'star',
+    action: 'created',
+    bodies: () => webhookExamples('star', 'created'),
+    type: 'starred_repo',
+    id: (b) => `star:${b.repository.id}:${b.sender.id}`,
+    person: (b) => b.sender,
+    timestamp: (b) => b.starred_at,
+    url: (b) => b.repository.html_url,
   },
   {
     // The published forks are into an organization (skipped, below); the same deliveries by a person's account.
-    event: 'fork', action: null, derived: 'forkee owner made a User',
+    event: 'fork',
+    action: null,
+    derived: 'forkee owner made a User',
     bodies: () => webhookExamples('fork').map((b) => ({ ...b, forkee: { ...b.forkee, owner: { ...b.forkee.owner, type: 'User' } } })),
-    type: 'forked_repo', id: (b) => `fork:${b.forkee.id}`, person: (b) => b.forkee.owner, timestamp: (b) => b.forkee.created_at, url: (b) => b.forkee.html_url,
+    type: 'forked_repo',
+    id: (b) => `fork:${b.forkee.id}`,
+    person: (b) => b.forkee.owner,
+    timestamp: (b) => b.forkee.created_at,
+    url: (b) => b.forkee.html_url,
   },
   {
-    event: 'issues', action: 'opened', bodies: () => webhookExamples('issues', 'opened'), type: 'issue_opened',
-    id: issueOf, person: (b) => b.issue.user, timestamp: (b) => b.issue.created_at, url: (b) => b.issue.html_url,
+    event: 'issues',
+    action: 'opened',
+    bodies: () => webhookExamples('issues', 'opened'),
+    type: 'issue_opened',
+    id: issueOf,
+    person: (b) => b.issue.user,
+    timestamp: (b) => b.issue.created_at,
+    url: (b) => b.issue.html_url,
   },
   {
-    event: 'issues', action: 'closed', derived: 'GitHub publishes no issues.closed example: the opened ones, closed',
-    bodies: () => webhookExamples('issues', 'opened').map((b) => ({ ...b, action: 'closed', issue: { ...b.issue, state: 'closed', closed_at: '2019-05-16T10:00:00Z' } })),
-    type: 'issue_closed', id: (b) => `issue-closed:${b.repository.id}:${b.issue.number}`, person: (b) => b.sender,
-    timestamp: (b) => b.issue.closed_at, url: (b) => b.issue.html_url, parent: issueOf,
+    event: 'issues',
+    action: 'closed',
+    derived: 'GitHub publishes no issues.closed example: the opened ones, closed',
+    bodies: () =>
+      webhookExamples('issues', 'opened').map((b) => ({ ...b, action: 'closed', issue: { ...b.issue, state: 'closed', closed_at: '2019-05-16T10:00:00Z' } })),
+    type: 'issue_closed',
+    id: (b) => `issue-closed:${b.repository.id}:${b.issue.number}`,
+    person: (b) => b.sender,
+    timestamp: (b) => b.issue.closed_at,
+    url: (b) => b.issue.html_url,
+    parent: issueOf,
   },
   {
-    event: 'issue_comment', action: 'created', bodies: () => webhookExamples('issue_comment', 'created'), type: 'issue_comment',
-    id: (b) => `issue-comment:${b.comment.id}`, person: (b) => b.comment.user, timestamp: (b) => b.comment.created_at, url: (b) => b.comment.html_url, parent: issueOf,
+    event: 'issue_comment',
+    action: 'created',
+    bodies: () => webhookExamples('issue_comment', 'created'),
+    type: 'issue_comment',
+    id: (b) => `issue-comment:${b.comment.id}`,
+    person: (b) => b.comment.user,
+    timestamp: (b) => b.comment.created_at,
+    url: (b) => b.comment.html_url,
+    parent: issueOf,
   },
   {
-    event: 'issue_comment', action: 'created', derived: 'the published comments, on a pull request',
-    bodies: () => webhookExamples('issue_comment', 'created').map((b) => ({ ...b, issue: { ...b.issue, pull_request: { url: 'https://api.github.com/repos/x/y/pulls/1' } } })),
-    type: 'pr_comment', id: (b) => `issue-comment:${b.comment.id}`, person: (b) => b.comment.user, timestamp: (b) => b.comment.created_at,
-    url: (b) => b.comment.html_url, parent: (b) => pullOf(b, b.issue.number),
+    event: 'issue_comment',
+    action: 'created',
+    derived: 'the published comments, on a pull request',
+    bodies: () =>
+      webhookExamples('issue_comment', 'created').map((b) => ({
+        ...b,
+        issue: { ...b.issue, pull_request: { url: 'https://api.github.com/repos/x/y/pulls/1' } },
+      })),
+    type: 'pr_comment',
+    id: (b) => `issue-comment:${b.comment.id}`,
+    person: (b) => b.comment.user,
+    timestamp: (b) => b.comment.created_at,
+    url: (b) => b.comment.html_url,
+    parent: (b) => pullOf(b, b.issue.number),
   },
   {
-    event: 'pull_request', action: 'opened', bodies: () => webhookExamples('pull_request', 'opened'), type: 'pr_opened',
-    id: (b) => pullOf(b, b.pull_request.number), person: (b) => b.pull_request.user, timestamp: (b) => b.pull_request.created_at, url: (b) => b.pull_request.html_url,
+    event: 'pull_request',
+    action: 'opened',
+    bodies: () => webhookExamples('pull_request', 'opened'),
+    type: 'pr_opened',
+    id: (b) => pullOf(b, b.pull_request.number),
+    person: (b) => b.pull_request.user,
+    timestamp: (b) => b.pull_request.created_at,
+    url: (b) => b.pull_request.html_url,
   },
   {
-    event: 'pull_request', action: 'closed', derived: 'the published closed ones are not merged: the same, merged',
-    bodies: () => webhookExamples('pull_request', 'closed').map((b) => ({ ...b, pull_request: { ...b.pull_request, merged: true, merged_at: '2019-05-16T11:00:00Z' } })),
-    type: 'pr_merged', id: (b) => `pr-merged:${b.repository.id}:${b.pull_request.number}`, person: (b) => b.pull_request.user,
-    timestamp: (b) => b.pull_request.merged_at, url: (b) => b.pull_request.html_url, parent: (b) => pullOf(b, b.pull_request.number),
-  },
-  {
-    event: 'pull_request_review', action: 'submitted', bodies: () => webhookExamples('pull_request_review', 'submitted'), type: 'pr_review',
-    id: (b) => `pr-review:${b.review.id}`, person: (b) => b.review.user, timestamp: (b) => b.review.submitted_at, url: (b) => b.review.html_url,
+    event: 'pull_request',
+    action: 'closed',
+    derived: 'the published closed ones are not merged: the same, merged',
+    bodies: () =>
+      webhookExamples('pull_request', 'closed').map((b) => ({ ...b, pull_request: { ...b.pull_request, merged: true, merged_at: '2019-05-16T11:00:00Z' } })),
+    type: 'pr_merged',
+    id: (b) => `pr-merged:${b.repository.id}:${b.pull_request.number}`,
+    person: (b) => b.pull_request.user,
+    timestamp: (b) => b.pull_request.merged_at,
+    url: (b) => b.pull_request.html_url,
     parent: (b) => pullOf(b, b.pull_request.number),
   },
   {
-    event: 'pull_request_review_comment', action: 'created', bodies: () => webhookExamples('pull_request_review_comment', 'created'), type: 'pr_comment',
-    id: (b) => `pr-review-comment:${b.comment.id}`, person: (b) => b.comment.user, timestamp: (b) => b.comment.created_at, url: (b) => b.comment.html_url,
+    event: 'pull_request_review',
+    action: 'submitted',
+    bodies: () => webhookExamples('pull_request_review', 'submitted'),
+    type: 'pr_review',
+    id: (b) => `pr-review:${b.review.id}`,
+    person: (b) => b.review.user,
+    timestamp: (b) => b.review.submitted_at,
+    url: (b) => b.review.html_url,
     parent: (b) => pullOf(b, b.pull_request.number),
   },
   {
-    event: 'discussion', action: 'created', bodies: () => webhookExamples('discussion', 'created'), type: 'discussion_opened',
-    id: (b) => `discussion:${b.discussion.id}`, person: (b) => b.discussion.user, timestamp: (b) => b.discussion.created_at, url: (b) => b.discussion.html_url,
+    event: 'pull_request_review_comment',
+    action: 'created',
+    bodies: () => webhookExamples('pull_request_review_comment', 'created'),
+    type: 'pr_comment',
+    id: (b) => `pr-review-comment:${b.comment.id}`,
+    person: (b) => b.comment.user,
+    timestamp: (b) => b.comment.created_at,
+    url: (b) => b.comment.html_url,
+    parent: (b) => pullOf(b, b.pull_request.number),
   },
   {
-    event: 'discussion_comment', action: 'created', bodies: () => webhookExamples('discussion_comment', 'created'), type: 'discussion_comment',
-    id: (b) => `discussion-comment:${b.comment.id}`, person: (b) => b.comment.user, timestamp: (b) => b.comment.created_at, url: (b) => b.comment.html_url,
+    event: 'discussion',
+    action: 'created',
+    bodies: () => webhookExamples('discussion', 'created'),
+    type: 'discussion_opened',
+    id: (b) => `discussion:${b.discussion.id}`,
+    person: (b) => b.discussion.user,
+    timestamp: (b) => b.discussion.created_at,
+    url: (b) => b.discussion.html_url,
+  },
+  {
+    event: 'discussion_comment',
+    action: 'created',
+    bodies: () => webhookExamples('discussion_comment', 'created'),
+    type: 'discussion_comment',
+    id: (b) => `discussion-comment:${b.comment.id}`,
+    person: (b) => b.comment.user,
+    timestamp: (b) => b.comment.created_at,
+    url: (b) => b.comment.html_url,
     parent: (b) => `discussion:${b.discussion.id}`,
   },
   {
-    event: 'release', action: 'published', bodies: () => webhookExamples('release', 'published'), type: 'release_published',
-    id: (b) => `release:${b.release.id}`, person: (b) => b.release.author, timestamp: (b) => b.release.published_at, url: (b) => b.release.html_url,
+    event: 'release',
+    action: 'published',
+    bodies: () => webhookExamples('release', 'published'),
+    type: 'release_published',
+    id: (b) => `release:${b.release.id}`,
+    person: (b) => b.release.author,
+    timestamp: (b) => b.release.published_at,
+    url: (b) => b.release.html_url,
   },
 ];
 
 describe('GitHub deliveries, over the published examples', () => {
-  it.each(ROWS.map((row) => [`${row.event}${row.action ? `.${row.action}` : ''}${row.derived ? ` (${row.derived})` : ''}`, row] as const))('%s', (_name, row) => {
-    const bodies = row.bodies();
-    expect(bodies.length).toBeGreaterThan(0);
-    for (const body of bodies) {
-      const { activities, users, skipped } = translate(row.event, body);
-      expect(skipped).toEqual([]);
-      expect(users).toEqual([]);
-      expect(activities).toHaveLength(1);
-      const person = row.person(body);
-      const expected: Partial<ActivityPush> = {
-        id: row.id(body),
-        activityType: typeof row.type === 'string' ? row.type : row.type(body),
-        timestamp: row.timestamp(body),
-        url: row.url(body),
-        subSource: body.repository.full_name,
-        user: { id: String(person.id), username: person.login, github: person.login, avatarUrl: person.avatar_url },
-      };
-      if (row.parent) expected.parentActivity = expect.objectContaining({ id: row.parent(body) });
-      expect(activities[0]).toMatchObject(expected);
-      if (!row.parent) expect(activities[0]!.parentActivity).toBeUndefined();
-    }
-  });
+  it.each(ROWS.map((row) => [`${row.event}${row.action ? `.${row.action}` : ''}${row.derived ? ` (${row.derived})` : ''}`, row] as const))(
+    '%s',
+    (_name, row) => {
+      const bodies = row.bodies();
+      expect(bodies.length).toBeGreaterThan(0);
+      for (const body of bodies) {
+        const { activities, users, skipped } = translate(row.event, body);
+        expect(skipped).toEqual([]);
+        expect(users).toEqual([]);
+        expect(activities).toHaveLength(1);
+        const person = row.person(body);
+        const expected: Partial<ActivityPush> = {
+          id: row.id(body),
+          activityType: typeof row.type === 'string' ? row.type : row.type(body),
+          timestamp: row.timestamp(body),
+          url: row.url(body),
+          subSource: body.repository.full_name,
+          user: { id: String(person.id), username: person.login, github: person.login, avatarUrl: person.avatar_url },
+        };
+        if (row.parent) expected.parentActivity = expect.objectContaining({ id: row.parent(body) });
+        expect(activities[0]).toMatchObject(expected);
+        if (!row.parent) expect(activities[0]!.parentActivity).toBeUndefined();
+      }
+    },
+  );
 
-  it('records the pusher\'s own commits of a push only when settings.commits is on', () => {
+  it("records the pusher's own commits of a push only when settings.commits is on", () => {
     const bodies = webhookExamples('push').filter((b) => b.commits.length > 0);
     expect(bodies.length).toBeGreaterThan(0);
     for (const body of bodies) {
@@ -127,7 +215,10 @@ describe('GitHub deliveries, over the published examples', () => {
       const on = translate('push', body, { repositories: [body.repository.full_name], commits: true });
       expect(on.activities.map((a) => a.id)).toEqual(body.commits.map((c: Json) => `commit:${c.id}`));
       expect(on.activities[0]).toMatchObject({
-        activityType: 'commit', timestamp: body.commits[0].timestamp, url: body.commits[0].url, subSource: body.repository.full_name,
+        activityType: 'commit',
+        timestamp: body.commits[0].timestamp,
+        url: body.commits[0].url,
+        subSource: body.repository.full_name,
         user: { id: String(body.sender.id), github: body.sender.login },
       });
       const someoneElse = { ...body, commits: body.commits.map((c: Json) => ({ ...c, author: { ...c.author, username: 'another' } })) };
@@ -138,8 +229,21 @@ describe('GitHub deliveries, over the published examples', () => {
   });
 
   it('skips every other published event and action, saying which', () => {
-    const followed = new Set(['star.created', 'fork', 'issues.opened', 'issues.closed', 'issue_comment.created', 'pull_request.opened', 'pull_request.closed',
-      'pull_request_review.submitted', 'pull_request_review_comment.created', 'discussion.created', 'discussion_comment.created', 'release.published', 'push']);
+    const followed = new Set([
+      'star.created',
+      'fork',
+      'issues.opened',
+      'issues.closed',
+      'issue_comment.created',
+      'pull_request.opened',
+      'pull_request.closed',
+      'pull_request_review.submitted',
+      'pull_request_review_comment.created',
+      'discussion.created',
+      'discussion_comment.created',
+      'release.published',
+      'push',
+    ]);
     let checked = 0;
     for (const event of webhookEventNames()) {
       for (const body of webhookExamples(event)) {
@@ -164,7 +268,12 @@ describe('GitHub deliveries, over the published examples', () => {
     expect(skipped.activities).toEqual([]);
     expect(skipped.skipped).toEqual([`issue ${body!.repository.full_name}#${body!.issue.number}: bot dependabot[bot]`]);
     const kept = translate('issues', bot, { repositories: [body!.repository.full_name], bots: 'keep' });
-    expect(kept.activities[0]!.user).toEqual({ id: 'bot:49699333', username: 'dependabot[bot]', fullName: 'dependabot[bot]', avatarUrl: body!.issue.user.avatar_url });
+    expect(kept.activities[0]!.user).toEqual({
+      id: 'bot:49699333',
+      username: 'dependabot[bot]',
+      fullName: 'dependabot[bot]',
+      avatarUrl: body!.issue.user.avatar_url,
+    });
     // Named like a bot without the type says so.
     const named = { ...body!, issue: { ...body!.issue, user: { ...body!.issue.user, login: 'renovate[bot]', type: 'User' } } };
     expect(translate('issues', named).skipped[0]).toMatch(/bot renovate\[bot\]/);
@@ -188,9 +297,9 @@ describe('GitHub deliveries, over the published examples', () => {
 });
 
 describe('GitHub delivery signatures', () => {
-  it('accepts the signature of the webhook secret, and refuses a bad, missing or other secret\'s one', async () => {
+  it("accepts the signature of the webhook secret, and refuses a bad, missing or other secret's one", async () => {
     const [body] = webhookExamples('star', 'created');
-    const secrets = { token: 't', webhookSecret: 'It\'s a Secret to Everybody' };
+    const secrets = { token: 't', webhookSecret: "It's a Secret to Everybody" };
     const good = await signedDelivery('star', body, secrets.webhookSecret);
     expect(await githubConnector.verify(good.raw, good.headers, secrets)).toBe(true);
 

@@ -14,9 +14,21 @@ const digest: ActivityDigest = {
     {
       period: 0,
       total: 9,
-      types: [{ key: 'commented_replied', count: 6 }, { key: 'made_post_topic', count: 2 }, { key: 'starred_repo', count: 1 }],
-      places: [{ key: 'Slack #help', count: 7 }, { key: 'GitHub', count: 2 }],
-      topics: [{ key: 'Kubernetes', count: 5 }, { key: 'Helm', count: 3 }, { key: 'ingress', count: 2 }, { key: 'latency', count: 1 }],
+      types: [
+        { key: 'commented_replied', count: 6 },
+        { key: 'made_post_topic', count: 2 },
+        { key: 'starred_repo', count: 1 },
+      ],
+      places: [
+        { key: 'Slack #help', count: 7 },
+        { key: 'GitHub', count: 2 },
+      ],
+      topics: [
+        { key: 'Kubernetes', count: 5 },
+        { key: 'Helm', count: 3 },
+        { key: 'ingress', count: 2 },
+        { key: 'latency', count: 1 },
+      ],
     },
     { period: 2, total: 1, types: [{ key: 'starred_repo', count: 1 }], places: [{ key: 'GitHub', count: 1 }], topics: [] },
   ],

@@ -69,7 +69,9 @@ function imageFiles(): string[] {
       const destination = parts.at(-1)!;
       const sources = parts.slice(0, -1);
       // `COPY a b ./` puts each at its name; `COPY dir ./dir` puts the directory at that path.
-      return sources.map((source) => (destination.endsWith('/') ? path.posix.join(destination, path.posix.basename(source)) : destination).replace(/^\.\//, ''));
+      return sources.map((source) =>
+        (destination.endsWith('/') ? path.posix.join(destination, path.posix.basename(source)) : destination).replace(/^\.\//, ''),
+      );
     });
 }
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
@@ -123,7 +125,10 @@ describe('the Dockerfile', () => {
   });
 
   it("makes /data, where the embedded database lives, the running user's alone (0700), as Hearth requires", () => {
-    const user = finalStage.filter((i) => i.name === 'USER').at(-1)!.args.split(':')[0]!;
+    const user = finalStage
+      .filter((i) => i.name === 'USER')
+      .at(-1)!
+      .args.split(':')[0]!;
     const runs = finalStage.filter((i) => i.name === 'RUN').map((i) => i.args);
     const made = runs.find((run) => /\bmkdir\b.*\s\/data\b/.test(run));
     expect(made).toBeDefined();
@@ -142,14 +147,17 @@ describe('the Dockerfile', () => {
     expect(healthcheck.args).toMatch(/--interval=\d+s/);
     expect(healthcheck.args).toContain('/healthz');
     expect(finalStage.find((i) => i.name === 'EXPOSE')?.args).toBe('3000');
-    const env = finalStage.filter((i) => i.name === 'ENV').map((i) => i.args).join(' ');
+    const env = finalStage
+      .filter((i) => i.name === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(/\bHOST=0\.0\.0\.0\b/);
     expect(env).toMatch(/\bHEARTH_DATA_DIR=\/data\b/);
     const entry = [...execForm(finalStage.find((i) => i.name === 'ENTRYPOINT')!.args), ...execForm(finalStage.find((i) => i.name === 'CMD')!.args)];
     expect(entry).toEqual(['node', 'bin/hearth.mjs', 'serve']);
   });
 
-  it("has every package the entry point imports among the dependencies, none among the devDependencies", async () => {
+  it('has every package the entry point imports among the dependencies, none among the devDependencies', async () => {
     // What bin/hearth.mjs loads: the bundle of src/cli/main.ts (packages left external, as it builds it),
     // and esbuild and tsx, which it imports itself.
     const bundled = await build({
@@ -204,7 +212,11 @@ describe('the image entry point, by hand', () => {
     execFileSync(process.execPath, ['bin/hearth.mjs', '--help'], { cwd: app, stdio: 'pipe', timeout: 60_000 });
     // bin/hearth.mjs keeps a checkout's bundles in node_modules/.cache/hearth-<checkout>.
     const cache = path.join(app, 'node_modules/.cache');
-    const bundles = () => fs.readdirSync(cache).filter((name) => name.startsWith('hearth-')).flatMap((name) => fs.readdirSync(path.join(cache, name)));
+    const bundles = () =>
+      fs
+        .readdirSync(cache)
+        .filter((name) => name.startsWith('hearth-'))
+        .flatMap((name) => fs.readdirSync(path.join(cache, name)));
     expect(bundles()).toHaveLength(1);
     const dataDir = processes.tempDir();
     const server = await processes.serve({ HEARTH_DATA_DIR: dataDir, NODE_ENV: 'production', HEARTH_SHUTDOWN_GRACE: '0' }, { cwd: app });
@@ -229,7 +241,18 @@ describe('the image entry point, by hand', () => {
 
 describe('compose.yaml', () => {
   const compose = parse(fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8')) as {
-    services: Record<string, { image?: string; build?: string; environment?: Record<string, string>; volumes?: string[]; healthcheck?: { test: string[] }; depends_on?: Record<string, { condition: string }>; stop_grace_period?: string }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        build?: string;
+        environment?: Record<string, string>;
+        volumes?: string[];
+        healthcheck?: { test: string[] };
+        depends_on?: Record<string, { condition: string }>;
+        stop_grace_period?: string;
+      }
+    >;
     volumes: Record<string, unknown>;
   };
 

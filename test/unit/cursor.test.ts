@@ -74,7 +74,7 @@ describe('CursorCodec', () => {
       expect(decode(new CursorCodec(SECRET), cursor, binding)).toEqual(['5']);
     });
 
-    it('does not depend on the order of the filters\' keys, at any depth', () => {
+    it("does not depend on the order of the filters' keys, at any depth", () => {
       const cursor = codec.encode(binding, ['5']);
       const reordered: CursorBinding = {
         filters: { nested: { y: [true, null], x: 1 }, since: '2024-01-01', tags: ['a', 'b'], segment: 's_4' },
@@ -161,7 +161,7 @@ describe('CursorCodec', () => {
       }
     });
 
-    it('is detected when a validly signed body is paired with another cursor\'s signature', () => {
+    it("is detected when a validly signed body is paired with another cursor's signature", () => {
       const other = codec.encode(binding, ['2024-01-01 00:00:00.000002+00', '12345']);
       expectRefused(`${other.split('.')[0]}.${signature}`);
       expectRefused(`${body}.${other.split('.')[1]}`);

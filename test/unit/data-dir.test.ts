@@ -57,17 +57,20 @@ describe.skipIf(!POSIX)('the data directory', () => {
     }
   });
 
-  it.skipIf(!ROOT)(`is refused when another user owns it, even if this user could write in it${ROOT ? '' : ' (skipped: changing a directory\'s owner takes root)'}`, () => {
-    const dataDir = path.join(parent(), 'data');
-    fs.mkdirSync(dataDir, { mode: 0o700 });
-    const nobody = Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).trim());
-    fs.chownSync(dataDir, nobody, nobody);
-    const message = new DataDirRefusedError(
-      `refusing the data directory ${dataDir}: it belongs to another user (uid ${nobody}), not to the user Hearth runs as (uid 0). Run Hearth as the user who owns it, or set HEARTH_DATA_DIR to a directory of this user.`,
-    );
-    expect(() => prepareDataDir(dataDir)).toThrow(message);
-    expect(() => checkDataDir(dataDir)).toThrow(message);
-  });
+  it.skipIf(!ROOT)(
+    `is refused when another user owns it, even if this user could write in it${ROOT ? '' : " (skipped: changing a directory's owner takes root)"}`,
+    () => {
+      const dataDir = path.join(parent(), 'data');
+      fs.mkdirSync(dataDir, { mode: 0o700 });
+      const nobody = Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).trim());
+      fs.chownSync(dataDir, nobody, nobody);
+      const message = new DataDirRefusedError(
+        `refusing the data directory ${dataDir}: it belongs to another user (uid ${nobody}), not to the user Hearth runs as (uid 0). Run Hearth as the user who owns it, or set HEARTH_DATA_DIR to a directory of this user.`,
+      );
+      expect(() => prepareDataDir(dataDir)).toThrow(message);
+      expect(() => checkDataDir(dataDir)).toThrow(message);
+    },
+  );
 
   it('a file where the directory should be is said in one line', () => {
     const file = path.join(parent(), 'file');
@@ -99,7 +102,12 @@ describe.skipIf(!POSIX)('the data directory', () => {
     fs.symlinkSync(outside, path.join(dataDir, 'pgdata', 'link'));
 
     prepareDataDir(dataDir);
-    expect([mode(path.join(dataDir, 'pgdata')), mode(path.join(dataDir, 'pgdata', 'pg_wal')), mode(wal), mode(control)]).toEqual(['0700', '0700', '0600', '0600']);
+    expect([mode(path.join(dataDir, 'pgdata')), mode(path.join(dataDir, 'pgdata', 'pg_wal')), mode(wal), mode(control)]).toEqual([
+      '0700',
+      '0700',
+      '0600',
+      '0600',
+    ]);
     expect(mode(outside)).toBe('0644');
   });
 });

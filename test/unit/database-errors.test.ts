@@ -9,10 +9,15 @@ describe('a database that cannot be used, in one line', () => {
 
   it('names the server and the database, never the password', () => {
     const wrong = postgresUnavailable({ code: '28P01', message: 'password authentication failed for user "app"' }, url);
-    expect(wrong?.message).toBe('PostgreSQL at db.example.com:6432 refused the credentials in DATABASE_URL (password authentication failed for user "app"). Check the user name and password.');
-    expect(postgresUnavailable({ code: '3D000' }, url)?.message).toBe('PostgreSQL at db.example.com:6432 has no database "hearth". Create it (createdb hearth) or fix the database name in DATABASE_URL.');
+    expect(wrong?.message).toBe(
+      'PostgreSQL at db.example.com:6432 refused the credentials in DATABASE_URL (password authentication failed for user "app"). Check the user name and password.',
+    );
+    expect(postgresUnavailable({ code: '3D000' }, url)?.message).toBe(
+      'PostgreSQL at db.example.com:6432 has no database "hearth". Create it (createdb hearth) or fix the database name in DATABASE_URL.',
+    );
     expect(postgresUnavailable({ code: 'ETIMEDOUT' }, url)?.message).toContain('it is unreachable (ETIMEDOUT)');
-    for (const code of ['28P01', '3D000', 'ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT']) expect(postgresUnavailable({ code }, url)?.message).not.toContain('secret');
+    for (const code of ['28P01', '3D000', 'ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT'])
+      expect(postgresUnavailable({ code }, url)?.message).not.toContain('secret');
   });
 
   it('leaves other errors alone (a bug keeps its stack)', () => {

@@ -42,7 +42,12 @@ describe('the one duration syntax of options and environment variables', () => {
   });
 
   it('the environment: every length of time takes the syntax, a bare number its old unit', () => {
-    const config = loadConfig({ HEARTH_JOB_LEASE: '2m', HEARTH_STATEMENT_TIMEOUT: '30s', HEARTH_RATE_LIMIT_WINDOW: 'PT2M', HEARTH_DB_CONNECTION_LIFETIME: '1h' });
+    const config = loadConfig({
+      HEARTH_JOB_LEASE: '2m',
+      HEARTH_STATEMENT_TIMEOUT: '30s',
+      HEARTH_RATE_LIMIT_WINDOW: 'PT2M',
+      HEARTH_DB_CONNECTION_LIFETIME: '1h',
+    });
     expect(config.jobLeaseMs).toBe(120_000);
     expect(config.statementTimeoutMs).toBe(30_000);
     expect(config.rateLimit.windowSeconds).toBe(120);
@@ -53,7 +58,9 @@ describe('the one duration syntax of options and environment variables', () => {
     const llm = loadConfig({ HEARTH_LLM_URL: 'http://127.0.0.1:1/v1', HEARTH_LLM_MODEL: 'm', HEARTH_LLM_TIMEOUT: '90s', HEARTH_LLM_INTERVAL: '0' });
     expect(llm.llm).toMatchObject({ timeoutMs: 90_000, intervalMs: 0 });
     expect(() => loadConfig({ HEARTH_JOB_LEASE: 'soon' })).toThrow(
-      new ConfigError('HEARTH_JOB_LEASE must be a duration such as 30s, 15m, 1h, 7d or ISO 8601 (PT1H, P7D) (a bare number is seconds), from 1 s to 1 d; got "soon"'),
+      new ConfigError(
+        'HEARTH_JOB_LEASE must be a duration such as 30s, 15m, 1h, 7d or ISO 8601 (PT1H, P7D) (a bare number is seconds), from 1 s to 1 d; got "soon"',
+      ),
     );
     expect(() => loadConfig({ HEARTH_RATE_LIMIT_WINDOW: '2d' })).toThrow(/^HEARTH_RATE_LIMIT_WINDOW must be .* from 1 s to 1 d; got "2d"$/);
   });

@@ -29,7 +29,10 @@ function documentedCodes(): [string, string, string][] {
     .split('\n')
     .filter((line) => /^\| `/.test(line))
     .map((line) => {
-      const [code, status, when] = line.slice(1, -1).split(' | ').map((cell) => cell.trim());
+      const [code, status, when] = line
+        .slice(1, -1)
+        .split(' | ')
+        .map((cell) => cell.trim());
       return [code!.replace(/`/g, ''), status!, when!];
     });
 }

@@ -7,12 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCities, MIN_CITY_POPULATION } from '../../src/modules/locations/cities-pbf.ts';
 import { gazetteerLoaded, loadGazetteer, normalizeName } from '../../src/modules/locations/gazetteer-index.ts';
 import { interpretLocation, type LocationInput, type Place } from '../../src/modules/locations/gazetteer.ts';
-import {
-  CITY_ALIASES,
-  COUNTRY_CONTINENT,
-  REGION_ABBREVIATIONS,
-  REGION_ALIASES,
-} from '../../src/modules/locations/gazetteer-tables.ts';
+import { CITY_ALIASES, COUNTRY_CONTINENT, REGION_ABBREVIATIONS, REGION_ALIASES } from '../../src/modules/locations/gazetteer-tables.ts';
 
 const WORLD_REGIONS = ['Africa', 'Asia', 'Europe', 'North America', 'South America', 'Oceania', 'Antarctica'];
 
@@ -180,14 +175,38 @@ describe('structured hints', () => {
     [{ city: 'NYC' }, { city: 'New York City', ...us }],
     [{ city: 'LA' }, { city: 'Los Angeles', ...us }],
     [{ city: 'Austin, TX' }, { city: 'Austin', region: 'Texas', ...us }],
-    [{ city: 'Cambridge', country: 'UK' }, { city: 'Cambridge', region: 'England', ...uk }],
-    [{ city: 'Cambridge', country: 'US' }, { city: 'Cambridge', region: 'Massachusetts', ...us }],
-    [{ city: 'Cambridge', region: 'MA' }, { city: 'Cambridge', region: 'Massachusetts', ...us }],
-    [{ city: 'Paris', region: 'TX', country: 'US' }, { city: 'Paris', region: 'Texas', ...us }],
-    [{ city: 'Portland', region: 'Maine' }, { city: 'Portland', region: 'Maine', ...us }],
-    [{ city: 'Toronto', region: 'ON', country: 'Canada' }, { city: 'Toronto', region: 'Ontario', countryCode: 'CA' }],
-    [{ city: 'Sydney', country: 'AU' }, { city: 'Sydney', region: 'New South Wales', countryCode: 'AU' }],
-    [{ city: 'Sydney', country: 'Canada' }, { city: 'Sydney', region: 'Nova Scotia', countryCode: 'CA' }],
+    [
+      { city: 'Cambridge', country: 'UK' },
+      { city: 'Cambridge', region: 'England', ...uk },
+    ],
+    [
+      { city: 'Cambridge', country: 'US' },
+      { city: 'Cambridge', region: 'Massachusetts', ...us },
+    ],
+    [
+      { city: 'Cambridge', region: 'MA' },
+      { city: 'Cambridge', region: 'Massachusetts', ...us },
+    ],
+    [
+      { city: 'Paris', region: 'TX', country: 'US' },
+      { city: 'Paris', region: 'Texas', ...us },
+    ],
+    [
+      { city: 'Portland', region: 'Maine' },
+      { city: 'Portland', region: 'Maine', ...us },
+    ],
+    [
+      { city: 'Toronto', region: 'ON', country: 'Canada' },
+      { city: 'Toronto', region: 'Ontario', countryCode: 'CA' },
+    ],
+    [
+      { city: 'Sydney', country: 'AU' },
+      { city: 'Sydney', region: 'New South Wales', countryCode: 'AU' },
+    ],
+    [
+      { city: 'Sydney', country: 'Canada' },
+      { city: 'Sydney', region: 'Nova Scotia', countryCode: 'CA' },
+    ],
   ])('%j', (input, expected) => {
     expect(interpretLocation(input)).toMatchObject(expected);
   });
@@ -238,13 +257,40 @@ describe('structured hints', () => {
 });
 
 describe('junk', () => {
-  it.each(['', '   ', 'n/a', 'N/A', 'NA', 'none', 'None', 'null', 'undefined', 'unknown', '-', '--', '?', 'earth', 'Earth', 'Planet Earth', 'the internet', 'The Internet', 'online', 'worldwide', 'everywhere', '🌍', '🌍🌎🌏', '🏠', '🇺', 'a', '1234', 'https://example.com', 'localhost'])(
-    '%j is nothing',
-    (raw) => {
-      expect(place(raw)).toBeNull();
-      expect(place({ city: raw, region: raw, country: raw })).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    'n/a',
+    'N/A',
+    'NA',
+    'none',
+    'None',
+    'null',
+    'undefined',
+    'unknown',
+    '-',
+    '--',
+    '?',
+    'earth',
+    'Earth',
+    'Planet Earth',
+    'the internet',
+    'The Internet',
+    'online',
+    'worldwide',
+    'everywhere',
+    '🌍',
+    '🌍🌎🌏',
+    '🏠',
+    '🇺',
+    'a',
+    '1234',
+    'https://example.com',
+    'localhost',
+  ])('%j is nothing', (raw) => {
+    expect(place(raw)).toBeNull();
+    expect(place({ city: raw, region: raw, country: raw })).toBeNull();
+  });
 
   it('ignores values that are not strings, and inputs that are not objects', () => {
     expect(interpretLocation({ rawLocation: 42, city: {}, region: ['Texas'], country: null })).toBeNull();
@@ -349,7 +395,32 @@ describe('robustness', () => {
       fc.string({ unit: 'binary-ascii', maxLength: 400 }),
       // Pieces of real locations, recombined.
       fc
-        .array(fc.constantFrom('Berlin', 'TX', 'NYC', ',', ' ', '/', '-', '(', ')', '🇩🇪', 'Remote', 'EU', 'São', 'Paulo', 'la', 'LA', 'the', 'Bay', 'Area', 'CA', 'in'), { maxLength: 30 })
+        .array(
+          fc.constantFrom(
+            'Berlin',
+            'TX',
+            'NYC',
+            ',',
+            ' ',
+            '/',
+            '-',
+            '(',
+            ')',
+            '🇩🇪',
+            'Remote',
+            'EU',
+            'São',
+            'Paulo',
+            'la',
+            'LA',
+            'the',
+            'Bay',
+            'Area',
+            'CA',
+            'in',
+          ),
+          { maxLength: 30 },
+        )
         .map((parts) => parts.join(' ')),
     );
     fc.assert(

@@ -28,7 +28,30 @@ function rejected(result: Normalized): string {
 }
 
 // Placeholders real clients send where they have no identifier (docs/ingestion.md, One person, one contact).
-const JUNK_WORDS = ['', '   ', '\t\n', 'null', 'NULL', 'Null', 'undefined', 'unknown', 'Unknown', 'n/a', 'N/A', 'na', 'NA', 'none', 'None', '-', '--', '?', '0', ' n/a ', '---', '...'];
+const JUNK_WORDS = [
+  '',
+  '   ',
+  '\t\n',
+  'null',
+  'NULL',
+  'Null',
+  'undefined',
+  'unknown',
+  'Unknown',
+  'n/a',
+  'N/A',
+  'na',
+  'NA',
+  'none',
+  'None',
+  '-',
+  '--',
+  '?',
+  '0',
+  ' n/a ',
+  '---',
+  '...',
+];
 const NO_REPLY = [
   'noreply@acme.com',
   'no-reply@acme.com',
@@ -62,12 +85,21 @@ describe('isJunkValue', () => {
     expect(isJunkValue(value)).toBe(true);
   });
 
-  it.each(['jo@acme.com', 'octocat', 'Jo Doe', 'nan', 'nonexistent', 'unknown-user', 'n/a@acme.com', 'reply@acme.com', 'notifications@acme.com', 'octocat@users.noreply.github.com', '12345+octocat@users.noreply.github.com'])(
-    '%j is not junk',
-    (value) => {
-      expect(isJunkValue(value)).toBe(false);
-    },
-  );
+  it.each([
+    'jo@acme.com',
+    'octocat',
+    'Jo Doe',
+    'nan',
+    'nonexistent',
+    'unknown-user',
+    'n/a@acme.com',
+    'reply@acme.com',
+    'notifications@acme.com',
+    'octocat@users.noreply.github.com',
+    '12345+octocat@users.noreply.github.com',
+  ])('%j is not junk', (value) => {
+    expect(isJunkValue(value)).toBe(false);
+  });
 
   it('a GitHub noreply address without a valid login is junk', () => {
     expect(isJunkValue('1+not_a_login@users.noreply.github.com')).toBe(true);
@@ -207,12 +239,18 @@ describe('normalizeEmail', () => {
     // Inputs near the fast path's edges: its own alphabet, dots, and characters only the parser accepts.
     const part = fc.string({ unit: fc.constantFrom(...'aZ09.-_+!#$%&*/=?^`{|}~\'"() @,;:<>[]\\'.split('')), minLength: 0, maxLength: 12 });
     fc.assert(
-      fc.property(fc.oneof(fc.emailAddress(), fc.tuple(part, part).map(([local, domain]) => `${local}@${domain}`)), (input) => {
-        if (!PLAIN_ADDRESS.test(input)) return;
-        const parsed = emailAddresses.parseOneAddress({ input, rejectTLD: true, rfc6532: true, commaInDisplayName: true });
-        expect(parsed?.type).toBe('mailbox');
-        expect(parsed && 'address' in parsed ? parsed.address : null).toBe(input);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.emailAddress(),
+          fc.tuple(part, part).map(([local, domain]) => `${local}@${domain}`),
+        ),
+        (input) => {
+          if (!PLAIN_ADDRESS.test(input)) return;
+          const parsed = emailAddresses.parseOneAddress({ input, rejectTLD: true, rfc6532: true, commaInDisplayName: true });
+          expect(parsed?.type).toBe('mailbox');
+          expect(parsed && 'address' in parsed ? parsed.address : null).toBe(input);
+        },
+      ),
       { numRuns: 5000 },
     );
   });
@@ -277,12 +315,17 @@ describe('normalizeHandle', () => {
     expect(rejected(normalizeHandle('github', input))).toMatch(/is not a valid GitHub username$/);
   });
 
-  it.each(['https://gitlab.com/octocat', 'twitter.com/octocat', 'https://github.com/octocat/hello-world', 'https://github.com/orgs/acme', 'https://github.com', 'https://gist.github.com/octocat', 'ftp://github.com/octocat'])(
-    'github: rejects %j, which is not a GitHub profile URL',
-    (input) => {
-      expect(rejected(normalizeHandle('github', input))).toMatch(/is not a GitHub profile URL$/);
-    },
-  );
+  it.each([
+    'https://gitlab.com/octocat',
+    'twitter.com/octocat',
+    'https://github.com/octocat/hello-world',
+    'https://github.com/orgs/acme',
+    'https://github.com',
+    'https://gist.github.com/octocat',
+    'ftp://github.com/octocat',
+  ])('github: rejects %j, which is not a GitHub profile URL', (input) => {
+    expect(rejected(normalizeHandle('github', input))).toMatch(/is not a GitHub profile URL$/);
+  });
 
   it.each([
     ['jack', 'jack', 'jack'],
@@ -305,12 +348,16 @@ describe('normalizeHandle', () => {
     expect(rejected(normalizeHandle('twitter', input))).toMatch(/is not a valid X\/Twitter handle$/);
   });
 
-  it.each(['https://github.com/jack', 'https://x.com/jack/status/20', 'https://twitter.com/intent/tweet', 'https://x.com/', 'x.com/', 'https://nitter.net/jack'])(
-    'twitter: rejects %j, which is not an X/Twitter profile URL',
-    (input) => {
-      expect(rejected(normalizeHandle('twitter', input))).toMatch(/is not a X\/Twitter profile URL$/);
-    },
-  );
+  it.each([
+    'https://github.com/jack',
+    'https://x.com/jack/status/20',
+    'https://twitter.com/intent/tweet',
+    'https://x.com/',
+    'x.com/',
+    'https://nitter.net/jack',
+  ])('twitter: rejects %j, which is not an X/Twitter profile URL', (input) => {
+    expect(rejected(normalizeHandle('twitter', input))).toMatch(/is not a X\/Twitter profile URL$/);
+  });
 
   it.each([
     ['jane-doe', 'jane-doe', 'jane-doe'],
@@ -345,12 +392,16 @@ describe('normalizeHandle', () => {
     expect(rejected(normalizeHandle('linkedin', input))).toMatch(/is not a valid LinkedIn profile id$/);
   });
 
-  it.each(['company/acme', 'https://www.linkedin.com/company/acme', 'https://www.linkedin.com/', 'https://www.linkedin.com/pub/jane-doe/1/2/3', 'https://github.com/jane-doe', 'https://evil-linkedin.com/in/jane-doe'])(
-    'linkedin: rejects %j, which is not a LinkedIn profile URL',
-    (input) => {
-      expect(rejected(normalizeHandle('linkedin', input))).toMatch(/is not a LinkedIn profile URL$/);
-    },
-  );
+  it.each([
+    'company/acme',
+    'https://www.linkedin.com/company/acme',
+    'https://www.linkedin.com/',
+    'https://www.linkedin.com/pub/jane-doe/1/2/3',
+    'https://github.com/jane-doe',
+    'https://evil-linkedin.com/in/jane-doe',
+  ])('linkedin: rejects %j, which is not a LinkedIn profile URL', (input) => {
+    expect(rejected(normalizeHandle('linkedin', input))).toMatch(/is not a LinkedIn profile URL$/);
+  });
 
   it.each([
     ['github', '0/'],
@@ -399,7 +450,16 @@ describe('normalizeDiscord', () => {
   });
 
   it('rejects junk', () => {
-    for (const value of [...JUNK_WORDS, null, undefined, 5, [], { type: 'username' }, { type: 'username', username: 'n/a' }, { type: 'username', username: '' }]) {
+    for (const value of [
+      ...JUNK_WORDS,
+      null,
+      undefined,
+      5,
+      [],
+      { type: 'username' },
+      { type: 'username', username: 'n/a' },
+      { type: 'username', username: '' },
+    ]) {
       expect(rejected(normalizeDiscord(value))).toMatch(/is not an identifier$/);
     }
   });

@@ -16,7 +16,10 @@ function sourceFiles(dir: string): string[] {
 /** Every relative import and re-export of a file (type-only ones too: a cycle of types is still a knot). */
 function importsOf(file: string): string[] {
   const { importedFiles } = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
-  return importedFiles.map((imported) => imported.fileName).filter((name) => name.startsWith('.')).map((name) => path.resolve(path.dirname(file), name));
+  return importedFiles
+    .map((imported) => imported.fileName)
+    .filter((name) => name.startsWith('.'))
+    .map((name) => path.resolve(path.dirname(file), name));
 }
 
 /** One cycle of the graph as the path that closes it, or null when there is none (depth-first, three colours). */
@@ -59,7 +62,14 @@ describe('the import graph of src', () => {
       ['d', ['b']],
     ]);
     expect(findCycle(graph)).toEqual(['b', 'd', 'b']);
-    expect(findCycle(new Map([['a', ['b']], ['b', []]]))).toBeNull();
+    expect(
+      findCycle(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toBeNull();
   });
 
   it('has no cycle', () => {

@@ -36,7 +36,9 @@ describe("a model's answers, checked before they are stored", () => {
 
   it('writes nothing the drafts do not have, whatever the model says', () => {
     const quiet = { sparkSummary: null, recentSparkSummaries: ['30 days to 2026-10-28: 1 activity.'], activateMessage: null };
-    expect(checkContactAnswer(JSON.stringify({ sparkSummary: 'Invented', recentSparkSummaries: ['Once.'], activateMessage: { title: 'x', message: 'y' } }), quiet)).toEqual({
+    expect(
+      checkContactAnswer(JSON.stringify({ sparkSummary: 'Invented', recentSparkSummaries: ['Once.'], activateMessage: { title: 'x', message: 'y' } }), quiet),
+    ).toEqual({
       sparkSummary: null,
       recentSparkSummaries: ['Once.'],
       activateMessage: null,
@@ -63,7 +65,14 @@ describe('the model endpoint settings', () => {
       intervalMs: 600_000,
     });
     expect(
-      loadConfig({ HEARTH_LLM_URL: 'https://api.example/v1', HEARTH_LLM_MODEL: 'm', HEARTH_LLM_KEY: 'k', HEARTH_LLM_TIMEOUT: '5', HEARTH_LLM_CONCURRENCY: '1', HEARTH_LLM_INTERVAL: '0' }).llm,
+      loadConfig({
+        HEARTH_LLM_URL: 'https://api.example/v1',
+        HEARTH_LLM_MODEL: 'm',
+        HEARTH_LLM_KEY: 'k',
+        HEARTH_LLM_TIMEOUT: '5',
+        HEARTH_LLM_CONCURRENCY: '1',
+        HEARTH_LLM_INTERVAL: '0',
+      }).llm,
     ).toMatchObject({ key: 'k', timeoutMs: 5000, concurrency: 1, intervalMs: 0 });
     expect(() => loadConfig({ HEARTH_LLM_URL: 'http://x/v1' })).toThrow(/HEARTH_LLM_MODEL/);
     expect(() => loadConfig({ HEARTH_LLM_MODEL: 'm' })).toThrow(ConfigError);

@@ -44,7 +44,7 @@ describe('the job queue', () => {
     expect(typeChecks).toBeTypeOf('function');
   });
 
-  it('takes each kind\'s handler once, and its workers claim the kinds it has handlers for', () => {
+  it("takes each kind's handler once, and its workers claim the kinds it has handlers for", () => {
     // Neither call reaches the database.
     const queue = createJobQueue<{ 'test.a': { n: number }; 'test.b': { m: string } }>({ db: {} as Kysely<DB>, clock: new ManualClock() });
     queue.handle({ 'test.a': async () => {}, 'test.b': async () => {} });

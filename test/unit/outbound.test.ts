@@ -56,20 +56,63 @@ describe('outbound requests', () => {
 
   it('knows which addresses are special', () => {
     for (const address of [
-      '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '192.88.99.1', '::1', '::', 'fe80::1', 'fe80::1%eth0',
-      'fd00::1', '224.0.0.1', 'ff02::1', 'not an address',
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '192.88.99.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fe80::1%eth0',
+      'fd00::1',
+      '224.0.0.1',
+      'ff02::1',
+      'not an address',
       // IPv4-mapped, in both of its written forms (a URL's host is normalized to the second).
-      '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:10.0.0.1',
       // IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96): refused whatever address they carry.
-      '::127.0.0.1', '::7f00:1', '::8.8.8.8', '::ffff:0:7f00:1', '::ffff:0:8.8.8.8',
+      '::127.0.0.1',
+      '::7f00:1',
+      '::8.8.8.8',
+      '::ffff:0:7f00:1',
+      '::ffff:0:8.8.8.8',
       // NAT64's well-known prefix and 6to4 carrying a private address; NAT64 for a local network, always.
-      '64:ff9b::10.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::1', '2002:a00:1::', '2002:c0a8:101::1', '64:ff9b:1::8.8.8.8',
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::a9fe:a9fe',
+      '2002:7f00:1::1',
+      '2002:a00:1::',
+      '2002:c0a8:101::1',
+      '64:ff9b:1::8.8.8.8',
       // Site-local, discard-only, IETF protocol assignments (Teredo, ORCHID), documentation.
-      'fec0::1', 'feff::1', '100::1', '2001::1', '2001:0:4136:e378::1', '2001:10::1', '2001:db8::1', '3fff::1',
+      'fec0::1',
+      'feff::1',
+      '100::1',
+      '2001::1',
+      '2001:0:4136:e378::1',
+      '2001:10::1',
+      '2001:db8::1',
+      '3fff::1',
     ]) {
       expect(isSpecialAddress(address), address).toBe(true);
     }
-    for (const address of ['8.8.8.8', '93.184.216.34', '2606:4700::1111', '172.32.0.1', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+    for (const address of [
+      '8.8.8.8',
+      '93.184.216.34',
+      '2606:4700::1111',
+      '172.32.0.1',
+      '2a00:1450:4001::1',
+      '::ffff:8.8.8.8',
+      '64:ff9b::8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
       expect(isSpecialAddress(address), address).toBe(false);
     }
   });

@@ -60,13 +60,29 @@ describe('normalizePhone', () => {
     expect(normalizePhone(4155552671, 'US')).toEqual({ value: '+14155552671', type: 'fixed_line_or_mobile' });
   });
 
-  it.each(['', '   ', 'null', 'undefined', 'unknown', 'n/a', 'N/A', 'none', '-', '--', '?', '0', 'call me', '12', '+1 555 555 5555', '+49 123', '+999 1234567', '1'.repeat(200)])(
-    'junk or invalid %j gives null',
-    (input) => {
-      expect(normalizePhone(input)).toBeNull();
-      expect(normalizePhone(input, 'US')).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    '   ',
+    'null',
+    'undefined',
+    'unknown',
+    'n/a',
+    'N/A',
+    'none',
+    '-',
+    '--',
+    '?',
+    '0',
+    'call me',
+    '12',
+    '+1 555 555 5555',
+    '+49 123',
+    '+999 1234567',
+    '1'.repeat(200),
+  ])('junk or invalid %j gives null', (input) => {
+    expect(normalizePhone(input)).toBeNull();
+    expect(normalizePhone(input, 'US')).toBeNull();
+  });
 
   it.each([null, undefined, {}, [], true, -5, 1.5, Number.NaN])('the non-string %j gives null', (input) => {
     expect(normalizePhone(input, 'US')).toBeNull();

@@ -54,7 +54,10 @@ describe('prospector files: rows, lines and offsets', () => {
 
   it('CSV that stops being CSV is named by the line its bad row starts on', async () => {
     const file = write('b.csv', 'a,b\r\n1,2\r\n3,"4\r\n');
-    await expect(all(csvRows(file, { byteOffset: 0, line: 0 }))).rejects.toMatchObject({ line: 3, message: expect.stringMatching(/^not CSV \(Quote Not Closed/) });
+    await expect(all(csvRows(file, { byteOffset: 0, line: 0 }))).rejects.toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/^not CSV \(Quote Not Closed/),
+    });
   });
 
   it('tells the format by the extension, else by the first byte', async () => {
@@ -66,21 +69,57 @@ describe('prospector files: rows, lines and offsets', () => {
 });
 
 describe('CSV rows as import records', () => {
-  it('columns are the record fields, an object field\'s by their path', () => {
+  it("columns are the record fields, an object field's by their path", () => {
     expect([...columnsOf(CompanyRecordSchema).keys()]).toEqual([
-      'domain', 'name', 'description', 'primaryWebsite', 'logoUrl', 'industry', 'subIndustry', 'employees', 'raised', 'linkedInHandles', 'technologies',
-      'location.address', 'location.city', 'location.state', 'location.country', 'location.countryCode', 'revenueRange.min', 'revenueRange.max', 'score',
+      'domain',
+      'name',
+      'description',
+      'primaryWebsite',
+      'logoUrl',
+      'industry',
+      'subIndustry',
+      'employees',
+      'raised',
+      'linkedInHandles',
+      'technologies',
+      'location.address',
+      'location.city',
+      'location.state',
+      'location.country',
+      'location.countryCode',
+      'revenueRange.min',
+      'revenueRange.max',
+      'score',
     ]);
   });
 
   it('types each cell as its field takes it; empty cells are fields left out; lists split on ";"', () => {
-    const reader = csvRowReader(CompanyRecordSchema, ['domain', 'name', 'employees', 'industry', 'technologies', 'location.city', 'revenueRange.min', 'revenueRange.max']);
+    const reader = csvRowReader(CompanyRecordSchema, [
+      'domain',
+      'name',
+      'employees',
+      'industry',
+      'technologies',
+      'location.city',
+      'revenueRange.min',
+      'revenueRange.max',
+    ]);
     if (!('read' in reader)) throw new Error('refused');
     expect(reader.read(['acme.com', '12', '42', '541511', 'Stripe;PostgreSQL', 'Austin', '', '1e6'])).toEqual({
-      value: { domain: 'acme.com', name: '12', employees: 42, industry: 541511, technologies: ['Stripe', 'PostgreSQL'], location: { city: 'Austin' }, revenueRange: { max: 1e6 } },
+      value: {
+        domain: 'acme.com',
+        name: '12',
+        employees: 42,
+        industry: 541511,
+        technologies: ['Stripe', 'PostgreSQL'],
+        location: { city: 'Austin' },
+        revenueRange: { max: 1e6 },
+      },
     });
     // Text where a number belongs stays text, for the check to name; an empty row leaves every field out.
-    expect(reader.read(['acme.com', 'Acme', 'many', 'naics_541511', '', '', '', ''])).toEqual({ value: { domain: 'acme.com', name: 'Acme', employees: 'many', industry: 'naics_541511' } });
+    expect(reader.read(['acme.com', 'Acme', 'many', 'naics_541511', '', '', '', ''])).toEqual({
+      value: { domain: 'acme.com', name: 'Acme', employees: 'many', industry: 'naics_541511' },
+    });
     expect(reader.read(['acme.com'])).toEqual({ problem: '1 cells where the header has 8 columns' });
   });
 
@@ -98,6 +137,8 @@ describe('CSV rows as import records', () => {
     await expect(planFileImport(unused, { file: write('what.jsonl', '{"name": "Nameless"}\n'), kind: null, restart: false })).rejects.toThrow(
       'holds companies or contacts (a company has a domain or primaryWebsite, a contact a linkedInHandle): give --kind',
     );
-    await expect(planFileImport(unused, { file: write('what.csv', 'name,linkedInHandle,domain\n'), kind: null, restart: false })).rejects.toThrow('give --kind');
+    await expect(planFileImport(unused, { file: write('what.csv', 'name,linkedInHandle,domain\n'), kind: null, restart: false })).rejects.toThrow(
+      'give --kind',
+    );
   });
 });

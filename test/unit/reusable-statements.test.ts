@@ -53,7 +53,11 @@ describe('reusableStatement', () => {
   });
 
   it('refuses a builder that reads a value instead of passing it on', () => {
-    const reading = (values: { limit: number }) => db.selectFrom('t').select('id').limit(values.limit + 1);
+    const reading = (values: { limit: number }) =>
+      db
+        .selectFrom('t')
+        .select('id')
+        .limit(values.limit + 1);
     expect(() => reusableStatement('reading', { limit: 5 }, reading)).toThrow(/"limit" of a reusable statement was read/);
   });
 });

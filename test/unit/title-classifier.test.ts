@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { classifyTitle, createTitleClassifier, normalizeTitle } from '../../src/modules/buying-committees/title-classifier.ts';
-import { DEPARTMENT_CLASSES, DEPARTMENT_KEYS, DEPARTMENT_TIERS, SENIORITY_CLASSES, SENIORITY_KEYS, SENIORITY_RULES } from '../../src/modules/buying-committees/title-rules.ts';
+import {
+  DEPARTMENT_CLASSES,
+  DEPARTMENT_KEYS,
+  DEPARTMENT_TIERS,
+  SENIORITY_CLASSES,
+  SENIORITY_KEYS,
+  SENIORITY_RULES,
+} from '../../src/modules/buying-committees/title-rules.ts';
 
 /**
  * Real-world job titles, as people write them, with the seniority and department the classifier must give

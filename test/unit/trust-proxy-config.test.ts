@@ -11,7 +11,9 @@ describe('HEARTH_TRUST_PROXY', () => {
     expect(loadConfig({ HEARTH_TRUST_PROXY: '1' }).trustProxy).toEqual({ hops: 1 });
     expect(loadConfig({ HEARTH_TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 });
     expect(loadConfig({ HEARTH_TRUST_PROXY: '10.0.0.2' }).trustProxy).toEqual({ addresses: ['10.0.0.2'] });
-    expect(loadConfig({ HEARTH_TRUST_PROXY: ' 10.0.0.0/8, fd00::/8 ,loopback,::1' }).trustProxy).toEqual({ addresses: ['10.0.0.0/8', 'fd00::/8', 'loopback', '::1'] });
+    expect(loadConfig({ HEARTH_TRUST_PROXY: ' 10.0.0.0/8, fd00::/8 ,loopback,::1' }).trustProxy).toEqual({
+      addresses: ['10.0.0.0/8', 'fd00::/8', 'loopback', '::1'],
+    });
   });
 
   it('refuses what it cannot read, and trusting every sender, naming the variable', () => {

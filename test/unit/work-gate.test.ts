@@ -52,7 +52,13 @@ describe('work gate', () => {
     const refused = gate.run(async () => {
       ran = true;
     });
-    await expect(refused).rejects.toMatchObject({ kind: 'unavailable', status: 503, code: 'busy', message: 'too much at once', extra: { retryAfterSeconds: 1 } });
+    await expect(refused).rejects.toMatchObject({
+      kind: 'unavailable',
+      status: 503,
+      code: 'busy',
+      message: 'too much at once',
+      extra: { retryAfterSeconds: 1 },
+    });
     await expect(refused).rejects.toBeInstanceOf(HearthError);
     expect(ran).toBe(false);
     first.finish();

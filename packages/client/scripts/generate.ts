@@ -14,9 +14,27 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { buildApp } from '../../../src/app.ts';
 import { systemClock } from '../../../src/clock.ts';
 import { openDatabase } from '../../../src/db/database.ts';
-import { CLAUSE_KINDS, CLAUSE_OPS, MAX_CLAUSES, MAX_DEPTH, MAX_LIST_VALUES, BooleanFilterClause, DateRangeFilterClause, LightFilterExpression, NumberFilterClause, StringFilterClause, StringListFilterClause } from '../../../src/filters/light-filter.schema.ts';
+import {
+  CLAUSE_KINDS,
+  CLAUSE_OPS,
+  MAX_CLAUSES,
+  MAX_DEPTH,
+  MAX_LIST_VALUES,
+  BooleanFilterClause,
+  DateRangeFilterClause,
+  LightFilterExpression,
+  NumberFilterClause,
+  StringFilterClause,
+  StringListFilterClause,
+} from '../../../src/filters/light-filter.schema.ts';
 // The registry of every list's fields; scripts, like tests, may reach inside a module.
-import { CUSTOM_FIELD_ENTITIES, describeFields, FILTER_ENTITIES, LEAD_SCORE_ENTITIES, resolveField } from '../../../src/modules/filter-fields/entity-filters.ts';
+import {
+  CUSTOM_FIELD_ENTITIES,
+  describeFields,
+  FILTER_ENTITIES,
+  LEAD_SCORE_ENTITIES,
+  resolveField,
+} from '../../../src/modules/filter-fields/entity-filters.ts';
 import { createServices } from '../../../src/services.ts';
 
 export const PACKAGE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

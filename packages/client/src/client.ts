@@ -24,7 +24,9 @@ type Init<P, M extends HttpMethod> = M extends keyof P ? MaybeOptionalInit<P, M>
 type InitArgs<P, M extends HttpMethod> = RequiredKeysOf<Init<P, M>> extends never ? [init?: Init<P, M>] : [init: Init<P, M>];
 type Paths<M extends HttpMethod> = PathsWithMethod<paths, M>;
 /** What a successful call answers. */
-export type ResponseData<M extends HttpMethod, P extends Paths<M>> = NonNullable<FetchResponse<paths[P][M & keyof paths[P]] & Record<string | number, unknown>, object, Media>['data']>;
+export type ResponseData<M extends HttpMethod, P extends Paths<M>> = NonNullable<
+  FetchResponse<paths[P][M & keyof paths[P]] & Record<string | number, unknown>, object, Media>['data']
+>;
 
 /** The paged lists: GETs that answer `meta.nextCursor`. */
 export type PagedPath = (typeof PAGED_PATHS)[number];
@@ -84,7 +86,10 @@ export function createHearthClient(options: HearthClientOptions): HearthClient {
     const seen = new Set<string>();
     for (;;) {
       const query = { ...init?.params?.query, ...(cursor ? { cursor } : {}) };
-      const page = unwrap(await call('get', path, { ...init, params: { ...init?.params, query } }), 'get') as { data: unknown[]; meta: { nextCursor: string | null } };
+      const page = unwrap(await call('get', path, { ...init, params: { ...init?.params, query } }), 'get') as {
+        data: unknown[];
+        meta: { nextCursor: string | null };
+      };
       yield page;
       const next = page.meta.nextCursor;
       if (!next) return;

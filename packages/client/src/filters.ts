@@ -89,7 +89,8 @@ const group =
 
 /** The builders of list `entity`'s filters: `lightFilter('contact').and(…)`. */
 export function lightFilter<E extends FilterEntity>(entity: E): FilterBuilder<E> {
-  if (!Object.hasOwn(FILTER_FIELDS, entity)) throw new TypeError(`${JSON.stringify(entity)} is not a filterable list (one of ${Object.keys(FILTER_FIELDS).join(', ')})`);
+  if (!Object.hasOwn(FILTER_FIELDS, entity))
+    throw new TypeError(`${JSON.stringify(entity)} is not a filterable list (one of ${Object.keys(FILTER_FIELDS).join(', ')})`);
   return {
     entity,
     and: group<E>('and'),

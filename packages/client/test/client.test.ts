@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { ENGINES } from '../../../test/helpers/test-database.ts';
-import { createHearthClient, encodeLightFilter, HearthApiError, lightFilter, lightFilterFor, type HearthClient, type PageItem, type Schemas } from '../src/index.ts';
+import {
+  createHearthClient,
+  encodeLightFilter,
+  HearthApiError,
+  lightFilter,
+  lightFilterFor,
+  type HearthClient,
+  type PageItem,
+  type Schemas,
+} from '../src/index.ts';
 import { startTestServer, type TestServer } from './server.ts';
 
 const PEOPLE = 25;
@@ -54,7 +63,9 @@ describe.each(ENGINES)('@hearth/client against a real server (%s)', (engine) => 
 
     // A walk resumes from the last cursor it saw: the third page, and nothing after it.
     const resumed = [];
-    for await (const contact of hearth.paginate('/api/v2/contacts', { params: { query: { limit: 10, cols: 'primaryEmail,title', cursor: pages[1]!.meta.nextCursor! } } })) {
+    for await (const contact of hearth.paginate('/api/v2/contacts', {
+      params: { query: { limit: 10, cols: 'primaryEmail,title', cursor: pages[1]!.meta.nextCursor! } },
+    })) {
       resumed.push(contact);
     }
     expect(resumed).toEqual(pages[2]!.data);
@@ -85,7 +96,9 @@ describe.each(ENGINES)('@hearth/client against a real server (%s)', (engine) => 
     })) {
       found.push(contact);
     }
-    const expected = contacts.filter((contact) => (contact.primaryEmail?.endsWith('@acme.example') && contact.title === 'Engineer') || contact.primaryEmail === 'p1@other.example');
+    const expected = contacts.filter(
+      (contact) => (contact.primaryEmail?.endsWith('@acme.example') && contact.title === 'Engineer') || contact.primaryEmail === 'p1@other.example',
+    );
     expect(expected.map((contact) => contact.primaryEmail).sort()).toEqual(['p15@acme.example', 'p1@other.example']);
     expect(found.map((contact) => contact.id).sort()).toEqual(expected.map((contact) => contact.id).sort());
 
@@ -93,7 +106,12 @@ describe.each(ENGINES)('@hearth/client against a real server (%s)', (engine) => 
     const c = lightFilter('contact');
     const recent = c.or(c.dateRange('latestActivityTime', { min: '2000-01-01' }), c.string('primaryEmail', 'startsWith', 'p2'));
     const page = await hearth.get('/api/v2/contacts', { params: { query: { cols: 'primaryEmail', lightFilter: encodeLightFilter(recent) } } });
-    expect(page.data.map((contact) => contact.primaryEmail).sort()).toEqual(contacts.map((contact) => contact.primaryEmail ?? '').filter((email) => email.startsWith('p2')).sort());
+    expect(page.data.map((contact) => contact.primaryEmail).sort()).toEqual(
+      contacts
+        .map((contact) => contact.primaryEmail ?? '')
+        .filter((email) => email.startsWith('p2'))
+        .sort(),
+    );
   });
 
   it('throws a HearthApiError that says what went wrong', async () => {
@@ -135,7 +153,11 @@ describe.each(ENGINES)('@hearth/client on a rate-limited token (%s)', (engine) =
 
   it('waits what a 429 asks and sends the request again', async () => {
     const retries: { attempt: number; delayMs: number }[] = [];
-    const hearth = createHearthClient({ baseUrl: server.baseUrl, token: server.token, retry: { onRetry: ({ attempt, delayMs }) => retries.push({ attempt, delayMs }) } });
+    const hearth = createHearthClient({
+      baseUrl: server.baseUrl,
+      token: server.token,
+      retry: { onRetry: ({ attempt, delayMs }) => retries.push({ attempt, delayMs }) },
+    });
     const started = Date.now();
     const answers = [];
     for (let n = 0; n < 5; n++) answers.push((await hearth.get('/api/v2/me')).success);
@@ -152,7 +174,11 @@ describe.each(ENGINES)('@hearth/client on a rate-limited token (%s)', (engine) =
       const hearth = createHearthClient({ baseUrl: server.baseUrl, token: await server.issueToken(['read']), retry });
       // Two requests a window: one of the first few is refused, whichever window the burst starts in.
       let limited: unknown = null;
-      for (let n = 0; n < 20 && !limited; n++) limited = await hearth.get('/api/v2/api-token-status').then(() => null, (error: unknown) => error);
+      for (let n = 0; n < 20 && !limited; n++)
+        limited = await hearth.get('/api/v2/api-token-status').then(
+          () => null,
+          (error: unknown) => error,
+        );
       expect(limited).toBeInstanceOf(HearthApiError);
       expect(limited).toMatchObject({ status: 429, code: 'rate_limited' });
       expect((limited as HearthApiError).retryAfterMs).toBeGreaterThan(0);

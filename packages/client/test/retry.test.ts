@@ -23,7 +23,9 @@ describe('retries on 429', () => {
         seen.push({ method: request.method!, body, at: Date.now() });
         const next = script.shift() ?? { status: 200, headers: {} };
         response.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
-        response.end(JSON.stringify(next.status === 200 ? { success: true, data: { id: 's_1', name: 'x' } } : { reason: 'rate limit exceeded', rateLimit: {} }));
+        response.end(
+          JSON.stringify(next.status === 200 ? { success: true, data: { id: 's_1', name: 'x' } } : { reason: 'rate limit exceeded', rateLimit: {} }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

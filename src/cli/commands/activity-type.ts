@@ -14,7 +14,13 @@ export const activityTypeCommand: Command = {
     },
     async list({ services, values, emit }) {
       const list = await services.activityTypes.list(await community(services, values.community));
-      emit(list, table(['ID', 'NAME', 'CATEGORY'], list.map((t) => [t.id, t.displayName, t.category])));
+      emit(
+        list,
+        table(
+          ['ID', 'NAME', 'CATEGORY'],
+          list.map((t) => [t.id, t.displayName, t.category]),
+        ),
+      );
       return 0;
     },
   },

@@ -8,7 +8,11 @@ import { community, required, table, type Command } from '../command.ts';
 const checkBody = compileBodyValidator(BuyingCommitteeBody as object);
 
 function describeCommittee(committee: Committee): string {
-  const rows = (ranks: Committee['seniorities']) => table(['  ID', 'KEY', 'NAME'], ranks.map((rank) => [`  ${rank.id}`, rank.key, rank.name]));
+  const rows = (ranks: Committee['seniorities']) =>
+    table(
+      ['  ID', 'KEY', 'NAME'],
+      ranks.map((rank) => [`  ${rank.id}`, rank.key, rank.name]),
+    );
   return `Seniorities (rows):\n${rows(committee.seniorities)}\nDepartments (columns):\n${rows(committee.departments)}`;
 }
 
@@ -40,7 +44,11 @@ export const buyingCommitteeCommand: Command = {
     },
     async keys({ emit }) {
       const keys = { seniorities: SENIORITY_CLASSES, departments: DEPARTMENT_CLASSES };
-      const rows = (classes: Record<string, string>) => table(['  KEY', 'MEANING'], Object.entries(classes).map(([key, what]) => [`  ${key}`, what]));
+      const rows = (classes: Record<string, string>) =>
+        table(
+          ['  KEY', 'MEANING'],
+          Object.entries(classes).map(([key, what]) => [`  ${key}`, what]),
+        );
       emit(keys, `Seniority keys:\n${rows(SENIORITY_CLASSES)}\nDepartment keys:\n${rows(DEPARTMENT_CLASSES)}`);
       return 0;
     },

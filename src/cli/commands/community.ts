@@ -14,7 +14,10 @@ export const communityCommand: Command = {
       const list = await services.communities.list();
       emit(
         list.map((c) => ({ communityId: formatId('community', c.id), name: c.name, createdAt: c.createdAt.toISOString() })),
-        table(['COMMUNITY', 'NAME'], list.map((c) => [formatId('community', c.id), c.name])),
+        table(
+          ['COMMUNITY', 'NAME'],
+          list.map((c) => [formatId('community', c.id), c.name]),
+        ),
       );
       return 0;
     },

@@ -47,7 +47,12 @@ const describe = (c: Shown) =>
     `  secrets set: ${c.secrets.join(', ') || '(none)'}`,
     `  last event: ${c.lastEventAt ?? 'never'}; last sync: ${c.lastSyncAt ?? 'never'}; last 24h: ${c.last24h.deliveries} deliveries, ${c.last24h.records} records`,
     ...(c.streams.length
-      ? [table(['  STREAM', 'DONE', 'RECORDS', 'TOTAL', 'UPDATED'], c.streams.map((s) => [`  ${s.stream}`, s.done ? 'yes' : 'no', String(s.records), s.total === null ? '' : String(s.total), s.updatedAt]))]
+      ? [
+          table(
+            ['  STREAM', 'DONE', 'RECORDS', 'TOTAL', 'UPDATED'],
+            c.streams.map((s) => [`  ${s.stream}`, s.done ? 'yes' : 'no', String(s.records), s.total === null ? '' : String(s.total), s.updatedAt]),
+          ),
+        ]
       : []),
   ].join('\n');
 
@@ -64,7 +69,15 @@ export const connectorCommand: Command = {
       const { services, values, emit } = context;
       const kindName = required(values.kind, '--kind');
       const kind = services.connectors.kinds().find((one) => one.kind === kindName);
-      if (!kind) throw new UsageError(`--kind must be one of: ${services.connectors.kinds().map((one) => one.kind).join(', ') || '(none on this server)'}`);
+      if (!kind)
+        throw new UsageError(
+          `--kind must be one of: ${
+            services.connectors
+              .kinds()
+              .map((one) => one.kind)
+              .join(', ') || '(none on this server)'
+          }`,
+        );
       const secrets = secretsOf(context, required(values.secrets, '--secrets (a JSON file, or - for standard input)'))!;
       // The receiver's signing secret, made here when none is given: printed once, to paste into the platform.
       const generated = takesWebhookSecret(kind.secretsSchema) && secrets.webhookSecret === undefined ? randomBytes(32).toString('hex') : null;

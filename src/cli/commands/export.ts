@@ -74,7 +74,10 @@ export const exportCommand: Command = {
       // people's contact details, so only its owner may read it, as a backup.
       const partial = out === null ? null : `${out}.partial-${process.pid}`;
       const stream = partial === null ? null : fs.createWriteStream(partial, { flags: 'wx', mode: 0o600 });
-      if (stream) await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', (error) => reject(new UsageError(`cannot write ${out}: ${error.message}`))));
+      if (stream)
+        await new Promise<void>((resolve, reject) =>
+          stream.once('open', () => resolve()).once('error', (error) => reject(new UsageError(`cannot write ${out}: ${error.message}`))),
+        );
       const write = (text: string) =>
         stream
           ? new Promise<void>((resolve, reject) => {
@@ -84,7 +87,9 @@ export const exportCommand: Command = {
           : terminal.out(text);
 
       const cols: Cols = { names: new Set(list.cols.optIn), recordCount: true, customFields: list.cols.customFields ? 'all' : null };
-      const progress = terminal.errIsTTY ? terminalProgress({ write: terminal.err }, Date.now, 100, what) : lineProgress({ write: terminal.err }, `exporting ${what}`, what);
+      const progress = terminal.errIsTTY
+        ? terminalProgress({ write: terminal.err }, Date.now, 100, what)
+        : lineProgress({ write: terminal.err }, `exporting ${what}`, what);
       let interrupted = false;
       const release = terminal.onInterrupt(() => {
         interrupted = true;
@@ -133,7 +138,10 @@ export const exportCommand: Command = {
       if (stream && partial && out) {
         await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
         fs.renameSync(partial, out);
-        emit({ exported: count, what, format, file: out, communityId: formatId('community', communityId) }, `Exported ${count} ${what} of ${formatId('community', communityId)} to ${out} (${format}).`);
+        emit(
+          { exported: count, what, format, file: out, communityId: formatId('community', communityId) },
+          `Exported ${count} ${what} of ${formatId('community', communityId)} to ${out} (${format}).`,
+        );
       }
       return 0;
     },

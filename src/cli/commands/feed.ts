@@ -29,12 +29,23 @@ export const feedCommand: Command = {
         url: required(values.url, '--url'),
         intervalMinutes: values.interval === undefined ? undefined : feedInterval(values.interval),
       });
-      emit(feed, `Added ${feed.id} (${feed.kind}, ${feed.url}) to ${feed.organizationId ?? feed.objectId}: fetched every ${feed.intervalMinutes} minutes, first while \`hearth serve\` runs.`);
+      emit(
+        feed,
+        `Added ${feed.id} (${feed.kind}, ${feed.url}) to ${feed.organizationId ?? feed.objectId}: fetched every ${feed.intervalMinutes} minutes, first while \`hearth serve\` runs.`,
+      );
       return 0;
     },
     async list({ services, values, emit }) {
       const feeds = await services.feeds.list(await community(services, values.community));
-      const rows = feeds.map((feed) => [feed.id, feed.organizationId ?? feed.objectId ?? '', feed.kind, feed.url, feed.lastFetchedAt ?? '', feed.lastStatus ?? '', feed.nextFetchAt]);
+      const rows = feeds.map((feed) => [
+        feed.id,
+        feed.organizationId ?? feed.objectId ?? '',
+        feed.kind,
+        feed.url,
+        feed.lastFetchedAt ?? '',
+        feed.lastStatus ?? '',
+        feed.nextFetchAt,
+      ]);
       emit(feeds, rows.length ? table(['FEED', 'OF', 'KIND', 'URL', 'LAST FETCH', 'STATUS', 'NEXT FETCH'], rows) : '(none)');
       return 0;
     },

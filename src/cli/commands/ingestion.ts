@@ -17,7 +17,12 @@ export const ingestionCommand: Command = {
         String(b.batchesLastMinute),
         String(b.processes),
       ]);
-      emit(backlogs, rows.length ? table(['COMMUNITY', 'QUEUED', 'OLDEST', 'STORED/MIN', 'BATCHES/MIN', 'PROCESSES'], rows) : 'no pushes waiting or stored in the last minute');
+      emit(
+        backlogs,
+        rows.length
+          ? table(['COMMUNITY', 'QUEUED', 'OLDEST', 'STORED/MIN', 'BATCHES/MIN', 'PROCESSES'], rows)
+          : 'no pushes waiting or stored in the last minute',
+      );
       return 0;
     },
   },

@@ -8,7 +8,10 @@ export const initCommand: Command = {
     async ''({ services, emit }) {
       const setup = await services.communities.init(cliActor());
       const communityId = formatId('community', setup.communityId);
-      emit({ communityId, sourceId: setup.sourceId, token: setup.token }, `Community ${communityId}, source ${setup.sourceId}.\nToken (shown once): ${setup.token}`);
+      emit(
+        { communityId, sourceId: setup.sourceId, token: setup.token },
+        `Community ${communityId}, source ${setup.sourceId}.\nToken (shown once): ${setup.token}`,
+      );
       return 0;
     },
   },

@@ -33,7 +33,10 @@ export const jobsCommand: Command = {
       ).map(jobView);
       emit(
         list,
-        table(['JOB', 'COMMUNITY', 'KIND', 'STATUS', 'ATTEMPTS', 'CREATED', 'FINISHED', 'OUTCOME'], list.map((j) => [String(j.id), j.communityId, j.kind, j.status, `${j.attempts}/${j.maxAttempts}`, j.createdAt, j.finishedAt ?? '', brief(j)])),
+        table(
+          ['JOB', 'COMMUNITY', 'KIND', 'STATUS', 'ATTEMPTS', 'CREATED', 'FINISHED', 'OUTCOME'],
+          list.map((j) => [String(j.id), j.communityId, j.kind, j.status, `${j.attempts}/${j.maxAttempts}`, j.createdAt, j.finishedAt ?? '', brief(j)]),
+        ),
       );
       return 0;
     },
@@ -42,7 +45,12 @@ export const jobsCommand: Command = {
       const job = await services.jobs.findById(id, await communityOrAll(services, values.community));
       if (!job) throw new UsageError(`no job ${id}`);
       const view = jobView(job);
-      emit(view, Object.entries(view).map(([name, value]) => `${`${name}:`.padEnd(13)} ${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`).join('\n'));
+      emit(
+        view,
+        Object.entries(view)
+          .map(([name, value]) => `${`${name}:`.padEnd(13)} ${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`)
+          .join('\n'),
+      );
       return 0;
     },
   },

@@ -26,7 +26,13 @@ export const objectTypeCommand: Command = {
     },
     async list({ services, values, emit }) {
       const list = await services.objectTypes.list(await community(services, values.community));
-      emit(list, table(['TYPE', 'NAME', 'ASSOCIATIONS'], list.map((type) => [type.id, type.name, type.assocs.map(describeAssoc).join(' ')])));
+      emit(
+        list,
+        table(
+          ['TYPE', 'NAME', 'ASSOCIATIONS'],
+          list.map((type) => [type.id, type.name, type.assocs.map(describeAssoc).join(' ')]),
+        ),
+      );
       return 0;
     },
   },

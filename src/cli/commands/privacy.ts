@@ -23,7 +23,19 @@ export const privacyCommand: Command = {
       }));
       emit(
         list,
-        table(['REQUEST', 'COMMUNITY', 'STATUS', 'EMAIL', 'REQUESTED', 'DEADLINE', 'COMPLETED', 'ERASED'], list.map((r) => [String(r.id), r.communityId, r.status, r.email ?? '(erased)', r.requestedAt, r.deadlineAt, r.completedAt ?? '', erasedSummary(r.erased)])),
+        table(
+          ['REQUEST', 'COMMUNITY', 'STATUS', 'EMAIL', 'REQUESTED', 'DEADLINE', 'COMPLETED', 'ERASED'],
+          list.map((r) => [
+            String(r.id),
+            r.communityId,
+            r.status,
+            r.email ?? '(erased)',
+            r.requestedAt,
+            r.deadlineAt,
+            r.completedAt ?? '',
+            erasedSummary(r.erased),
+          ]),
+        ),
       );
       return 0;
     },

@@ -40,7 +40,9 @@ export const prospectorCommand: Command = {
       try {
         plan = await planFileImport(imports, { file, kind: (values.kind as ImportKind | undefined) ?? null, restart: values.restart ?? false });
         if (plan.resumed) {
-          terminal.err(`Resuming the import of ${file} after line ${plan.start.line}: ${plan.before.records} ${plan.kind} were imported before (--restart starts over).\n`);
+          terminal.err(
+            `Resuming the import of ${file} after line ${plan.start.line}: ${plan.before.records} ${plan.kind} were imported before (--restart starts over).\n`,
+          );
         }
         const tty = terminal.errIsTTY;
         outcome = await importProspectorFile(imports, plan, {

@@ -69,7 +69,13 @@ export const researchCommand: Command = {
       const flush = async () => {
         if (chunk.length === 0) return;
         const lines = chunk.map((entry) => entry.line);
-        imported += (await services.researchPrompts.importAnswers(writer, chunk.map((entry) => entry.answer), (index) => `line ${lines[index]}`)).imported;
+        imported += (
+          await services.researchPrompts.importAnswers(
+            writer,
+            chunk.map((entry) => entry.answer),
+            (index) => `line ${lines[index]}`,
+          )
+        ).imported;
         chunk = [];
       };
       for await (const row of fileLines(file, { byteOffset: 0, line: 0 })) {
@@ -83,11 +89,13 @@ export const researchCommand: Command = {
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`line ${row.line} of ${file} is not a JSON object`);
         const item = parsed as Record<string, unknown>;
         const extra = Object.keys(item).filter((key) => !['organizationId', 'domain', 'promptId', 'answer'].includes(key));
-        if (extra.length) throw new UsageError(`line ${row.line} of ${file}: unknown field(s) ${extra.join(', ')} (expected organizationId or domain, promptId, answer)`);
+        if (extra.length)
+          throw new UsageError(`line ${row.line} of ${file}: unknown field(s) ${extra.join(', ')} (expected organizationId or domain, promptId, answer)`);
         for (const key of ['organizationId', 'domain', 'promptId', 'answer'] as const) {
           if (item[key] !== undefined && typeof item[key] !== 'string') throw new UsageError(`line ${row.line} of ${file}: ${key} must be a string`);
         }
-        if (typeof item.promptId !== 'string' || typeof item.answer !== 'string') throw new UsageError(`line ${row.line} of ${file}: promptId and answer are required`);
+        if (typeof item.promptId !== 'string' || typeof item.answer !== 'string')
+          throw new UsageError(`line ${row.line} of ${file}: promptId and answer are required`);
         chunk.push({ line: row.line, answer: item as unknown as ImportedAnswer });
         if (chunk.length === CHUNK) await flush();
       }

@@ -29,7 +29,7 @@ function describeTracker(data: TrackerView, what: string): string {
   const lines = [
     what,
     `  key      ${data.key}`,
-    `  origins  ${data.allowedOrigins.join(', ') || 'none: nothing is recorded until you name the site\'s origins (--origins)'}`,
+    `  origins  ${data.allowedOrigins.join(', ') || "none: nothing is recorded until you name the site's origins (--origins)"}`,
     `  identify ${data.allowUnverifiedIdentify ? 'signed, and unsigned calls allowed' : 'signed only (unsigned calls are kept apart)'}`,
   ];
   if (data.identifySecret) lines.push(`  secret   ${data.identifySecret}   (shown once: the site's backend signs addresses with it)`);
@@ -51,15 +51,27 @@ async function tracker({ services, values, args, emit }: CommandContext): Promis
   const writer = cliWriter(communityId);
   const shown = (data: TrackerView, what: string) => emit(data, describeTracker(data, what));
   if (action === 'enable') {
-    const origins = values.origins === undefined ? undefined : values.origins.split(',').map((origin) => origin.trim()).filter(Boolean);
+    const origins =
+      values.origins === undefined
+        ? undefined
+        : values.origins
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean);
     const { created, tracker } = await services.trackers.enable(writer, sourceId, { allowedOrigins: origins, allowUnverifiedIdentify });
     shown(tracker, created ? `Enabled the website tracker of source ${sourceId}.` : `The website tracker of source ${sourceId} is enabled.`);
   } else if (action === 'show') {
     shown(await services.trackers.get(communityId, sourceId), `The website tracker of source ${sourceId}:`);
   } else if (action === 'rotate') {
-    shown(await services.trackers.rotate(writer, sourceId), `Source ${sourceId} has a new tracker key and identify secret; the old key is refused from now on.`);
+    shown(
+      await services.trackers.rotate(writer, sourceId),
+      `Source ${sourceId} has a new tracker key and identify secret; the old key is refused from now on.`,
+    );
   } else if (action === 'rotate-secret') {
-    shown(await services.trackers.rotateSecret(writer, sourceId), `Source ${sourceId}'s tracker has a new identify secret; signatures made with the old one are refused from now on.`);
+    shown(
+      await services.trackers.rotateSecret(writer, sourceId),
+      `Source ${sourceId}'s tracker has a new identify secret; signatures made with the old one are refused from now on.`,
+    );
   } else {
     const old = await services.trackers.revoke(writer, sourceId);
     emit(old, `Revoked the website tracker of source ${sourceId}: ${old.key} is refused from now on.`);
@@ -87,7 +99,10 @@ export const sourceCommand: Command = {
       const keyOf = (id: number) => keys.get(`sig_${id}`) ?? null;
       emit(
         list.map((s) => ({ sourceId: s.id, name: s.name, kind: s.kind, path: s.path, visible: s.visible, trackerKey: keyOf(s.id) })),
-        table(['SOURCE', 'NAME', 'KIND', 'PATH', 'TRACKER KEY'], list.map((s) => [String(s.id), s.name, s.kind, s.path ?? '', keyOf(s.id) ?? ''])),
+        table(
+          ['SOURCE', 'NAME', 'KIND', 'PATH', 'TRACKER KEY'],
+          list.map((s) => [String(s.id), s.name, s.kind, s.path ?? '', keyOf(s.id) ?? '']),
+        ),
       );
       return 0;
     },

@@ -7,7 +7,9 @@ import { community, communityOrAll, durationOption, required, table, UsageError,
 function tokenLifetime(value: string): number {
   const seconds = durationOption(value, '--expires-in', 's') / 1000;
   if (!Number.isInteger(seconds) || seconds < MIN_TOKEN_LIFETIME_SECONDS || seconds > MAX_TOKEN_LIFETIME_SECONDS) {
-    throw new UsageError(`--expires-in must be from 1m (${MIN_TOKEN_LIFETIME_SECONDS} seconds) to ten years (${MAX_TOKEN_LIFETIME_SECONDS} seconds), in whole seconds; got "${value}"`);
+    throw new UsageError(
+      `--expires-in must be from 1m (${MIN_TOKEN_LIFETIME_SECONDS} seconds) to ten years (${MAX_TOKEN_LIFETIME_SECONDS} seconds), in whole seconds; got "${value}"`,
+    );
   }
   return seconds;
 }
@@ -30,7 +32,10 @@ export const tokenCommand: Command = {
       const list = await services.tokens.list(await communityOrAll(services, values.community));
       emit(
         list.map((t) => ({ ...t, communityId: formatId('community', t.communityId) })),
-        table(['JTI', 'COMMUNITY', 'NAME', 'SCOPES', 'STATE'], list.map((t) => [t.jti, formatId('community', t.communityId), t.name, t.scopes.join(' '), t.revokedAt ? 'revoked' : 'active'])),
+        table(
+          ['JTI', 'COMMUNITY', 'NAME', 'SCOPES', 'STATE'],
+          list.map((t) => [t.jti, formatId('community', t.communityId), t.name, t.scopes.join(' '), t.revokedAt ? 'revoked' : 'active']),
+        ),
       );
       return 0;
     },

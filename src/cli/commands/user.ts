@@ -33,7 +33,13 @@ export const userCommand: Command = {
         role: user.role,
         hasPassword: user.hasPassword,
       }));
-      emit(list, table(['ID', 'NAME', 'EMAIL', 'ROLE', 'PASSWORD'], list.map((u) => [u.id, u.name, u.loginEmail, u.role, u.hasPassword ? 'set' : 'not yet'])));
+      emit(
+        list,
+        table(
+          ['ID', 'NAME', 'EMAIL', 'ROLE', 'PASSWORD'],
+          list.map((u) => [u.id, u.name, u.loginEmail, u.role, u.hasPassword ? 'set' : 'not yet']),
+        ),
+      );
       return 0;
     },
     async 'reset-password'({ services, args, values, emit }) {

@@ -1,7 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { pointInTime } from '../../core/durations.ts';
 import { cliActor } from '../../core/writer.ts';
-import { community, communityOrAll, communityWriter, durationOption, positiveInteger, required, table, UsageError, whenOption, type Command } from '../command.ts';
+import {
+  community,
+  communityOrAll,
+  communityWriter,
+  durationOption,
+  positiveInteger,
+  required,
+  table,
+  UsageError,
+  whenOption,
+  type Command,
+} from '../command.ts';
 
 function webhookId(value: string | undefined): number {
   const given = required(value, 'the webhook ID');
@@ -17,7 +28,11 @@ function deliveryId(value: string | undefined): number {
   return Number(match[1]);
 }
 
-const list = (value: string) => value.split(',').map((item) => item.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** `--filter` is the expression's JSON, or `@file` holding it; `--filter none` removes it (update). */
 function filterOf(value: string | undefined): unknown {
@@ -51,7 +66,14 @@ export const webhookCommand: Command = {
     },
     async list({ services, values, emit }) {
       const hooks = await services.webhooks.list(await community(services, values.community));
-      const rows = hooks.map((hook) => [hook.id, hook.enabled ? 'enabled' : 'disabled', hook.url, hook.events.join(','), hook.filterEntity ? `${hook.filterEntity} filter` : '', hook.failingSince ?? '']);
+      const rows = hooks.map((hook) => [
+        hook.id,
+        hook.enabled ? 'enabled' : 'disabled',
+        hook.url,
+        hook.events.join(','),
+        hook.filterEntity ? `${hook.filterEntity} filter` : '',
+        hook.failingSince ?? '',
+      ]);
       emit(hooks, rows.length ? table(['WEBHOOK', 'STATE', 'URL', 'EVENTS', 'FILTER', 'FAILING SINCE'], rows) : '(none)');
       return 0;
     },
@@ -82,23 +104,52 @@ export const webhookCommand: Command = {
       const hours = values['keep-previous'] === undefined ? undefined : durationOption(values['keep-previous'], '--keep-previous', 'h') / 3_600_000;
       if (hours !== undefined && !Number.isInteger(hours)) throw new UsageError('--keep-previous must be whole hours (24, 24h, 2d, P1D)');
       const hook = await context.services.webhooks.rotateSecret(await communityWriter(context), webhookId(args[0]), hours);
-      context.emit(hook, `New signing secret of ${hook.id}: ${hook.secret}${hook.previousSecretUntil ? `\nThe previous one signs too until ${hook.previousSecretUntil}.` : ''}`);
+      context.emit(
+        hook,
+        `New signing secret of ${hook.id}: ${hook.secret}${hook.previousSecretUntil ? `\nThe previous one signs too until ${hook.previousSecretUntil}.` : ''}`,
+      );
       return 0;
     },
     async deliveries({ services, values, args, emit }) {
       const communityId = await community(services, values.community);
       if (args[0]?.startsWith('whd_')) {
         const delivery = await services.webhooks.delivery(communityId, deliveryId(args[0]));
-        const attempts = delivery.attemptLog.map((a) => [String(a.attempt), a.attemptedAt, a.responseStatus === null ? '' : String(a.responseStatus), `${a.durationMs} ms`, a.error ?? '']);
-        emit(delivery, `${delivery.id} ${delivery.event} ${delivery.status} (${delivery.messageId})\n${attempts.length ? table(['ATTEMPT', 'AT', 'STATUS', 'TOOK', 'ERROR'], attempts) : '(no attempt yet)'}\n${delivery.payload ?? ''}`);
+        const attempts = delivery.attemptLog.map((a) => [
+          String(a.attempt),
+          a.attemptedAt,
+          a.responseStatus === null ? '' : String(a.responseStatus),
+          `${a.durationMs} ms`,
+          a.error ?? '',
+        ]);
+        emit(
+          delivery,
+          `${delivery.id} ${delivery.event} ${delivery.status} (${delivery.messageId})\n${attempts.length ? table(['ATTEMPT', 'AT', 'STATUS', 'TOOK', 'ERROR'], attempts) : '(no attempt yet)'}\n${delivery.payload ?? ''}`,
+        );
         return 0;
       }
       const status = values.status;
       if (status !== undefined && !['pending', 'delivered', 'failed'].includes(status)) throw new UsageError('--status must be pending, delivered or failed');
-      const rows = await services.webhooks.deliveries(communityId, webhookId(args[0]), { status, limit: values.limit === undefined ? 50 : positiveInteger(values.limit, '--limit') });
-      emit(rows, rows.length
-        ? table(['DELIVERY', 'EVENT', 'OCCURRED', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'], rows.map((d) => [d.id, d.event, d.occurredAt, d.status, String(d.attempts), d.lastError ?? (d.lastStatus === null ? '' : String(d.lastStatus)), d.nextAttemptAt ?? '']))
-        : '(none)');
+      const rows = await services.webhooks.deliveries(communityId, webhookId(args[0]), {
+        status,
+        limit: values.limit === undefined ? 50 : positiveInteger(values.limit, '--limit'),
+      });
+      emit(
+        rows,
+        rows.length
+          ? table(
+              ['DELIVERY', 'EVENT', 'OCCURRED', 'STATUS', 'ATTEMPTS', 'LAST', 'NEXT ATTEMPT'],
+              rows.map((d) => [
+                d.id,
+                d.event,
+                d.occurredAt,
+                d.status,
+                String(d.attempts),
+                d.lastError ?? (d.lastStatus === null ? '' : String(d.lastStatus)),
+                d.nextAttemptAt ?? '',
+              ]),
+            )
+          : '(none)',
+      );
       return 0;
     },
     async redeliver(context) {
@@ -111,12 +162,21 @@ export const webhookCommand: Command = {
       // A WHEN as `audit` and the prunes take it: a date, a date-time with its offset, or a duration back.
       const when = (value: string, what: string) => pointInTime(what, whenOption(value)!, new Date());
       const since = when(required(values.since, '--since'), '--since');
-      const result = await context.services.webhooks.replay(await communityWriter(context), webhookId(args[0]), since, values.until === undefined ? undefined : when(values.until, '--until'));
+      const result = await context.services.webhooks.replay(
+        await communityWriter(context),
+        webhookId(args[0]),
+        since,
+        values.until === undefined ? undefined : when(values.until, '--until'),
+      );
       context.emit(result, `${result.deliveries} events since ${result.since} will be sent again to ${result.webhookId}.`);
       return 0;
     },
     async prune({ services, values, emit }) {
-      const pruned = await services.webhooks.prune(await communityOrAll(services, values.community), whenOption(required(values.before, '--before'))!, cliActor());
+      const pruned = await services.webhooks.prune(
+        await communityOrAll(services, values.community),
+        whenOption(required(values.before, '--before'))!,
+        cliActor(),
+      );
       emit(
         { before: pruned.before.toISOString(), deleted: pruned.deleted },
         `Deleted ${pruned.deleted} webhook events from before ${pruned.before.toISOString()}, with their deliveries.`,

@@ -115,9 +115,7 @@ export async function threadCounts(db: Executor, communityId: number, ids: reado
     )
     select root as id, count(*) - 1 as replies, count(distinct contact_id) as participants
     from thread group by root`.execute(db);
-  return new Map(
-    result.rows.map((row) => [Number(row.id), { replyCount: Number(row.replies), participantCount: Number(row.participants) }]),
-  );
+  return new Map(result.rows.map((row) => [Number(row.id), { replyCount: Number(row.replies), participantCount: Number(row.participants) }]));
 }
 
 /** Source names by source ID. */

@@ -32,28 +32,30 @@ const MAX_LENGTH = 200;
 const FORMS_HINT = 'expected ISO 8601 like "2024-05-01T10:30:00Z" or RFC 2822 like "Wed, 01 May 2024 10:30:00 GMT"';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const MONTH_NAMES = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
-];
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const WEEKDAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 /** RFC 2822 zone names (section 4.3), in minutes east of UTC. */
 const NAMED_ZONES: Record<string, number> = {
-  ut: 0, utc: 0, gmt: 0, z: 0,
-  est: -5 * 60, edt: -4 * 60,
-  cst: -6 * 60, cdt: -5 * 60,
-  mst: -7 * 60, mdt: -6 * 60,
-  pst: -8 * 60, pdt: -7 * 60,
+  ut: 0,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  est: -5 * 60,
+  edt: -4 * 60,
+  cst: -6 * 60,
+  cdt: -5 * 60,
+  mst: -7 * 60,
+  mdt: -6 * 60,
+  pst: -8 * 60,
+  pdt: -7 * 60,
 };
 
 // ISO 8601 extended format: date, then optionally a time with optional seconds, fraction and offset.
-const ISO_EXTENDED =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
+const ISO_EXTENDED = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?)?$/;
 // ISO 8601 basic format: 20240501T103000Z, 20240501T103000.5+0200, 20240501T1030.
-const ISO_BASIC =
-  /^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(\d{2})?)?$/;
+const ISO_BASIC = /^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(\d{2})?)?$/;
 // RFC 2822 date-time: [weekday ","] day month year hour ":" minute [":" second] [zone] [comment].
 const RFC_2822 =
   /^(?:([A-Za-z]{3})\s*,\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{2,4})\s+(\d{2}):(\d{2})(?::(\d{2}))?(?:\s+(?:([+-])(\d{2})(\d{2})|([A-Za-z]{1,3})))?(?:\s*\([^()]*\))?$/;
@@ -114,8 +116,7 @@ function parseIso(text: string): Fields | string | null {
 function parseRfc2822(text: string): Fields | string | null {
   const match = RFC_2822.exec(text);
   if (!match) return null;
-  const [, weekday, day, monthName, yearText, hour, minute, second, sign, offsetHours, offsetMinutes, zoneName] =
-    match;
+  const [, weekday, day, monthName, yearText, hour, minute, second, sign, offsetHours, offsetMinutes, zoneName] = match;
 
   const month = MONTHS.indexOf(monthName!.toLowerCase()) + 1;
   if (month === 0) return `has an unknown month name "${monthName}"; use Jan, Feb, … Dec`;

@@ -1,7 +1,17 @@
 import { parseOptionalId } from '../../core/ids.ts';
 import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import { ACTIVITY_SORT, ActivitiesQuery, GET_COLS, LIST_COLS, ActivitiesResponse, ActivityParams, ActivityQuery, ActivityResponse, SentimentsResponse } from './activity.schemas.ts';
+import {
+  ACTIVITY_SORT,
+  ActivitiesQuery,
+  GET_COLS,
+  LIST_COLS,
+  ActivitiesResponse,
+  ActivityParams,
+  ActivityQuery,
+  ActivityResponse,
+  SentimentsResponse,
+} from './activity.schemas.ts';
 import type { ActivityService } from './activity.service.ts';
 
 export function activityRoutes(app: HearthApp, services: { activities: ActivityService }) {
@@ -14,7 +24,7 @@ export function activityRoutes(app: HearthApp, services: { activities: ActivityS
         tags: ['v2'],
         summary: 'List activities',
         description:
-          'Keyset pages by `activityTime` (default; ties by ID) or by `id`. `contactId` (a merged contact\'s ID gives ' +
+          "Keyset pages by `activityTime` (default; ties by ID) or by `id`. `contactId` (a merged contact's ID gives " +
           "the survivor's activities), `organizationId` (its contacts' activities), `startDate` and `endDate` (both " +
           'inclusive) and `lightFilter` narrow the list; a cursor is tied to the sort, direction and filters that made it.',
         querystring: ActivitiesQuery,
@@ -63,7 +73,7 @@ export function activityRoutes(app: HearthApp, services: { activities: ActivityS
         operationId: 'listActivitySentiments',
         tags: ['v2'],
         summary: 'List activity sentiments',
-        description: 'The values an activity\'s `sentiment` takes: positive, negative, neutral.',
+        description: "The values an activity's `sentiment` takes: positive, negative, neutral.",
         response: { 200: SentimentsResponse },
       },
     },

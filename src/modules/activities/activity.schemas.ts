@@ -66,9 +66,7 @@ export const ActivitiesQuery = Type.Object(
     sort: Type.Optional(Type.String({ description: sortDescription(ACTIVITY_SORT) })),
     direction: Direction,
     cols: Type.Optional(Type.String({ description: colsDescription(LIST_COLS) })),
-    contactId: Type.Optional(
-      Type.String({ description: "c_N: that contact's activities. The ID of a contact merged into another gives the survivor's." }),
-    ),
+    contactId: Type.Optional(Type.String({ description: "c_N: that contact's activities. The ID of a contact merged into another gives the survivor's." })),
     organizationId: Type.Optional(Type.String({ description: "o_N: the activities of the organization's contacts." })),
     startDate: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive lower bound on `activityTime`.' })),
     endDate: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive upper bound on `activityTime`.' })),
@@ -79,16 +77,16 @@ export const ActivitiesQuery = Type.Object(
 export type ActivitiesQuery = Static<typeof ActivitiesQuery>;
 
 export const ActivityParams = Type.Object({ id: Type.String({ description: 'a_N' }) });
-export const ActivityQuery = Type.Object(
-  { cols: Type.Optional(Type.String({ description: colsDescription(GET_COLS) })) },
-  { additionalProperties: false },
-);
+export const ActivityQuery = Type.Object({ cols: Type.Optional(Type.String({ description: colsDescription(GET_COLS) })) }, { additionalProperties: false });
 
 export const ActivityResponse = v2Item(Activity);
 export const ActivitiesResponse = v2Page(Activity, PageMeta);
 
-export const Sentiment = component('ActivitySentiment', Type.Object({
-  id: Type.Enum([...SENTIMENTS], { description: 'The value activities carry as `sentiment` (and filter by)' }),
-  name: Type.String({ description: 'For display' }),
-}));
+export const Sentiment = component(
+  'ActivitySentiment',
+  Type.Object({
+    id: Type.Enum([...SENTIMENTS], { description: 'The value activities carry as `sentiment` (and filter by)' }),
+    name: Type.String({ description: 'For display' }),
+  }),
+);
 export const SentimentsResponse = v2Definitions(Sentiment);

@@ -12,12 +12,7 @@ import { resolveContactId } from '../identity/index.ts';
 import { findOrganization } from '../organizations/index.ts';
 import * as reads from './activity-read.repository.ts';
 import type { ActivityFilters, ActivityRow, ActivitySort } from './activity-read.repository.ts';
-import {
-  ACTIVITY_COLUMNS,
-  type Activity,
-  type ActivityColumn,
-  type FullActivity,
-} from './activity.schemas.ts';
+import { ACTIVITY_COLUMNS, type Activity, type ActivityColumn, type FullActivity } from './activity.schemas.ts';
 
 export interface ActivityListQuery extends SortedListQuery {
   contactId?: number;
@@ -60,7 +55,13 @@ export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCod
     const has = (name: ActivityColumn) => names.has(name);
     const unique = (values: (number | null)[]) => [...new Set(values.filter((value): value is number => value !== null))];
     const [threads, providers, subSources] = await Promise.all([
-      has('replyCount') || has('participantCount') ? reads.threadCounts(db, communityId, rows.map((row) => row.id)) : null,
+      has('replyCount') || has('participantCount')
+        ? reads.threadCounts(
+            db,
+            communityId,
+            rows.map((row) => row.id),
+          )
+        : null,
       has('providerName') ? reads.sourceNames(db, communityId, unique(rows.map((row) => row.sourceId))) : null,
       has('subSourceNames') ? reads.subSourceNames(db, communityId, unique(rows.map((row) => row.subSourceId))) : null,
     ]);

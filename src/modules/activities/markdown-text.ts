@@ -151,15 +151,17 @@ function markdownToText(source: string): string {
     out.push({ text: line.trim(), code: false, indent: inList ? '  ' : '' });
   }
 
-  const text = out
-    .map((line) => (line.code ? line.text.trimEnd() : (line.indent ?? '') + inlineToText(line.text, references)))
-    .join('\n');
+  const text = out.map((line) => (line.code ? line.text.trimEnd() : (line.indent ?? '') + inlineToText(line.text, references))).join('\n');
   return text.replace(/\n{3,}/g, '\n\n').trim();
 }
 
 /** A table row's cells, separated by " | " (outer pipes go). */
 function tableRow(row: string): string {
-  const cells = row.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '').split(/(?<!\\)\|/);
+  const cells = row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
+    .split(/(?<!\\)\|/);
   return cells.map((cell) => cell.trim()).join(' | ');
 }
 
@@ -187,14 +189,61 @@ function removeHtmlComments(text: string): string {
 }
 
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'dd', 'details', 'div', 'dl', 'dt', 'figcaption', 'figure',
-  'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
-  'summary', 'table', 'td', 'th', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'td',
+  'th',
+  'tr',
+  'ul',
 ]);
 
 const NAMED_ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '–', mdash: '—', hellip: '…',
-  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', copy: '©', reg: '®', trade: '™', middot: '·', bull: '•',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ndash: '–',
+  mdash: '—',
+  hellip: '…',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  middot: '·',
+  bull: '•',
 };
 
 /** Emphasis content is at most this long; it bounds the work on text with many unmatched delimiters. */
@@ -227,15 +276,18 @@ function inlineToText(line: string, references: Set<string>): string {
   // Backslash escapes: the character is literal.
   text = text.replace(/\\([!-/:-@[-`{-~])/g, (_, char: string) => save(char));
   // Autolinks are kept as written, safe from emphasis.
-  text = text.replace(/<((?:https?|ftp|mailto):[^\s<>]*|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)>/gi, (_, target: string) =>
-    save(target),
-  );
+  text = text.replace(/<((?:https?|ftp|mailto):[^\s<>]*|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)>/gi, (_, target: string) => save(target));
 
   // HTML: an image gives its alt text; other tags go (block-level ones leave a space).
-  text = text.replace(/<img\b[^<>]*>/gi, (tag) => /\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i.exec(tag)?.slice(1).find((v) => v !== undefined) ?? '');
-  text = text.replace(/<\/?([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?\/?>/g, (_, name: string) =>
-    BLOCK_TAGS.has(name.toLowerCase()) ? ' ' : '',
+  text = text.replace(
+    /<img\b[^<>]*>/gi,
+    (tag) =>
+      /\balt\s*=\s*(?:"([^"]*)"|'([^']*)')/i
+        .exec(tag)
+        ?.slice(1)
+        .find((v) => v !== undefined) ?? '',
   );
+  text = text.replace(/<\/?([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?\/?>/g, (_, name: string) => (BLOCK_TAGS.has(name.toLowerCase()) ? ' ' : ''));
 
   // Images give their alt text, links their text. Footnote references go.
   text = text.replace(/\[\^[^\]\s]+\]/g, '');
@@ -245,9 +297,7 @@ function inlineToText(line: string, references: Set<string>): string {
     text = text.replace(REFERENCE_LINK, (whole: string, label: string, ref: string) =>
       references.has(normalizeLabel(ref === '' ? label : ref)) ? label : whole,
     );
-    text = text.replace(SHORTCUT_LINK, (whole: string, label: string) =>
-      references.has(normalizeLabel(label)) ? label : whole,
-    );
+    text = text.replace(SHORTCUT_LINK, (whole: string, label: string) => (references.has(normalizeLabel(label)) ? label : whole));
   }
 
   // Bare URLs are kept as written, safe from emphasis.
@@ -256,12 +306,7 @@ function inlineToText(line: string, references: Set<string>): string {
   // Emphasis, strong emphasis and strikethrough, nested up to three deep.
   for (let pass = 0; pass < 3; pass++) {
     const before = text;
-    text = text
-      .replace(STRONG_STAR, '$1')
-      .replace(STRONG_UNDERSCORE, '$1')
-      .replace(EM_STAR, '$1')
-      .replace(EM_UNDERSCORE, '$1')
-      .replace(STRIKETHROUGH, '$1');
+    text = text.replace(STRONG_STAR, '$1').replace(STRONG_UNDERSCORE, '$1').replace(EM_STAR, '$1').replace(EM_UNDERSCORE, '$1').replace(STRIKETHROUGH, '$1');
     if (text === before) break;
   }
 

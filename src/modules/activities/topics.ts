@@ -29,10 +29,7 @@ const NOT_TOPICS = new Set(
 const SUBJECT_PRONOUNS = new Set(['it', 'he', 'she', 'this', 'that', 'which', 'who', 'what']);
 
 /** Entity types whose tokens are never topics. */
-const NON_TOPIC_ENTITIES = new Set([
-  'DATE', 'TIME', 'DURATION', 'CARDINAL', 'ORDINAL', 'MONEY', 'PERCENT', 'URL', 'EMAIL', 'MENTION', 'EMOJI',
-  'EMOTICON',
-]);
+const NON_TOPIC_ENTITIES = new Set(['DATE', 'TIME', 'DURATION', 'CARDINAL', 'ORDINAL', 'MONEY', 'PERCENT', 'URL', 'EMAIL', 'MENTION', 'EMOJI', 'EMOTICON']);
 
 /** Technology names that wink splits into several tokens and that are topics nonetheless. */
 const TECH_NAME = /^(?:C\+\+|C#|F#|\.NET|ASP\.NET|[A-Za-z][A-Za-z0-9]*\.(?:js|JS|Js|NET|io))$/;
@@ -300,8 +297,7 @@ function topicUnits(text: string): Unit[] {
     // The typings declare lemma with the model's addons as a third parameter; wink passes them itself.
     const lemma = (tokens.itemAt(k).out(its.lemma as unknown as ItsFunction<string>) as string).toLowerCase();
     if (lemma === lower) return lower;
-    const regular =
-      lower === `${lemma}s` || lower === `${lemma}es` || (lemma.endsWith('y') && lower === `${lemma.slice(0, -1)}ies`);
+    const regular = lower === `${lemma}s` || lower === `${lemma}es` || (lemma.endsWith('y') && lower === `${lemma.slice(0, -1)}ies`);
     return regular ? lemma : lower;
   }
 }
@@ -319,12 +315,7 @@ function openerTag(lower: string): PartOfSpeech {
 /** snake_case, camelCase (two or more lowercase letters, then a capital: useEffect, not iPhone or macOS),
  *  versions (v1, v2beta1), commit hashes. */
 function looksLikeCode(value: string): boolean {
-  return (
-    value.includes('_') ||
-    /^\p{Ll}{2,}\p{Lu}\p{Ll}/u.test(value) ||
-    /^v\d/i.test(value) ||
-    (/\d/.test(value) && /^[0-9a-f]{7,40}$/.test(value))
-  );
+  return value.includes('_') || /^\p{Ll}{2,}\p{Lu}\p{Ll}/u.test(value) || /^v\d/i.test(value) || (/\d/.test(value) && /^[0-9a-f]{7,40}$/.test(value));
 }
 
 const MAX_PHRASE_WORDS = 3;
@@ -342,9 +333,7 @@ function rankTopics(units: Unit[], limit: number): string[] {
   };
   const record = (phrase: Unit[]) => {
     const proper = phrase[0]!.kind === 'proper';
-    const keyWords = phrase.map((unit, index) =>
-      proper || index === phrase.length - 1 ? unit.key : unit.text.toLowerCase(),
-    );
+    const keyWords = phrase.map((unit, index) => (proper || index === phrase.length - 1 ? unit.key : unit.text.toLowerCase()));
     const key = keyWords.join(' ');
     const written = phrase.map((unit) => unit.text).join(' ');
     let candidate = candidates.get(key);
@@ -409,9 +398,7 @@ function rankTopics(units: Unit[], limit: number): string[] {
   for (const candidate of ranked) {
     if (chosen.length >= limit) break;
     const covered = chosen.some(
-      (other) =>
-        candidate.words.every((word) => other.words.includes(word)) ||
-        (other.words.length > 1 && ` ${candidate.key} `.includes(` ${other.key} `)),
+      (other) => candidate.words.every((word) => other.words.includes(word)) || (other.words.length > 1 && ` ${candidate.key} `.includes(` ${other.key} `)),
     );
     if (covered) continue;
     const display = displayOf(candidate);

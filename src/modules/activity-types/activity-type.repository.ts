@@ -18,18 +18,10 @@ export async function listCommunityCategories(db: Kysely<DB>, communityId: numbe
 }
 
 export async function findCommunityActivityType(db: Kysely<DB>, communityId: number, id: string) {
-  return db
-    .selectFrom('activity_types')
-    .select('key')
-    .where('community_id', '=', communityId)
-    .where('key', '=', id)
-    .executeTakeFirst();
+  return db.selectFrom('activity_types').select('key').where('community_id', '=', communityId).where('key', '=', id).executeTakeFirst();
 }
 
-export async function insertActivityType(
-  db: Kysely<DB>,
-  type: { communityId: number; id: string; displayName: string; category: string },
-): Promise<void> {
+export async function insertActivityType(db: Kysely<DB>, type: { communityId: number; id: string; displayName: string; category: string }): Promise<void> {
   await db
     .insertInto('activity_types')
     .values({ community_id: type.communityId, key: type.id, display_name: type.displayName, category: type.category })

@@ -4,16 +4,22 @@ import { contextOf, type HearthApp } from '../../http/types.ts';
 import { component } from '../../http/components.ts';
 import type { ActivityTypeService } from './activity-type.service.ts';
 
-const ActivityType = component('ActivityType', Type.Object({
-  id: Type.String({ description: 'The value pushed as activityType and shown as an activity\'s type' }),
-  displayName: Type.String(),
-}));
+const ActivityType = component(
+  'ActivityType',
+  Type.Object({
+    id: Type.String({ description: "The value pushed as activityType and shown as an activity's type" }),
+    displayName: Type.String(),
+  }),
+);
 
-const ActivityCategory = component('ActivityCategory', Type.Object({
-  id: Type.String({ description: 'cat_<value>' }),
-  name: Type.String({ description: 'For display' }),
-  value: Type.String({ description: 'The category as activity types name it (e.g. `social`)' }),
-}));
+const ActivityCategory = component(
+  'ActivityCategory',
+  Type.Object({
+    id: Type.String({ description: 'cat_<value>' }),
+    name: Type.String({ description: 'For display' }),
+    value: Type.String({ description: 'The category as activity types name it (e.g. `social`)' }),
+  }),
+);
 
 export function activityTypeRoutes(app: HearthApp, services: { activityTypes: ActivityTypeService }) {
   app.get(

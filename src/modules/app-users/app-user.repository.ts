@@ -14,16 +14,17 @@ export interface AppUserRow {
   createdAt: Date;
 }
 
-const userColumns = [
-  'u.community_id as communityId',
-  'u.id',
-  'u.name',
-  'u.login_email as loginEmail',
-  'u.role',
-  'u.created_at as createdAt',
-] as const;
+const userColumns = ['u.community_id as communityId', 'u.id', 'u.name', 'u.login_email as loginEmail', 'u.role', 'u.created_at as createdAt'] as const;
 
-function present(row: { communityId: number; id: number; name: string; loginEmail: string; role: string; createdAt: Date; passwordHash: string | null }): AppUserRow {
+function present(row: {
+  communityId: number;
+  id: number;
+  name: string;
+  loginEmail: string;
+  role: string;
+  createdAt: Date;
+  passwordHash: string | null;
+}): AppUserRow {
   return {
     communityId: row.communityId,
     id: row.id,
@@ -121,16 +122,7 @@ export function findSession(db: Kysely<DB>, communityId: number, secretHash: str
     .selectFrom('app_sessions as s')
     .innerJoin('app_users as u', (join) => join.onRef('u.community_id', '=', 's.community_id').onRef('u.id', '=', 's.user_id'))
     .innerJoin('communities as c', 'c.id', 's.community_id')
-    .select([
-      's.id',
-      's.via',
-      's.expires_at as expiresAt',
-      'u.id as userId',
-      'u.name',
-      'u.login_email as loginEmail',
-      'u.role',
-      'c.name as communityName',
-    ])
+    .select(['s.id', 's.via', 's.expires_at as expiresAt', 'u.id as userId', 'u.name', 'u.login_email as loginEmail', 'u.role', 'c.name as communityName'])
     .where('s.community_id', '=', communityId)
     .where('s.secret_hash', '=', secretHash)
     .where('s.expires_at', '>', now)
@@ -174,7 +166,13 @@ export async function linkUser(db: Kysely<DB>, communityId: number, secretHash: 
  * one at a time: two of them at once would otherwise each lock one link and wait for the other's.
  */
 export async function lockUser(db: Kysely<DB>, communityId: number, userId: number): Promise<boolean> {
-  const row = await db.selectFrom('app_users').select('id').where('community_id', '=', communityId).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
+  const row = await db
+    .selectFrom('app_users')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('id', '=', userId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
   return row !== undefined;
 }
 

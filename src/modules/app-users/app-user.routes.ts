@@ -12,32 +12,41 @@ import { FREE_FAILURES, MAX_WAIT_MS } from './sign-in-brake.ts';
 
 const Role = Type.Enum(['admin', 'member'], { description: 'admin: everything, tokens, users and sources included; member: reads and writes data.' });
 
-const AppUser = component('AppUser', Type.Object({
-  id: Type.String({ description: 'u_N' }),
-  name: Type.String(),
-  loginEmail: Type.String(),
-  role: Role,
-  hasPassword: Type.Boolean({ description: 'Whether the user has set a password (else they sign in by a one-time link).' }),
-  createdAt: Type.String({ format: 'date-time' }),
-}));
-
-const Session = component('ConsoleSession', Type.Object({
-  user: AppUser,
-  communityId: Type.String(),
-  communityName: Type.String(),
-  scopes: Type.Array(Type.String(), { description: "The scopes of the user's role: what the session may call." }),
-  csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie.' }),
-  expiresAt: Nullable(Type.String({ format: 'date-time' })),
-  passwordRequired: Type.Boolean({ description: 'The session was opened by a one-time link and the user has no password yet.' }),
-  currentPasswordNeeded: Type.Boolean({
-    description: 'Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one.',
+const AppUser = component(
+  'AppUser',
+  Type.Object({
+    id: Type.String({ description: 'u_N' }),
+    name: Type.String(),
+    loginEmail: Type.String(),
+    role: Role,
+    hasPassword: Type.Boolean({ description: 'Whether the user has set a password (else they sign in by a one-time link).' }),
+    createdAt: Type.String({ format: 'date-time' }),
   }),
-}));
+);
 
-const SignInLink = component('SignInLink', Type.Object({
-  url: Type.String({ description: 'Shown once; good for one sign-in within a day.' }),
-  expiresAt: Type.String({ format: 'date-time' }),
-}));
+const Session = component(
+  'ConsoleSession',
+  Type.Object({
+    user: AppUser,
+    communityId: Type.String(),
+    communityName: Type.String(),
+    scopes: Type.Array(Type.String(), { description: "The scopes of the user's role: what the session may call." }),
+    csrfToken: Type.String({ description: 'Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie.' }),
+    expiresAt: Nullable(Type.String({ format: 'date-time' })),
+    passwordRequired: Type.Boolean({ description: 'The session was opened by a one-time link and the user has no password yet.' }),
+    currentPasswordNeeded: Type.Boolean({
+      description: 'Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one.',
+    }),
+  }),
+);
+
+const SignInLink = component(
+  'SignInLink',
+  Type.Object({
+    url: Type.String({ description: 'Shown once; good for one sign-in within a day.' }),
+    expiresAt: Type.String({ format: 'date-time' }),
+  }),
+);
 
 const Password = Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH });
 
@@ -54,7 +63,10 @@ const LinkBody = Type.Object(
   {
     link: Type.String({ minLength: 1, maxLength: 2000, description: 'The sign-in link, or what follows its `#link=`.' }),
     replaceSession: Type.Optional(
-      Type.Boolean({ description: 'Sent with the cookie of a live session: end it and sign in by the link. Without it, such a request is a 409 `signed_in` and the link stays unused.' }),
+      Type.Boolean({
+        description:
+          'Sent with the cookie of a live session: end it and sign in by the link. Without it, such a request is a 409 `signed_in` and the link stays unused.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -73,7 +85,9 @@ const NewUserBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     loginEmail: Type.String({ minLength: 3, maxLength: 320 }),
     role: Type.Optional(Role),
-    password: Type.Optional(Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'Optional: without one, the user signs in first by the answer’s one-time link.' })),
+    password: Type.Optional(
+      Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: 'Optional: without one, the user signs in first by the answer’s one-time link.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -191,7 +205,12 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     '/api/v2/session',
     {
       config: { auth: { all: [] } },
-      schema: { operationId: 'getSession', tags: ['console'], summary: 'The signed-in console user, and the CSRF token of their session', response: { 200: v2Item(Session) } },
+      schema: {
+        operationId: 'getSession',
+        tags: ['console'],
+        summary: 'The signed-in console user, and the CSRF token of their session',
+        response: { 200: v2Item(Session) },
+      },
     },
     async (request, reply) => {
       const session = sessionOf(request);
@@ -218,7 +237,12 @@ export function appUserRoutes(app: HearthApp, services: { appUsers: AppUserServi
     '/api/v2/session',
     {
       config: { auth: { all: [] } },
-      schema: { operationId: 'signOut', tags: ['console'], summary: 'Sign out: the session ends at once', response: { 200: v2Item(Type.Object({ signedOut: Type.Boolean() })) } },
+      schema: {
+        operationId: 'signOut',
+        tags: ['console'],
+        summary: 'Sign out: the session ends at once',
+        response: { 200: v2Item(Type.Object({ signedOut: Type.Boolean() })) },
+      },
     },
     async (request, reply) => {
       const session = sessionOf(request);

@@ -20,8 +20,7 @@ export const SESSION_LIFETIME_SECONDS = 7 * 24 * 3600;
 export const LINK_LIFETIME_SECONDS = 24 * 3600;
 
 export type SessionAuthentication =
-  | { ok: true; context: RequestContext; id: number; via: 'password' | 'link'; expiresAt: Date }
-  | { ok: false; reason: string };
+  { ok: true; context: RequestContext; id: number; via: 'password' | 'link'; expiresAt: Date } | { ok: false; reason: string };
 
 export interface OpenedSession {
   /** The cookie's value: `<community>.<secret>`; only its hash is stored. */
@@ -64,7 +63,13 @@ function checkEmail(email: string): string {
  * API routes a token does (the request guard asks `authenticate` when a request has no Authorization
  * header), with the scopes of the user's role, so the console needs no API of its own.
  */
-export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secret: string; publicUrl: string; tokens: Pick<TokenService, 'holdToRole' | 'changed'> }) {
+export function createAppUserService(deps: {
+  db: Kysely<DB>;
+  clock: Clock;
+  secret: string;
+  publicUrl: string;
+  tokens: Pick<TokenService, 'holdToRole' | 'changed'>;
+}) {
   const { db, clock } = deps;
   const brake = createSignInBrake({ db, clock });
   const csrfKey = createHmac('sha256', deps.secret).update('hearth console csrf').digest();
@@ -82,11 +87,15 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
     const transaction = <T>(work: (trx: Kysely<DB>) => Promise<T>) => (within ? work(within) : db.transaction().execute(work));
     await transaction(async (trx) => {
       const id = await users.insertSession(trx, { communityId: user.communityId, userId: user.id, secretHash: parseSecret(cookie)!.hash, via, expiresAt, now });
-      await recordWrite(trx, { communityId: user.communityId, actor: `user:${user.loginEmail}`, tokenId: `session:${id}` }, {
-        operation: 'session.create',
-        entityIds: [formatId('app_user', user.id)],
-        detail: { via },
-      });
+      await recordWrite(
+        trx,
+        { communityId: user.communityId, actor: `user:${user.loginEmail}`, tokenId: `session:${id}` },
+        {
+          operation: 'session.create',
+          entityIds: [formatId('app_user', user.id)],
+          detail: { via },
+        },
+      );
     });
     return { cookie, csrfToken: csrfTokenOf(cookie), expiresAt, user, communityName };
   }
@@ -159,7 +168,11 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
       await brake.check(email);
       const candidates = await users.usersByLoginEmail(db, email, communityId);
       // The brake is asked again when the turn comes: the address may have been braked while this one waited.
-      const verdicts = await verifyCandidates(input.password, candidates.map((candidate) => candidate.passwordHash), () => brake.check(email));
+      const verdicts = await verifyCandidates(
+        input.password,
+        candidates.map((candidate) => candidate.passwordHash),
+        () => brake.check(email),
+      );
       const matches = candidates.filter((_, i) => verdicts[i]);
       if (matches.length === 0) {
         await brake.failed(email);
@@ -202,7 +215,12 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
         if (current?.ok) {
           const old = parseSecret(options.current!)!;
           const ended = await users.deleteSession(trx, old.communityId, old.hash);
-          if (ended) await recordWrite(trx, current.context, { operation: 'session.delete', entityIds: [formatId('app_user', current.context.userId!)], detail: { replacedBy: 'link' } });
+          if (ended)
+            await recordWrite(trx, current.context, {
+              operation: 'session.delete',
+              entityIds: [formatId('app_user', current.context.userId!)],
+              detail: { replacedBy: 'link' },
+            });
         }
         const user = (await users.findUser(trx, parsed.communityId, userId))!;
         return open(user, name, 'link', trx);
@@ -282,7 +300,14 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
         }
         const row = await trx
           .insertInto('app_users')
-          .values({ community_id: writer.communityId, name, login_email: loginEmail, role: input.role, password_hash: hash, password_changed_at: hash ? clock.now() : null })
+          .values({
+            community_id: writer.communityId,
+            name,
+            login_email: loginEmail,
+            role: input.role,
+            password_hash: hash,
+            password_changed_at: hash ? clock.now() : null,
+          })
           .returning('id')
           .executeTakeFirstOrThrow();
         await linkAppUserContact(trx, { communityId: writer.communityId, id: row.id, name, loginEmail }, clock.now());
@@ -305,7 +330,11 @@ export function createAppUserService(deps: { db: Kysely<DB>; clock: Clock; secre
         await users.updateUser(trx, writer.communityId, id, { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) });
         if (changes.role === 'member') await keepAnAdmin(trx, writer.communityId);
         const held = changes.role ? await deps.tokens.holdToRole(trx, writer, id, changes.role) : [];
-        await recordWrite(trx, writer, { operation: 'user.update', entityIds: [formatId('app_user', id)], detail: { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) } });
+        await recordWrite(trx, writer, {
+          operation: 'user.update',
+          entityIds: [formatId('app_user', id)],
+          detail: { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) },
+        });
         return held;
       });
       if (held.length) deps.tokens.changed();

@@ -45,7 +45,9 @@ async function derive(password: string, salt: Buffer, options: { N: number; r: n
   activity.running += 1;
   activity.peak = Math.max(activity.peak, activity.running);
   try {
-    return await new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, KEY_BYTES, scryptOptions, (error, key) => (error ? reject(error) : resolve(key))));
+    return await new Promise((resolve, reject) =>
+      scrypt(password.normalize('NFKC'), salt, KEY_BYTES, scryptOptions, (error, key) => (error ? reject(error) : resolve(key))),
+    );
   } finally {
     activity.running -= 1;
   }
@@ -64,7 +66,14 @@ async function matches(password: string, stored: string): Promise<boolean> {
  * only): the current parameters, so it costs what a real check costs, and a key no password derives to.
  * Fixed, so that the first such sign-in does not also pay for making it.
  */
-const DECOY_HASH = ['scrypt', PARAMETERS.N, PARAMETERS.r, PARAMETERS.p, Buffer.alloc(SALT_BYTES, 0x5a).toString('base64url'), Buffer.alloc(KEY_BYTES).toString('base64url')].join('$');
+const DECOY_HASH = [
+  'scrypt',
+  PARAMETERS.N,
+  PARAMETERS.r,
+  PARAMETERS.p,
+  Buffer.alloc(SALT_BYTES, 0x5a).toString('base64url'),
+  Buffer.alloc(KEY_BYTES).toString('base64url'),
+].join('$');
 
 export function hashPassword(password: string): Promise<string> {
   return gate.run(async () => {

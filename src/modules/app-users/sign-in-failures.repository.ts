@@ -14,11 +14,7 @@ export interface FailureCount {
 }
 
 export async function readFailures(db: Kysely<DB>, email: string): Promise<FailureCount | undefined> {
-  return db
-    .selectFrom('sign_in_failures')
-    .select(['failures', 'last_failure_at as lastFailureAt'])
-    .where('email_hash', '=', keyOf(email))
-    .executeTakeFirst();
+  return db.selectFrom('sign_in_failures').select(['failures', 'last_failure_at as lastFailureAt']).where('email_hash', '=', keyOf(email)).executeTakeFirst();
 }
 
 /**

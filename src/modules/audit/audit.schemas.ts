@@ -2,15 +2,20 @@ import Type from 'typebox';
 import { Cursor, CursorMeta, Limit, Nullable, v2Page } from '../../http/schemas.ts';
 import { component } from '../../http/components.ts';
 
-export const AuditLogEntry = component('AuditLogEntry', Type.Object({
-  id: Type.String({ description: 'au_N' }),
-  at: Type.String({ format: 'date-time', description: 'When the write committed its transaction.' }),
-  actor: Type.String({ description: '`user:<login email>`, `token:<token name>`, `cli:<os user>@<host>` or `job:<id>`.' }),
-  tokenId: Nullable(Type.String({ description: 'The API token (jti) of the request, or `session:<id>` for a write made in the web console; null for the CLI and for jobs.' })),
-  operation: Type.String({ description: '`<entity>.<verb>`, e.g. `contact.push`, `segment.rename`, `contacts.bulk_update`.' }),
-  entityIds: Type.Array(Type.String(), { description: 'Every record the write created or changed (c_N, o_N, s_N, l_N, ...).' }),
-  detail: Type.Unknown({ description: 'What the IDs alone do not say: the change, counts, the job enqueued.' }),
-}));
+export const AuditLogEntry = component(
+  'AuditLogEntry',
+  Type.Object({
+    id: Type.String({ description: 'au_N' }),
+    at: Type.String({ format: 'date-time', description: 'When the write committed its transaction.' }),
+    actor: Type.String({ description: '`user:<login email>`, `token:<token name>`, `cli:<os user>@<host>` or `job:<id>`.' }),
+    tokenId: Nullable(
+      Type.String({ description: 'The API token (jti) of the request, or `session:<id>` for a write made in the web console; null for the CLI and for jobs.' }),
+    ),
+    operation: Type.String({ description: '`<entity>.<verb>`, e.g. `contact.push`, `segment.rename`, `contacts.bulk_update`.' }),
+    entityIds: Type.Array(Type.String(), { description: 'Every record the write created or changed (c_N, o_N, s_N, l_N, ...).' }),
+    detail: Type.Unknown({ description: 'What the IDs alone do not say: the change, counts, the job enqueued.' }),
+  }),
+);
 
 const When = (edge: string) =>
   Type.String({

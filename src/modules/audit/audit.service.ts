@@ -66,7 +66,11 @@ export function createAuditService(deps: { db: Kysely<DB>; clock: Clock; cursors
       const counts = await deps.db.transaction().execute(async (trx) => {
         const deleted = await deleteEntriesBefore(trx, communityId, cutoff);
         for (const [community, count] of deleted) {
-          await recordWrite(trx, { communityId: community, actor, tokenId: null }, { operation: 'audit.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } });
+          await recordWrite(
+            trx,
+            { communityId: community, actor, tokenId: null },
+            { operation: 'audit.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } },
+          );
         }
         return deleted;
       });

@@ -138,7 +138,8 @@ export function checkRequest(target: BulkTarget, parsed: ParsedRequest, loaded: 
     const found = loaded.segment;
     if (segment.key === null) fault('segment', segment, `not a segment ID (${expected('segment')})`);
     else if (!found) fault('segment', segment, 'no segment with this ID');
-    else if (found.entityType !== target.entity) fault('segment', segment, `${withArticle(found.entityType)} segment, not ${withArticle(target.entity)} segment`);
+    else if (found.entityType !== target.entity)
+      fault('segment', segment, `${withArticle(found.entityType)} segment, not ${withArticle(target.entity)} segment`);
     else if (found.objectTypeId !== null && ofOtherType(found.objectTypeId).length) {
       fault('segment', segment, `a segment of object type ${formatId('object_type', found.objectTypeId)}; ${otherTypeText(ofOtherType(found.objectTypeId))}`);
     } else segmentId = found.id;
@@ -185,7 +186,8 @@ export function checkRequest(target: BulkTarget, parsed: ParsedRequest, loaded: 
     } else {
       const checked = checkCustomFieldValue(field, item.value);
       if (checked.ok) values.push({ fieldId: field.id, value: checked.value });
-      else faults.push({ kind: 'custom_field_value', path: item.path.replace(/customFieldId$/, 'customFieldValue'), given: item.given, reason: checked.reason });
+      else
+        faults.push({ kind: 'custom_field_value', path: item.path.replace(/customFieldId$/, 'customFieldValue'), given: item.given, reason: checked.reason });
     }
     if (item.key !== null) fieldsSeen.add(item.key);
   }

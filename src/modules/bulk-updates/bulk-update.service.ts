@@ -52,7 +52,11 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
     await bulk.writeCustomFieldValues(trx, { communityId, entity: target.entity, now: deps.clock.now() }, ids, plan.values);
     // Tags and custom field values are what fit rules read: the records' lead scores are computed again.
     if (target.entity !== 'object' && (plan.addTagIds.length || plan.removeTagIds.length || plan.values.length)) {
-      await markForScoring(trx, communityId, ids.map((id) => ({ entityType: target.entity as 'contact' | 'organization', entityId: id })));
+      await markForScoring(
+        trx,
+        communityId,
+        ids.map((id) => ({ entityType: target.entity as 'contact' | 'organization', entityId: id })),
+      );
     }
     const tags = (list: number[]) => list.map((id) => formatId('tag', id));
     const segment = plan.segmentId === null ? null : formatId('segment', plan.segmentId);

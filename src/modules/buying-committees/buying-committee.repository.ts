@@ -37,7 +37,8 @@ export async function replaceCommittee(trx: Transaction<DB>, communityId: number
     on conflict (community_id) do update set created_at = buying_committees.created_at`.execute(trx);
   await sql`with seniorities as (delete from buying_committee_seniorities where community_id = ${communityId})
     delete from buying_committee_departments where community_id = ${communityId}`.execute(trx);
-  const rows = (ranks: CommitteeRank[]) => ranks.map((rank, position) => ({ community_id: communityId, id: rank.id, key: rank.key, name: rank.name, position }));
+  const rows = (ranks: CommitteeRank[]) =>
+    ranks.map((rank, position) => ({ community_id: communityId, id: rank.id, key: rank.key, name: rank.name, position }));
   await trx.insertInto('buying_committee_seniorities').values(rows(committee.seniorities)).execute();
   await trx.insertInto('buying_committee_departments').values(rows(committee.departments)).execute();
 }

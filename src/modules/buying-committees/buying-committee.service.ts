@@ -46,7 +46,8 @@ function checkRanks(given: CommitteeRank[], list: 'seniorities' | 'departments',
     else if (keys.has(rank.key)) faults.push(`${at}.key "${rank.key}" is ${list}[${keys.get(rank.key)}].key already`);
     else {
       keys.set(rank.key, index);
-      if (!known.includes(rank.key)) warnings.push(`${at}.key "${rank.key}" is not a key of the title classifier (${known.join(', ')}): its cells will have no candidates`);
+      if (!known.includes(rank.key))
+        warnings.push(`${at}.key "${rank.key}" is not a key of the title classifier (${known.join(', ')}): its cells will have no candidates`);
     }
     const name = rank.name.trim();
     if (!name) faults.push(`${at}.name must not be empty`);
@@ -126,7 +127,10 @@ export function createBuyingCommitteeService(deps: { db: Kysely<DB> }) {
     async set(writer: Writer, given: Committee): Promise<{ committee: Committee; warnings: string[] }> {
       const faults: string[] = [];
       const warnings: string[] = [];
-      const committee = { seniorities: checkRanks(given.seniorities, 'seniorities', faults, warnings), departments: checkRanks(given.departments, 'departments', faults, warnings) };
+      const committee = {
+        seniorities: checkRanks(given.seniorities, 'seniorities', faults, warnings),
+        departments: checkRanks(given.departments, 'departments', faults, warnings),
+      };
       if (faults.length) throw invalidParameters(faults.join('; '));
       await db.transaction().execute(async (trx) => {
         await committees.replaceCommittee(trx, writer.communityId, committee);

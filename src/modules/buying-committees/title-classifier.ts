@@ -2,14 +2,7 @@
  * The title classifier: a person's seniority and department from their job title, by the rules of
  * title-rules.ts. Pure, no database; a title not in English, or not a title, is left unclassified.
  */
-import {
-  DEPARTMENT_TIERS,
-  FOREIGN_WORDS,
-  OTHER_PEOPLES_RANKS,
-  SENIORITY_RULES,
-  type DepartmentKey,
-  type SeniorityKey,
-} from './title-rules.ts';
+import { DEPARTMENT_TIERS, FOREIGN_WORDS, OTHER_PEOPLES_RANKS, SENIORITY_RULES, type DepartmentKey, type SeniorityKey } from './title-rules.ts';
 
 export interface TitleClass {
   seniority: SeniorityKey | null;
@@ -75,7 +68,9 @@ export function classifyTitle(title: string | null | undefined): TitleClass {
   const normalized = normalizeTitle(title);
   if (!normalized || !/[a-z]/.test(normalized)) return UNCLASSIFIED;
   if (normalized.split(' ').some((word) => FOREIGN_WORDS.has(word))) return UNCLASSIFIED;
-  const text = OTHER_PEOPLES_RANKS.reduce((rest, phrase) => rest.replace(phrase, ' '), ` ${normalized} `).replace(/ +/g, ' ').trim();
+  const text = OTHER_PEOPLES_RANKS.reduce((rest, phrase) => rest.replace(phrase, ' '), ` ${normalized} `)
+    .replace(/ +/g, ' ')
+    .trim();
   const department = departmentOf(text);
   const seniority = seniorityOf(text) ?? (department ? 'individual_contributor' : null);
   return { seniority, department };

@@ -65,7 +65,13 @@ export async function linkAppUserContact(
     if (email.ok) {
       await trx
         .insertInto('contact_identities')
-        .values({ community_id: user.communityId, type: email.identity.type, value: email.identity.value, display_value: email.identity.display, contact_id: contactId })
+        .values({
+          community_id: user.communityId,
+          type: email.identity.type,
+          value: email.identity.value,
+          display_value: email.identity.display,
+          contact_id: contactId,
+        })
         .execute();
     }
   }

@@ -28,11 +28,15 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
     return deps.db.transaction().execute(async (trx) => {
       const communityId = await communities.insertCommunity(trx, trimmed);
       await communities.insertAppUser(trx, { communityId, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }, deps.clock.now());
-      await recordWrite(trx, { communityId, actor, tokenId: null }, {
-        operation: 'community.create',
-        entityIds: [formatId('community', communityId)],
-        detail: { name: trimmed },
-      });
+      await recordWrite(
+        trx,
+        { communityId, actor, tokenId: null },
+        {
+          operation: 'community.create',
+          entityIds: [formatId('community', communityId)],
+          detail: { name: trimmed },
+        },
+      );
       return { communityId };
     });
   }
@@ -70,7 +74,12 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
   function issueAdminToken(setup: Bootstrap, actor: string, expiresInSeconds?: number) {
     return deps.tokens.issue(
       { communityId: setup.communityId, actor, tokenId: null },
-      { scopes: ['read', 'write', 'admin'], name: 'hearth init', appUserId: setup.adminUserId, ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }) },
+      {
+        scopes: ['read', 'write', 'admin'],
+        name: 'hearth init',
+        appUserId: setup.adminUserId,
+        ...(expiresInSeconds === undefined ? {} : { expiresInSeconds }),
+      },
     );
   }
 

@@ -34,27 +34,40 @@ function newsItems(db: Executor, communityId: number, filter: ListFilter) {
 /** One page of a parent's job openings by when they were first seen, ties by ID. */
 export function pageJobOpenings(db: Executor, communityId: number, filter: ListFilter, page: Page) {
   const query = jobOpenings(db, communityId, filter).select([
-    'j.id', 'j.job_title as jobTitle', 'j.location', 'j.job_description as jobDescription', 'j.first_seen_at as firstSeenAt',
-    'j.is_closed as isClosed', 'j.url',
+    'j.id',
+    'j.job_title as jobTitle',
+    'j.location',
+    'j.job_description as jobDescription',
+    'j.first_seen_at as firstSeenAt',
+    'j.is_closed as isClosed',
+    'j.url',
   ]);
   return keysetPage(query, { keys: [{ expr: sql`j.first_seen_at` }], id: sql`j.id`, ...page });
 }
 
 export async function countJobOpenings(db: Executor, communityId: number, filter: ListFilter): Promise<number> {
-  const row = await jobOpenings(db, communityId, filter).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+  const row = await jobOpenings(db, communityId, filter)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** One page of a parent's news items by when they were published, ties by ID. */
 export function pageNews(db: Executor, communityId: number, filter: ListFilter, page: Page) {
   const query = newsItems(db, communityId, filter).select([
-    'n.id', 'n.title', 'n.category', 'n.article_sentence as articleSentence', 'n.published_at as publishedAt',
+    'n.id',
+    'n.title',
+    'n.category',
+    'n.article_sentence as articleSentence',
+    'n.published_at as publishedAt',
   ]);
   return keysetPage(query, { keys: [{ expr: sql`n.published_at` }], id: sql`n.id`, ...page });
 }
 
 export async function countNews(db: Executor, communityId: number, filter: ListFilter): Promise<number> {
-  const row = await newsItems(db, communityId, filter).select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+  const row = await newsItems(db, communityId, filter)
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -182,7 +195,6 @@ export async function upsertNews(trx: Transaction<DB>, communityId: number, item
     return written.rows;
   });
 }
-
 
 /** Marks closed the open openings a feed brought that its latest answer no longer lists; how many. */
 export async function closeOpeningsNotListed(trx: Transaction<DB>, communityId: number, feedId: number, listed: string[]): Promise<number> {

@@ -62,7 +62,8 @@ export function companyUpdateRoutes(app: HearthApp, services: { companyUpdates: 
         operationId: 'importJobOpenings',
         tags: ['admin'],
         summary: 'Add or update job openings of organizations and custom objects',
-        description: 'Up to 10,000 openings; one with the key (default: its url, else its title and location) of one its parent has updates it. All or nothing: a 400 names every fault.',
+        description:
+          'Up to 10,000 openings; one with the key (default: its url, else its title and location) of one its parent has updates it. All or nothing: a 400 names every fault.',
         body: JobOpeningImportBody,
         response: { 200: ImportAnswer },
       },
@@ -78,7 +79,8 @@ export function companyUpdateRoutes(app: HearthApp, services: { companyUpdates: 
         operationId: 'importNews',
         tags: ['admin'],
         summary: 'Add or update news items of organizations and custom objects',
-        description: 'Up to 10,000 items; one with the key (default: its url, else its time and title) of one its parent has updates it. All or nothing: a 400 names every fault.',
+        description:
+          'Up to 10,000 items; one with the key (default: its url, else its time and title) of one its parent has updates it. All or nothing: a 400 names every fault.',
         body: NewsImportBody,
         response: { 200: ImportAnswer },
       },

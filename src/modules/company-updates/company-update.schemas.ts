@@ -12,23 +12,29 @@ export const MAX_ITEMS_PER_IMPORT = 10_000;
 export const JOB_OPENING_LIST_COLS: ColsOptions = { optIn: ['url'], recordCount: true };
 export const NEWS_LIST_COLS: ColsOptions = { optIn: [], recordCount: true };
 
-export const JobOpeningItem = component('JobOpeningItem', Type.Object({
-  id: Type.String({ description: 'job_N' }),
-  jobTitle: Type.String(),
-  location: Nullable(Type.String()),
-  jobDescription: Nullable(Type.String()),
-  firstSeenAt: Type.String({ format: 'date-time' }),
-  isClosed: Type.Boolean(),
-  url: Type.Optional(Nullable(Type.String({ description: 'The posting (opt-in: `cols=url`).' }))),
-}));
+export const JobOpeningItem = component(
+  'JobOpeningItem',
+  Type.Object({
+    id: Type.String({ description: 'job_N' }),
+    jobTitle: Type.String(),
+    location: Nullable(Type.String()),
+    jobDescription: Nullable(Type.String()),
+    firstSeenAt: Type.String({ format: 'date-time' }),
+    isClosed: Type.Boolean(),
+    url: Type.Optional(Nullable(Type.String({ description: 'The posting (opt-in: `cols=url`).' }))),
+  }),
+);
 
-export const NewsListItem = component('NewsListItem', Type.Object({
-  id: Type.String({ description: 'news_N' }),
-  title: Type.String(),
-  category: Nullable(Type.String()),
-  articleSentence: Nullable(Type.String()),
-  publishedAt: Type.String({ format: 'date-time' }),
-}));
+export const NewsListItem = component(
+  'NewsListItem',
+  Type.Object({
+    id: Type.String({ description: 'news_N' }),
+    title: Type.String(),
+    category: Nullable(Type.String()),
+    articleSentence: Nullable(Type.String()),
+    publishedAt: Type.String({ format: 'date-time' }),
+  }),
+);
 
 const parentParams = {
   organizationId: Type.Optional(Type.String({ description: 'o_N: the organization’s items. Exactly one of organizationId and objectId.' })),
@@ -69,7 +75,13 @@ export const NewsPage = v2Page(NewsListItem, PageMeta);
 const itemParent = {
   organizationId: Type.Optional(Type.String({ description: 'o_N. Exactly one of organizationId and objectId.' })),
   objectId: Type.Optional(Type.String({ description: 'co_N. Exactly one of organizationId and objectId.' })),
-  key: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'What identifies the item within its parent: another item with the same key updates it. Default: the url, else the title (and location).' })),
+  key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'What identifies the item within its parent: another item with the same key updates it. Default: the url, else the title (and location).',
+    }),
+  ),
 };
 const text = (maxLength: number) => Type.Optional(Nullable(Type.String({ maxLength })));
 

@@ -53,7 +53,11 @@ function readParent(ids: ParentIds): Parent | { fault: string; invalidId?: strin
   const [kind, value] = ids.organizationId !== undefined ? (['organization', ids.organizationId] as const) : (['object', ids.objectId!] as const);
   const prefix = ID_PREFIXES[kind];
   const id = value.startsWith(prefix) ? parseKey(value.slice(prefix.length)) : null;
-  if (id === null) return { fault: `${kind === 'organization' ? 'organizationId' : 'objectId'} "${value}" is not a valid ${kind} ID (expected ${prefix}<number>)`, invalidId: value };
+  if (id === null)
+    return {
+      fault: `${kind === 'organization' ? 'organizationId' : 'objectId'} "${value}" is not a valid ${kind} ID (expected ${prefix}<number>)`,
+      invalidId: value,
+    };
   return { kind, id };
 }
 
@@ -93,7 +97,8 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
     const ids = (kind: Parent['kind']) => [...new Set(parents.flatMap((parent) => (parent?.kind === kind ? [parent.id] : [])))];
     const found = await updates.existingParents(db, communityId, ids('organization'), ids('object'));
     parents.forEach((parent, index) => {
-      if (parent?.kind === 'organization' && !found.organizations.has(parent.id)) faults.push(`${path(index)}: organization ${formatId('organization', parent.id)} not found`);
+      if (parent?.kind === 'organization' && !found.organizations.has(parent.id))
+        faults.push(`${path(index)}: organization ${formatId('organization', parent.id)} not found`);
       if (parent?.kind === 'object' && !found.objects.has(parent.id)) faults.push(`${path(index)}: custom object ${formatId('object', parent.id)} not found`);
     });
     return { parents: parents as Parent[], faults };
@@ -121,7 +126,13 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
       const direction = query.direction ?? 'desc';
       const compiled = await deps.filters.compile(communityId, 'job_opening', query.lightFilter);
       const filter = { parent, where: compiled?.where ?? null };
-      const binding = { community: communityId, list: 'job-openings', sort: 'firstSeenAt', direction, filters: { ...parentBinding(parent), lightFilter: compiled?.expression } };
+      const binding = {
+        community: communityId,
+        list: 'job-openings',
+        sort: 'firstSeenAt',
+        direction,
+        filters: { ...parentBinding(parent), lightFilter: compiled?.expression },
+      };
       const page = await pageWithCursor(deps.cursors, binding, query.page, (after) =>
         updates.pageJobOpenings(db, communityId, filter, { direction, limit: query.page.limit, after }),
       );
@@ -148,7 +159,13 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
       const direction = query.direction ?? 'desc';
       const compiled = await deps.filters.compile(communityId, 'news', query.lightFilter);
       const filter = { parent, where: compiled?.where ?? null };
-      const binding = { community: communityId, list: 'news', sort: 'publishedAt', direction, filters: { ...parentBinding(parent), lightFilter: compiled?.expression } };
+      const binding = {
+        community: communityId,
+        list: 'news',
+        sort: 'publishedAt',
+        direction,
+        filters: { ...parentBinding(parent), lightFilter: compiled?.expression },
+      };
       const page = await pageWithCursor(deps.cursors, binding, query.page, (after) =>
         updates.pageNews(db, communityId, filter, { direction, limit: query.page.limit, after }),
       );

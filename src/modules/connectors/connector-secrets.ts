@@ -35,11 +35,13 @@ export function sealSecrets(key: SecretsKey, communityId: number, sourceId: numb
   return [VERSION, key.id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
 }
 
-export const ENTER_AGAIN = "the connector's secrets were sealed under another deployment secret (HEARTH_JWT_SECRET or the database's signing key changed): enter the secrets again";
+export const ENTER_AGAIN =
+  "the connector's secrets were sealed under another deployment secret (HEARTH_JWT_SECRET or the database's signing key changed): enter the secrets again";
 
 export function openSecrets(key: SecretsKey, communityId: number, sourceId: number, sealed: string): Record<string, unknown> {
   const parts = sealed.split('.');
-  if (parts.length !== 5 || parts[0] !== VERSION) throw new SecretsUnreadable(`the connector's secrets are in a form this version cannot read: enter the secrets again`);
+  if (parts.length !== 5 || parts[0] !== VERSION)
+    throw new SecretsUnreadable(`the connector's secrets are in a form this version cannot read: enter the secrets again`);
   const [, keyId, iv, ciphertext, tag] = parts as [string, string, string, string, string];
   if (keyId !== key.id) throw new SecretsUnreadable(ENTER_AGAIN);
   try {

@@ -54,7 +54,11 @@ interface Stored {
 }
 
 /** The writer of a connector's pushes: the connector, as the audit log shows it. */
-const connectorWriter = (communityId: number, sourceId: number): Writer => ({ communityId, actor: `connector:${formatId('provider', sourceId)}`, tokenId: null });
+const connectorWriter = (communityId: number, sourceId: number): Writer => ({
+  communityId,
+  actor: `connector:${formatId('provider', sourceId)}`,
+  tokenId: null,
+});
 
 const userIdOf = (user: { id?: unknown } | undefined): string | null => (user?.id === undefined || user.id === null ? null : String(user.id));
 
@@ -154,7 +158,13 @@ export function createConnectorSync(deps: {
     await db.transaction().execute(async (trx) => {
       await connectors.updateConnector(trx, connector.communityId, connector.sourceId, { state: 'waiting', waitingUntil: until, reason }, clock.now());
       // A new job, not enqueueOnce: this job is still running, and would be found instead.
-      await jobs.enqueue(trx, { communityId: connector.communityId, kind: CONNECTOR_SYNC_JOB, payload: { sourceId: connector.sourceId }, runAt: until, maxAttempts: 8 });
+      await jobs.enqueue(trx, {
+        communityId: connector.communityId,
+        kind: CONNECTOR_SYNC_JOB,
+        payload: { sourceId: connector.sourceId },
+        runAt: until,
+        maxAttempts: 8,
+      });
     });
     return { sourceId: connector.sourceId, waitingUntil: until.toISOString(), reason };
   }
@@ -227,8 +237,21 @@ export function createConnectorSync(deps: {
           // checkpoint, in one transaction: a page read again after a crash was not counted the first time.
           const read = page.records ?? page.translation.activities.length;
           await db.transaction().execute(async (trx) => {
-            await connectors.recordPeople(trx, communityId, sourceId, peopleOf(page.translation).filter((id) => !stored.suppressedPeople.has(id)), at);
-            await connectors.saveCheckpoint(trx, communityId, sourceId, name, { checkpoint: page.checkpoint, done: page.done, records: read, total: page.total }, at);
+            await connectors.recordPeople(
+              trx,
+              communityId,
+              sourceId,
+              peopleOf(page.translation).filter((id) => !stored.suppressedPeople.has(id)),
+              at,
+            );
+            await connectors.saveCheckpoint(
+              trx,
+              communityId,
+              sourceId,
+              name,
+              { checkpoint: page.checkpoint, done: page.done, records: read, total: page.total },
+              at,
+            );
             await connectors.countHourly(trx, communityId, sourceId, at, { records: stored.users + stored.activities });
           });
           checkpoint = page.checkpoint;
@@ -236,7 +259,14 @@ export function createConnectorSync(deps: {
           totals.users += stored.users;
           totals.activities += stored.activities;
           totals.rejected += stored.rejectedCount;
-          await context.progress({ stream: name, pages: totals.pages, users: totals.users, activities: totals.activities, rejected: totals.rejected, total: page.total ?? null });
+          await context.progress({
+            stream: name,
+            pages: totals.pages,
+            users: totals.users,
+            activities: totals.activities,
+            rejected: totals.rejected,
+            total: page.total ?? null,
+          });
           if (page.pauseUntil && page.pauseUntil > clock.now()) {
             return waitUntil(connector, page.pauseUntil, 'the platform asked for no more requests until then');
           }
@@ -256,7 +286,14 @@ export function createConnectorSync(deps: {
           await connectors.countHourly(db, communityId, sourceId, clock.now(), { records: stored.users });
           totals.profiles += stored.users;
           totals.rejected += stored.rejectedCount;
-          await context.progress({ stream: 'profiles', pages: totals.pages, users: totals.users, activities: totals.activities, profiles: totals.profiles, rejected: totals.rejected });
+          await context.progress({
+            stream: 'profiles',
+            pages: totals.pages,
+            users: totals.users,
+            activities: totals.activities,
+            profiles: totals.profiles,
+            rejected: totals.rejected,
+          });
         }
       }
 
@@ -332,12 +369,19 @@ export function createConnectorSync(deps: {
         continue;
       }
       try {
-        const translation = kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, connector.settings);
+        const translation = kind.translate(
+          { headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown },
+          connector.settings,
+        );
         translated.push({ delivery, translation: withoutNul(translation) });
       } catch (error) {
         // A payload the connector cannot read is kept with why; it is not retried (it would fail the same way).
         const message = error instanceof Error ? error.message : String(error);
-        await connectors.finishDelivery(db, communityId, delivery.id, { outcome: { translated: false }, error: `not translated: ${message}`, now: clock.now() });
+        await connectors.finishDelivery(db, communityId, delivery.id, {
+          outcome: { translated: false },
+          error: `not translated: ${message}`,
+          now: clock.now(),
+        });
       }
     }
     if (translated.length === 0) return;
@@ -412,14 +456,22 @@ export function createConnectorSync(deps: {
       emptied += await connectors.forgetPlatformUsers(trx, communityId, source.sourceId, [...ids]);
       const kind = deps.kinds.get(source.kind);
       if (!kind) continue;
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const unread = await connectors.unreadDeliveries(trx, communityId, source.sourceId, after, DELIVERY_BATCH);
         if (unread.length === 0) break;
         for (const delivery of unread) {
           after = delivery.id;
           let named: string[];
           try {
-            named = delivery.payload === '' ? [] : peopleOf(kind.translate({ headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown }, source.settings));
+            named =
+              delivery.payload === ''
+                ? []
+                : peopleOf(
+                    kind.translate(
+                      { headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown },
+                      source.settings,
+                    ),
+                  );
           } catch {
             continue;
           }

@@ -36,9 +36,21 @@ const selectConnectors = (db: Executor) =>
     .selectFrom('connectors as k')
     .innerJoin('sources as s', (join) => join.onRef('s.community_id', '=', 'k.community_id').onRef('s.id', '=', 'k.source_id'))
     .select([
-      'k.community_id as communityId', 'k.source_id as sourceId', 'k.kind', 's.name', 'k.receiver_key as receiverKey', 'k.settings', 'k.secrets',
-      'k.secret_names as secretNames', 'k.state', 'k.reason', 'k.waiting_until as waitingUntil', 'k.last_event_at as lastEventAt',
-      'k.last_sync_at as lastSyncAt', 'k.next_sync_at as nextSyncAt', 'k.created_at as createdAt',
+      'k.community_id as communityId',
+      'k.source_id as sourceId',
+      'k.kind',
+      's.name',
+      'k.receiver_key as receiverKey',
+      'k.settings',
+      'k.secrets',
+      'k.secret_names as secretNames',
+      'k.state',
+      'k.reason',
+      'k.waiting_until as waitingUntil',
+      'k.last_event_at as lastEventAt',
+      'k.last_sync_at as lastSyncAt',
+      'k.next_sync_at as nextSyncAt',
+      'k.created_at as createdAt',
     ]);
 
 const toRow = (row: Record<string, unknown>) => row as unknown as ConnectorRow;
@@ -124,7 +136,12 @@ export async function deleteConnector(db: Executor, communityId: number, sourceI
 
 /** Whether the source has a connector (data-available asks, for any source). */
 export async function isConnectorSource(db: Executor, communityId: number, sourceId: number): Promise<boolean> {
-  const row = await db.selectFrom('connectors').select('source_id').where('community_id', '=', communityId).where('source_id', '=', sourceId).executeTakeFirst();
+  const row = await db
+    .selectFrom('connectors')
+    .select('source_id')
+    .where('community_id', '=', communityId)
+    .where('source_id', '=', sourceId)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -206,7 +223,13 @@ export async function saveCheckpoint(
 
 const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / 3_600_000) * 3_600_000);
 
-export async function countHourly(db: Executor, communityId: number, sourceId: number, at: Date, counts: { deliveries?: number; records?: number }): Promise<void> {
+export async function countHourly(
+  db: Executor,
+  communityId: number,
+  sourceId: number,
+  at: Date,
+  counts: { deliveries?: number; records?: number },
+): Promise<void> {
   const deliveries = counts.deliveries ?? 0;
   const records = counts.records ?? 0;
   if (deliveries === 0 && records === 0) return;
@@ -227,7 +250,12 @@ export async function countHourly(db: Executor, communityId: number, sourceId: n
  * connector, or of each of the community's. Each connector's rows are read by the primary key's range
  * (connector, hour), so the hours before stay unread however many there are.
  */
-export async function lastDayCounts(db: Executor, communityId: number, now: Date, sourceId?: number): Promise<Map<number, { deliveries: number; records: number }>> {
+export async function lastDayCounts(
+  db: Executor,
+  communityId: number,
+  now: Date,
+  sourceId?: number,
+): Promise<Map<number, { deliveries: number; records: number }>> {
   let query = db
     .selectFrom('connectors as k')
     .innerJoin('connector_hourly_counts as c', (join) =>
@@ -305,7 +333,8 @@ export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, 
 function withoutNul(value: unknown): unknown {
   if (typeof value === 'string') return value.replaceAll('\u0000', '');
   if (Array.isArray(value)) return value.map(withoutNul);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replaceAll('\u0000', ''), withoutNul(item)]));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replaceAll('\u0000', ''), withoutNul(item)]));
   return value;
 }
 
@@ -363,7 +392,11 @@ export async function deliveryError(db: Executor, communityId: number, id: numbe
 // Erasure -------------------------------------------------------------------------------------------
 
 /** Connectors among these sources (an erasure asks for the sources of a contact's profiles). */
-export async function connectorSources(db: Executor, communityId: number, sourceIds: number[]): Promise<{ sourceId: number; kind: string; settings: JsonValue }[]> {
+export async function connectorSources(
+  db: Executor,
+  communityId: number,
+  sourceIds: number[],
+): Promise<{ sourceId: number; kind: string; settings: JsonValue }[]> {
   if (sourceIds.length === 0) return [];
   const rows = await db
     .selectFrom('connectors')
@@ -432,18 +465,29 @@ export async function erasePayload(db: Executor, communityId: number, id: number
 
 /** Connectors by community, kind and state, with their records stored and when a waiting one goes on. */
 export async function connectorTotals(db: Executor, communityId: number | null) {
-  let query = db
-    .selectFrom('connectors as k')
-    .select([
-      'k.community_id as communityId', 'k.source_id as sourceId', 'k.kind', 'k.state', 'k.waiting_until as waitingUntil', 'k.last_event_at as lastEventAt',
-      sql<number>`(select coalesce(sum(records), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('records'),
-      sql<number>`(select coalesce(sum(deliveries), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as('received'),
-      // The partial index of unprocessed deliveries: what waits is few, whatever was received.
-      sql<number>`(select count(*)::int8 from connector_deliveries d where d.community_id = k.community_id and d.source_id = k.source_id and d.processed_at is null)`.as('pending'),
-      // The backfill's progress: streams caught up once, of all the connector's streams (read by the streams' primary key).
-      sql<number>`(select count(*)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id)`.as('streams'),
-      sql<number>`(select count(*)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id and s.done)`.as('streamsDone'),
-    ]);
+  let query = db.selectFrom('connectors as k').select([
+    'k.community_id as communityId',
+    'k.source_id as sourceId',
+    'k.kind',
+    'k.state',
+    'k.waiting_until as waitingUntil',
+    'k.last_event_at as lastEventAt',
+    sql<number>`(select coalesce(sum(records), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as(
+      'records',
+    ),
+    sql<number>`(select coalesce(sum(deliveries), 0)::int8 from connector_hourly_counts c where c.community_id = k.community_id and c.source_id = k.source_id)`.as(
+      'received',
+    ),
+    // The partial index of unprocessed deliveries: what waits is few, whatever was received.
+    sql<number>`(select count(*)::int8 from connector_deliveries d where d.community_id = k.community_id and d.source_id = k.source_id and d.processed_at is null)`.as(
+      'pending',
+    ),
+    // The backfill's progress: streams caught up once, of all the connector's streams (read by the streams' primary key).
+    sql<number>`(select count(*)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id)`.as('streams'),
+    sql<number>`(select count(*)::int8 from connector_streams s where s.community_id = k.community_id and s.source_id = k.source_id and s.done)`.as(
+      'streamsDone',
+    ),
+  ]);
   if (communityId !== null) query = query.where('k.community_id', '=', communityId);
   return (await query.execute()).map((row) => ({
     communityId: Number(row.communityId),

@@ -1,8 +1,18 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import type { Headers } from './connector-kind.ts';
 import {
-  ConnectorChangesBody, ConnectorKindsResponse, ConnectorParams, ConnectorResponse, ConnectorsResponse, ConnectorSyncResponse, ConnectorTestBody,
-  ConnectorTestResponse, NewConnectorBody, ReceivedResponse, ReceiverParams, ReceiverRefused,
+  ConnectorChangesBody,
+  ConnectorKindsResponse,
+  ConnectorParams,
+  ConnectorResponse,
+  ConnectorsResponse,
+  ConnectorSyncResponse,
+  ConnectorTestBody,
+  ConnectorTestResponse,
+  NewConnectorBody,
+  ReceivedResponse,
+  ReceiverParams,
+  ReceiverRefused,
 } from './connector.schemas.ts';
 import { parseConnectorId, type ConnectorService } from './connector.service.ts';
 
@@ -17,7 +27,15 @@ export function connectorRoutes(app: HearthApp, services: { connectors: Connecto
 
   app.get(
     '/api/v2/admin/connector-kinds',
-    { config: admin, schema: { operationId: 'listConnectorKinds', tags, summary: 'The platforms a connector can be made for, with their settings and secrets', response: { 200: ConnectorKindsResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'listConnectorKinds',
+        tags,
+        summary: 'The platforms a connector can be made for, with their settings and secrets',
+        response: { 200: ConnectorKindsResponse },
+      },
+    },
     async () => ({ success: true as const, data: connectors.kinds() }),
   );
 
@@ -35,7 +53,8 @@ export function connectorRoutes(app: HearthApp, services: { connectors: Connecto
         operationId: 'createConnector',
         tags,
         summary: 'Connect a platform: a source, its receiver, and a first sync (the backfill)',
-        description: 'Secrets are stored encrypted and never answered. The answer\'s `receiverUrl` is where the platform\'s webhooks go, signed with the `webhookSecret` given. docs/connectors.md.',
+        description:
+          "Secrets are stored encrypted and never answered. The answer's `receiverUrl` is where the platform's webhooks go, signed with the `webhookSecret` given. docs/connectors.md.",
         body: NewConnectorBody,
         response: { 201: ConnectorResponse },
       },
@@ -47,7 +66,13 @@ export function connectorRoutes(app: HearthApp, services: { connectors: Connecto
     '/api/v2/admin/connectors/test',
     {
       config: admin,
-      schema: { operationId: 'testNewConnector', tags, summary: 'Try a credential and settings against the platform (nothing is stored)', body: ConnectorTestBody, response: { 200: ConnectorTestResponse } },
+      schema: {
+        operationId: 'testNewConnector',
+        tags,
+        summary: 'Try a credential and settings against the platform (nothing is stored)',
+        body: ConnectorTestBody,
+        response: { 200: ConnectorTestResponse },
+      },
     },
     async (request) => ({ success: true as const, data: await connectors.test(contextOf(request), request.body) }),
   );
@@ -62,38 +87,90 @@ export function connectorRoutes(app: HearthApp, services: { connectors: Connecto
     '/api/v2/admin/connectors/:id',
     {
       config: admin,
-      schema: { operationId: 'updateConnector', tags, summary: "Rename a connector, change its settings, or set secrets by name (rotation)", params: ConnectorParams, body: ConnectorChangesBody, response: { 200: ConnectorResponse } },
+      schema: {
+        operationId: 'updateConnector',
+        tags,
+        summary: 'Rename a connector, change its settings, or set secrets by name (rotation)',
+        params: ConnectorParams,
+        body: ConnectorChangesBody,
+        response: { 200: ConnectorResponse },
+      },
     },
     async (request) => ({ success: true as const, data: await connectors.update(contextOf(request), parseConnectorId(request.params.id), request.body) }),
   );
 
   app.delete(
     '/api/v2/admin/connectors/:id',
-    { config: admin, schema: { operationId: 'deleteConnector', tags, summary: 'Remove a connector (its source and data stay)', params: ConnectorParams, response: { 200: ConnectorResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'deleteConnector',
+        tags,
+        summary: 'Remove a connector (its source and data stay)',
+        params: ConnectorParams,
+        response: { 200: ConnectorResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await connectors.remove(contextOf(request), parseConnectorId(request.params.id)) }),
   );
 
   app.post(
     '/api/v2/admin/connectors/:id/test',
-    { config: admin, schema: { operationId: 'testConnector', tags, summary: "Try a connector's stored credential and settings", params: ConnectorParams, response: { 200: ConnectorTestResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'testConnector',
+        tags,
+        summary: "Try a connector's stored credential and settings",
+        params: ConnectorParams,
+        response: { 200: ConnectorTestResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await connectors.testExisting(contextOf(request), parseConnectorId(request.params.id)) }),
   );
 
   app.post(
     '/api/v2/admin/connectors/:id/sync',
-    { config: admin, schema: { operationId: 'syncConnector', tags, summary: 'Sync now (as a job; the one queued or running is answered)', params: ConnectorParams, response: { 200: ConnectorSyncResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'syncConnector',
+        tags,
+        summary: 'Sync now (as a job; the one queued or running is answered)',
+        params: ConnectorParams,
+        response: { 200: ConnectorSyncResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await connectors.syncNow(contextOf(request), parseConnectorId(request.params.id)) }),
   );
 
   app.post(
     '/api/v2/admin/connectors/:id/pause',
-    { config: admin, schema: { operationId: 'pauseConnector', tags, summary: 'Pause: no sync, deliveries stored but not processed until resumed', params: ConnectorParams, response: { 200: ConnectorResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'pauseConnector',
+        tags,
+        summary: 'Pause: no sync, deliveries stored but not processed until resumed',
+        params: ConnectorParams,
+        response: { 200: ConnectorResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await connectors.pause(contextOf(request), parseConnectorId(request.params.id)) }),
   );
 
   app.post(
     '/api/v2/admin/connectors/:id/resume',
-    { config: admin, schema: { operationId: 'resumeConnector', tags, summary: 'Resume a paused, failed or waiting connector (a sync starts)', params: ConnectorParams, response: { 200: ConnectorResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'resumeConnector',
+        tags,
+        summary: 'Resume a paused, failed or waiting connector (a sync starts)',
+        params: ConnectorParams,
+        response: { 200: ConnectorResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await connectors.resume(contextOf(request), parseConnectorId(request.params.id)) }),
   );
 }
@@ -118,7 +195,7 @@ export function receiverRoutes(app: HearthApp, services: { connectors: Connector
           description:
             "The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`) " +
             "is checked over the raw body with the connector's `webhookSecret`; a delivery is stored once by its delivery ID and processed in the background. " +
-            'The body is JSON, or a form whose `payload` field is the JSON (GitHub\'s `application/x-www-form-urlencoded`; the signature is over the form). ' +
+            "The body is JSON, or a form whose `payload` field is the JSON (GitHub's `application/x-www-form-urlencoded`; the signature is over the form). " +
             '401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON.',
           params: ReceiverParams,
           response: { 202: ReceivedResponse, 401: ReceiverRefused },

@@ -3,44 +3,58 @@ import { component } from '../../http/components.ts';
 import { Nullable, v2Item } from '../../http/schemas.ts';
 
 const Settings = Type.Unknown({ description: "The kind's settings (its `settingsSchema`, GET /api/v2/admin/connector-kinds)" });
-const Secrets = Type.Object({}, {
-  additionalProperties: true,
-  description: "The kind's secrets by name (its `secretsSchema`; `webhookSecret` signs the receiver's deliveries). Write-only: answers name the secrets set, never their values.",
-});
+const Secrets = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      "The kind's secrets by name (its `secretsSchema`; `webhookSecret` signs the receiver's deliveries). Write-only: answers name the secrets set, never their values.",
+  },
+);
 
-export const Connector = component('Connector', Type.Object({
-  id: Type.String({ description: "sig_N: the connector's source" }),
-  sourceId: Type.Integer({ description: 'The N of sig_N, as the core pushes and data-available take it' }),
-  kind: Type.String({ description: '`github`, `discourse`' }),
-  name: Type.String({ description: "The source's name" }),
-  settings: Settings,
-  secrets: Type.Array(Type.String(), { description: 'The names of the secrets set (never their values)' }),
-  receiverUrl: Type.String({ description: "Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked)" }),
-  state: Type.Enum(['active', 'backfilling', 'waiting', 'paused', 'failed']),
-  reason: Nullable(Type.String({ description: 'Why it waits or failed, or why the last sync attempt failed' })),
-  waitingUntil: Nullable(Type.String({ format: 'date-time', description: 'When a waiting connector goes on (the platform\'s rate limit)' })),
-  streams: Type.Array(Type.Object({
-    stream: Type.String(),
-    done: Type.Boolean({ description: 'Caught up: later syncs read what is new' }),
-    records: Type.Integer({ description: "The platform's records this stream has read (stars, issues, posts; not the pushes they made): comparable with `total`" }),
-    total: Nullable(Type.Integer({ description: 'Records the platform says exist, when it says' })),
-    updatedAt: Type.String({ format: 'date-time' }),
-  })),
-  lastEventAt: Nullable(Type.String({ format: 'date-time', description: 'The last delivery received' })),
-  lastSyncAt: Nullable(Type.String({ format: 'date-time', description: 'The end of the last complete sync' })),
-  last24h: Type.Object({
-    deliveries: Type.Integer({ description: 'Deliveries stored in the current hour and the 23 before (not redeliveries)' }),
-    records: Type.Integer({ description: 'Pushes stored into the source (users and activities, by deliveries, syncs and profiles) in the same hours' }),
+export const Connector = component(
+  'Connector',
+  Type.Object({
+    id: Type.String({ description: "sig_N: the connector's source" }),
+    sourceId: Type.Integer({ description: 'The N of sig_N, as the core pushes and data-available take it' }),
+    kind: Type.String({ description: '`github`, `discourse`' }),
+    name: Type.String({ description: "The source's name" }),
+    settings: Settings,
+    secrets: Type.Array(Type.String(), { description: 'The names of the secrets set (never their values)' }),
+    receiverUrl: Type.String({ description: "Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked)" }),
+    state: Type.Enum(['active', 'backfilling', 'waiting', 'paused', 'failed']),
+    reason: Nullable(Type.String({ description: 'Why it waits or failed, or why the last sync attempt failed' })),
+    waitingUntil: Nullable(Type.String({ format: 'date-time', description: "When a waiting connector goes on (the platform's rate limit)" })),
+    streams: Type.Array(
+      Type.Object({
+        stream: Type.String(),
+        done: Type.Boolean({ description: 'Caught up: later syncs read what is new' }),
+        records: Type.Integer({
+          description: "The platform's records this stream has read (stars, issues, posts; not the pushes they made): comparable with `total`",
+        }),
+        total: Nullable(Type.Integer({ description: 'Records the platform says exist, when it says' })),
+        updatedAt: Type.String({ format: 'date-time' }),
+      }),
+    ),
+    lastEventAt: Nullable(Type.String({ format: 'date-time', description: 'The last delivery received' })),
+    lastSyncAt: Nullable(Type.String({ format: 'date-time', description: 'The end of the last complete sync' })),
+    last24h: Type.Object({
+      deliveries: Type.Integer({ description: 'Deliveries stored in the current hour and the 23 before (not redeliveries)' }),
+      records: Type.Integer({ description: 'Pushes stored into the source (users and activities, by deliveries, syncs and profiles) in the same hours' }),
+    }),
+    createdAt: Type.String({ format: 'date-time' }),
   }),
-  createdAt: Type.String({ format: 'date-time' }),
-}));
+);
 
-export const ConnectorKindInfo = component('ConnectorKind', Type.Object({
-  kind: Type.String(),
-  platformName: Type.String(),
-  settingsSchema: Type.Unknown({ description: 'JSON Schema of the settings' }),
-  secretsSchema: Type.Unknown({ description: 'JSON Schema of the secrets' }),
-}));
+export const ConnectorKindInfo = component(
+  'ConnectorKind',
+  Type.Object({
+    kind: Type.String(),
+    platformName: Type.String(),
+    settingsSchema: Type.Unknown({ description: 'JSON Schema of the settings' }),
+    secretsSchema: Type.Unknown({ description: 'JSON Schema of the secrets' }),
+  }),
+);
 
 export const NewConnectorBody = Type.Object(
   {
@@ -56,7 +70,15 @@ export const ConnectorChangesBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 200 })),
     settings: Type.Optional(Settings),
-    secrets: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Secrets to set, by name (a rotation); the others are kept. Setting secrets of a failed connector resumes it.' })),
+    secrets: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: 'Secrets to set, by name (a rotation); the others are kept. Setting secrets of a failed connector resumes it.',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -73,6 +95,11 @@ export const ConnectorResponse = v2Item(Connector);
 export const ConnectorsResponse = v2Item(Type.Array(Connector));
 export const ConnectorKindsResponse = v2Item(Type.Array(ConnectorKindInfo));
 export const ConnectorTestResponse = v2Item(Type.Object({ ok: Type.Boolean(), message: Type.String({ description: 'What was found, or what is wrong' }) }));
-export const ConnectorSyncResponse = v2Item(Type.Object({ jobId: Type.Integer({ description: 'The sync job (`hearth jobs show`)' }), created: Type.Boolean() }));
-export const ReceivedResponse = Type.Object({ received: Type.Literal(true), duplicate: Type.Boolean({ description: 'The delivery was stored before (a redelivery)' }) });
+export const ConnectorSyncResponse = v2Item(
+  Type.Object({ jobId: Type.Integer({ description: 'The sync job (`hearth jobs show`)' }), created: Type.Boolean() }),
+);
+export const ReceivedResponse = Type.Object({
+  received: Type.Literal(true),
+  duplicate: Type.Boolean({ description: 'The delivery was stored before (a redelivery)' }),
+});
 export const ReceiverRefused = Type.Object({ status: Type.Literal('unauthorized'), reason: Type.String() });

@@ -79,7 +79,8 @@ export interface ConnectorTotals {
 export function parseConnectorId(value: string): number {
   const prefix = ID_PREFIXES.provider;
   const id = value.startsWith(prefix) ? parseKey(value.slice(prefix.length)) : null;
-  if (id === null) throw new HearthError('invalid_connector_id', `"${value}" is not a valid connector ID (expected sig_<number>, its source's ID)`, { invalidIds: [value] });
+  if (id === null)
+    throw new HearthError('invalid_connector_id', `"${value}" is not a valid connector ID (expected sig_<number>, its source's ID)`, { invalidIds: [value] });
   return id;
 }
 
@@ -112,7 +113,9 @@ export function createConnectorService(deps: ConnectorDeps) {
     const kind = typeof name === 'string' ? kinds.get(name) : undefined;
     if (!kind) {
       const known = [...kinds.keys()];
-      throw invalidParameters(`body field "kind" must be a connector kind${known.length ? ` (${known.join(', ')})` : ' (this server knows none)'}; got ${JSON.stringify(name)}`);
+      throw invalidParameters(
+        `body field "kind" must be a connector kind${known.length ? ` (${known.join(', ')})` : ' (this server knows none)'}; got ${JSON.stringify(name)}`,
+      );
     }
     return kind;
   }
@@ -125,7 +128,8 @@ export function createConnectorService(deps: ConnectorDeps) {
 
   /** Secrets are checked whole (after a rotation's merge); the message names fields, never values. */
   function checkSecrets(kind: AnyKind, secrets: unknown): Record<string, unknown> {
-    if (secrets === null || typeof secrets !== 'object' || Array.isArray(secrets)) throw invalidParameters('body field "secrets" must be an object of the secrets by name');
+    if (secrets === null || typeof secrets !== 'object' || Array.isArray(secrets))
+      throw invalidParameters('body field "secrets" must be an object of the secrets by name');
     secretsCheckers.get(kind.kind)!(secrets);
     return secrets as Record<string, unknown>;
   }
@@ -216,7 +220,11 @@ export function createConnectorService(deps: ConnectorDeps) {
   async function tryKind(kind: AnyKind, settings: unknown, secrets: unknown): Promise<{ ok: boolean; message: string }> {
     const stop = AbortSignal.timeout(TEST_TIMEOUT_MS);
     try {
-      const message = await kind.test(settings, secrets, platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal: stop, now: () => clock.now() }));
+      const message = await kind.test(
+        settings,
+        secrets,
+        platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal: stop, now: () => clock.now() }),
+      );
       return { ok: true, message: redactSecrets(message, secretsOf(secrets)) };
     } catch (error) {
       // What the platform answered may echo the credential.
@@ -227,14 +235,21 @@ export function createConnectorService(deps: ConnectorDeps) {
 
   const service = {
     kinds(): { kind: string; platformName: string; settingsSchema: unknown; secretsSchema: unknown }[] {
-      return [...kinds.values()].map((kind) => ({ kind: kind.kind, platformName: kind.platformName, settingsSchema: kind.settingsSchema, secretsSchema: kind.secretsSchema }));
+      return [...kinds.values()].map((kind) => ({
+        kind: kind.kind,
+        platformName: kind.platformName,
+        settingsSchema: kind.settingsSchema,
+        secretsSchema: kind.secretsSchema,
+      }));
     },
 
     async list(communityId: number) {
       const rows = await connectors.listConnectors(db, communityId);
       const counts = await connectors.lastDayCounts(db, communityId, clock.now());
       const streams = await connectors.listCommunityStreams(db, communityId);
-      return Promise.all(rows.map((row) => present(row, { counts: counts.get(row.sourceId) ?? { deliveries: 0, records: 0 }, streams: streams.get(row.sourceId) ?? [] })));
+      return Promise.all(
+        rows.map((row) => present(row, { counts: counts.get(row.sourceId) ?? { deliveries: 0, records: 0 }, streams: streams.get(row.sourceId) ?? [] })),
+      );
     },
 
     async get(communityId: number, sourceId: number) {
@@ -350,8 +365,13 @@ export function createConnectorService(deps: ConnectorDeps) {
     async remove(writer: Writer, sourceId: number) {
       const shown = await present(await connectorOf(writer.communityId, sourceId));
       await db.transaction().execute(async (trx) => {
-        if (!(await connectors.deleteConnector(trx, writer.communityId, sourceId))) throw notFound('connector_not_found', `no connector ${formatId('provider', sourceId)}`);
-        await recordWrite(trx, writer, { operation: 'connector.remove', entityIds: [formatId('provider', sourceId)], detail: { kind: shown.kind, name: shown.name } });
+        if (!(await connectors.deleteConnector(trx, writer.communityId, sourceId)))
+          throw notFound('connector_not_found', `no connector ${formatId('provider', sourceId)}`);
+        await recordWrite(trx, writer, {
+          operation: 'connector.remove',
+          entityIds: [formatId('provider', sourceId)],
+          detail: { kind: shown.kind, name: shown.name },
+        });
       });
       receivers.clear();
       return shown;
@@ -361,10 +381,15 @@ export function createConnectorService(deps: ConnectorDeps) {
     async syncNow(writer: Writer, sourceId: number): Promise<{ jobId: number; created: boolean }> {
       const connector = await connectorOf(writer.communityId, sourceId);
       if (connector.state === 'paused') throw conflict(`connector ${formatId('provider', sourceId)} is paused: resume it first`);
-      if (connector.state === 'failed') throw conflict(`connector ${formatId('provider', sourceId)} failed (${connector.reason ?? 'no reason'}): change its secrets or resume it`);
+      if (connector.state === 'failed')
+        throw conflict(`connector ${formatId('provider', sourceId)} failed (${connector.reason ?? 'no reason'}): change its secrets or resume it`);
       return db.transaction().execute(async (trx) => {
         const job = await enqueueSync(trx, writer.communityId, sourceId);
-        await recordWrite(trx, writer, { operation: 'connector.sync', entityIds: [formatId('provider', sourceId)], detail: { jobId: job.id, created: job.created } });
+        await recordWrite(trx, writer, {
+          operation: 'connector.sync',
+          entityIds: [formatId('provider', sourceId)],
+          detail: { jobId: job.id, created: job.created },
+        });
         return { jobId: job.id, created: job.created };
       });
     },
@@ -428,7 +453,8 @@ export function createConnectorService(deps: ConnectorDeps) {
       const match = RECEIVER_KEY.exec(receiverKey);
       const communityId = match ? parseKey(match[1]!) : null;
       const connector = kind && communityId !== null ? await receiverConnector(communityId, receiverKey) : undefined;
-      if (!kind || !connector || connector.kind !== kind.kind) throw notFound('receiver_not_found', `no ${kind ? `${kind.platformName} ` : ''}receiver at this address`);
+      if (!kind || !connector || connector.kind !== kind.kind)
+        throw notFound('receiver_not_found', `no ${kind ? `${kind.platformName} ` : ''}receiver at this address`);
       let secrets: Record<string, unknown>;
       try {
         secrets = connector.secrets ? openSecrets(key, connector.communityId, connector.sourceId, connector.secrets) : {};
@@ -448,7 +474,15 @@ export function createConnectorService(deps: ConnectorDeps) {
       // The one durable write, a statement of its own: the platform's answer waits for nothing else (the
       // counts and the connector's last event, rows every delivery writes, are written after it, off the answer).
       const stored = await connectors
-        .insertDelivery(db, { communityId: connector.communityId, sourceId: connector.sourceId, deliveryId, event, headers: keptHeaders(headers), payload: text, now })
+        .insertDelivery(db, {
+          communityId: connector.communityId,
+          sourceId: connector.sourceId,
+          deliveryId,
+          event,
+          headers: keptHeaders(headers),
+          payload: text,
+          now,
+        })
         .catch((error: unknown) => {
           // Removed by another process since this one looked it up (receiverConnector's few seconds).
           if (isForeignKeyViolation(error)) throw notFound('receiver_not_found', `no ${kind.platformName} receiver at this address`);
@@ -523,13 +557,14 @@ function deliveryText(raw: Buffer, headers: Headers): string {
   let text = raw.toString('utf8');
   if (typeof type === 'string' && FORM.test(type)) {
     const payload = new URLSearchParams(text).get('payload');
-    if (payload === null) throw invalidParameters('a form body must carry the delivery in its "payload" field; or set the webhook\'s content type to application/json');
+    if (payload === null)
+      throw invalidParameters('a form body must carry the delivery in its "payload" field; or set the webhook\'s content type to application/json');
     text = payload;
   }
   try {
     JSON.parse(text);
   } catch {
-    throw invalidParameters('the body is not JSON (set the webhook\'s content type to application/json)');
+    throw invalidParameters("the body is not JSON (set the webhook's content type to application/json)");
   }
   return text;
 }

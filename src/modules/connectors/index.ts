@@ -2,4 +2,13 @@
 export { connectorRoutes, receiverRoutes } from './connector.routes.ts';
 export { createConnectorService, DEFAULT_SYNC_INTERVAL_MS, parseConnectorId, type ConnectorService } from './connector.service.ts';
 export { CONNECTOR_KINDS } from './connector-kinds.ts';
-export { CredentialRejected, RateLimitWait, type ConnectorKind, type Delivery, type Headers, type PlatformAccess, type StreamPage, type Translation } from './connector-kind.ts';
+export {
+  CredentialRejected,
+  RateLimitWait,
+  type ConnectorKind,
+  type Delivery,
+  type Headers,
+  type PlatformAccess,
+  type StreamPage,
+  type Translation,
+} from './connector-kind.ts';

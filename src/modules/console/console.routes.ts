@@ -85,7 +85,9 @@ export function consoleRoutes(app: HearthApp, dir = CONSOLE_DIST) {
       const asset = dist.assets.get(request.params.file);
       if (!asset) throw new HearthError('not_found', `no console asset ${request.params.file}`);
       // Asset names carry a hash of their content: a new build is a new name.
-      return reply.headers({ 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' }).send(asset.body);
+      return reply
+        .headers({ 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=31536000, immutable', 'X-Content-Type-Options': 'nosniff' })
+        .send(asset.body);
     },
   );
 }

@@ -8,27 +8,30 @@ import type { ContactLookupService } from './contact-lookup.service.ts';
 const Text = Type.String({ description: '"" when there is no value' });
 const LocationText = Nullable(Type.String());
 
-const LookupResult = component('CoreContactLookupResult', Type.Object({
-  fullName: Type.String(),
-  avatar: Text,
-  bio: Text,
-  organization: Text,
-  title: Text,
-  first_seen: Type.String({ format: 'date-time' }),
-  last_active: Type.String({ description: 'date-time of the latest activity; "" when there is none' }),
-  url: Type.String(),
-  twitter: Text,
-  github: Text,
-  linkedin: Text,
-  discord: Text,
-  youtube: Text,
-  common_room_member_url: Type.String(),
-  activities_count: Type.Integer(),
-  segments: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
-  custom_fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), value: Type.Unknown() })),
-  location: Type.Object({ city: LocationText, region: LocationText, country: LocationText, countryCode: LocationText, worldRegion: LocationText }),
-  member_tags: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
-}));
+const LookupResult = component(
+  'CoreContactLookupResult',
+  Type.Object({
+    fullName: Type.String(),
+    avatar: Text,
+    bio: Text,
+    organization: Text,
+    title: Text,
+    first_seen: Type.String({ format: 'date-time' }),
+    last_active: Type.String({ description: 'date-time of the latest activity; "" when there is none' }),
+    url: Type.String(),
+    twitter: Text,
+    github: Text,
+    linkedin: Text,
+    discord: Text,
+    youtube: Text,
+    common_room_member_url: Type.String(),
+    activities_count: Type.Integer(),
+    segments: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String() })),
+    custom_fields: Type.Array(Type.Object({ name: Type.String(), type: Type.String(), value: Type.Unknown() })),
+    location: Type.Object({ city: LocationText, region: LocationText, country: LocationText, countryCode: LocationText, worldRegion: LocationText }),
+    member_tags: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+  }),
+);
 
 export function contactLookupRoutes(app: HearthApp, services: { contactLookup: ContactLookupService }) {
   app.get(

@@ -71,7 +71,9 @@ export async function pageContacts(
 export type ContactRow = Awaited<ReturnType<typeof pageContacts>>['rows'][number];
 
 export async function countContacts(db: Executor, communityId: number, filters: ContactFilters): Promise<number> {
-  const row = await contactsOf(db, communityId, filters).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  const row = await contactsOf(db, communityId, filters)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
@@ -171,11 +173,19 @@ export async function latestActivityIdsOf(db: Executor, communityId: number, ids
   if (ids.length === 0) return byContact;
   const rows = await sql<{ contactId: number; id: number }>`
     select p.id as "contactId", l.id
-    ${eachParent(ids, sql`
+    ${eachParent(
+      ids,
+      sql`
       select a.id, a.activity_time from activities a
       where a.community_id = ${communityId} and a.contact_id = p.id
-      order by a.activity_time desc, a.id desc limit ${per}`, 'l')}
+      order by a.activity_time desc, a.id desc limit ${per}`,
+      'l',
+    )}
     order by p.id, l.activity_time desc, l.id desc`.execute(db);
-  for (const [contactId, latest] of groupByParent(rows.rows, (row) => row.contactId)) byContact.set(contactId, latest.map((row) => row.id));
+  for (const [contactId, latest] of groupByParent(rows.rows, (row) => row.contactId))
+    byContact.set(
+      contactId,
+      latest.map((row) => row.id),
+    );
   return byContact;
 }

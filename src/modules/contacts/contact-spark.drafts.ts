@@ -22,8 +22,21 @@ export async function sparkDraftsOf(
   people: readonly { id: number; fullName: string | null; name: string }[],
   now: Date,
 ): Promise<Map<number, SparkDraft>> {
-  const digests = await activityDigestsOf(db, communityId, people.map((person) => person.id), now, { days: SPARK_DAYS, periods: SPARK_PERIODS });
-  const typeKeys = [...new Set([...digests.values()].flatMap((digest) => [...digest.periods.flatMap((period) => period.types.map((type) => type.key)), ...(digest.latest ? [digest.latest.type] : [])]))];
+  const digests = await activityDigestsOf(
+    db,
+    communityId,
+    people.map((person) => person.id),
+    now,
+    { days: SPARK_DAYS, periods: SPARK_PERIODS },
+  );
+  const typeKeys = [
+    ...new Set(
+      [...digests.values()].flatMap((digest) => [
+        ...digest.periods.flatMap((period) => period.types.map((type) => type.key)),
+        ...(digest.latest ? [digest.latest.type] : []),
+      ]),
+    ),
+  ];
   const typeNames = await activityTypeNames(db, communityId, typeKeys);
   return new Map(
     people.map((person) => {

@@ -123,9 +123,24 @@ export function lockedContactStates(communityId: number, ids: RawBuilder<unknown
 }
 
 const FIELD_TYPES: Record<keyof ContactFields, string> = {
-  name: 'text', full_name: 'text', username: 'text', avatar_url: 'text', bio: 'text', primary_email: 'text', title: 'text',
-  role: 'text', company_name: 'text', company_website: 'text', organization_id: 'bigint', city: 'text', region: 'text',
-  country: 'text', country_code: 'text', world_region: 'text', raw_location: 'text', phone_numbers: 'jsonb',
+  name: 'text',
+  full_name: 'text',
+  username: 'text',
+  avatar_url: 'text',
+  bio: 'text',
+  primary_email: 'text',
+  title: 'text',
+  role: 'text',
+  company_name: 'text',
+  company_website: 'text',
+  organization_id: 'bigint',
+  city: 'text',
+  region: 'text',
+  country: 'text',
+  country_code: 'text',
+  world_region: 'text',
+  raw_location: 'text',
+  phone_numbers: 'jsonb',
 };
 
 /**
@@ -143,11 +158,7 @@ export interface AddedActivities {
  * leaves the others as they are (a field given as null is set to null), and adds the activities it was
  * given.
  */
-export function contactUpdates(
-  communityId: number,
-  rows: { id: number; fields: ContactFields; added?: AddedActivities }[],
-  now: Date,
-): Write {
+export function contactUpdates(communityId: number, rows: { id: number; fields: ContactFields; added?: AddedActivities }[], now: Date): Write {
   if (rows.length === 0) return null;
   const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => rows.some((row) => column in row.fields));
   const assignments = columns.map((column) => {

@@ -4,7 +4,16 @@ import { Nullable, v2Definitions } from '../../http/schemas.ts';
 import { parseId, parseOptionalId } from '../../core/ids.ts';
 import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import { CONTACT_GET_COLS, CONTACT_LIST_COLS, CONTACT_SORT, ContactParams, ContactQuery, ContactResponse, ContactsQuery, ContactsResponse } from './contact.schemas.ts';
+import {
+  CONTACT_GET_COLS,
+  CONTACT_LIST_COLS,
+  CONTACT_SORT,
+  ContactParams,
+  ContactQuery,
+  ContactResponse,
+  ContactsQuery,
+  ContactsResponse,
+} from './contact.schemas.ts';
 import type { ContactService } from './contact.service.ts';
 
 export function contactRoutes(app: HearthApp, services: { contacts: ContactService }) {
@@ -65,7 +74,8 @@ export function contactRoutes(app: HearthApp, services: { contacts: ContactServi
         operationId: 'listContactMerges',
         tags: ['v2'],
         summary: "A contact's merge history",
-        description: 'The contacts merged into this one (a merged ID answers for its survivor), newest first, with the reason and the type of the identity they shared.',
+        description:
+          'The contacts merged into this one (a merged ID answers for its survivor), newest first, with the reason and the type of the identity they shared.',
         params: ContactParams,
         response: { 200: v2Definitions(ContactMerge) },
       },
@@ -77,10 +87,13 @@ export function contactRoutes(app: HearthApp, services: { contacts: ContactServi
   );
 }
 
-const ContactMerge = component('ContactMerge', Type.Object({
-  mergedId: Type.String({ description: 'c_N: the contact merged in; its ID keeps resolving to this one' }),
-  reason: Type.String(),
-  identityType: Nullable(Type.String({ description: 'The type of the identity the two shared (email, github, ...)' })),
-  providerId: Nullable(Type.String({ description: 'sig_N: the source of the push that merged them' })),
-  mergedAt: Type.String({ format: 'date-time' }),
-}));
+const ContactMerge = component(
+  'ContactMerge',
+  Type.Object({
+    mergedId: Type.String({ description: 'c_N: the contact merged in; its ID keeps resolving to this one' }),
+    reason: Type.String(),
+    identityType: Nullable(Type.String({ description: 'The type of the identity the two shared (email, github, ...)' })),
+    providerId: Nullable(Type.String({ description: 'sig_N: the source of the push that merged them' })),
+    mergedAt: Type.String({ format: 'date-time' }),
+  }),
+);

@@ -55,7 +55,9 @@ const count = (description: string) => opt(Type.Integer({ description }));
  * A v2 contact, fields in the interface's order and `url` last (docs/behaviour.md, Envelopes).
  * `recentActivities` holds activities as `GET /api/v2/activities/{id}` shows them with every column.
  */
-export const Contact = component('Contact', Type.Object({
+export const Contact = component(
+  'Contact',
+  Type.Object({
     id: Type.String({ description: 'c_N' }),
     name: Type.String({ description: 'Never null: the full name, else the username, else the email local part, else "Unknown".' }),
     fullName: opt(Nullable(Type.String())),
@@ -66,11 +68,11 @@ export const Contact = component('Contact', Type.Object({
     title: opt(Nullable(Type.String())),
     companyName: opt(Nullable(Type.String())),
     companyWebsite: opt(Nullable(Type.String())),
-    connectedCustomObjects: opt(
-      Type.Array(Type.Object({ id: Type.String({ description: 'co_N' }), name: Type.String(), objectType: Type.String() })),
-    ),
+    connectedCustomObjects: opt(Type.Array(Type.Object({ id: Type.String({ description: 'co_N' }), name: Type.String(), objectType: Type.String() }))),
     customFields: opt(CustomFieldValues),
-    profiles: opt(Type.Array(Type.Object({ type: Type.String(), value: Type.String() }), { description: 'Identities: email, github, twitter, linkedin, discord.' })),
+    profiles: opt(
+      Type.Array(Type.Object({ type: Type.String(), value: Type.String() }), { description: 'Identities: email, github, twitter, linkedin, discord.' }),
+    ),
     jobHistory: opt(
       Type.Array(
         Type.Object({
@@ -85,7 +87,9 @@ export const Contact = component('Contact', Type.Object({
     leadScoreKeyFactors: opt(LeadScoreKeyFactors),
     segments: opt(Type.Array(Type.Object({ id: Type.String({ description: 's_N' }), name: Type.String() }))),
     recentWebPages: opt(
-      Type.Array(Type.Object({ url: Type.String(), numVisits: Type.Integer() }), { description: 'Pages visited in the last 30 days, most visited first (at most 10).' }),
+      Type.Array(Type.Object({ url: Type.String(), numVisits: Type.Integer() }), {
+        description: 'Pages visited in the last 30 days, most visited first (at most 10).',
+      }),
     ),
     recentWebVisitsNumber: count('Website visits in the last 30 days.'),
     recentActivities: opt(Type.Array(FullActivity, { description: 'The 5 latest activities, newest first.' })),
@@ -101,7 +105,8 @@ export const Contact = component('Contact', Type.Object({
     recentSparkSummaries: opt(Type.Array(Type.String())),
     tags: opt(Type.Array(Type.String({ description: 'l_N' }))),
     url: opt(Type.String({ description: "The contact's address in the web console." })),
-}));
+  }),
+);
 
 export type ContactView = Static<typeof Contact>;
 

@@ -111,8 +111,17 @@ export function createContactService(deps: {
       asked('recentActivities') ? contacts.latestActivityIdsOf(db, communityId, ids, RECENT_ACTIVITIES) : none<number[]>(),
     ]);
     const sparks = asked('sparkSummary') || asked('recentSparkSummaries') || asked('activateMessage');
-    const digests = sparks ? await activityDigestsOf(db, communityId, ids, now, { days: SPARK_DAYS, periods: SPARK_PERIODS }) : new Map<number, ActivityDigest>();
-    const typeKeys = [...new Set([...digests.values()].flatMap((digest) => [...digest.periods.flatMap((period) => period.types.map((type) => type.key)), ...(digest.latest ? [digest.latest.type] : [])]))];
+    const digests = sparks
+      ? await activityDigestsOf(db, communityId, ids, now, { days: SPARK_DAYS, periods: SPARK_PERIODS })
+      : new Map<number, ActivityDigest>();
+    const typeKeys = [
+      ...new Set(
+        [...digests.values()].flatMap((digest) => [
+          ...digest.periods.flatMap((period) => period.types.map((type) => type.key)),
+          ...(digest.latest ? [digest.latest.type] : []),
+        ]),
+      ),
+    ];
     const typeNames = await activityTypeNames(db, communityId, typeKeys);
     const activityIds = [...latest.values()].flat();
     const activities = new Map((activityIds.length ? await deps.activities.byIds(communityId, activityIds) : []).map((activity) => [activity.id, activity]));
@@ -145,7 +154,13 @@ export function createContactService(deps: {
       // Text a model wrote for the contact (stored) wins; the deterministic text from the activities is the fallback.
       ['activateMessage', (row, id) => row.activateMessage ?? activateMessageOf(digests.get(id), typeNames, row)],
       ['sparkSummary', (row, id) => row.sparkSummary ?? sparkSummaryOf(digests.get(id), typeNames)],
-      ['recentSparkSummaries', (row, id) => (Array.isArray(row.recentSparkSummaries) && row.recentSparkSummaries.length ? row.recentSparkSummaries : recentSparkSummariesOf(digests.get(id), typeNames, now))],
+      [
+        'recentSparkSummaries',
+        (row, id) =>
+          Array.isArray(row.recentSparkSummaries) && row.recentSparkSummaries.length
+            ? row.recentSparkSummaries
+            : recentSparkSummariesOf(digests.get(id), typeNames, now),
+      ],
       ['tags', (_, id) => (tags.get(id) ?? []).map((tagId) => formatId('tag', tagId))],
       ['url', (_, id) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`],
     ];

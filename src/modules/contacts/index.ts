@@ -2,7 +2,18 @@
 export { contactLookupRoutes } from './contact-lookup.routes.ts';
 export { createContactLookupService } from './contact-lookup.service.ts';
 export { CONTACT_FILTERS } from './contact.filters.ts';
-export { type AddedActivities, type ContactFields, findContactState, lockedContactStates, type LockedContactState, insertContact, insertContacts, refreshActivityStats, updateContact, contactUpdates } from './contact.repository.ts';
+export {
+  type AddedActivities,
+  type ContactFields,
+  findContactState,
+  lockedContactStates,
+  type LockedContactState,
+  insertContact,
+  insertContacts,
+  refreshActivityStats,
+  updateContact,
+  contactUpdates,
+} from './contact.repository.ts';
 export { contactRoutes } from './contact.routes.ts';
 export { createContactService } from './contact.service.ts';
 export { CONTACT_LIST_COLS } from './contact.schemas.ts';

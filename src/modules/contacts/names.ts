@@ -43,13 +43,7 @@ function emailName(email: string | null | undefined): string | null {
  * and `name`. `name` falls back to the username, then the email's local part, then "Unknown".
  * Junk values ("null", "n/a", "-", …) and blank strings count as absent.
  */
-export function contactNames(input: {
-  fullName?: unknown;
-  firstName?: unknown;
-  lastName?: unknown;
-  username?: unknown;
-  email?: string | null;
-}): ContactNames {
+export function contactNames(input: { fullName?: unknown; firstName?: unknown; lastName?: unknown; username?: unknown; email?: string | null }): ContactNames {
   const parts = [clean(input.firstName), clean(input.lastName)].filter((part): part is string => part !== null);
   const fullName = clean(input.fullName) ?? (parts.length > 0 ? parts.join(' ') : null);
   const name = fullName ?? clean(input.username) ?? emailName(input.email) ?? 'Unknown';

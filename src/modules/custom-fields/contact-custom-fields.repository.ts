@@ -10,12 +10,7 @@ export interface ContactCustomFieldRow {
 }
 
 export async function sourceExists(db: Executor, communityId: number, sourceId: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('sources')
-    .select('id')
-    .where('community_id', '=', communityId)
-    .where('id', '=', sourceId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('sources').select('id').where('community_id', '=', communityId).where('id', '=', sourceId).executeTakeFirst();
   return row !== undefined;
 }
 

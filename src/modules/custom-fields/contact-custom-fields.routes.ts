@@ -12,9 +12,7 @@ const ContactCustomField = Type.Object({
 
 const ContactCustomFieldsQuery = Type.Object(
   {
-    destinationSourceId: Type.Optional(
-      Type.String({ description: 'A source ID (integer, or sig_N): list only the fields that source may write' }),
-    ),
+    destinationSourceId: Type.Optional(Type.String({ description: 'A source ID (integer, or sig_N): list only the fields that source may write' })),
   },
   { additionalProperties: false },
 );

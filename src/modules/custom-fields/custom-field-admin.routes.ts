@@ -1,6 +1,12 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import { CustomFieldParams } from './custom-field.schemas.ts';
-import { AdminCustomFieldResponse, AdminCustomFieldsQuery, AdminCustomFieldsResponse, CustomFieldChangesBody, NewCustomFieldBody } from './custom-field-admin.schemas.ts';
+import {
+  AdminCustomFieldResponse,
+  AdminCustomFieldsQuery,
+  AdminCustomFieldsResponse,
+  CustomFieldChangesBody,
+  NewCustomFieldBody,
+} from './custom-field-admin.schemas.ts';
 import { parseCustomFieldId, type CustomFieldAdminService } from './custom-field-admin.service.ts';
 
 export function customFieldAdminRoutes(app: HearthApp, services: { customFieldAdmin: CustomFieldAdminService }) {
@@ -26,15 +32,36 @@ export function customFieldAdminRoutes(app: HearthApp, services: { customFieldAd
     '/api/v2/admin/custom-fields',
     {
       config: admin,
-      schema: { operationId: 'listAdminCustomFields', tags: ['admin'], summary: 'List custom field definitions with what decides their writes', querystring: AdminCustomFieldsQuery, response: { 200: AdminCustomFieldsResponse } },
+      schema: {
+        operationId: 'listAdminCustomFields',
+        tags: ['admin'],
+        summary: 'List custom field definitions with what decides their writes',
+        querystring: AdminCustomFieldsQuery,
+        response: { 200: AdminCustomFieldsResponse },
+      },
     },
-    async (request) => ({ success: true as const, data: await services.customFieldAdmin.list(contextOf(request).communityId, request.query.includeRetired ?? false) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.customFieldAdmin.list(contextOf(request).communityId, request.query.includeRetired ?? false),
+    }),
   );
 
   app.get(
     '/api/v2/admin/custom-fields/:id',
-    { config: admin, schema: { operationId: 'getAdminCustomField', tags: ['admin'], summary: 'Get a custom field definition, retired or not', params: CustomFieldParams, response: { 200: AdminCustomFieldResponse } } },
-    async (request) => ({ success: true as const, data: await services.customFieldAdmin.get(contextOf(request).communityId, parseCustomFieldId(request.params.id)) }),
+    {
+      config: admin,
+      schema: {
+        operationId: 'getAdminCustomField',
+        tags: ['admin'],
+        summary: 'Get a custom field definition, retired or not',
+        params: CustomFieldParams,
+        response: { 200: AdminCustomFieldResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await services.customFieldAdmin.get(contextOf(request).communityId, parseCustomFieldId(request.params.id)),
+    }),
   );
 
   app.patch(
@@ -52,7 +79,10 @@ export function customFieldAdminRoutes(app: HearthApp, services: { customFieldAd
         response: { 200: AdminCustomFieldResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await services.customFieldAdmin.update(contextOf(request), parseCustomFieldId(request.params.id), request.body) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.customFieldAdmin.update(contextOf(request), parseCustomFieldId(request.params.id), request.body),
+    }),
   );
 
   app.delete(

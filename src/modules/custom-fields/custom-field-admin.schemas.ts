@@ -27,21 +27,26 @@ const writableBySourceIds = Type.Array(Type.Integer({ minimum: 1 }), {
 const name = Type.String({ minLength: 1, maxLength: 200, description: 'Unique, in any case, among the live fields of each entity type it applies to.' });
 const description = Nullable(Type.String({ maxLength: 2000 }));
 
-export const AdminCustomField = component('AdminCustomField', Type.Object({
-  id: Type.String({ description: 'cf_N' }),
-  name: Type.String(),
-  entityTypes: Type.Array(Type.String()),
-  valueType: Type.String(),
-  multivalue: Type.Boolean({ description: 'An enum field that takes several of its values (a multi-select).' }),
-  allowedValues: Type.Array(Type.String()),
-  keyField: Type.Boolean(),
-  description: Nullable(Type.String()),
-  objectTypeId: Nullable(Type.String({ description: 'cot_N: the one object type an object field applies to; null: every object type.' })),
-  writableBySourceIds: Type.Array(Type.Integer()),
-  valueCount: Type.Integer({ description: 'Records holding a value of the field.' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  retiredAt: Nullable(Type.String({ format: 'date-time', description: 'When it was retired: no longer shown, filtered, sorted or written; its values are kept.' })),
-}));
+export const AdminCustomField = component(
+  'AdminCustomField',
+  Type.Object({
+    id: Type.String({ description: 'cf_N' }),
+    name: Type.String(),
+    entityTypes: Type.Array(Type.String()),
+    valueType: Type.String(),
+    multivalue: Type.Boolean({ description: 'An enum field that takes several of its values (a multi-select).' }),
+    allowedValues: Type.Array(Type.String()),
+    keyField: Type.Boolean(),
+    description: Nullable(Type.String()),
+    objectTypeId: Nullable(Type.String({ description: 'cot_N: the one object type an object field applies to; null: every object type.' })),
+    writableBySourceIds: Type.Array(Type.Integer()),
+    valueCount: Type.Integer({ description: 'Records holding a value of the field.' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    retiredAt: Nullable(
+      Type.String({ format: 'date-time', description: 'When it was retired: no longer shown, filtered, sorted or written; its values are kept.' }),
+    ),
+  }),
+);
 
 export const NewCustomFieldBody = Type.Object(
   {

@@ -22,7 +22,9 @@ export interface NewCustomField {
   writableBySourceIds?: number[];
 }
 
-export type CustomFieldChanges = Partial<Pick<NewCustomField, 'name' | 'description' | 'valueType' | 'multivalue' | 'allowedValues' | 'keyField' | 'writableBySourceIds'>>;
+export type CustomFieldChanges = Partial<
+  Pick<NewCustomField, 'name' | 'description' | 'valueType' | 'multivalue' | 'allowedValues' | 'keyField' | 'writableBySourceIds'>
+>;
 
 export function presentAdminField(row: AdminDefinitionRow) {
   return {
@@ -74,7 +76,10 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
 
   async function checkName(trx: Transaction<DB>, communityId: number, fields: DefinitionFields, except: number | null) {
     const clash = await admin.sameNamed(trx, communityId, fields.name, fields.entityTypes, except);
-    if (clash.length) throw conflict(`a live custom field of the same entity type is already named "${fields.name}" (${clash.map((id) => formatId('custom_field', id)).join(', ')})`);
+    if (clash.length)
+      throw conflict(
+        `a live custom field of the same entity type is already named "${fields.name}" (${clash.map((id) => formatId('custom_field', id)).join(', ')})`,
+      );
   }
 
   async function checkSources(communityId: number, sourceIds: number[]) {
@@ -110,7 +115,8 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
       if (given.objectTypeId !== undefined) {
         const raw = given.objectTypeId;
         objectTypeId = raw.startsWith(ID_PREFIXES.object_type) ? parseKey(raw.slice(ID_PREFIXES.object_type.length)) : null;
-        if (objectTypeId === null) throw new HearthError('invalid_object_type_id', `"${raw}" is not a valid object type ID (expected cot_<number>)`, { invalidIds: [raw] });
+        if (objectTypeId === null)
+          throw new HearthError('invalid_object_type_id', `"${raw}" is not a valid object type ID (expected cot_<number>)`, { invalidIds: [raw] });
       }
       const fields: DefinitionFields = {
         name: given.name.trim(),
@@ -130,7 +136,11 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
           await checkName(trx, writer.communityId, fields, null);
           const id = await admin.insertDefinition(trx, writer.communityId, fields, clock.now());
           await admin.setWriters(trx, writer.communityId, id, given.writableBySourceIds ?? []);
-          await recordWrite(trx, writer, { operation: 'custom_field.create', entityIds: [formatId('custom_field', id)], detail: { name: fields.name, valueType: fields.valueType } });
+          await recordWrite(trx, writer, {
+            operation: 'custom_field.create',
+            entityIds: [formatId('custom_field', id)],
+            detail: { name: fields.name, valueType: fields.valueType },
+          });
           return id;
         });
         return get(writer.communityId, id);
@@ -163,7 +173,9 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
         if (row.valueCount > 0 && (fields.valueType !== row.valueType || fields.multivalue !== row.multivalue)) {
           const from = `${row.valueType}${row.multivalue ? ' (multivalue)' : ''}`;
           const to = `${fields.valueType}${fields.multivalue ? ' (multivalue)' : ''}`;
-          throw conflict(`custom field ${self} has values on ${row.valueCount} record(s), so its type cannot change from ${from} to ${to}; retire it and create another`);
+          throw conflict(
+            `custom field ${self} has values on ${row.valueCount} record(s), so its type cannot change from ${from} to ${to}; retire it and create another`,
+          );
         }
         const dropped = row.allowedValues.filter((value) => !fields.allowedValues.includes(value));
         const held = await admin.recordsHolding(trx, writer.communityId, id, dropped);

@@ -33,6 +33,9 @@ export function customFieldDefinitionRoutes(app: HearthApp, services: { customFi
         response: { 200: CustomFieldDefinitionItem },
       },
     },
-    async (request) => ({ success: true as const, data: await services.customFields.get(contextOf(request).communityId, parseId('custom_field', request.params.id)) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.customFields.get(contextOf(request).communityId, parseId('custom_field', request.params.id)),
+    }),
   );
 }

@@ -17,7 +17,10 @@ export function checkCustomFieldValue(field: CustomFieldDefinition, given: { typ
   if (given.type !== undefined && given.type !== field.valueType) {
     return { ok: false, reason: `custom field ${field.id} ("${field.name}") takes type "${field.valueType}", not "${String(given.type)}"` };
   }
-  const fail = (what: string): Checked => ({ ok: false, reason: `custom field ${field.id} ("${field.name}") needs ${what}; got ${JSON.stringify(given.value)}` });
+  const fail = (what: string): Checked => ({
+    ok: false,
+    reason: `custom field ${field.id} ("${field.name}") needs ${what}; got ${JSON.stringify(given.value)}`,
+  });
   const value = given.value;
   switch (field.valueType) {
     case 'string':

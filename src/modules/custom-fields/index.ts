@@ -8,5 +8,14 @@ export { createCustomFieldDefinitionService } from './custom-field-definitions.s
 export { checkCustomFieldValue } from './custom-field-values.ts';
 export { checkCustomFieldWrites } from './custom-field-writes.ts';
 export { type CustomFieldDefinitions, customFieldFamily } from './custom-field.filters.ts';
-export { type CustomFieldDefinition, type CustomFieldEntity, customFieldSort, customFieldValuesOf, existingFieldIds, filterableFields, findDefinitions, writeValues } from './custom-field.repository.ts';
+export {
+  type CustomFieldDefinition,
+  type CustomFieldEntity,
+  customFieldSort,
+  customFieldValuesOf,
+  existingFieldIds,
+  filterableFields,
+  findDefinitions,
+  writeValues,
+} from './custom-field.repository.ts';
 export { CustomFieldValues } from './custom-field.schemas.ts';

@@ -21,12 +21,28 @@ export interface FeedRow {
 }
 
 const columns = [
-  'id', 'organization_id as organizationId', 'object_id as objectId', 'kind', 'url', 'interval_minutes as intervalMinutes', 'etag',
-  'last_modified as lastModified', 'last_fetched_at as lastFetchedAt', 'last_status as lastStatus', 'failures', 'next_fetch_at as nextFetchAt',
+  'id',
+  'organization_id as organizationId',
+  'object_id as objectId',
+  'kind',
+  'url',
+  'interval_minutes as intervalMinutes',
+  'etag',
+  'last_modified as lastModified',
+  'last_fetched_at as lastFetchedAt',
+  'last_status as lastStatus',
+  'failures',
+  'next_fetch_at as nextFetchAt',
   'created_at as createdAt',
 ] as const;
 
-const toRow = (row: Record<string, unknown>) => ({ ...row, id: Number(row.id), organizationId: row.organizationId === null ? null : Number(row.organizationId), objectId: row.objectId === null ? null : Number(row.objectId) }) as FeedRow;
+const toRow = (row: Record<string, unknown>) =>
+  ({
+    ...row,
+    id: Number(row.id),
+    organizationId: row.organizationId === null ? null : Number(row.organizationId),
+    objectId: row.objectId === null ? null : Number(row.objectId),
+  }) as FeedRow;
 
 export async function insertFeed(
   trx: Transaction<DB>,
@@ -90,4 +106,3 @@ export async function recordFetch(
     .where('id', '=', id)
     .execute();
 }
-

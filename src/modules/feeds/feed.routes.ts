@@ -21,13 +21,19 @@ export function feedRoutes(app: HearthApp, services: { feeds: FeedService }) {
 
   app.get(
     '/api/v2/admin/feeds',
-    { config: { auth: { all: ['admin'] } }, schema: { operationId: 'listFeeds', tags: ['admin'], summary: 'List feeds with their last fetch', response: { 200: FeedsResponse } } },
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: { operationId: 'listFeeds', tags: ['admin'], summary: 'List feeds with their last fetch', response: { 200: FeedsResponse } },
+    },
     async (request) => ({ success: true as const, data: await services.feeds.list(contextOf(request).communityId) }),
   );
 
   app.get(
     '/api/v2/admin/feeds/:id',
-    { config: { auth: { all: ['admin'] } }, schema: { operationId: 'getFeed', tags: ['admin'], summary: 'Get a feed', params: FeedParams, response: { 200: FeedResponse } } },
+    {
+      config: { auth: { all: ['admin'] } },
+      schema: { operationId: 'getFeed', tags: ['admin'], summary: 'Get a feed', params: FeedParams, response: { 200: FeedResponse } },
+    },
     async (request) => ({ success: true as const, data: await services.feeds.get(contextOf(request).communityId, parseFeedId(request.params.id)) }),
   );
 
@@ -35,7 +41,13 @@ export function feedRoutes(app: HearthApp, services: { feeds: FeedService }) {
     '/api/v2/admin/feeds/:id',
     {
       config: { auth: { all: ['admin'] } },
-      schema: { operationId: 'deleteFeed', tags: ['admin'], summary: 'Remove a feed (what it brought stays)', params: FeedParams, response: { 200: FeedResponse } },
+      schema: {
+        operationId: 'deleteFeed',
+        tags: ['admin'],
+        summary: 'Remove a feed (what it brought stays)',
+        params: FeedParams,
+        response: { 200: FeedResponse },
+      },
     },
     async (request) => {
       const context = contextOf(request);
@@ -52,6 +64,7 @@ export function feedRoutes(app: HearthApp, services: { feeds: FeedService }) {
       config: { auth: { all: ['admin'] } },
       schema: { operationId: 'fetchFeed', tags: ['admin'], summary: 'Fetch a feed now (as a job)', params: FeedParams, response: { 202: FeedFetchResponse } },
     },
-    async (request, reply) => reply.code(202).send({ success: true as const, data: await services.feeds.fetchNow(contextOf(request), parseFeedId(request.params.id)) }),
+    async (request, reply) =>
+      reply.code(202).send({ success: true as const, data: await services.feeds.fetchNow(contextOf(request), parseFeedId(request.params.id)) }),
   );
 }

@@ -3,19 +3,22 @@ import { Nullable, v2Item } from '../../http/schemas.ts';
 import { component } from '../../http/components.ts';
 import { FEED_KINDS } from './feed-formats.ts';
 
-export const Feed = component('Feed', Type.Object({
-  id: Type.String({ description: 'feed_N' }),
-  organizationId: Nullable(Type.String({ description: 'o_N' })),
-  objectId: Nullable(Type.String({ description: 'co_N' })),
-  kind: Type.Enum([...FEED_KINDS]),
-  url: Type.String(),
-  intervalMinutes: Type.Integer(),
-  lastFetchedAt: Nullable(Type.String({ format: 'date-time' })),
-  lastStatus: Nullable(Type.String({ description: '`ok: …`, `not modified`, or what went wrong' })),
-  failures: Type.Integer({ description: 'Failed fetches in a row' }),
-  nextFetchAt: Type.String({ format: 'date-time' }),
-  createdAt: Type.String({ format: 'date-time' }),
-}));
+export const Feed = component(
+  'Feed',
+  Type.Object({
+    id: Type.String({ description: 'feed_N' }),
+    organizationId: Nullable(Type.String({ description: 'o_N' })),
+    objectId: Nullable(Type.String({ description: 'co_N' })),
+    kind: Type.Enum([...FEED_KINDS]),
+    url: Type.String(),
+    intervalMinutes: Type.Integer(),
+    lastFetchedAt: Nullable(Type.String({ format: 'date-time' })),
+    lastStatus: Nullable(Type.String({ description: '`ok: …`, `not modified`, or what went wrong' })),
+    failures: Type.Integer({ description: 'Failed fetches in a row' }),
+    nextFetchAt: Type.String({ format: 'date-time' }),
+    createdAt: Type.String({ format: 'date-time' }),
+  }),
+);
 
 export const NewFeedBody = Type.Object(
   {

@@ -70,7 +70,9 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
     // commit. The next round's job exists.
     if (payload.scheduled && feed.nextFetchAt.getTime() > now.getTime() + 1_000) return { skipped: 'already fetched' };
 
-    const headers: Record<string, string> = { accept: isBoard(feed.kind) ? 'application/json' : 'application/rss+xml, application/atom+xml, application/xml, text/xml' };
+    const headers: Record<string, string> = {
+      accept: isBoard(feed.kind) ? 'application/json' : 'application/rss+xml, application/atom+xml, application/xml, text/xml',
+    };
     if (feed.etag) headers['if-none-match'] = feed.etag;
     if (feed.lastModified) headers['if-modified-since'] = feed.lastModified;
     const parent: Parent = feed.organizationId !== null ? { kind: 'organization', id: feed.organizationId } : { kind: 'object', id: feed.objectId! };
@@ -96,14 +98,26 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
               dedupe(openings).map((opening) => ({ ...opening, parent, isClosed: false, feedId: feed.id })),
               now,
             );
-            const closed = await closeOpeningsNotListed(trx, communityId, feed.id, openings.map((opening) => opening.key));
+            const closed = await closeOpeningsNotListed(
+              trx,
+              communityId,
+              feed.id,
+              openings.map((opening) => opening.key),
+            );
             stored = { ...written, closed };
           };
         } else {
           const items = parseNewsFeed(response.body);
           outcome = { status: `ok: ${items.length} news items`, failed: false, ...validators };
           write = async (trx) => {
-            stored = { ...(await upsertNews(trx, communityId, dedupe(items).map((item) => ({ ...item, parent, feedId: feed.id })))), closed: 0 };
+            stored = {
+              ...(await upsertNews(
+                trx,
+                communityId,
+                dedupe(items).map((item) => ({ ...item, parent, feedId: feed.id })),
+              )),
+              closed: 0,
+            };
           };
         }
       }
@@ -147,7 +161,11 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
             now,
           });
           await jobs.enqueue(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: feed.id, scheduled: true }, runAt: now });
-          await recordWrite(trx, writer, { operation: 'feed.create', entityIds: [`feed_${feed.id}`, formatId(parent.kind, parent.id)], detail: { kind: feed.kind, url: feed.url } });
+          await recordWrite(trx, writer, {
+            operation: 'feed.create',
+            entityIds: [`feed_${feed.id}`, formatId(parent.kind, parent.id)],
+            detail: { kind: feed.kind, url: feed.url },
+          });
           return presentFeed(feed);
         });
       } catch (error) {

@@ -55,10 +55,7 @@ function withFamilies(entity: FilterEntity): FilterableList<Definitions> {
   const scoreEntity = LEAD_SCORE_ENTITIES[entity];
   return {
     ...list,
-    families: [
-      ...(customEntity ? [customFieldFamily(customEntity, list.alias)] : []),
-      ...(scoreEntity ? [leadScoreFamily(scoreEntity, list.alias)] : []),
-    ],
+    families: [...(customEntity ? [customFieldFamily(customEntity, list.alias)] : []), ...(scoreEntity ? [leadScoreFamily(scoreEntity, list.alias)] : [])],
   };
 }
 

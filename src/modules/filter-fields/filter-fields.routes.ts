@@ -24,10 +24,7 @@ export function filterFieldRoutes(app: HearthApp, services: { filters: FilterSer
         description:
           'The fields a `lightFilter` of that list may name, with the clause kinds and operators each takes; the ' +
           "community's custom fields and lead scores included.",
-        querystring: Type.Object(
-          { entity: Type.String({ description: `One of ${FILTER_ENTITIES.join(', ')}.` }) },
-          { additionalProperties: false },
-        ),
+        querystring: Type.Object({ entity: Type.String({ description: `One of ${FILTER_ENTITIES.join(', ')}.` }) }, { additionalProperties: false }),
         response: { 200: v2Definitions(FilterField) },
       },
     },

@@ -25,7 +25,8 @@ export function healthRoutes(app: HearthApp, services: { db: Kysely<DB>; readine
         operationId: 'getReadiness',
         tags: ['health'],
         summary: 'The database answers and the process is not shutting down',
-        description: '503 `draining` from SIGTERM on, while the process still serves for its grace period (HEARTH_SHUTDOWN_GRACE), and `database unreachable` when the database does not answer.',
+        description:
+          '503 `draining` from SIGTERM on, while the process still serves for its grace period (HEARTH_SHUTDOWN_GRACE), and `database unreachable` when the database does not answer.',
         response: { 200: Health, 503: Health },
       },
     },

@@ -192,10 +192,43 @@ interface HandleRule {
 }
 
 const GITHUB_NOT_USERS = new Set([
-  'about', 'apps', 'collections', 'contact', 'explore', 'features', 'login', 'marketplace', 'new',
-  'notifications', 'orgs', 'pricing', 'pulls', 'issues', 'search', 'settings', 'signup', 'sponsors', 'topics', 'trending',
+  'about',
+  'apps',
+  'collections',
+  'contact',
+  'explore',
+  'features',
+  'login',
+  'marketplace',
+  'new',
+  'notifications',
+  'orgs',
+  'pricing',
+  'pulls',
+  'issues',
+  'search',
+  'settings',
+  'signup',
+  'sponsors',
+  'topics',
+  'trending',
 ]);
-const TWITTER_NOT_USERS = new Set(['home', 'explore', 'hashtag', 'i', 'intent', 'messages', 'notifications', 'search', 'settings', 'share', 'login', 'signup', 'tos', 'privacy']);
+const TWITTER_NOT_USERS = new Set([
+  'home',
+  'explore',
+  'hashtag',
+  'i',
+  'intent',
+  'messages',
+  'notifications',
+  'search',
+  'settings',
+  'share',
+  'login',
+  'signup',
+  'tos',
+  'privacy',
+]);
 
 const HANDLE_RULES: Record<HandleType, HandleRule> = {
   github: {

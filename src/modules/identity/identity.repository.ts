@@ -331,11 +331,7 @@ export interface Owners {
  * sender's ID (in its source) leads to, as findProfileOwner, and which contact holds each identity, as
  * findIdentityOwners.
  */
-export function ownersOf(
-  communityId: number,
-  keys: { sourceId: number; externalId: string }[],
-  identities: { type: string; value: string }[],
-): Lookup<Owners> {
+export function ownersOf(communityId: number, keys: { sourceId: number; externalId: string }[], identities: { type: string; value: string }[]): Lookup<Owners> {
   return {
     rows:
       keys.length === 0 && identities.length === 0

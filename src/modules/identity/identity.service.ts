@@ -85,12 +85,20 @@ export interface PersonRef {
 
 /** What resolvePeople reads of these people, as a lookup (readTogether). */
 export function ownersOfPeople(communityId: number, people: (PersonIdentity & { sourceId: number })[]): Lookup<identities.Owners> {
-  return identities.ownersOf(communityId, people, people.flatMap((person) => person.identities));
+  return identities.ownersOf(
+    communityId,
+    people,
+    people.flatMap((person) => person.identities),
+  );
 }
 
 /** The SQL of the IDs of the contacts that ownersOfPeople finds, for a lookup that locks them (readTogether). */
 export function ownerIdsOfPeople(communityId: number, people: (PersonIdentity & { sourceId: number })[]) {
-  return identities.ownerIds(communityId, people, people.flatMap((person) => person.identities));
+  return identities.ownerIds(
+    communityId,
+    people,
+    people.flatMap((person) => person.identities),
+  );
 }
 
 /**

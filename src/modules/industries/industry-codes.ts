@@ -18,7 +18,8 @@ export function readIndustryCodes(file = NAICS_FILE): IndustryCode[] {
   if (header !== 'code\tname') throw new Error(`${file}: the first line must be "code<TAB>name"`);
   return lines.map((line, index) => {
     const [code, name, extra] = line.split('\t');
-    if (!code || !/^[0-9]{2,6}$/.test(code) || !name || extra !== undefined) throw new Error(`${file}:${index + 2}: expected a code of 2 to 6 digits, a tab and a name`);
+    if (!code || !/^[0-9]{2,6}$/.test(code) || !name || extra !== undefined)
+      throw new Error(`${file}:${index + 2}: expected a code of 2 to 6 digits, a tab and a name`);
     return { code: Number(code), name };
   });
 }

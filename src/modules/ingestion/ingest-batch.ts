@@ -83,7 +83,10 @@ interface Known {
 async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<{ run: ResolvedPush[]; known: Known }> {
   const people = items.map((item) => ({ sourceId: item.origin.sourceId, ...item.person }));
   const found = await readTogether(trx, {
-    suppressed: suppressedAmong(communityId, people.flatMap((person) => person.identities)),
+    suppressed: suppressedAmong(
+      communityId,
+      people.flatMap((person) => person.identities),
+    ),
     owners: identity.ownersOfPeople(communityId, people),
     // The contacts those lead to, locked in the same statement: the run writes them (a later push's
     // contact too, which the next run writes, or the merge after the run locks again).
@@ -129,7 +132,12 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     states.set(ref, { fullName: row.fullName, organizationId: row.organizationId, place: row });
   }
   const made = refs.filter((ref) => ref.id === null);
-  const madeIds = await contacts.insertContacts(trx, communityId, made.map((ref) => ref.name), now);
+  const madeIds = await contacts.insertContacts(
+    trx,
+    communityId,
+    made.map((ref) => ref.name),
+    now,
+  );
   made.forEach((ref, index) => (ref.id = madeIds[index]!));
 
   // Organizations, from domains (found or made) and from names alone (found only, among those that exist
@@ -235,19 +243,34 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   // their counts: one new version of each row), the organizations' member counts, the marks that have
   // their lead scores computed again (the contacts, and the organizations they left or joined) and the
   // audit entries.
-  const { linked } = await writeTogether(trx, [
-    ...people,
-    topicLinks,
-    contacts.contactUpdates(communityId, refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })), now),
-    organizations.memberCountChanges(communityId, memberDeltas),
-    scoringMarks(communityId, [
-      ...refs.map((ref) => ({ entityType: 'contact' as const, entityId: ref.id! })),
-      ...[...memberDeltas.keys()].map((id) => ({ entityType: 'organization' as const, entityId: id })),
-    ]),
-    auditEntries(entries),
-  ], { linked: threadLinks });
+  const { linked } = await writeTogether(
+    trx,
+    [
+      ...people,
+      topicLinks,
+      contacts.contactUpdates(
+        communityId,
+        refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })),
+        now,
+      ),
+      organizations.memberCountChanges(communityId, memberDeltas),
+      scoringMarks(communityId, [
+        ...refs.map((ref) => ({ entityType: 'contact' as const, entityId: ref.id! })),
+        ...[...memberDeltas.keys()].map((id) => ({ entityType: 'organization' as const, entityId: id })),
+      ]),
+      auditEntries(entries),
+    ],
+    { linked: threadLinks },
+  );
   // A link that closed a loop: the whole batch again, one push at a time (the caller), where it is refused.
-  if (await activities.threadLoops(trx, communityId, linked.map((row) => Number(row.id)))) throw new ThreadLoop();
+  if (
+    await activities.threadLoops(
+      trx,
+      communityId,
+      linked.map((row) => Number(row.id)),
+    )
+  )
+    throw new ThreadLoop();
   await contacts.refreshActivityStats(trx, communityId, recount);
   return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
 }
@@ -295,7 +318,12 @@ async function storeActivities(
     communityId,
     last.map(({ item, contact }) => activityRow(item, contact.id!, item.activity!.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null)),
     now,
-    [topicsMade(communityId, last.flatMap(({ item }) => item.activity!.topics))],
+    [
+      topicsMade(
+        communityId,
+        last.flatMap(({ item }) => item.activity!.topics),
+      ),
+    ],
   );
   const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));
   const threadLinks = activities.threadLinks(

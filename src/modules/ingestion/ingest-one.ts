@@ -33,7 +33,11 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
   const contact = await resolveContact(trx, origin, person);
   if (!contact) return SUPPRESSED;
   await applyPerson(trx, origin, contact, item);
-  await customFields.writeValues(trx, { communityId: origin.communityId, entityType: 'contact', entityId: contact.contactId, now: origin.now }, item.customFields);
+  await customFields.writeValues(
+    trx,
+    { communityId: origin.communityId, entityType: 'contact', entityId: contact.contactId, now: origin.now },
+    item.customFields,
+  );
   const warnings: string[] = [];
   await applyTags(trx, origin, { type: 'contact', id: contact.contactId }, item.tags, warnings);
   const outcome: PushOutcome = { contactId: contact.contactId, created: contact.created, merged: contact.merged, activityId: null, warnings };
@@ -45,15 +49,24 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
     return outcome;
   }
   const subSourceId = pushed.subSource ? await activities.findOrCreateSubSource(trx, origin.communityId, origin.sourceId, pushed.subSource) : null;
-  const activity = await activities.upsertActivity(trx, { communityId: origin.communityId, now: origin.now, ...activityRow(item, contact.contactId, subSourceId) });
+  const activity = await activities.upsertActivity(trx, {
+    communityId: origin.communityId,
+    now: origin.now,
+    ...activityRow(item, contact.contactId, subSourceId),
+  });
   outcome.activityId = activity.id;
   await replaceActivityTopics(trx, origin.communityId, activity.id, pushed.topics);
   const affected = [contact.contactId];
   if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
   await contacts.refreshActivityStats(trx, origin.communityId, affected);
-  await markForScoring(trx, origin.communityId, affected.map((id) => ({ entityType: 'contact', entityId: id })));
+  await markForScoring(
+    trx,
+    origin.communityId,
+    affected.map((id) => ({ entityType: 'contact', entityId: id })),
+  );
   await applyTags(trx, origin, { type: 'activity', id: activity.id }, pushed.tags, warnings);
-  if (activity.parentRefused) warnings.push('parentActivity: names this activity or one of its replies; it was stored without a parent, as threads cannot loop');
+  if (activity.parentRefused)
+    warnings.push('parentActivity: names this activity or one of its replies; it was stored without a parent, as threads cannot loop');
   if (activity.repliesRefused) {
     warnings.push(
       `${activity.repliesRefused} earlier activit${activity.repliesRefused === 1 ? 'y names' : 'ies name'} this one as parent but ` +

@@ -22,7 +22,7 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
         tags: ['core'],
         summary: 'Add or update a user in a destination source',
         description:
-          'Matches the person by the sender\'s ID in this source, then by email, GitHub, X, LinkedIn and Discord; ' +
+          "Matches the person by the sender's ID in this source, then by email, GitHub, X, LinkedIn and Discord; " +
           'merges contacts that the push shows to be one person. Junk identifiers are dropped and listed in `warnings`.',
         params: SourcePathParams,
         body: UserPushBody,
@@ -50,11 +50,7 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
       },
     },
     async (request, reply) => {
-      const accepted = await services.ingestion.pushActivity(
-        contextOf(request),
-        parseCoreId('provider', request.params.destinationSourceId),
-        request.body,
-      );
+      const accepted = await services.ingestion.pushActivity(contextOf(request), parseCoreId('provider', request.params.destinationSourceId), request.body);
       return reply.code(202).send(accepted);
     },
   );
@@ -98,11 +94,7 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
       },
     },
     async (request, reply) => {
-      const results = await services.ingestion.pushActivities(
-        contextOf(request),
-        parseCoreId('provider', request.params.destinationSourceId),
-        request.body,
-      );
+      const results = await services.ingestion.pushActivities(contextOf(request), parseCoreId('provider', request.params.destinationSourceId), request.body);
       return reply.code(202).send(batchAnswer(results));
     },
   );
@@ -116,7 +108,7 @@ export function ingestionRoutes(app: HearthApp, services: { ingestion: Ingestion
         tags: ['admin'],
         summary: 'The ingestion backlog',
         description:
-          'Pushes of the caller\'s community that the serving processes have taken in and not answered yet, how long the ' +
+          "Pushes of the caller's community that the serving processes have taken in and not answered yet, how long the " +
           'oldest has waited, and what they stored in the last minute. A push is answered once stored, so the backlog is ' +
           'the pushes waiting for the transaction before theirs. The answering process counts its own as they are; the ' +
           'others as they last reported them (every 5 s; a report older than 15 s is left out).',

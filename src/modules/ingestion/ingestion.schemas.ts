@@ -53,9 +53,7 @@ export const ApiUserSchema = Type.Object(
     region: Type.Optional(Text),
     rawLocation: Type.Optional(Text),
     phoneNumber: Type.Optional(Text),
-    phoneNumbers: Type.Optional(
-      Nullable(Type.Array(Type.Union([Type.String(), Type.Object({ type: Type.Optional(Text), value: Type.Optional(Text) })]))),
-    ),
+    phoneNumbers: Type.Optional(Nullable(Type.Array(Type.Union([Type.String(), Type.Object({ type: Type.Optional(Text), value: Type.Optional(Text) })])))),
     tags: Type.Optional(Tags),
     customFields: Type.Optional(
       Nullable(
@@ -72,19 +70,12 @@ export const ApiUserSchema = Type.Object(
 );
 
 const DestinationSourceId = Type.Optional(
-  Type.Union([Type.Integer(), Type.String({ pattern: '^[0-9]+$' })], { description: 'Repeats the path\'s source ID; must agree with it' }),
+  Type.Union([Type.Integer(), Type.String({ pattern: '^[0-9]+$' })], { description: "Repeats the path's source ID; must agree with it" }),
 );
 
-export const UserPushBody = Type.Object(
-  { ...ApiUserSchema.properties, destinationSourceId: DestinationSourceId },
-  { description: USER_DESCRIPTION },
-);
+export const UserPushBody = Type.Object({ ...ApiUserSchema.properties, destinationSourceId: DestinationSourceId }, { description: USER_DESCRIPTION });
 
-const TextContent = Type.Union([
-  Type.Object({ type: Type.Optional(Type.String()), value: Text }),
-  Type.String(),
-  Type.Null(),
-]);
+const TextContent = Type.Union([Type.Object({ type: Type.Optional(Type.String()), value: Text }), Type.String(), Type.Null()]);
 
 export const ActivityPushBody = Type.Object({
   destinationSourceId: DestinationSourceId,
@@ -97,9 +88,7 @@ export const ActivityPushBody = Type.Object({
   url: Type.Optional(Text),
   tags: Type.Optional(Tags),
   parentActivity: Type.Optional(Nullable(Type.Object({ id: Id, activityType: Type.Optional(Name(100)) }))),
-  subSource: Type.Optional(
-    Type.Union([Type.Object({ type: Type.Optional(Type.String()), name: Name(200) }), Type.String({ maxLength: 200 }), Type.Null()]),
-  ),
+  subSource: Type.Optional(Type.Union([Type.Object({ type: Type.Optional(Type.String()), name: Name(200) }), Type.String({ maxLength: 200 }), Type.Null()])),
 });
 
 export const SourcePathParams = Type.Object({ destinationSourceId: Type.String({ description: 'The source ID (integer)' }) });

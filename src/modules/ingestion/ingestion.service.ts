@@ -139,11 +139,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
   }
 
   /** Reads each item (a bad one is refused by itself), then stores the good ones together, in order. */
-  async function storeBatch(
-    writer: Writer,
-    bodies: unknown[],
-    read: (body: unknown, index: number) => Promise<PushItem>,
-  ): Promise<BatchItemAnswer[]> {
+  async function storeBatch(writer: Writer, bodies: unknown[], read: (body: unknown, index: number) => Promise<PushItem>): Promise<BatchItemAnswer[]> {
     const answers: BatchItemAnswer[] = [];
     const items: { index: number; item: PushItem }[] = [];
     let since = performance.now();
@@ -161,7 +157,10 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
         answers[index] = { index, status: 'rejected', errors: error.message.split('; ') };
       }
     }
-    const outcomes = await queue.submit(writer.communityId, items.map(({ item }) => item));
+    const outcomes = await queue.submit(
+      writer.communityId,
+      items.map(({ item }) => item),
+    );
     items.forEach(({ index, item }, at) => (answers[index] = { index, ...answerOf(item, outcomes[at]!, item.activity !== null) }));
     return answers;
   }
@@ -215,7 +214,11 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
       const ids = [...new Set([...queue.active(), ...others.map((row) => row.communityId)])].sort((a, b) => a - b);
       return ids.map((communityId) => ({
         communityId,
-        ...combineBacklogs(ownReport(communityId), others.filter((row) => row.communityId === communityId), deps.clock.now()),
+        ...combineBacklogs(
+          ownReport(communityId),
+          others.filter((row) => row.communityId === communityId),
+          deps.clock.now(),
+        ),
       }));
     },
 

@@ -50,8 +50,17 @@ export interface PushedActivity {
 }
 
 const ACTIVITY_FIELDS = [
-  'destinationSourceId', 'id', 'activityType', 'user', 'activityTitle', 'content', 'timestamp', 'url', 'tags',
-  'parentActivity', 'subSource',
+  'destinationSourceId',
+  'id',
+  'activityType',
+  'user',
+  'activityTitle',
+  'content',
+  'timestamp',
+  'url',
+  'tags',
+  'parentActivity',
+  'subSource',
 ];
 
 function invalid(message: string): HearthError {
@@ -116,7 +125,7 @@ export async function readActivityPush(
   const url = httpUrl('url', body.url?.trim() || null, warnings);
   const content = textContent(body.content);
   const title = textContent(body.activityTitle);
-  const subSource = typeof body.subSource === 'string' ? body.subSource : body.subSource?.name ?? null;
+  const subSource = typeof body.subSource === 'string' ? body.subSource : (body.subSource?.name ?? null);
   return {
     ...user,
     warnings,

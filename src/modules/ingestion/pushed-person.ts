@@ -1,13 +1,6 @@
 import { contactNames } from '../contacts/index.ts';
 import { normalizePhone } from '../contacts/index.ts';
-import {
-  isJunkValue,
-  normalizeDiscord,
-  normalizeEmail,
-  normalizeHandle,
-  type Identity,
-  type Normalized,
-} from '../identity/index.ts';
+import { isJunkValue, normalizeDiscord, normalizeEmail, normalizeHandle, type Identity, type Normalized } from '../identity/index.ts';
 import { registrableDomain } from '../organizations/index.ts';
 
 /** A user as the core pushes send it (ApiUserSchema in ingestion.schemas.ts), after schema validation. */
@@ -45,9 +38,31 @@ interface Handle {
 }
 
 export const API_USER_FIELDS = [
-  'id', 'fullName', 'firstName', 'lastName', 'username', 'avatarUrl', 'bio', 'email', 'linkedin', 'github',
-  'twitter', 'discord', 'externalProfiles', 'roleAtCompany', 'titleAtCompany', 'companyName', 'companyDomain',
-  'country', 'city', 'region', 'rawLocation', 'phoneNumber', 'phoneNumbers', 'tags', 'customFields',
+  'id',
+  'fullName',
+  'firstName',
+  'lastName',
+  'username',
+  'avatarUrl',
+  'bio',
+  'email',
+  'linkedin',
+  'github',
+  'twitter',
+  'discord',
+  'externalProfiles',
+  'roleAtCompany',
+  'titleAtCompany',
+  'companyName',
+  'companyDomain',
+  'country',
+  'city',
+  'region',
+  'rawLocation',
+  'phoneNumber',
+  'phoneNumbers',
+  'tags',
+  'customFields',
 ] as const;
 
 /** What one push says about a person, cleaned: identities to match on, values to show, and what was dropped. */
@@ -95,7 +110,7 @@ export function readPushedPerson(user: ApiUser): PushedPerson {
   for (const type of ['github', 'twitter', 'linkedin'] as const) {
     const given = user[type];
     if (!present(given)) continue;
-    add(type, normalizeHandle(type, typeof given === 'string' ? given : given?.value ?? null));
+    add(type, normalizeHandle(type, typeof given === 'string' ? given : (given?.value ?? null)));
   }
   if (present(user.discord)) add('discord', normalizeDiscord(user.discord));
   for (const [index, profile] of (user.externalProfiles ?? []).entries()) {

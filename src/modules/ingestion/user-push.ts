@@ -59,17 +59,12 @@ export async function applyPerson(
   }
 }
 
-
 /**
  * The contact fields one push sets: names (`fullName`, else first and last; without them the name falls
  * back, but never to "Unknown" over a contact another push named), the latest non-empty values, phones,
  * the raw location and the place read from it. `made`: this push made the contact.
  */
-export function personFields(
-  push: { person: PushedPerson; place: Place | null },
-  contact: { fullName: string | null },
-  made: boolean,
-): contacts.ContactFields {
+export function personFields(push: { person: PushedPerson; place: Place | null }, contact: { fullName: string | null }, made: boolean): contacts.ContactFields {
   const { person, place } = push;
   const fields: contacts.ContactFields = {};
   if (person.names.explicit) {

@@ -150,7 +150,11 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
         batch.map(async (contact): Promise<contacts.SparkWrite | null> => {
           const draft = drafts.get(contact.id)!;
           const basis = { id: contact.id, activityCount: contact.activityCount, latestActivityAt: contact.latestActivityAt };
-          const texts: SparkTexts = { sparkSummary: draft.sparkSummary, recentSparkSummaries: draft.recentSparkSummaries, activateMessage: draft.activateMessage };
+          const texts: SparkTexts = {
+            sparkSummary: draft.sparkSummary,
+            recentSparkSummaries: draft.recentSparkSummaries,
+            activateMessage: draft.activateMessage,
+          };
           const messages = contactMessages({ title: contact.title, organization: contact.organization }, draft, now);
           const hash = inputHash(model.model, messages);
           if (hash === contact.inputHash) return { ...basis, outcome: { kind: 'unchanged' } };
@@ -250,7 +254,10 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
 
     /** POST /api/v2/admin/insights/refresh and `hearth insights refresh`: a run now, as a job. */
     async refresh(writer: Writer, options: { all?: boolean } = {}) {
-      if (!llm) throw conflict('no model endpoint is configured: set HEARTH_LLM_URL and HEARTH_LLM_MODEL (docs/insights.md); without one the texts are the deterministic ones');
+      if (!llm)
+        throw conflict(
+          'no model endpoint is configured: set HEARTH_LLM_URL and HEARTH_LLM_MODEL (docs/insights.md); without one the texts are the deterministic ones',
+        );
       const job = await enqueue(writer.communityId, { all: options.all === true }, writer);
       return { jobId: job.id, created: job.created };
     },

@@ -60,7 +60,10 @@ export function createLlmClient(config: LlmConfig) {
       } catch (error) {
         if (timeout.aborted) throw new LlmError(`no answer within ${config.timeoutMs / 1000} s`, true);
         if (signal?.aborted) throw error;
-        throw new LlmError(`could not reach the endpoint: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`, true);
+        throw new LlmError(
+          `could not reach the endpoint: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+          true,
+        );
       }
       let body: string;
       try {

@@ -26,7 +26,12 @@ export async function livePromptIds(db: Executor, communityId: number, keys: str
 }
 
 /** Imported answers replace whatever answer the organization had to the prompt, the model's included. */
-export async function importAnswers(trx: Transaction<DB>, communityId: number, answers: { organizationId: number; promptId: number; answer: string }[], now: Date): Promise<void> {
+export async function importAnswers(
+  trx: Transaction<DB>,
+  communityId: number,
+  answers: { organizationId: number; promptId: number; answer: string }[],
+  now: Date,
+): Promise<void> {
   await sql`
     insert into research_answers (community_id, organization_id, prompt_id, answer, origin, input_hash, generated_at)
     select ${communityId}, v.organization_id, v.prompt_id, v.answer, 'import', null, ${now}

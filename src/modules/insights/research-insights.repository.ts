@@ -67,7 +67,19 @@ export async function organizationFacts(db: Executor, communityId: number, ids: 
   const list = sql`${ids}::bigint[]`;
   const topicsFrom = new Date(now.getTime() - TOPIC_DAYS * 86_400_000);
   const [organizations, titles, topics, updates] = await Promise.all([
-    sql<{ id: number; name: string; domain: string; about: string | null; employees: number | null; industry: string | null; city: string | null; region: string | null; country: string | null; min: number | null; max: number | null }>`
+    sql<{
+      id: number;
+      name: string;
+      domain: string;
+      about: string | null;
+      employees: number | null;
+      industry: string | null;
+      city: string | null;
+      region: string | null;
+      country: string | null;
+      min: number | null;
+      max: number | null;
+    }>`
       select id, name, primary_domain as domain, about, employees, sub_industry as industry, city, region, country,
         revenue_range_min as min, revenue_range_max as max
       from organizations where community_id = ${communityId} and id = any(${list})`.execute(db),
@@ -136,7 +148,8 @@ export interface PromptText {
 
 export async function promptTexts(db: Executor, communityId: number, ids: number[]): Promise<Map<number, PromptText>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await sql<PromptText>`select id, key, prompt from research_prompts where community_id = ${communityId} and id = any(${ids}::bigint[])`.execute(db);
+  const { rows } =
+    await sql<PromptText>`select id, key, prompt from research_prompts where community_id = ${communityId} and id = any(${ids}::bigint[])`.execute(db);
   return new Map(rows.map((row) => [Number(row.id), { ...row, id: Number(row.id) }]));
 }
 

@@ -32,14 +32,32 @@ export function researchPromptAdminRoutes(app: HearthApp, services: { researchPr
     '/api/v2/admin/research-prompts',
     {
       config: admin,
-      schema: { operationId: 'listResearchPrompts', tags: ['admin'], summary: 'List research prompts', querystring: ResearchPromptsQuery, response: { 200: ResearchPromptsResponse } },
+      schema: {
+        operationId: 'listResearchPrompts',
+        tags: ['admin'],
+        summary: 'List research prompts',
+        querystring: ResearchPromptsQuery,
+        response: { 200: ResearchPromptsResponse },
+      },
     },
-    async (request) => ({ success: true as const, data: await services.researchPrompts.list(contextOf(request).communityId, request.query.includeRetired ?? false) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.researchPrompts.list(contextOf(request).communityId, request.query.includeRetired ?? false),
+    }),
   );
 
   app.get(
     '/api/v2/admin/research-prompts/:promptId',
-    { config: admin, schema: { operationId: 'getResearchPrompt', tags: ['admin'], summary: 'Get a live research prompt', params: ResearchPromptParams, response: { 200: ResearchPromptResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'getResearchPrompt',
+        tags: ['admin'],
+        summary: 'Get a live research prompt',
+        params: ResearchPromptParams,
+        response: { 200: ResearchPromptResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await services.researchPrompts.get(contextOf(request).communityId, request.params.promptId) }),
   );
 

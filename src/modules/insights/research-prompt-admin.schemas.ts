@@ -17,16 +17,19 @@ const prompt = Type.String({
 });
 const isPrimaryPrompt = Type.Boolean({ description: 'The one prompt shown first; making a prompt primary makes the previous one not.' });
 
-export const ResearchPrompt = component('ResearchPrompt', Type.Object({
-  promptId: Type.String(),
-  promptName: Type.String(),
-  prompt: Type.String(),
-  isPrimaryPrompt: Type.Boolean(),
-  answerCount: Type.Integer({ description: 'Organizations with an answer (imported or the model’s).' }),
-  createdAt: Type.String({ format: 'date-time' }),
-  updatedAt: Type.String({ format: 'date-time', description: 'When the prompt text last changed: the model’s answers older than it are written again.' }),
-  retiredAt: Nullable(Type.String({ format: 'date-time', description: 'When it was retired: its answers are no longer shown.' })),
-}));
+export const ResearchPrompt = component(
+  'ResearchPrompt',
+  Type.Object({
+    promptId: Type.String(),
+    promptName: Type.String(),
+    prompt: Type.String(),
+    isPrimaryPrompt: Type.Boolean(),
+    answerCount: Type.Integer({ description: 'Organizations with an answer (imported or the model’s).' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'When the prompt text last changed: the model’s answers older than it are written again.' }),
+    retiredAt: Nullable(Type.String({ format: 'date-time', description: 'When it was retired: its answers are no longer shown.' })),
+  }),
+);
 
 export const NewResearchPromptBody = Type.Object(
   { promptId, promptName, prompt, isPrimaryPrompt: Type.Optional(isPrimaryPrompt) },

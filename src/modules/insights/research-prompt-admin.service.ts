@@ -44,9 +44,13 @@ export function presentResearchPrompt(row: ResearchPromptRow) {
 /** A promptId as given on a path or the command line: a 400 that says what one looks like. */
 export function checkPromptKey(value: string): string {
   if (!PROMPT_KEY.test(value)) {
-    throw new HearthError('invalid_prompt_id', `"${value}" is not a valid promptId (lowercase letters, digits, "-" and "_", up to 64, starting with a letter or digit)`, {
-      invalidIds: [value],
-    });
+    throw new HearthError(
+      'invalid_prompt_id',
+      `"${value}" is not a valid promptId (lowercase letters, digits, "-" and "_", up to 64, starting with a letter or digit)`,
+      {
+        invalidIds: [value],
+      },
+    );
   }
   return value;
 }
@@ -100,7 +104,11 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
         if (await prompts.livePrompt(trx, writer.communityId, fields.key)) throw conflict(`a live research prompt is already named "${fields.key}"`);
         const id = await prompts.insertPrompt(trx, writer.communityId, fields, clock.now());
         if (fields.isPrimary) await prompts.demoteOthers(trx, writer.communityId, id);
-        await recordWrite(trx, writer, { operation: 'research_prompt.create', entityIds: [fields.key], detail: { promptName: fields.name, isPrimaryPrompt: fields.isPrimary } });
+        await recordWrite(trx, writer, {
+          operation: 'research_prompt.create',
+          entityIds: [fields.key],
+          detail: { promptName: fields.name, isPrimaryPrompt: fields.isPrimary },
+        });
         return id;
       });
       return byId(writer.communityId, id);
@@ -169,8 +177,15 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
       const rows: { organizationId: number; promptId: number; answer: string }[] = [];
       given.forEach((item, index) => {
         const at = position(index);
-        const orgId = orgIds.has(index) ? (existing.has(orgIds.get(index)!) ? orgIds.get(index)! : null) : domains.has(index) ? (byDomain.get(domains.get(index)!) ?? null) : undefined;
-        if (orgId === null) faults.push(`${at}: no organization ${orgIds.has(index) ? formatId('organization', orgIds.get(index)!) : `with the domain "${item.domain}"`}`);
+        const orgId = orgIds.has(index)
+          ? existing.has(orgIds.get(index)!)
+            ? orgIds.get(index)!
+            : null
+          : domains.has(index)
+            ? (byDomain.get(domains.get(index)!) ?? null)
+            : undefined;
+        if (orgId === null)
+          faults.push(`${at}: no organization ${orgIds.has(index) ? formatId('organization', orgIds.get(index)!) : `with the domain "${item.domain}"`}`);
         const promptId = promptIds.get(item.promptId);
         if (promptId === undefined) faults.push(`${at}: no live research prompt "${item.promptId}"`);
         if (typeof orgId === 'number' && promptId !== undefined) rows.push({ organizationId: orgId, promptId, answer: item.answer.trim() });

@@ -48,7 +48,12 @@ export async function lockPrompts(trx: Transaction<DB>, communityId: number): Pr
   await sql`select pg_advisory_xact_lock(${PROMPTS_LOCK}, ${communityId}::int)`.execute(trx);
 }
 
-export async function insertPrompt(trx: Transaction<DB>, communityId: number, prompt: { key: string; name: string; prompt: string; isPrimary: boolean }, now: Date): Promise<number> {
+export async function insertPrompt(
+  trx: Transaction<DB>,
+  communityId: number,
+  prompt: { key: string; name: string; prompt: string; isPrimary: boolean },
+  now: Date,
+): Promise<number> {
   const { rows } = await sql<{ id: number }>`
     insert into research_prompts (community_id, key, name, prompt, is_primary, created_at, updated_at)
     values (${communityId}, ${prompt.key}, ${prompt.name}, ${prompt.prompt}, ${prompt.isPrimary}, ${now}, ${now})
@@ -57,7 +62,13 @@ export async function insertPrompt(trx: Transaction<DB>, communityId: number, pr
 }
 
 /** `updated_at` moves only when the question changes: the model's answers to the old one are then written again. */
-export async function updatePrompt(trx: Transaction<DB>, communityId: number, id: number, prompt: { name: string; prompt: string; isPrimary: boolean }, now: Date): Promise<void> {
+export async function updatePrompt(
+  trx: Transaction<DB>,
+  communityId: number,
+  id: number,
+  prompt: { name: string; prompt: string; isPrimary: boolean },
+  now: Date,
+): Promise<void> {
   await sql`
     update research_prompts set name = ${prompt.name}, is_primary = ${prompt.isPrimary},
       updated_at = case when prompt is distinct from ${prompt.prompt} then ${now} else updated_at end, prompt = ${prompt.prompt}

@@ -98,7 +98,9 @@ async function addToCounts(trx: Executor, communityId: number, more: RawBuilder<
     on conflict (community_id, title) do update set records = job_titles.records + excluded.records
     returning title`.execute(trx);
   if (folded.rows.length > 0) {
-    await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(trx);
+    await sql`delete from job_titles where community_id = ${communityId} and records <= 0 and title = any(${folded.rows.map((row) => row.title)}::text[])`.execute(
+      trx,
+    );
   }
 }
 
@@ -149,7 +151,8 @@ export async function pageJobTitles(
   let seek = sql``;
   let order;
   if (sort === 'popularity') {
-    if (after && (after.length !== 2 || typeof after[0] !== 'string' || typeof after[1] !== 'string')) throw invalidCursor('cursor does not fit this list; start again without it');
+    if (after && (after.length !== 2 || typeof after[0] !== 'string' || typeof after[1] !== 'string'))
+      throw invalidCursor('cursor does not fit this list; start again without it');
     const [records, title] = (after ?? []) as string[];
     // Count in the asked direction, then title ascending: descending counts are kept negated (migration
     // 0013), so either way a page is one row comparison on an index.

@@ -11,7 +11,8 @@ export const JobTitlesQuery = Type.Object(
     cursor: Type.Optional(Cursor),
     sort: Type.Enum(['popularity', 'alphabetical'], {
       default: 'alphabetical',
-      description: '`popularity`: by how many contacts and prospector contacts carry the title, ties by title ascending; `alphabetical` (default): by title as stored (byte order).',
+      description:
+        '`popularity`: by how many contacts and prospector contacts carry the title, ties by title ascending; `alphabetical` (default): by title as stored (byte order).',
     }),
     // No default here: it depends on the sort.
     direction: Type.Optional(Type.Enum(['asc', 'desc'], { description: 'Of the leading factor: default `desc` for popularity, `asc` for alphabetical.' })),

@@ -13,7 +13,7 @@ export function jobRoutes(app: HearthApp, services: { jobAdmin: JobAdminService 
         tags: ['admin'],
         summary: 'List background jobs',
         description:
-          'The community\'s background jobs (imports, erasures, recomputes, feed fetches, insights runs), newest first, ' +
+          "The community's background jobs (imports, erasures, recomputes, feed fetches, insights runs), newest first, " +
           'with their progress, result or error: what `hearth jobs` shows. Filter by `status` and `kind`.',
         querystring: JobsQuery,
         response: { 200: JobsPage },

@@ -43,7 +43,8 @@ export type JobAdminService = ReturnType<typeof createJobAdminService>;
 
 function parseJobId(value: string): number {
   const id = /^[1-9]\d{0,15}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(id)) throw new HearthError('invalid_job_id', `"${value}" is not a valid job ID (expected a positive integer)`, { invalidIds: [value] });
+  if (!Number.isSafeInteger(id))
+    throw new HearthError('invalid_job_id', `"${value}" is not a valid job ID (expected a positive integer)`, { invalidIds: [value] });
   return id;
 }
 

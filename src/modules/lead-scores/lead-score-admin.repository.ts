@@ -81,7 +81,14 @@ export async function insertDefinition(trx: Transaction<DB>, communityId: number
 }
 
 /** A change of what computes the score (its rules, or enabling it) makes a new version, to recompute. */
-export async function updateDefinition(trx: Transaction<DB>, communityId: number, id: number, fields: DefinitionFields, newVersion: boolean, now: Date): Promise<number> {
+export async function updateDefinition(
+  trx: Transaction<DB>,
+  communityId: number,
+  id: number,
+  fields: DefinitionFields,
+  newVersion: boolean,
+  now: Date,
+): Promise<number> {
   const { rows } = await sql<{ version: number }>`
     update lead_score_definitions set name = ${fields.name}, description = ${fields.description}, enabled = ${fields.enabled},
       is_primary = ${fields.isPrimaryScore}, output_type = ${fields.outputType}, rules = ${rulesJson(fields.rules)}::jsonb,
@@ -126,7 +133,12 @@ export async function computedDefinitions(db: Executor, communityId: number): Pr
  * Computed definitions, in any community, last computed in full (or changed, if never computed) before
  * `before`, for which no daily recompute was asked since then: each is marked asked at `now`.
  */
-export async function takeStaleDefinitions(db: Executor, before: Date, now: Date, limit: number): Promise<{ communityId: number; id: number; version: number }[]> {
+export async function takeStaleDefinitions(
+  db: Executor,
+  before: Date,
+  now: Date,
+  limit: number,
+): Promise<{ communityId: number; id: number; version: number }[]> {
   const { rows } = await sql<{ communityId: number; id: number; version: number }>`
     update lead_score_definitions d set refresh_asked_at = ${now}
     from (

@@ -54,15 +54,36 @@ export function leadScoreAdminRoutes(app: HearthApp, services: { leadScoreAdmin:
     '/api/v2/admin/lead-scores',
     {
       config: admin,
-      schema: { operationId: 'listAdminLeadScores', tags: ['admin'], summary: 'List lead score definitions with how they are computed', querystring: AdminLeadScoresQuery, response: { 200: AdminLeadScoresResponse } },
+      schema: {
+        operationId: 'listAdminLeadScores',
+        tags: ['admin'],
+        summary: 'List lead score definitions with how they are computed',
+        querystring: AdminLeadScoresQuery,
+        response: { 200: AdminLeadScoresResponse },
+      },
     },
-    async (request) => ({ success: true as const, data: await services.leadScoreAdmin.list(contextOf(request).communityId, request.query.includeRetired ?? false) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.leadScoreAdmin.list(contextOf(request).communityId, request.query.includeRetired ?? false),
+    }),
   );
 
   app.get(
     '/api/v2/admin/lead-scores/:id',
-    { config: admin, schema: { operationId: 'getAdminLeadScore', tags: ['admin'], summary: 'Get a lead score definition, retired or not', params: AdminLeadScoreParams, response: { 200: AdminLeadScoreResponse } } },
-    async (request) => ({ success: true as const, data: await services.leadScoreAdmin.get(contextOf(request).communityId, parseId('lead_score', request.params.id)) }),
+    {
+      config: admin,
+      schema: {
+        operationId: 'getAdminLeadScore',
+        tags: ['admin'],
+        summary: 'Get a lead score definition, retired or not',
+        params: AdminLeadScoreParams,
+        response: { 200: AdminLeadScoreResponse },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await services.leadScoreAdmin.get(contextOf(request).communityId, parseId('lead_score', request.params.id)),
+    }),
   );
 
   app.patch(
@@ -80,7 +101,10 @@ export function leadScoreAdminRoutes(app: HearthApp, services: { leadScoreAdmin:
         response: { 200: AdminLeadScoreResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await services.leadScoreAdmin.update(contextOf(request), parseId('lead_score', request.params.id), request.body) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.leadScoreAdmin.update(contextOf(request), parseId('lead_score', request.params.id), request.body),
+    }),
   );
 
   app.delete(

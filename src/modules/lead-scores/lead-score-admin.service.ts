@@ -71,7 +71,11 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
       customFieldIds: rules.fit.flatMap((rule) => (rule.field === 'customField' ? [rule.customFieldId] : [])),
     });
     const problems = [
-      ...rules.weights.flatMap((weight, index) => (weight.sourceId !== null && missing.sourceIds.includes(weight.sourceId) ? [`"weights.${index}.sourceId": no source ${weight.sourceId} in this community`] : [])),
+      ...rules.weights.flatMap((weight, index) =>
+        weight.sourceId !== null && missing.sourceIds.includes(weight.sourceId)
+          ? [`"weights.${index}.sourceId": no source ${weight.sourceId} in this community`]
+          : [],
+      ),
       ...rules.fit.flatMap((rule, index) => {
         if (rule.field === 'tag' && missing.tagIds.includes(rule.tagId)) return [`"fit.${index}.tagId": no live tag ${formatId('tag', rule.tagId)}`];
         if (rule.field === 'customField' && missing.customFieldIds.includes(rule.customFieldId)) {

@@ -152,7 +152,10 @@ export function scoredRows(computation: Computation): RawBuilder<unknown> {
       g as (select null::bigint as entity_id, null::float8 as contribution where false),
       activity_factors as (select null::bigint as entity_id, null::text as label, null::text as value, null::float8 as strength where false),`;
   const fit = rules.fit.length
-    ? sql.join(rules.fit.map((rule, n) => fitRow(computation, rule, n)), sql` union all `)
+    ? sql.join(
+        rules.fit.map((rule, n) => fitRow(computation, rule, n)),
+        sql` union all `,
+      )
     : sql`select null::bigint as entity_id, null::int as n, null::float8 as points, null::text as label, null::text as value where false`;
   return sql`
     t as (${targetRows(computation)}),

@@ -72,7 +72,13 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
     return { ...names, titles };
   }
 
-  async function computation(executor: Executor, communityId: number, definition: Pick<ComputedDefinition, 'entityType' | 'rules'>, targets: ScoreTargets, now: Date): Promise<Computation> {
+  async function computation(
+    executor: Executor,
+    communityId: number,
+    definition: Pick<ComputedDefinition, 'entityType' | 'rules'>,
+    targets: ScoreTargets,
+    now: Date,
+  ): Promise<Computation> {
     const resolved = await resolve(executor, communityId, definition.entityType, definition.rules, targets);
     return { communityId, entityType: definition.entityType, rules: definition.rules, now, targets, resolved };
   }

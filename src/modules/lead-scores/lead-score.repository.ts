@@ -13,14 +13,7 @@ export interface LeadScoreDefinitionRow {
   outputType: string;
 }
 
-const definitionColumns = [
-  'id',
-  'name',
-  'enabled',
-  'entity_type as entityType',
-  'is_primary as isPrimaryScore',
-  'output_type as outputType',
-] as const;
+const definitionColumns = ['id', 'name', 'enabled', 'entity_type as entityType', 'is_primary as isPrimaryScore', 'output_type as outputType'] as const;
 
 export async function listDefinitions(db: Executor, communityId: number): Promise<LeadScoreDefinitionRow[]> {
   return db

@@ -23,8 +23,17 @@ export function leadScoreRoutes(app: HearthApp, services: { leadScores: LeadScor
     '/api/v2/lead-scores/:id',
     {
       config: { auth: { all: ['contacts:read'] } },
-      schema: { operationId: 'getLeadScore', tags: ['v2'], summary: 'Get a lead score definition', params: LeadScoreParams, response: { 200: LeadScoreDefinitionItem } },
+      schema: {
+        operationId: 'getLeadScore',
+        tags: ['v2'],
+        summary: 'Get a lead score definition',
+        params: LeadScoreParams,
+        response: { 200: LeadScoreDefinitionItem },
+      },
     },
-    async (request) => ({ success: true as const, data: await services.leadScores.get(contextOf(request).communityId, parseId('lead_score', request.params.id)) }),
+    async (request) => ({
+      success: true as const,
+      data: await services.leadScores.get(contextOf(request).communityId, parseId('lead_score', request.params.id)),
+    }),
   );
 }

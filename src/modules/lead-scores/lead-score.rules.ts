@@ -145,7 +145,9 @@ export function checkRules(input: RulesInput, entityType: LeadScoreEntity, senio
       case 'customField': {
         const customFieldId = prefixed(rule.customFieldId, 'custom_field');
         if (customFieldId === null) {
-          problems.push(`"${at}.customFieldId" is required for a customField rule, as cf_<number>${rule.customFieldId === undefined ? '' : ` (not "${rule.customFieldId}")`}`);
+          problems.push(
+            `"${at}.customFieldId" is required for a customField rule, as cf_<number>${rule.customFieldId === undefined ? '' : ` (not "${rule.customFieldId}")`}`,
+          );
         }
         rules.fit.push({ field: 'customField', customFieldId: customFieldId ?? 0, values: values(), points: rule.points });
         break;

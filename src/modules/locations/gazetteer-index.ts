@@ -21,8 +21,6 @@ import { decodeCities, type City } from './cities-pbf.ts';
 
 export type { City } from './cities-pbf.ts';
 
-
-
 export interface Region {
   key: string;
   cc: string;
@@ -148,9 +146,7 @@ function buildGazetteer(): Gazetteer {
   // Alternate names: each resolves to the most populous city of that name in that country (and region).
   for (const [alias, target] of Object.entries(CITY_ALIASES)) {
     const [name, cc, admin] = target;
-    const city = cityIndex
-      .get(normalizeName(name))
-      ?.find((c) => c.cc === cc && (admin === undefined || c.regionKey === `${cc}.${admin}`));
+    const city = cityIndex.get(normalizeName(name))?.find((c) => c.cc === cc && (admin === undefined || c.regionKey === `${cc}.${admin}`));
     if (!city) continue; // guarded by a unit test: every alias resolves
     const e = entry(names, normalizeName(alias));
     e.aliasCities = pushUnique(e.aliasCities, city);
@@ -239,8 +235,7 @@ function cityKeys(name: string): string[] {
   return [...keys];
 }
 
-const REGION_SUFFIXES =
-  /\s+(region|province|department|county|oblast|governorate|prefecture|voivodeship|municipality|district|rajons|novads)$/;
+const REGION_SUFFIXES = /\s+(region|province|department|county|oblast|governorate|prefecture|voivodeship|municipality|district|rajons|novads)$/;
 const REGION_PREFIXES = /^(county|city|municipality|region) of\s+/;
 const GENERIC_REGION_WORDS = new Set(['north', 'south', 'east', 'west', 'central', 'northern', 'southern', 'eastern', 'western', 'capital']);
 

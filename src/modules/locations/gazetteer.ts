@@ -45,14 +45,7 @@
  *    France, "Paris, TX" is Texas, "Cambridge, MA" is Massachusetts, "Cambridge, UK" is England.
  */
 import countries from 'i18n-iso-countries';
-import {
-  CITY_STATES,
-  COUNTRY_CONTINENT,
-  COUNTRY_DISPLAY_NAMES,
-  GLUE_WORDS,
-  NON_PLACE_WORDS,
-  type WorldRegion,
-} from './gazetteer-tables.ts';
+import { CITY_STATES, COUNTRY_CONTINENT, COUNTRY_DISPLAY_NAMES, GLUE_WORDS, NON_PLACE_WORDS, type WorldRegion } from './gazetteer-tables.ts';
 import { keyLength, loadGazetteer, normalizeName, type City, type Entry, type Gazetteer, type Region } from './gazetteer-index.ts';
 
 export type { WorldRegion } from './gazetteer-tables.ts';
@@ -319,9 +312,7 @@ function readIn(g: Gazetteer, mentions: Mention[], cc: string | null, region: Re
         }
       } else if (option.kind === 'city') {
         if (cc) {
-          const found = option.cities.find(
-            (c) => c.cc === cc && (!region || c.regionKey === region.key) && (!city || c === city),
-          );
+          const found = option.cities.find((c) => c.cc === cc && (!region || c.regionKey === region.key) && (!city || c === city));
           if (found) {
             const largest = option.largestOf === found.regionKey && g.regions.get(found.regionKey)?.largestCity === found;
             weight = largest ? (option.weight * WEIGHT.cityLargestOfRegion) / WEIGHT.city : option.weight;
@@ -343,19 +334,14 @@ function readIn(g: Gazetteer, mentions: Mention[], cc: string | null, region: Re
   const chosenRegion = chosenCity ? (g.regions.get(chosenCity.regionKey) ?? null) : (namedRegion as Region | null);
   const chosenCc = chosenCity ? chosenCity.cc : chosenRegion ? chosenRegion.cc : namedCountry ? cc : null;
   // A city-state named as a country is also the city ("Singapore").
-  const finalCity =
-    chosenCity ?? (!chosenRegion && chosenCc && CITY_STATES.has(chosenCc) ? g.largestCity.get(chosenCc) ?? null : null);
+  const finalCity = chosenCity ?? (!chosenRegion && chosenCc && CITY_STATES.has(chosenCc) ? (g.largestCity.get(chosenCc) ?? null) : null);
   return {
     score,
     city: finalCity,
     region: finalCity ? (g.regions.get(finalCity.regionKey) ?? null) : chosenRegion,
     cc: chosenCc,
     world: chosenCc ? (COUNTRY_CONTINENT[chosenCc] ?? null) : (world as WorldRegion | null),
-    tiebreak: [
-      chosenCity?.population ?? 0,
-      chosenRegion?.population ?? 0,
-      chosenCc ? (g.countryPopulation.get(chosenCc) ?? 0) : 0,
-    ],
+    tiebreak: [chosenCity?.population ?? 0, chosenRegion?.population ?? 0, chosenCc ? (g.countryPopulation.get(chosenCc) ?? 0) : 0],
   };
 }
 

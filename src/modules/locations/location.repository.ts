@@ -40,7 +40,8 @@ export function locationKeysOf(place: ContactPlace | null | undefined): Location
   if (!place) return [];
   const keys: LocationKey[] = [];
   const join = (...parts: (string | null)[]) => parts.filter((part): part is string => !!part).join(', ');
-  if (place.city) keys.push({ type: 'city', name: join(place.city, place.region, place.country), city: place.city, region: place.region, country: place.country });
+  if (place.city)
+    keys.push({ type: 'city', name: join(place.city, place.region, place.country), city: place.city, region: place.region, country: place.country });
   if (place.region && place.country) {
     keys.push({ type: 'country_region', name: join(place.region, place.country), city: null, region: place.region, country: place.country });
   }
@@ -119,19 +120,16 @@ export async function pageLocations(
   type: LocationType,
   page: { limit: number; after: CursorPosition | null },
 ): Promise<{ rows: LocationRow[]; next: CursorPosition | null }> {
-  let query = db
-    .selectFrom('locations')
-    .select(columns)
-    .where('community_id', '=', communityId)
-    .where('type', '=', type)
-    .where('member_count', '>', 0);
+  let query = db.selectFrom('locations').select(columns).where('community_id', '=', communityId).where('type', '=', type).where('member_count', '>', 0);
   if (page.after) {
     const [count, id] = page.after;
-    query = query.where((eb) =>
-      eb.or([eb('member_count', '<', Number(count)), eb.and([eb('member_count', '=', Number(count)), eb('id', '>', Number(id))])]),
-    );
+    query = query.where((eb) => eb.or([eb('member_count', '<', Number(count)), eb.and([eb('member_count', '=', Number(count)), eb('id', '>', Number(id))])]));
   }
-  const found = await query.orderBy('member_count', 'desc').orderBy('id', 'asc').limit(page.limit + 1).execute();
+  const found = await query
+    .orderBy('member_count', 'desc')
+    .orderBy('id', 'asc')
+    .limit(page.limit + 1)
+    .execute();
   const rows = found.slice(0, page.limit);
   const last = rows[rows.length - 1];
   return { rows, next: found.length > page.limit && last ? [last.memberCount, last.id] : null };

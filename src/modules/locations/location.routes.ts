@@ -19,7 +19,9 @@ export function locationRoutes(app: HearthApp, services: { locations: LocationSe
         response: { 200: LocationsResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.locations.list(contextOf(request).communityId, { ...listQueryOf(request), locationType: request.query.locationType })),
+    async (request) => ({
+      success: true as const,
+      ...(await services.locations.list(contextOf(request).communityId, { ...listQueryOf(request), locationType: request.query.locationType })),
     }),
   );
 

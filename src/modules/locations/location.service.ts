@@ -17,9 +17,7 @@ export function createLocationService(deps: { db: Kysely<DB>; cursors: CursorCod
     async list(communityId: number, query: ListQuery & { locationType?: string }) {
       const type = query.locationType;
       if (!type || !(locations.LOCATION_TYPES as readonly string[]).includes(type)) {
-        throw invalidParameters(
-          `${type ? `locationType "${type}" is not one of` : 'locationType is required; one of'} ${locations.LOCATION_TYPES.join(', ')}`,
-        );
+        throw invalidParameters(`${type ? `locationType "${type}" is not one of` : 'locationType is required; one of'} ${locations.LOCATION_TYPES.join(', ')}`);
       }
       const locationType = type as locations.LocationType;
       const { cols } = query;

@@ -12,11 +12,15 @@ export interface MetricsServer {
  * Prometheus inside the operator's network. Only GET /metrics answers; the API port is not involved, so
  * its requests are not counted here and its rate limits do not apply to scrapes.
  */
-export async function startMetricsServer(metrics: MetricsService, options: { port: number; host: string; onError(error: unknown): void }): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: MetricsService,
+  options: { port: number; host: string; onError(error: unknown): void },
+): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics') return answer(response, 404, 'text/plain; charset=utf-8', 'Only /metrics is served on this port.\n');
-    if (request.method !== 'GET' && request.method !== 'HEAD') return answer(response, 405, 'text/plain; charset=utf-8', 'GET /metrics\n', { allow: 'GET, HEAD' });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return answer(response, 405, 'text/plain; charset=utf-8', 'GET /metrics\n', { allow: 'GET, HEAD' });
     metrics.render(null).then(
       (text) => answer(response, 200, metrics.contentType, request.method === 'HEAD' ? '' : text),
       (error: unknown) => {

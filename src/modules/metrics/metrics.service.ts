@@ -47,7 +47,10 @@ class RequestSeries {
  * The series a scrape shows: one community's as they are, or (null) every request of the process, the
  * communities' series of one method, route and status added up. The labels are the same either way.
  */
-function seriesShown(series: RequestSeries[], community: number | null): { labels: RequestSeries['labels']; count: number; sum: number; buckets: Float64Array }[] {
+function seriesShown(
+  series: RequestSeries[],
+  community: number | null,
+): { labels: RequestSeries['labels']; count: number; sum: number; buckets: Float64Array }[] {
   if (community !== null) return series.filter((one) => one.community === community);
   const summed = new Map<string, { labels: RequestSeries['labels']; count: number; sum: number; buckets: Float64Array }>();
   for (const one of series) {
@@ -62,7 +65,12 @@ function seriesShown(series: RequestSeries[], community: number | null): { label
 }
 
 /** A metric prom-client's registry prints: it calls get() at each scrape. */
-function scrapedMetric(name: string, help: string, type: 'counter' | 'histogram', values: () => { metricName?: string; labels: Record<string, string | number>; value: number }[]) {
+function scrapedMetric(
+  name: string,
+  help: string,
+  type: 'counter' | 'histogram',
+  values: () => { metricName?: string; labels: Record<string, string | number>; value: number }[],
+) {
   return { name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) };
 }
 
@@ -107,7 +115,9 @@ export function createMetricsService(deps: {
   /** The request counter and histogram, of one community or (null) of every request. */
   function registerRequestMetrics(target: Registry, community: number | null): void {
     target.registerMetric(
-      scrapedMetric('hearth_http_requests_total', requestsHelp, 'counter', () => seriesShown(series, community).map((one) => ({ labels: one.labels, value: one.count }))) as never,
+      scrapedMetric('hearth_http_requests_total', requestsHelp, 'counter', () =>
+        seriesShown(series, community).map((one) => ({ labels: one.labels, value: one.count })),
+      ) as never,
     );
     target.registerMetric(
       scrapedMetric('hearth_http_request_duration_seconds', durationHelp, 'histogram', () =>
@@ -204,7 +214,12 @@ export function createMetricsService(deps: {
     async render(communityId: number | null): Promise<string> {
       const scrape = new Registry();
       if (communityId !== null) registerRequestMetrics(scrape, communityId);
-      const jobs = new Gauge({ name: 'hearth_jobs', help: 'Background jobs by community, kind and status.', labelNames: ['community', 'kind', 'status'], registers: [scrape] });
+      const jobs = new Gauge({
+        name: 'hearth_jobs',
+        help: 'Background jobs by community, kind and status.',
+        labelNames: ['community', 'kind', 'status'],
+        registers: [scrape],
+      });
       const counts = await deps.jobs.counts(communityId);
       // Every kind the server runs, in every status, for each community shown: a status with no job reads 0,
       // so that an alert on failed jobs sees a series before the first failure.
@@ -232,16 +247,29 @@ export function createMetricsService(deps: {
       }
       if (deps.connectors) {
         const figures = await deps.connectors(communityId);
-        const byState = new Gauge({ name: 'hearth_connectors', help: 'Connectors by community, kind and state.', labelNames: ['community', 'kind', 'state'], registers: [scrape] });
+        const byState = new Gauge({
+          name: 'hearth_connectors',
+          help: 'Connectors by community, kind and state.',
+          labelNames: ['community', 'kind', 'state'],
+          registers: [scrape],
+        });
         for (const kind of new Set(figures.map((one) => `${one.communityId} ${one.kind}`))) {
           const [community, name] = kind.split(' ') as [string, string];
           for (const state of CONNECTOR_STATES) byState.set({ community: formatId('community', Number(community)), kind: name, state }, 0);
         }
         for (const one of figures) byState.inc({ community: formatId('community', one.communityId), kind: one.kind, state: one.state });
-        const labels = (one: ConnectorFigures) => ({ community: formatId('community', one.communityId), source: formatId('provider', one.sourceId), kind: one.kind });
+        const labels = (one: ConnectorFigures) => ({
+          community: formatId('community', one.communityId),
+          source: formatId('provider', one.sourceId),
+          kind: one.kind,
+        });
         const counter = (name: string, help: string, value: (one: ConnectorFigures) => number) =>
           scrape.registerMetric(scrapedMetric(name, help, 'counter', () => figures.map((one) => ({ labels: labels(one), value: value(one) }))) as never);
-        counter('hearth_connector_deliveries_received_total', "Webhook deliveries a connector's receiver stored (redeliveries not counted).", (one) => one.received);
+        counter(
+          'hearth_connector_deliveries_received_total',
+          "Webhook deliveries a connector's receiver stored (redeliveries not counted).",
+          (one) => one.received,
+        );
         counter('hearth_connector_deliveries_processed_total', 'Stored deliveries turned into pushes.', (one) => one.processed);
         counter('hearth_connector_records_stored_total', 'Pushes a connector stored, from deliveries, syncs and profiles.', (one) => one.records);
         const waiting = new Gauge({
@@ -253,7 +281,12 @@ export function createMetricsService(deps: {
         for (const one of figures) waiting.set(labels(one), one.state === 'waiting' && one.waitingUntil ? one.waitingUntil.getTime() / 1000 : 0);
         // Each connector's own state (1 for the state it is in, 0 for the others), so an alert can name the
         // connector that failed or waits; the reason is in the admin API, not a label.
-        const state = new Gauge({ name: 'hearth_connector_state', help: "A connector's state: 1 for the one it is in, 0 for the others.", labelNames: ['community', 'source', 'kind', 'state'], registers: [scrape] });
+        const state = new Gauge({
+          name: 'hearth_connector_state',
+          help: "A connector's state: 1 for the one it is in, 0 for the others.",
+          labelNames: ['community', 'source', 'kind', 'state'],
+          registers: [scrape],
+        });
         for (const one of figures) for (const name of CONNECTOR_STATES) state.set({ ...labels(one), state: name }, one.state === name ? 1 : 0);
         const lastEvent = new Gauge({
           name: 'hearth_connector_last_event_seconds',
@@ -265,7 +298,12 @@ export function createMetricsService(deps: {
         // The backfill's progress by connector: its streams (repository x record kind, a forum's topics), caught
         // up once or still reading. A series per stream would be thousands for an organization's repositories;
         // each stream's records and total are in the admin API.
-        const streams = new Gauge({ name: 'hearth_connector_streams', help: "A connector's streams, caught up once or still being read.", labelNames: ['community', 'source', 'kind', 'status'], registers: [scrape] });
+        const streams = new Gauge({
+          name: 'hearth_connector_streams',
+          help: "A connector's streams, caught up once or still being read.",
+          labelNames: ['community', 'source', 'kind', 'status'],
+          registers: [scrape],
+        });
         for (const one of figures) {
           streams.set({ ...labels(one), status: 'caught_up' }, one.streamsDone);
           streams.set({ ...labels(one), status: 'reading' }, one.streams - one.streamsDone);

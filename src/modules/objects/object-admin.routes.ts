@@ -28,15 +28,14 @@ export function objectAdminRoutes(app: HearthApp, services: { objectTypeAdmin: O
         tags: ['admin'],
         summary: 'Create a custom object type',
         description:
-          'The name is unique in the community, whatever its case (409 otherwise). Each association links the type\'s objects to ' +
+          "The name is unique in the community, whatever its case (409 otherwise). Each association links the type's objects to " +
           'contacts, organizations or objects of a type (`targetObjectTypeId`, required exactly when `targetEntity` is object). ' +
           'Answers the type as GET /api/v2/object-types shows it.',
         body: NewObjectTypeBody,
         response: { 201: ObjectTypeItem },
       },
     },
-    async (request, reply) =>
-      reply.code(201).send({ success: true as const, data: await services.objectTypeAdmin.create(contextOf(request), request.body) }),
+    async (request, reply) => reply.code(201).send({ success: true as const, data: await services.objectTypeAdmin.create(contextOf(request), request.body) }),
   );
 
   app.post(
@@ -92,7 +91,7 @@ export function objectAdminRoutes(app: HearthApp, services: { objectTypeAdmin: O
           'Upserts 1..1000 records by `(objectTypeId, recordKey)` in one transaction. Every record is checked first (names, ' +
           'duplicate keys, custom field values against their definitions, association targets), and one 400 names every fault ' +
           'with its `records[i]` path; nothing is written then. `customFields` sets the values listed (null clears); ' +
-          '`associations`, when given, replaces the object\'s associations. Answers the IDs in request order and how many ' +
+          "`associations`, when given, replaces the object's associations. Answers the IDs in request order and how many " +
           'objects were created and updated. `hearth objects import FILE.jsonl` does the same from a file.',
         body: ObjectUpsertBody,
         response: { 200: ObjectUpsertResponse },

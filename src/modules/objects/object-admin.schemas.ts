@@ -6,7 +6,7 @@ import { ObjectType } from './object.schemas.ts';
 
 export const NewAssocBody = Type.Object(
   {
-    objectAssocType: Type.String({ pattern: ASSOC_TYPE_PATTERN, description: 'The association\'s key within its type: letters, digits, `_`, `-` (1..100).' }),
+    objectAssocType: Type.String({ pattern: ASSOC_TYPE_PATTERN, description: "The association's key within its type: letters, digits, `_`, `-` (1..100)." }),
     targetEntity: Type.Enum([...TARGET_ENTITIES]),
     targetObjectTypeId: Type.Optional(Nullable(Type.String({ description: 'cot_N: required exactly when targetEntity is object.' }))),
   },
@@ -40,7 +40,7 @@ const CustomFieldWrite = Type.Object(
 const AssociationWrite = Type.Object(
   {
     objectAssocType: Type.String({ description: 'An association of the object type.' }),
-    targetId: Type.String({ description: 'c_N, o_N or co_N, as the association\'s target entity says. A merged contact\'s ID stands for its survivor.' }),
+    targetId: Type.String({ description: "c_N, o_N or co_N, as the association's target entity says. A merged contact's ID stands for its survivor." }),
   },
   { additionalProperties: false },
 );
@@ -52,7 +52,9 @@ export const ObjectRecord = Type.Object(
     name: Type.String({ minLength: 1, maxLength: OBJECT_NAME_MAX }),
     customFields: Type.Optional(Type.Array(CustomFieldWrite, { description: 'Values to set (null clears); fields not listed keep their values.' })),
     associations: Type.Optional(
-      Type.Array(AssociationWrite, { description: "When given, the object's associations become exactly these ([] removes them all); when absent, they stay." }),
+      Type.Array(AssociationWrite, {
+        description: "When given, the object's associations become exactly these ([] removes them all); when absent, they stay.",
+      }),
     ),
   },
   { additionalProperties: false },

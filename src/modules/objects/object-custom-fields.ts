@@ -43,9 +43,7 @@ export async function checkObjectFieldWrites(
   writes: readonly ObjectFieldWrite[],
 ): Promise<{ fieldId: number; value: unknown }[]> {
   const keys = writes.map((write) => parseFieldKey(write.customFieldId));
-  const definitions = new Map(
-    (await findDefinitions(trx, communityId, [...new Set(keys.filter((key) => key !== null))])).map((field) => [field.id, field]),
-  );
+  const definitions = new Map((await findDefinitions(trx, communityId, [...new Set(keys.filter((key) => key !== null))])).map((field) => [field.id, field]));
   const faults: Fault[] = [];
   const values: { fieldId: number; value: unknown }[] = [];
   const seen = new Set<number>();

@@ -10,13 +10,7 @@ export interface NewAssoc {
 
 /** The object type, locked until the transaction ends: changes to one type's associations take turns. */
 export async function lockObjectType(trx: Transaction<DB>, communityId: number, id: number): Promise<ObjectTypeRow | undefined> {
-  return trx
-    .selectFrom('object_types')
-    .select(['id', 'name'])
-    .where('community_id', '=', communityId)
-    .where('id', '=', id)
-    .forUpdate()
-    .executeTakeFirst();
+  return trx.selectFrom('object_types').select(['id', 'name']).where('community_id', '=', communityId).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
 export async function findObjectTypeByName(trx: Transaction<DB>, communityId: number, name: string): Promise<ObjectTypeRow | undefined> {
@@ -41,11 +35,7 @@ export async function existingObjectTypeIds(trx: Transaction<DB>, communityId: n
 }
 
 export async function insertObjectType(trx: Transaction<DB>, communityId: number, name: string, now: Date): Promise<ObjectTypeRow> {
-  return trx
-    .insertInto('object_types')
-    .values({ community_id: communityId, name, created_at: now })
-    .returning(['id', 'name'])
-    .executeTakeFirstOrThrow();
+  return trx.insertInto('object_types').values({ community_id: communityId, name, created_at: now }).returning(['id', 'name']).executeTakeFirstOrThrow();
 }
 
 /** Adds associations to one object type, in the given order (their IDs keep it). */

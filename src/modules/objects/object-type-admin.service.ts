@@ -48,7 +48,13 @@ function faultError(faults: Fault[]): HearthError {
  * entity, and `targetObjectTypeId` exactly when the target is an object, naming an object type of the
  * community. Every fault is collected; none is thrown here.
  */
-async function checkAssocs(trx: Transaction<DB>, communityId: number, inputs: readonly AssocInput[], path: (index: number) => string, taken: ReadonlySet<string>) {
+async function checkAssocs(
+  trx: Transaction<DB>,
+  communityId: number,
+  inputs: readonly AssocInput[],
+  path: (index: number) => string,
+  taken: ReadonlySet<string>,
+) {
   const faults: Fault[] = [];
   const assocs: admin.NewAssoc[] = [];
   const seen = new Set(taken);
@@ -77,7 +83,11 @@ async function checkAssocs(trx: Transaction<DB>, communityId: number, inputs: re
         faults.push({ message: `${at}.targetObjectTypeId is required when targetEntity is object` });
         ok = false;
       } else if (key === null) {
-        faults.push({ message: `${at}.targetObjectTypeId ${JSON.stringify(given)} is not an object type ID (cot_<number>)`, id: String(given), objectType: true });
+        faults.push({
+          message: `${at}.targetObjectTypeId ${JSON.stringify(given)} is not an object type ID (cot_<number>)`,
+          id: String(given),
+          objectType: true,
+        });
         ok = false;
       } else {
         target = key;
@@ -147,7 +157,8 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
       return retryingTransaction(db, async (trx) => {
         const type = await lockedType(trx, communityId, id);
         const taken = new Set((await admin.assocsOf(trx, communityId, type.id)).map((assoc) => assoc.assocType));
-        if (taken.has(input.objectAssocType)) throw conflict(`object type ${formatId('object_type', id)} already has an association "${input.objectAssocType}"`);
+        if (taken.has(input.objectAssocType))
+          throw conflict(`object type ${formatId('object_type', id)} already has an association "${input.objectAssocType}"`);
         const checked = await checkAssocs(trx, communityId, [input], () => 'body', taken);
         if (checked.faults.length) throw faultError(checked.faults);
         await admin.insertAssocs(trx, communityId, type.id, checked.assocs);

@@ -7,10 +7,7 @@ export function createObjectTypeService(deps: { db: Kysely<DB> }) {
   return {
     /** GET /api/v2/object-types: every object type in ID order, with its associations. */
     async list(communityId: number) {
-      const [types, assocs] = await Promise.all([
-        objectTypes.listObjectTypes(deps.db, communityId),
-        objectTypes.listObjectTypeAssocs(deps.db, communityId),
-      ]);
+      const [types, assocs] = await Promise.all([objectTypes.listObjectTypes(deps.db, communityId), objectTypes.listObjectTypeAssocs(deps.db, communityId)]);
       const byType = new Map<number, objectTypes.ObjectTypeAssocRow[]>();
       for (const assoc of assocs) byType.set(assoc.objectTypeId, [...(byType.get(assoc.objectTypeId) ?? []), assoc]);
       return types.map((type) => presentObjectType(type, byType.get(type.id) ?? []));

@@ -87,7 +87,10 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
         {
           record: null,
           path: 'objectTypeId',
-          message: typeKey === null ? `${JSON.stringify(input.objectTypeId)} is not an object type ID (cot_<number>)` : `${input.objectTypeId} is not an object type of this community`,
+          message:
+            typeKey === null
+              ? `${JSON.stringify(input.objectTypeId)} is not an object type ID (cot_<number>)`
+              : `${input.objectTypeId} is not an object type of this community`,
           id: String(input.objectTypeId),
         },
       ]);
@@ -101,7 +104,16 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
     const assocs = new Map((await admin.assocsOf(trx, communityId, typeKey)).map((assoc) => [assoc.assocType, assoc]));
     const keys = new Map<string, number>();
     const fieldWrites: { record: number; path: string; fieldId: number; given: string; write: CustomFieldWriteInput }[] = [];
-    const targets: { record: number; path: string; assocId: number; entity: IdEntity; key: number; given: string; targetObjectTypeId: number | null; assocType: string }[] = [];
+    const targets: {
+      record: number;
+      path: string;
+      assocId: number;
+      entity: IdEntity;
+      key: number;
+      given: string;
+      targetObjectTypeId: number | null;
+      assocType: string;
+    }[] = [];
 
     for (const [index, record] of records.entries()) {
       const fault = (path: string, message: string, id?: string) => faults.push({ record: index, path, message, id });
@@ -116,7 +128,12 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
       if (name === '' || name.length > OBJECT_NAME_MAX) fault('name', `must be 1 to ${OBJECT_NAME_MAX} characters, not blank`);
       for (const [at, write] of (record.customFields ?? []).entries()) {
         const fieldId = keyOf('custom_field', write.customFieldId);
-        if (fieldId === null) fault(`customFields[${at}].customFieldId`, `${JSON.stringify(write.customFieldId)} is not a custom field ID (cf_<number>)`, String(write.customFieldId));
+        if (fieldId === null)
+          fault(
+            `customFields[${at}].customFieldId`,
+            `${JSON.stringify(write.customFieldId)} is not a custom field ID (cf_<number>)`,
+            String(write.customFieldId),
+          );
         else fieldWrites.push({ record: index, path: `customFields[${at}]`, fieldId, given: write.customFieldId, write });
       }
       for (const [at, link] of (record.associations ?? []).entries()) {
@@ -129,10 +146,23 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
         const entity = TARGET_ID_ENTITY[assoc.targetEntity]!;
         const key = keyOf(entity, link.targetId);
         if (key === null) {
-          fault(`associations[${at}].targetId`, `association "${assoc.assocType}" links to a ${assoc.targetEntity}: ${JSON.stringify(link.targetId)} is not a ${ID_PREFIXES[entity]}<number> ID`, String(link.targetId));
+          fault(
+            `associations[${at}].targetId`,
+            `association "${assoc.assocType}" links to a ${assoc.targetEntity}: ${JSON.stringify(link.targetId)} is not a ${ID_PREFIXES[entity]}<number> ID`,
+            String(link.targetId),
+          );
           continue;
         }
-        targets.push({ record: index, path: `associations[${at}].targetId`, assocId: assoc.id, entity, key, given: link.targetId, targetObjectTypeId: assoc.targetObjectTypeId, assocType: assoc.assocType });
+        targets.push({
+          record: index,
+          path: `associations[${at}].targetId`,
+          assocId: assoc.id,
+          entity,
+          key,
+          given: link.targetId,
+          targetObjectTypeId: assoc.targetObjectTypeId,
+          assocType: assoc.assocType,
+        });
       }
     }
 
@@ -177,7 +207,9 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
         const type = objects.get(target.key);
         if (type === undefined) fault(`${target.given} is not an object of this community`);
         else if (type !== target.targetObjectTypeId) {
-          fault(`${target.given} is an object of type ${formatId('object_type', type)}, but association "${target.assocType}" links to objects of type ${formatId('object_type', target.targetObjectTypeId!)}`);
+          fault(
+            `${target.given} is an object of type ${formatId('object_type', type)}, but association "${target.assocType}" links to objects of type ${formatId('object_type', target.targetObjectTypeId!)}`,
+          );
         } else plan.links.push({ record: target.record, assocId: target.assocId, targetId: target.key });
       }
     }

@@ -48,11 +48,7 @@ export function objectWriteRoutes(app: HearthApp, services: { objectWrites: Obje
     },
     async (request) => ({
       success: true as const,
-      data: await services.objectWrites.addToSegment(
-        contextOf(request),
-        parseId('object', request.params.id),
-        parseId('segment', request.body.segmentId),
-      ),
+      data: await services.objectWrites.addToSegment(contextOf(request), parseId('object', request.params.id), parseId('segment', request.body.segmentId)),
     }),
   );
 }

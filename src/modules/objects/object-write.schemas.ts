@@ -9,11 +9,11 @@ export const ObjectFieldWrite = Type.Object(
     customFieldValue: Type.Union(
       [
         Type.Object(
-        {
-          type: Type.String({ description: "The field's value type (string, url, int, number, date, boolean, enum)." }),
-          value: Type.Unknown({ description: 'A value of that type; null clears the field.' }),
-        },
-        { additionalProperties: false },
+          {
+            type: Type.String({ description: "The field's value type (string, url, int, number, date, boolean, enum)." }),
+            value: Type.Unknown({ description: 'A value of that type; null clears the field.' }),
+          },
+          { additionalProperties: false },
         ),
         Type.Null(),
       ],

@@ -56,7 +56,9 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
         if (!segment) throw notFound('segment_not_found', `segment ${rawSegmentId} not found`);
         if (segment.entityType !== 'object' || segment.objectTypeId !== object.objectTypeId) {
           const what =
-            segment.objectTypeId === null ? `${segment.entityType === 'organization' ? 'an' : 'a'} ${segment.entityType} segment` : `a segment of object type ${formatId('object_type', segment.objectTypeId)}`;
+            segment.objectTypeId === null
+              ? `${segment.entityType === 'organization' ? 'an' : 'a'} ${segment.entityType} segment`
+              : `a segment of object type ${formatId('object_type', segment.objectTypeId)}`;
           throw new HearthError(
             'invalid_segment_id',
             `segment ${rawSegmentId} is ${what}; object ${rawId} can join only segments of its object type ${formatId('object_type', object.objectTypeId)}`,

@@ -1,7 +1,17 @@
 import { parseOptionalId } from '../../core/ids.ts';
 import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import { OBJECT_GET_COLS, OBJECT_LIST_COLS, OBJECT_SORT, ObjectItem, ObjectPage, ObjectParams, ObjectQuery, ObjectsQuery, ObjectTypeList } from './object.schemas.ts';
+import {
+  OBJECT_GET_COLS,
+  OBJECT_LIST_COLS,
+  OBJECT_SORT,
+  ObjectItem,
+  ObjectPage,
+  ObjectParams,
+  ObjectQuery,
+  ObjectsQuery,
+  ObjectTypeList,
+} from './object.schemas.ts';
 import type { ObjectTypeService } from './object-type.service.ts';
 import type { ObjectService } from './object.service.ts';
 

@@ -13,25 +13,31 @@ export const OBJECT_LIST_COLS: ColsOptions = { optIn: ['recordKey'], recordCount
 export const OBJECT_GET_COLS: ColsOptions = { optIn: ['recordKey'] };
 export const OBJECT_SORT: SortOptions = { fixed: OBJECT_SORTS, default: 'id' };
 
-export const ObjectType = component('ObjectType', Type.Object({
-  id: Type.String({ description: 'cot_N' }),
-  name: Type.String(),
-  assocs: Type.Array(
-    Type.Object({
-      objectAssocType: Type.String(),
-      targetEntity: Type.String({ description: 'contact, organization or object' }),
-      targetObjectTypeId: Nullable(Type.String({ description: 'cot_N when the target is a custom object' })),
-    }),
-  ),
-}));
+export const ObjectType = component(
+  'ObjectType',
+  Type.Object({
+    id: Type.String({ description: 'cot_N' }),
+    name: Type.String(),
+    assocs: Type.Array(
+      Type.Object({
+        objectAssocType: Type.String(),
+        targetEntity: Type.String({ description: 'contact, organization or object' }),
+        targetObjectTypeId: Nullable(Type.String({ description: 'cot_N when the target is a custom object' })),
+      }),
+    ),
+  }),
+);
 
 /** A custom object; `recordKey` appears only when `cols` names it. */
-export const CustomObject = component('CustomObject', Type.Object({
-  id: Type.String({ description: 'co_N' }),
-  name: Type.String(),
-  recordKey: Type.Optional(Type.String({ description: "The object's key within its type (opt-in: `cols=recordKey`)." })),
-  customFields: CustomFieldValues,
-}));
+export const CustomObject = component(
+  'CustomObject',
+  Type.Object({
+    id: Type.String({ description: 'co_N' }),
+    name: Type.String(),
+    recordKey: Type.Optional(Type.String({ description: "The object's key within its type (opt-in: `cols=recordKey`)." })),
+    customFields: CustomFieldValues,
+  }),
+);
 
 /** `objectTypeId` is checked by the service, so a missing one is a 400 `invalid_parameters` that says so. */
 export const ObjectsQuery = Type.Object(

@@ -24,7 +24,13 @@ export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec
 
   /** The objects as v2 shows them; their custom fields are loaded for the whole page in one query. */
   async function present(communityId: number, rows: ObjectRow[], cols: Cols) {
-    const values = await customFieldValuesOf(db, communityId, 'object', rows.map((row) => row.id), 'all');
+    const values = await customFieldValuesOf(
+      db,
+      communityId,
+      'object',
+      rows.map((row) => row.id),
+      'all',
+    );
     return rows.map((row) => ({
       id: formatId('object', row.id),
       name: row.name,
@@ -47,7 +53,8 @@ export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec
     const segment = await findSegment(db, communityId, id);
     if (!segment) throw notFound('segment_not_found', `segment ${raw} not found`);
     if (segment.entityType !== 'object' || segment.objectTypeId !== objectTypeId) {
-      const what = segment.entityType === 'object' ? `a segment of object type ${formatId('object_type', segment.objectTypeId!)}` : `a ${segment.entityType} segment`;
+      const what =
+        segment.entityType === 'object' ? `a segment of object type ${formatId('object_type', segment.objectTypeId!)}` : `a ${segment.entityType} segment`;
       throw new HearthError('invalid_segment_id', `segment ${raw} is ${what}, not a segment of object type ${formatId('object_type', objectTypeId)}`, {
         invalidIds: [raw],
       });

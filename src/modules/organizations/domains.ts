@@ -21,7 +21,11 @@ function hostnameOf(input: string): string | null {
   if (text === '' || text.length > MAX_INPUT) return null;
   if (/^mailto:/i.test(text)) text = text.slice('mailto:'.length).replace(/\?.*$/s, '');
   // An email (not a URL with credentials): the part after the last @, without a closing ">".
-  if (!text.includes('://') && text.includes('@')) text = text.slice(text.lastIndexOf('@') + 1).replace(/>.*$/s, '').trim();
+  if (!text.includes('://') && text.includes('@'))
+    text = text
+      .slice(text.lastIndexOf('@') + 1)
+      .replace(/>.*$/s, '')
+      .trim();
   const result = parse(text, { allowPrivateDomains: true });
   if (result.isIp || !result.hostname) return null;
   return result.hostname.toLowerCase().replace(/\.$/, '');
@@ -53,9 +57,24 @@ export function registrableDomain(input: unknown): string | null {
 
 /** Personal-mail providers the packaged lists miss (privacy relays and newer providers). */
 const EXTRA_FREE = [
-  'proton.me', 'pm.me', 'protonmail.ch', 'tutanota.com', 'tutanota.de', 'tutamail.com', 'tuta.io', 'tuta.com',
-  'privaterelay.appleid.com', 'hey.com', 'duck.com', 'mozmail.com', 'simplelogin.com', 'simplelogin.co', 'passmail.net',
-  'skiff.com', 'outlook.at', 'gmx.com',
+  'proton.me',
+  'pm.me',
+  'protonmail.ch',
+  'tutanota.com',
+  'tutanota.de',
+  'tutamail.com',
+  'tuta.io',
+  'tuta.com',
+  'privaterelay.appleid.com',
+  'hey.com',
+  'duck.com',
+  'mozmail.com',
+  'simplelogin.com',
+  'simplelogin.co',
+  'passmail.net',
+  'skiff.com',
+  'outlook.at',
+  'gmx.com',
 ];
 
 let lists: { free: Set<string>; disposable: Set<string> } | null = null;
@@ -91,7 +110,7 @@ export function isPersonalMailDomain(domain: string): boolean {
   const { free, disposable } = loadLists();
   for (const candidate of new Set([host, ascii])) {
     let current = candidate;
-    const floor = candidate === host ? stop : (domainToASCII(stop) || stop);
+    const floor = candidate === host ? stop : domainToASCII(stop) || stop;
     for (;;) {
       if (free.has(current) || disposable.has(current)) return true;
       if (current === floor || current.length <= floor.length) break;

@@ -113,11 +113,15 @@ export async function recentJobOpeningsOf(db: Executor, communityId: number, ids
   const { rows } = await sql<JobOpeningRow>`
     select p.id as "organizationId", j.job_title as "jobTitle", j.job_description as "jobDescription",
       j.first_seen_at as "firstSeenAt", j.is_closed as "isClosed", j.location, j.url
-    ${eachParent(ids, sql`
+    ${eachParent(
+      ids,
+      sql`
       select * from job_openings f_j
       where f_j.community_id = ${communityId} and f_j.organization_id = p.id
       order by f_j.first_seen_at desc, f_j.id desc
-      limit ${limit}`, 'j')}
+      limit ${limit}`,
+      'j',
+    )}
     order by p.id, j.first_seen_at desc, j.id desc`.execute(db);
   return groupByParent(rows, (row) => row.organizationId);
 }
@@ -136,11 +140,15 @@ export async function recentNewsOf(db: Executor, communityId: number, ids: reado
   const { rows } = await sql<NewsRow>`
     select p.id as "organizationId", n.title, n.published_at as "publishedAt", n.category,
       n.article_sentence as "articleSentence", n.url
-    ${eachParent(ids, sql`
+    ${eachParent(
+      ids,
+      sql`
       select * from news_items f_n
       where f_n.community_id = ${communityId} and f_n.organization_id = p.id
       order by f_n.published_at desc, f_n.id desc
-      limit ${limit}`, 'n')}
+      limit ${limit}`,
+      'n',
+    )}
     order by p.id, n.published_at desc, n.id desc`.execute(db);
   return groupByParent(rows, (row) => row.organizationId);
 }
@@ -183,11 +191,15 @@ export async function topContactsOf(db: Executor, communityId: number, ids: read
   if (ids.length === 0) return new Map();
   const { rows } = await sql<TopContactRow>`
     select p.id as "organizationId", c.id, c.name
-    ${eachParent(ids, sql`
+    ${eachParent(
+      ids,
+      sql`
       select f_c.id, f_c.name, f_c.activity_count_all from contacts f_c
       where f_c.community_id = ${communityId} and f_c.organization_id = p.id and f_c.anonymized_at is null
       order by f_c.activity_count_all desc, f_c.id
-      limit ${limit}`, 'c')}
+      limit ${limit}`,
+      'c',
+    )}
     order by p.id, c.activity_count_all desc, c.id`.execute(db);
   return groupByParent(rows, (row) => row.organizationId);
 }

@@ -1,6 +1,16 @@
 import { getQueryOf, sortedListQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import { GET_COLS, LIST_COLS, OrganizationParams, OrganizationQuery, OrganizationResponse, OrganizationsQuery, OrganizationsResponse, RECENT_LIMIT, SORTS } from './organization.schemas.ts';
+import {
+  GET_COLS,
+  LIST_COLS,
+  OrganizationParams,
+  OrganizationQuery,
+  OrganizationResponse,
+  OrganizationsQuery,
+  OrganizationsResponse,
+  RECENT_LIMIT,
+  SORTS,
+} from './organization.schemas.ts';
 import type { OrganizationReadService } from './organization-read.service.ts';
 
 export function organizationReadRoutes(app: HearthApp, services: { organizations: OrganizationReadService }) {

@@ -67,7 +67,11 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   }
 
   async function present(communityId: number, rows: organizations.OrganizationRow[], cols: Cols) {
-    const values = await loadValues(communityId, rows.map((row) => row.id), cols);
+    const values = await loadValues(
+      communityId,
+      rows.map((row) => row.id),
+      cols,
+    );
     return rows.map((row) => presentOrganization(row, cols, values, deps.publicUrl));
   }
 

@@ -89,7 +89,12 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
       );
       const tags = async (given: (string | number)[] | null | undefined, field: string) => {
         if (!given?.length) return [];
-        const { tagIds, invalid } = await resolveTagRefs(trx, communityId, given.map((id) => ({ type: 'id' as const, id: String(id) })), 'company');
+        const { tagIds, invalid } = await resolveTagRefs(
+          trx,
+          communityId,
+          given.map((id) => ({ type: 'id' as const, id: String(id) })),
+          'company',
+        );
         if (invalid.length) throw badBody(`${field}: no live organization tag ${invalid.join(', ')}`);
         return tagIds;
       };

@@ -38,7 +38,12 @@ export function presentOrganization(row: OrganizationRow, cols: Cols, values: Pa
     ...opt('leadScores', () => presentLeadScores(values.scores?.get(row.id))),
     ...opt('leadScoreKeyFactors', () => presentKeyFactors(values.scores?.get(row.id))),
     ...opt('researchResults', () =>
-      (values.researchResults?.get(row.id) ?? []).map((result) => ({ promptId: result.promptId, answer: result.answer, isPrimaryPrompt: result.isPrimaryPrompt, promptName: result.promptName })),
+      (values.researchResults?.get(row.id) ?? []).map((result) => ({
+        promptId: result.promptId,
+        answer: result.answer,
+        isPrimaryPrompt: result.isPrimaryPrompt,
+        promptName: result.promptName,
+      })),
     ),
     ...opt('recentJobOpenings', () => (values.jobOpenings?.get(row.id) ?? []).map(presentJobOpening)),
     ...opt('recentNews', () => (values.news?.get(row.id) ?? []).map(presentNews)),

@@ -145,10 +145,7 @@ export function organizationsByDomains(communityId: number, domains: string[]): 
  * For findOnlyOrganizationNamed over many names, as a lookup (readTogether): by lowercased name, how many
  * organizations have it (up to 2: more is as ambiguous) and the organization when exactly one does.
  */
-export function organizationsNamed(
-  communityId: number,
-  names: string[],
-): Lookup<OrganizationsNamed> {
+export function organizationsNamed(communityId: number, names: string[]): Lookup<OrganizationsNamed> {
   const keys = [...new Set(names.map((name) => name.trim().toLowerCase()))];
   return {
     rows: keys.length

@@ -74,36 +74,39 @@ const TopContact = Type.Object({ id: Type.String({ description: 'c_N' }), name: 
  * Property order is the wire order: the interface's, with `profiles` after `linkedInUrl` and `url` last,
  * the one field after `tags` (docs/behaviour.md, Envelopes).
  */
-export const Organization = component('Organization', Type.Object({
-  id: Type.String({ description: 'o_N' }),
-  name: Type.String(),
-  primaryDomain: Type.String({ description: 'The registrable domain the organization is keyed by, lowercase.' }),
-  about: Type.Optional(Nullable(Type.String())),
-  contactsCount: Type.Optional(Type.Integer({ description: 'Contacts linked to the organization.' })),
-  employees: Type.Optional(Nullable(Type.Integer())),
-  linkedInUrl: Type.Optional(Nullable(Type.String())),
-  profiles: Type.Optional(Type.Array(Profile, { description: 'The website (from the primary domain), then LinkedIn (from `linkedInUrl`).' })),
-  revenueRangeMin: Type.Optional(Nullable(Type.Number())),
-  revenueRangeMax: Type.Optional(Nullable(Type.Number())),
-  subIndustry: Type.Optional(Nullable(Type.String())),
-  location: Type.Optional(Nullable(Place)),
-  customFields: Type.Optional(CustomFieldValues),
-  leadScores: Type.Optional(LeadScoreValues),
-  leadScoreKeyFactors: Type.Optional(LeadScoreKeyFactors),
-  researchResults: Type.Optional(
-    Type.Array(ResearchResult, { description: 'Answers to the live research prompts, the primary one first; [] without a model and without imports.' }),
-  ),
-  recentJobOpenings: Type.Optional(Type.Array(JobOpening, { description: `The latest ${RECENT_LIMIT} by \`firstSeenAt\`, newest first.` })),
-  recentNews: Type.Optional(Type.Array(NewsItem, { description: `The latest ${RECENT_LIMIT} by \`publishedAt\`, newest first.` })),
-  surgingTopics: Type.Optional(Type.Array(Type.String())),
-  topContacts: Type.Optional(
-    Type.Array(TopContact, {
-      description: `Up to ${RECENT_LIMIT} of its contacts with the most activities (ties by ID); anonymized contacts are left out.`,
-    }),
-  ),
-  tags: Type.Optional(Type.Array(Type.String(), { description: 'Tag IDs (l_N); GET /api/v2/tags resolves them.' })),
-  url: Type.Optional(Type.String({ description: "The organization's address in the web console." })),
-}));
+export const Organization = component(
+  'Organization',
+  Type.Object({
+    id: Type.String({ description: 'o_N' }),
+    name: Type.String(),
+    primaryDomain: Type.String({ description: 'The registrable domain the organization is keyed by, lowercase.' }),
+    about: Type.Optional(Nullable(Type.String())),
+    contactsCount: Type.Optional(Type.Integer({ description: 'Contacts linked to the organization.' })),
+    employees: Type.Optional(Nullable(Type.Integer())),
+    linkedInUrl: Type.Optional(Nullable(Type.String())),
+    profiles: Type.Optional(Type.Array(Profile, { description: 'The website (from the primary domain), then LinkedIn (from `linkedInUrl`).' })),
+    revenueRangeMin: Type.Optional(Nullable(Type.Number())),
+    revenueRangeMax: Type.Optional(Nullable(Type.Number())),
+    subIndustry: Type.Optional(Nullable(Type.String())),
+    location: Type.Optional(Nullable(Place)),
+    customFields: Type.Optional(CustomFieldValues),
+    leadScores: Type.Optional(LeadScoreValues),
+    leadScoreKeyFactors: Type.Optional(LeadScoreKeyFactors),
+    researchResults: Type.Optional(
+      Type.Array(ResearchResult, { description: 'Answers to the live research prompts, the primary one first; [] without a model and without imports.' }),
+    ),
+    recentJobOpenings: Type.Optional(Type.Array(JobOpening, { description: `The latest ${RECENT_LIMIT} by \`firstSeenAt\`, newest first.` })),
+    recentNews: Type.Optional(Type.Array(NewsItem, { description: `The latest ${RECENT_LIMIT} by \`publishedAt\`, newest first.` })),
+    surgingTopics: Type.Optional(Type.Array(Type.String())),
+    topContacts: Type.Optional(
+      Type.Array(TopContact, {
+        description: `Up to ${RECENT_LIMIT} of its contacts with the most activities (ties by ID); anonymized contacts are left out.`,
+      }),
+    ),
+    tags: Type.Optional(Type.Array(Type.String(), { description: 'Tag IDs (l_N); GET /api/v2/tags resolves them.' })),
+    url: Type.Optional(Type.String({ description: "The organization's address in the web console." })),
+  }),
+);
 
 export const OrganizationsQuery = Type.Object(
   {
@@ -123,10 +126,7 @@ export const OrganizationsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const OrganizationQuery = Type.Object(
-  { cols: Type.Optional(Type.String({ description: colsDescription(GET_COLS) })) },
-  { additionalProperties: false },
-);
+export const OrganizationQuery = Type.Object({ cols: Type.Optional(Type.String({ description: colsDescription(GET_COLS) })) }, { additionalProperties: false });
 
 export const OrganizationParams = Type.Object({ id: Type.String({ description: 'o_N' }) });
 

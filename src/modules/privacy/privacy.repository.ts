@@ -195,12 +195,7 @@ export async function eraseActivityContent(trx: Transaction<DB>, communityId: nu
  * them and their activities (whose payloads hold what was erased).
  */
 export async function eraseTraces(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
-  await trx
-    .updateTable('contact_merges')
-    .set({ identity_value: null })
-    .where('community_id', '=', communityId)
-    .where('survivor_id', '=', contactId)
-    .execute();
+  await trx.updateTable('contact_merges').set({ identity_value: null }).where('community_id', '=', communityId).where('survivor_id', '=', contactId).execute();
   await trx
     .updateTable('lead_scores')
     .set({ key_factors: '[]' })

@@ -15,16 +15,19 @@ const description =
   'activities, and one-way hashes of its identities go on a suppression list so later pushes do not bring ' +
   'the person back.';
 
-const RemovalRequest = component('RemovalRequest', Type.Object({
-  id: Type.Integer(),
-  email: Nullable(Type.String({ description: 'Kept only until the erasure has run; null afterwards.' })),
-  status: Type.Enum(['queued', 'running', 'completed', 'failed']),
-  requestedBy: Nullable(Type.String({ description: 'The token (jti) or session that asked; null from the CLI.' })),
-  requestedAt: Type.String({ format: 'date-time' }),
-  deadline: Type.String({ format: 'date-time' }),
-  completedAt: Nullable(Type.String({ format: 'date-time' })),
-  erased: Type.Record(Type.String(), Type.Integer(), { description: 'What the erasure touched, by kind (contacts, identities, ...).' }),
-}));
+const RemovalRequest = component(
+  'RemovalRequest',
+  Type.Object({
+    id: Type.Integer(),
+    email: Nullable(Type.String({ description: 'Kept only until the erasure has run; null afterwards.' })),
+    status: Type.Enum(['queued', 'running', 'completed', 'failed']),
+    requestedBy: Nullable(Type.String({ description: 'The token (jti) or session that asked; null from the CLI.' })),
+    requestedAt: Type.String({ format: 'date-time' }),
+    deadline: Type.String({ format: 'date-time' }),
+    completedAt: Nullable(Type.String({ format: 'date-time' })),
+    erased: Type.Record(Type.String(), Type.Integer(), { description: 'What the erasure touched, by kind (contacts, identities, ...).' }),
+  }),
+);
 
 /**
  * Removal of personal information (docs/behaviour.md, Routes and Removal): DELETE /user/{email}, and

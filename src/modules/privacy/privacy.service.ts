@@ -120,7 +120,12 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
           deadlineAt: new Date(now.getTime() + ERASURE_DEADLINE_DAYS * 86_400_000),
         });
         await suppress(trx, writer.communityId, [identity], id, now);
-        const jobId = await jobs.enqueue(trx, { communityId: writer.communityId, kind: 'privacy.erase', payload: { removalRequestId: id }, maxAttempts: ERASURE_ATTEMPTS });
+        const jobId = await jobs.enqueue(trx, {
+          communityId: writer.communityId,
+          kind: 'privacy.erase',
+          payload: { removalRequestId: id },
+          maxAttempts: ERASURE_ATTEMPTS,
+        });
         // Not the address: the log outlives the erasure, and `hearth privacy list` shows it until then.
         await recordWrite(trx, writer, { operation: 'privacy.request', entityIds: [], detail: { removalRequestId: id, jobId } });
         return { id };

@@ -9,7 +9,10 @@ import type { ImportBody, ProspectorImportService } from './prospector-import.se
 const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 
 function importBodyOf(request: FastifyRequest): ImportBody {
-  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   return type === NDJSON ? { format: 'jsonl', text: String(request.body ?? '') } : { format: 'json', value: request.body };
 }
 
@@ -56,7 +59,7 @@ export function prospectorAdminRoutes(app: HearthApp, services: { prospectorImpo
         summary: 'Add or update prospector contacts',
         description:
           'Upserts contacts by their LinkedIn handle (as identity matching reads it: a handle or profile URL, in any case). ' +
-          '`companyDomain` names the contact\'s company, which must have been imported before (POST ' +
+          "`companyDomain` names the contact's company, which must have been imported before (POST " +
           `/api/v2/admin/prospector/companies). ${IMPORT_RULES}`,
         body: ContactImportBody,
         response: { 200: ImportResponse },

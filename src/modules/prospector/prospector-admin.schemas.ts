@@ -14,10 +14,16 @@ function importBody(record: typeof ProspectorCompanyRecord | typeof ProspectorCo
   return {
     content: {
       'application/json': {
-        schema: Type.Array(record, { minItems: 1, maxItems: MAX_RECORDS_PER_IMPORT, description: `1 to ${MAX_RECORDS_PER_IMPORT.toLocaleString('en')} ${what}.` }),
+        schema: Type.Array(record, {
+          minItems: 1,
+          maxItems: MAX_RECORDS_PER_IMPORT,
+          description: `1 to ${MAX_RECORDS_PER_IMPORT.toLocaleString('en')} ${what}.`,
+        }),
       },
       'application/x-ndjson': {
-        schema: Type.String({ description: `JSON Lines: one ${what.replace(/s$/, '')} per line, 1 to ${MAX_RECORDS_PER_IMPORT.toLocaleString('en')}; blank lines are skipped.` }),
+        schema: Type.String({
+          description: `JSON Lines: one ${what.replace(/s$/, '')} per line, 1 to ${MAX_RECORDS_PER_IMPORT.toLocaleString('en')}; blank lines are skipped.`,
+        }),
       },
     },
   };

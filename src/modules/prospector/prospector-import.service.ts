@@ -85,7 +85,8 @@ export function entriesOf(body: ImportBody): NamedRecord[] {
     }
   }
   if (entries.length === 0) throw invalidParameters(`no records: ${WHOLE_BODY}`);
-  if (entries.length > MAX_RECORDS_PER_IMPORT) throw invalidParameters(`at most ${MAX_RECORDS_PER_IMPORT.toLocaleString('en')} records per request; split the import`);
+  if (entries.length > MAX_RECORDS_PER_IMPORT)
+    throw invalidParameters(`at most ${MAX_RECORDS_PER_IMPORT.toLocaleString('en')} records per request; split the import`);
   return entries;
 }
 
@@ -123,7 +124,10 @@ function duplicates<T>(records: { at: string; value: T }[], keyOf: (value: T) =>
 /** Faults ordered as the records are, so a record's faults read together. */
 function byPosition(faults: ImportFault[], entries: NamedRecord[]): ImportFault[] {
   const order = new Map(entries.map((entry, index) => [entry.at, index]));
-  return faults.map((fault, index) => ({ fault, index })).sort((a, b) => order.get(a.fault.at)! - order.get(b.fault.at)! || a.index - b.index).map(({ fault }) => fault);
+  return faults
+    .map((fault, index) => ({ fault, index }))
+    .sort((a, b) => order.get(a.fault.at)! - order.get(b.fault.at)! || a.index - b.index)
+    .map(({ fault }) => fault);
 }
 
 const companyKey = (company: ReadCompany) => company.primary_domain;
@@ -138,14 +142,19 @@ async function prepareCompanies(executor: Executor, entries: NamedRecord[], seen
   faults.push(...duplicates(records, companyKey, 'domain', seenKeys));
   const names = [...new Set(records.flatMap((record) => record.value.technologies))];
   const spellings = await catalogSpellings(executor, names);
-  const codes = await existingIndustryCodes(executor, [...new Set(records.flatMap((record) => (record.value.industry_code === null ? [] : [record.value.industry_code])))]);
+  const codes = await existingIndustryCodes(executor, [
+    ...new Set(records.flatMap((record) => (record.value.industry_code === null ? [] : [record.value.industry_code]))),
+  ]);
   const companies: CompanyValues[] = [];
   for (const { at, value } of records) {
     const technologies: string[] = [];
     for (const [index, name] of value.technologies.entries()) {
       const product = spellings.get(name);
       if (product === undefined) {
-        faults.push({ at, message: `technologies[${index}] ${JSON.stringify(name)} is not in the technographic catalog (GET /api/v2/tech-stack-products; admins add products with POST /api/v2/admin/tech-products)` });
+        faults.push({
+          at,
+          message: `technologies[${index}] ${JSON.stringify(name)} is not in the technographic catalog (GET /api/v2/tech-stack-products; admins add products with POST /api/v2/admin/tech-products)`,
+        });
       } else if (!technologies.includes(product)) {
         technologies.push(product);
       }

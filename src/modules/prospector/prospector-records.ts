@@ -16,15 +16,18 @@ import type { ContactValues } from './prospector-contact.repository.ts';
 export const MAX_RECORDS_PER_IMPORT = 10_000;
 
 const MAX_INT = 2_147_483_647;
-const text = (maxLength: number, description?: string) => Type.Optional(Type.Union([Type.String({ maxLength, ...(description ? { description } : {}) }), Type.Null()]));
+const text = (maxLength: number, description?: string) =>
+  Type.Optional(Type.Union([Type.String({ maxLength, ...(description ? { description } : {}) }), Type.Null()]));
 const count = (description: string) => Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: MAX_INT, description }), Type.Null()]));
 const amount = (description: string) => Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1e15, description }), Type.Null()]));
-const strings = (maxItems: number, maxLength: number, description: string) =>
-  Type.Optional(Type.Array(Type.String({ maxLength }), { maxItems, description }));
+const strings = (maxItems: number, maxLength: number, description: string) => Type.Optional(Type.Array(Type.String({ maxLength }), { maxItems, description }));
 
 export const CompanyRecordSchema = Type.Object(
   {
-    domain: text(2048, 'The key: a domain, host or URL, reduced to its registrable domain (`https://www.acme.co.uk/` is `acme.co.uk`). Absent: the domain of `primaryWebsite`.'),
+    domain: text(
+      2048,
+      'The key: a domain, host or URL, reduced to its registrable domain (`https://www.acme.co.uk/` is `acme.co.uk`). Absent: the domain of `primaryWebsite`.',
+    ),
     name: Type.String({ minLength: 1, maxLength: 500 }),
     description: text(20_000),
     primaryWebsite: text(2048, 'Default: `https://<domain>`.'),
@@ -57,7 +60,10 @@ export const CompanyRecordSchema = Type.Object(
       ]),
     ),
     revenueRange: Type.Optional(
-      Type.Union([Type.Object({ min: amount('Yearly revenue, at least.'), max: amount('Yearly revenue, at most.') }, { additionalProperties: false }), Type.Null()]),
+      Type.Union([
+        Type.Object({ min: amount('Yearly revenue, at least.'), max: amount('Yearly revenue, at most.') }, { additionalProperties: false }),
+        Type.Null(),
+      ]),
     ),
     score: Type.Optional(Type.Union([Type.Number({ minimum: -1e9, maximum: 1e9 }), Type.Null()])),
   },
@@ -202,7 +208,8 @@ export function readCompany(record: unknown): Read<ReadCompany> {
   }
   const revenueMin = given.revenueRange?.min ?? null;
   const revenueMax = given.revenueRange?.max ?? null;
-  if (revenueMin !== null && revenueMax !== null && revenueMin > revenueMax) faults.push(`revenueRange.min ${revenueMin} is more than revenueRange.max ${revenueMax}`);
+  if (revenueMin !== null && revenueMax !== null && revenueMin > revenueMax)
+    faults.push(`revenueRange.min ${revenueMin} is more than revenueRange.max ${revenueMax}`);
   if (faults.length) return { ok: false, faults };
   return {
     ok: true,
@@ -240,7 +247,8 @@ export function readContact(record: unknown): Read<ReadContact> {
   const fullName = clean(given.fullName);
   if (fullName === null) faults.push('fullName is blank');
   const companyDomain = clean(given.companyDomain) === null ? null : registrableDomain(given.companyDomain);
-  if (clean(given.companyDomain) !== null && companyDomain === null) faults.push(`companyDomain ${JSON.stringify(given.companyDomain)} is not a domain with a public suffix`);
+  if (clean(given.companyDomain) !== null && companyDomain === null)
+    faults.push(`companyDomain ${JSON.stringify(given.companyDomain)} is not a domain with a public suffix`);
   const lastOrgChange = clean(given.lastOrgChange) === null ? null : readInstant(given.lastOrgChange!);
   if (clean(given.lastOrgChange) !== null && lastOrgChange === null) {
     faults.push(`lastOrgChange ${JSON.stringify(given.lastOrgChange)} is not an ISO 8601 date-time with an offset, or a date`);

@@ -73,7 +73,7 @@ export function prospectorRoutes(app: HearthApp, services: { prospector: Prospec
         description:
           'The prospector data shared by every community of the server, keyset paged by `id` (default), `name`, `title`, ' +
           '`linkedInFollowers`, `lastOrgChange`, `seniority` or `role`. `cols` adds the fields beyond `id` and `name`; ' +
-          '`companyName` and `companyWebsite` are those of the contact\'s prospector company.',
+          "`companyName` and `companyWebsite` are those of the contact's prospector company.",
         querystring: ContactsQuery,
         response: { 200: ContactPage },
       },

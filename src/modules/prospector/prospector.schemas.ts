@@ -50,60 +50,60 @@ export const CONTACT_SORT: SortOptions = { fixed: CONTACT_SORTS, default: 'id' }
 const optIn = (description: string) => `${description} (opt-in).`;
 
 /** A prospector company; every field but `id` and `name` appears only when `cols` names it. */
-export const ProspectorCompany = component('ProspectorCompany', Type.Object({
-  id: Type.String({ description: 'pco_N' }),
-  name: Type.String(),
-  description: Type.Optional(Nullable(Type.String({ description: optIn('What the company does') }))),
-  primaryWebsite: Type.Optional(Nullable(Type.String({ description: optIn('Its website; `https://<domain>` unless imported otherwise') }))),
-  logoUrl: Type.Optional(Nullable(Type.String({ description: optIn('Address of its logo') }))),
-  subIndustry: Type.Optional(Nullable(Type.String({ description: optIn('Its industry in the data provider\'s words') }))),
-  employees: Type.Optional(Nullable(Type.Integer({ description: optIn('Number of employees') }))),
-  raised: Type.Optional(Nullable(Type.Number({ description: optIn('Capital raised') }))),
-  linkedInHandles: Type.Optional(Type.Array(Type.String(), { description: optIn('Its LinkedIn company pages (`linkedin.com/company/<handle>`)') })),
-  technologies: Type.Optional(Type.Array(Type.String(), { description: optIn('Products it uses, spelled as GET /api/v2/tech-stack-products spells them') })),
-  location: Type.Optional(
-    Nullable(
-      Type.Object(
-        {
-          address: Nullable(Type.String()),
-          city: Nullable(Type.String()),
-          state: Nullable(Type.String()),
-          country: Nullable(Type.String()),
-          countryCode: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
-        },
-        { description: optIn('Its headquarters; null when nothing of it is known') },
+export const ProspectorCompany = component(
+  'ProspectorCompany',
+  Type.Object({
+    id: Type.String({ description: 'pco_N' }),
+    name: Type.String(),
+    description: Type.Optional(Nullable(Type.String({ description: optIn('What the company does') }))),
+    primaryWebsite: Type.Optional(Nullable(Type.String({ description: optIn('Its website; `https://<domain>` unless imported otherwise') }))),
+    logoUrl: Type.Optional(Nullable(Type.String({ description: optIn('Address of its logo') }))),
+    subIndustry: Type.Optional(Nullable(Type.String({ description: optIn("Its industry in the data provider's words") }))),
+    employees: Type.Optional(Nullable(Type.Integer({ description: optIn('Number of employees') }))),
+    raised: Type.Optional(Nullable(Type.Number({ description: optIn('Capital raised') }))),
+    linkedInHandles: Type.Optional(Type.Array(Type.String(), { description: optIn('Its LinkedIn company pages (`linkedin.com/company/<handle>`)') })),
+    technologies: Type.Optional(Type.Array(Type.String(), { description: optIn('Products it uses, spelled as GET /api/v2/tech-stack-products spells them') })),
+    location: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            address: Nullable(Type.String()),
+            city: Nullable(Type.String()),
+            state: Nullable(Type.String()),
+            country: Nullable(Type.String()),
+            countryCode: Nullable(Type.String({ description: 'ISO 3166-1 alpha-2' })),
+          },
+          { description: optIn('Its headquarters; null when nothing of it is known') },
+        ),
       ),
     ),
-  ),
-  revenueRange: Type.Optional(
-    Nullable(Type.Object({ min: Nullable(Type.Number()), max: Nullable(Type.Number()) }, { description: optIn('Yearly revenue; null when unknown') })),
-  ),
-}));
+    revenueRange: Type.Optional(
+      Nullable(Type.Object({ min: Nullable(Type.Number()), max: Nullable(Type.Number()) }, { description: optIn('Yearly revenue; null when unknown') })),
+    ),
+  }),
+);
 
 /** A prospector contact; every field but `id` and `name` appears only when `cols` names it. */
-export const ProspectorContact = component('ProspectorContact', Type.Object({
-  id: Type.String({ description: 'pc_N' }),
-  name: Type.String(),
-  fullName: Type.Optional(Nullable(Type.String({ description: optIn('Full name') }))),
-  avatarUrl: Type.Optional(Nullable(Type.String({ description: optIn('Address of a picture') }))),
-  companyName: Type.Optional(Nullable(Type.String({ description: optIn("The name of the contact's prospector company") }))),
-  companyWebsite: Type.Optional(Nullable(Type.String({ description: optIn("That company's `primaryWebsite`") }))),
-  title: Type.Optional(Nullable(Type.String({ description: optIn('Job title') }))),
-  role: Type.Optional(Nullable(Type.String({ description: optIn('Department or function (engineering, sales, ...)') }))),
-  seniority: Type.Optional(Nullable(Type.String({ description: optIn('Seniority (director, vp, ...)') }))),
-  linkedInHandle: Type.Optional(Nullable(Type.String({ description: optIn('LinkedIn profile id (`linkedin.com/in/<handle>`), lowercased') }))),
-  linkedInFollowerCount: Type.Optional(Nullable(Type.Integer({ description: optIn('LinkedIn followers') }))),
-  location: Type.Optional(Nullable(Type.Object(Place.properties, { description: optIn('Where the contact is; null when unknown') }))),
-  skills: Type.Optional(Type.Array(Type.String(), { description: optIn('Skills, as imported') })),
-}));
+export const ProspectorContact = component(
+  'ProspectorContact',
+  Type.Object({
+    id: Type.String({ description: 'pc_N' }),
+    name: Type.String(),
+    fullName: Type.Optional(Nullable(Type.String({ description: optIn('Full name') }))),
+    avatarUrl: Type.Optional(Nullable(Type.String({ description: optIn('Address of a picture') }))),
+    companyName: Type.Optional(Nullable(Type.String({ description: optIn("The name of the contact's prospector company") }))),
+    companyWebsite: Type.Optional(Nullable(Type.String({ description: optIn("That company's `primaryWebsite`") }))),
+    title: Type.Optional(Nullable(Type.String({ description: optIn('Job title') }))),
+    role: Type.Optional(Nullable(Type.String({ description: optIn('Department or function (engineering, sales, ...)') }))),
+    seniority: Type.Optional(Nullable(Type.String({ description: optIn('Seniority (director, vp, ...)') }))),
+    linkedInHandle: Type.Optional(Nullable(Type.String({ description: optIn('LinkedIn profile id (`linkedin.com/in/<handle>`), lowercased') }))),
+    linkedInFollowerCount: Type.Optional(Nullable(Type.Integer({ description: optIn('LinkedIn followers') }))),
+    location: Type.Optional(Nullable(Type.Object(Place.properties, { description: optIn('Where the contact is; null when unknown') }))),
+    skills: Type.Optional(Type.Array(Type.String(), { description: optIn('Skills, as imported') })),
+  }),
+);
 
-const listQuery = (
-  sort: SortOptions,
-  cols: ColsOptions,
-  filters: ListFields,
-  entity: string,
-  sortNote: string,
-) =>
+const listQuery = (sort: SortOptions, cols: ColsOptions, filters: ListFields, entity: string, sortNote: string) =>
   Type.Object(
     {
       limit: Limit,

@@ -35,7 +35,9 @@ function presentCompany(row: CompanyRow, cols: Cols) {
     ...opt('raised', () => row.raised),
     ...opt('linkedInHandles', () => row.linkedInHandles),
     ...opt('technologies', () => row.technologies),
-    ...opt('location', () => (hasPlace ? { address: row.address, city: row.city, state: row.state, country: row.country, countryCode: row.countryCode } : null)),
+    ...opt('location', () =>
+      hasPlace ? { address: row.address, city: row.city, state: row.state, country: row.country, countryCode: row.countryCode } : null,
+    ),
     ...opt('revenueRange', () => (row.revenueMin === null && row.revenueMax === null ? null : { min: row.revenueMin, max: row.revenueMax })),
   };
 }
@@ -82,7 +84,13 @@ export function createProspectorService(deps: { db: Kysely<DB>; cursors: CursorC
       const sort = query.sort.name as CompanySort;
       const compiled = await deps.filters.compile(communityId, 'prospector_company', query.lightFilter);
       const where = compiled?.where ?? null;
-      const binding = { community: communityId, list: 'prospector-companies', sort, direction: request.direction, filters: { lightFilter: compiled?.expression } };
+      const binding = {
+        community: communityId,
+        list: 'prospector-companies',
+        sort,
+        direction: request.direction,
+        filters: { lightFilter: compiled?.expression },
+      };
       const page = await pageWithCursor(deps.cursors, binding, request, (after) =>
         companies.pageCompanies(db, where, sort, { after, limit: request.limit, direction: request.direction }),
       );
@@ -103,7 +111,13 @@ export function createProspectorService(deps: { db: Kysely<DB>; cursors: CursorC
       const sort = query.sort.name as ContactSort;
       const compiled = await deps.filters.compile(communityId, 'prospector_contact', query.lightFilter);
       const where = compiled?.where ?? null;
-      const binding = { community: communityId, list: 'prospector-contacts', sort, direction: request.direction, filters: { lightFilter: compiled?.expression } };
+      const binding = {
+        community: communityId,
+        list: 'prospector-contacts',
+        sort,
+        direction: request.direction,
+        filters: { lightFilter: compiled?.expression },
+      };
       const page = await pageWithCursor(deps.cursors, binding, request, (after) =>
         contacts.pageContacts(db, where, sort, { after, limit: request.limit, direction: request.direction }),
       );

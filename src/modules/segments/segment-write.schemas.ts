@@ -16,7 +16,8 @@ export const NewSegmentBody = Type.Object(
     objectTypeId: Type.Optional(
       Nullable(
         Type.String({
-          description: 'cot_N: required exactly when entityType is `object`; for another entity type, or an unknown object type, a 400 `invalid_object_type_id`.',
+          description:
+            'cot_N: required exactly when entityType is `object`; for another entity type, or an unknown object type, a 400 `invalid_object_type_id`.',
         }),
       ),
     ),

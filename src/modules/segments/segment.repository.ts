@@ -16,33 +16,16 @@ const refColumns = ['id', 'name', 'entity_type as entityType', 'object_type_id a
 
 /** The community's contact segments, in ID order. */
 export async function listContactSegments(db: Executor, communityId: number): Promise<{ id: number; name: string }[]> {
-  return db
-    .selectFrom('segments')
-    .select(['id', 'name'])
-    .where('community_id', '=', communityId)
-    .where('entity_type', '=', 'contact')
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('segments').select(['id', 'name']).where('community_id', '=', communityId).where('entity_type', '=', 'contact').orderBy('id').execute();
 }
 
 export async function findSegment(db: Executor, communityId: number, id: number): Promise<SegmentRef | undefined> {
-  return db
-    .selectFrom('segments')
-    .select(refColumns)
-    .where('community_id', '=', communityId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return db.selectFrom('segments').select(refColumns).where('community_id', '=', communityId).where('id', '=', id).executeTakeFirst();
 }
 
 /** The segment, locked against deletion until the transaction ends. */
 export async function lockSegment(trx: Transaction<DB>, communityId: number, id: number): Promise<SegmentRef | undefined> {
-  return trx
-    .selectFrom('segments')
-    .select(refColumns)
-    .where('community_id', '=', communityId)
-    .where('id', '=', id)
-    .forKeyShare()
-    .executeTakeFirst();
+  return trx.selectFrom('segments').select(refColumns).where('community_id', '=', communityId).where('id', '=', id).forKeyShare().executeTakeFirst();
 }
 
 /** A segment's statuses in their order. */

@@ -41,7 +41,13 @@ export function segmentRoutes(app: HearthApp, services: { segments: SegmentServi
     '/community/v1/segments/:id/status',
     {
       config: { auth: { all: ['segments:read'] } },
-      schema: { operationId: 'listCoreSegmentStatuses', tags: ['core'], summary: 'List the statuses of a contact segment', params: CoreSegmentParams, response: { 200: CoreStatusList } },
+      schema: {
+        operationId: 'listCoreSegmentStatuses',
+        tags: ['core'],
+        summary: 'List the statuses of a contact segment',
+        params: CoreSegmentParams,
+        response: { 200: CoreStatusList },
+      },
     },
     async (request) => services.segments.statuses(contextOf(request).communityId, parseCoreId('segment', request.params.id)),
   );
@@ -80,7 +86,9 @@ export function segmentRoutes(app: HearthApp, services: { segments: SegmentServi
         response: { 200: V2SegmentPage },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.segments.page(contextOf(request).communityId, { ...listQueryOf(request), query: request.query.query })),
+    async (request) => ({
+      success: true as const,
+      ...(await services.segments.page(contextOf(request).communityId, { ...listQueryOf(request), query: request.query.query })),
     }),
   );
 

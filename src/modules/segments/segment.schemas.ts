@@ -30,13 +30,16 @@ export const CoreSegmentAddResult = Type.Object({
 });
 
 /** The v2 Segment; `entityCount` and `url` appear only when `cols` names them. */
-export const V2Segment = component('Segment', Type.Object({
-  id: Type.String({ description: 's_N' }),
-  name: Type.String(),
-  entityType: Type.Enum(['contact', 'organization', 'object']),
-  entityCount: Type.Optional(Type.Integer({ description: 'Members of the segment (opt-in: `cols=entityCount`).' })),
-  url: Type.Optional(Type.String({ description: 'The segment in the web console (opt-in: `cols=url`).' })),
-}));
+export const V2Segment = component(
+  'Segment',
+  Type.Object({
+    id: Type.String({ description: 's_N' }),
+    name: Type.String(),
+    entityType: Type.Enum(['contact', 'organization', 'object']),
+    entityCount: Type.Optional(Type.Integer({ description: 'Members of the segment (opt-in: `cols=entityCount`).' })),
+    url: Type.Optional(Type.String({ description: 'The segment in the web console (opt-in: `cols=url`).' })),
+  }),
+);
 
 export const V2SegmentsQuery = Type.Object(
   {

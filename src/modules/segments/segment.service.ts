@@ -40,7 +40,13 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
 
   /** Segments with the opt-in columns `cols` names, loaded for all of them at once. */
   async function present(communityId: number, rows: SegmentRef[], cols: Cols) {
-    const counts = cols.names.has('entityCount') ? await segments.memberCounts(db, communityId, rows.map((row) => row.id)) : null;
+    const counts = cols.names.has('entityCount')
+      ? await segments.memberCounts(
+          db,
+          communityId,
+          rows.map((row) => row.id),
+        )
+      : null;
     return rows.map((row) => {
       const id = formatId('segment', row.id);
       return {
@@ -104,7 +110,14 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
      */
     async addContacts(writer: Writer, segmentId: number, input: { socialType: SocialType; value: string; statusId?: number | null }) {
       const { communityId } = writer;
-      const values = [...new Set(input.value.split(',').map((value) => value.trim()).filter(Boolean))];
+      const values = [
+        ...new Set(
+          input.value
+            .split(',')
+            .map((value) => value.trim())
+            .filter(Boolean),
+        ),
+      ];
       if (values.length === 0) throw invalidParameters(`value names no ${input.socialType} values (expected a comma-separated list)`);
       if (values.length > MAX_SEGMENT_ADD_VALUES) {
         throw invalidParameters(`value names ${values.length} values; one request takes at most ${MAX_SEGMENT_ADD_VALUES}`);

@@ -232,7 +232,11 @@ export async function addActivityTopics(
   const liveIds = new Set(live.map((row) => Number(row.id)));
   const kept = links.filter((link) => liveIds.has(link.activityId));
   if (kept.length === 0) return 0;
-  await makeTopics(trx, communityId, kept.map((link) => link.name));
+  await makeTopics(
+    trx,
+    communityId,
+    kept.map((link) => link.name),
+  );
   await writeTogether(trx, [topicLinks(communityId, kept)]);
   return liveIds.size;
 }

@@ -101,7 +101,11 @@ async function deriveContacts(trx: Transaction<DB>, run: AugmentationRun, contac
 
   if (withoutOrganization.length) {
     const emails = groupBy(
-      await derive.emailIdentities(trx, communityId, withoutOrganization.map((state) => state.id)),
+      await derive.emailIdentities(
+        trx,
+        communityId,
+        withoutOrganization.map((state) => state.id),
+      ),
       (email) => email.contactId,
     );
     const linked = await deriveOrganizations(trx, run, withoutOrganization, hints, emails, now);

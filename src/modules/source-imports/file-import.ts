@@ -87,7 +87,12 @@ export async function importFolder(deps: FileImportDeps, run: ImportRun): Promis
   const result: FolderImport = { files: [], skippedFiles: 0 };
   for (let pass = 1; pass <= MAX_PASSES; pass++) {
     const listed = (await listFolder(run.folder)).filter((file) => !handled.has(file.name));
-    const quick = await imports.findImportedByName(deps.db, run.communityId, run.sourceId, listed.map((file) => file.name));
+    const quick = await imports.findImportedByName(
+      deps.db,
+      run.communityId,
+      run.sourceId,
+      listed.map((file) => file.name),
+    );
     const unchanged = (file: ListedFile) =>
       quick.some((known) => known.fileName === file.name && known.size === file.size && known.modifiedAt.getTime() === file.modifiedAt.getTime());
     const candidates: (ListedFile & { sha256: string })[] = [];
@@ -97,7 +102,12 @@ export async function importFolder(deps: FileImportDeps, run: ImportRun): Promis
       else candidates.push({ ...file, sha256: await hashFile(file.path) });
     }
     if (candidates.length === 0) break;
-    const known = await imports.findFileImports(deps.db, run.communityId, run.sourceId, candidates.map((file) => file.sha256));
+    const known = await imports.findFileImports(
+      deps.db,
+      run.communityId,
+      run.sourceId,
+      candidates.map((file) => file.sha256),
+    );
     const seen = new Set<string>();
     for (const [index, file] of candidates.entries()) {
       const record = known.get(file.sha256);
@@ -151,7 +161,14 @@ async function importFile(
 ): Promise<ImportedFile> {
   const key = { communityId: run.communityId, sourceId: run.sourceId, sha256: file.sha256 };
   if (!record) {
-    await imports.startFileImport(deps.db, { ...key, fileName: file.name, size: file.size, modifiedAt: file.modifiedAt, jobId: run.jobId, now: deps.clock.now() });
+    await imports.startFileImport(deps.db, {
+      ...key,
+      fileName: file.name,
+      size: file.size,
+      modifiedAt: file.modifiedAt,
+      jobId: run.jobId,
+      now: deps.clock.now(),
+    });
   }
   const state = {
     linesDone: record?.linesDone ?? 0,
@@ -188,7 +205,13 @@ async function importFile(
     if (!pending) return;
     const { type, lines: chunk } = pending;
     pending = null;
-    const outcomes = await pushLines(deps, run.writer, run.sourceId, type, chunk.map((line) => line.body));
+    const outcomes = await pushLines(
+      deps,
+      run.writer,
+      run.sourceId,
+      type,
+      chunk.map((line) => line.body),
+    );
     chunk.forEach((line, index) => count(line.lineNumber, outcomes[index]!));
   };
 

@@ -13,15 +13,7 @@ export interface SourceRow {
   createdAt: Date;
 }
 
-const columns = [
-  'id',
-  'name',
-  'service_name as serviceName',
-  'kind',
-  'path',
-  'visible',
-  'created_at as createdAt',
-] as const;
+const columns = ['id', 'name', 'service_name as serviceName', 'kind', 'path', 'visible', 'created_at as createdAt'] as const;
 
 export async function insertSource(
   db: Executor,
@@ -54,11 +46,7 @@ export async function listSources(db: Executor, communityId: number): Promise<So
   return db.selectFrom('sources').select(columns).where('community_id', '=', communityId).orderBy('id').execute();
 }
 
-export async function pageVisibleSources(
-  db: Executor,
-  communityId: number,
-  page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
-) {
+export async function pageVisibleSources(db: Executor, communityId: number, page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null }) {
   const query = db
     .selectFrom('sources')
     .select(['id', 'name', 'service_name as serviceName'])

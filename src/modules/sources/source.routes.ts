@@ -1,13 +1,7 @@
 import { formatId } from '../../core/ids.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import {
-  AdminSourceResponse,
-  AdminSourcesResponse,
-  NewSourceBody,
-  ProvidersQuery,
-  ProvidersResponse,
-} from './source.schemas.ts';
+import { AdminSourceResponse, AdminSourcesResponse, NewSourceBody, ProvidersQuery, ProvidersResponse } from './source.schemas.ts';
 import type { SourceRow } from './source.repository.ts';
 import type { SourceService } from './source.service.ts';
 

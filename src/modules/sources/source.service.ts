@@ -45,7 +45,9 @@ export function createSourceService(deps: {
     }
     // One answer for every refused path, so that it says nothing of what exists outside the root.
     if (!(await folderUnderRoot(root, given))) {
-      throw invalidParameters(`path "${given}" is not a folder under ${FILE_SOURCE_ROOT_SETTING}, the folder the operator set for file sources made through the API`);
+      throw invalidParameters(
+        `path "${given}" is not a folder under ${FILE_SOURCE_ROOT_SETTING}, the folder the operator set for file sources made through the API`,
+      );
     }
     return { folder: pathUnderRoot(root, given), confined: true };
   }

@@ -101,23 +101,11 @@ export async function resolveTagRefs(
  * Assigns the tags to one contact, organization or activity, in one statement. Idempotent: tags already
  * assigned stay as they are. Tags that do not exist or are deleted (even concurrently) are skipped.
  */
-export async function assignTags(
-  trx: Executor,
-  communityId: number,
-  entityType: TaggedEntity,
-  entityId: number,
-  tagIds: number[],
-): Promise<void> {
+export async function assignTags(trx: Executor, communityId: number, entityType: TaggedEntity, entityId: number, tagIds: number[]): Promise<void> {
   await tags.insertAssignments(trx, communityId, entityType, entityId, [...new Set(tagIds)]);
 }
 
 /** Removes the tags from one contact, organization or activity; tags it does not carry are ignored. */
-export async function unassignTags(
-  trx: Executor,
-  communityId: number,
-  entityType: TaggedEntity,
-  entityId: number,
-  tagIds: number[],
-): Promise<void> {
+export async function unassignTags(trx: Executor, communityId: number, entityType: TaggedEntity, entityId: number, tagIds: number[]): Promise<void> {
   await tags.deleteAssignments(trx, communityId, entityType, entityId, [...new Set(tagIds)]);
 }

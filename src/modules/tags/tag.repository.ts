@@ -17,14 +17,7 @@ export interface TagRow {
   deletedAt: Date | null;
 }
 
-const columns = [
-  'id',
-  'name',
-  'description',
-  'entity_types as entityTypes',
-  'created_at as createdAt',
-  'deleted_at as deletedAt',
-] as const;
+const columns = ['id', 'name', 'description', 'entity_types as entityTypes', 'created_at as createdAt', 'deleted_at as deletedAt'] as const;
 
 /**
  * Tag names match trimmed and case-insensitively: the unique index `tags_name` is on
@@ -50,20 +43,10 @@ export async function findTagByName(db: Executor, communityId: number, name: str
 
 /** Active (not deleted) tags in ID order. */
 export async function listActiveTags(db: Executor, communityId: number): Promise<TagRow[]> {
-  return db
-    .selectFrom('tags')
-    .select(columns)
-    .where('community_id', '=', communityId)
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('tags').select(columns).where('community_id', '=', communityId).where('deleted_at', 'is', null).orderBy('id').execute();
 }
 
-export async function pageActiveTags(
-  db: Executor,
-  communityId: number,
-  page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null },
-) {
+export async function pageActiveTags(db: Executor, communityId: number, page: { direction: 'asc' | 'desc'; limit: number; after: CursorPosition | null }) {
   const query = db.selectFrom('tags').select(columns).where('community_id', '=', communityId).where('deleted_at', 'is', null);
   return keysetPage(query, { keys: [], id: sql`id`, ...page });
 }
@@ -123,21 +106,12 @@ export async function markTagDeleted(trx: Transaction<DB>, communityId: number, 
 
 /** Removes the tag from every contact, organization and activity; returns how many assignments went. */
 export async function deleteAssignmentsOfTag(trx: Transaction<DB>, communityId: number, tagId: number): Promise<number> {
-  const result = await trx
-    .deleteFrom('tag_assignments')
-    .where('community_id', '=', communityId)
-    .where('tag_id', '=', tagId)
-    .executeTakeFirst();
+  const result = await trx.deleteFrom('tag_assignments').where('community_id', '=', communityId).where('tag_id', '=', tagId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
 /** Tags among `ids` that exist, are not deleted and allow `entityType`. */
-export async function findAssignableTagIds(
-  db: Executor,
-  communityId: number,
-  ids: number[],
-  entityType: TagEntityType,
-): Promise<number[]> {
+export async function findAssignableTagIds(db: Executor, communityId: number, ids: number[], entityType: TagEntityType): Promise<number[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('tags')

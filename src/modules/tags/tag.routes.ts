@@ -1,17 +1,7 @@
 import { parseCoreId, parseId } from '../../core/ids.ts';
 import { listQueryOf } from '../../http/read-query.ts';
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import {
-  CoreTag,
-  CoreTagList,
-  CoreTagParams,
-  NewTagBody,
-  UpdateTagBody,
-  V2TagItem,
-  V2TagPage,
-  V2TagParams,
-  V2TagsQuery,
-} from './tag.schemas.ts';
+import { CoreTag, CoreTagList, CoreTagParams, NewTagBody, UpdateTagBody, V2TagItem, V2TagPage, V2TagParams, V2TagsQuery } from './tag.schemas.ts';
 import { coreTag, v2Tag } from './tag.presenters.ts';
 import type { TagService } from './tag.service.ts';
 

@@ -108,7 +108,11 @@ export async function findToken(db: Kysely<DB>, jti: string, communityId: number
 
 /** The instance's signing secret: created once by whichever process gets there first, then shared. */
 export async function loadOrCreateSigningSecret(db: Kysely<DB>, candidate: string): Promise<string> {
-  await db.insertInto('signing_keys').values({ id: 1, secret: candidate }).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await db
+    .insertInto('signing_keys')
+    .values({ id: 1, secret: candidate })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
   const row = await db.selectFrom('signing_keys').select('secret').where('id', '=', 1).executeTakeFirstOrThrow();
   return row.secret;
 }

@@ -7,21 +7,28 @@ import type { TokenRow } from './token.repository.ts';
 import { component } from '../../http/components.ts';
 import type { TokenService } from './token.service.ts';
 
-const TokenInfo = component('Token', Type.Object({
-  jti: Type.String(),
-  name: Type.String(),
-  scopes: Type.Array(Type.String()),
-  createdAt: Type.String({ format: 'date-time' }),
-  expiresAt: Nullable(Type.String({ format: 'date-time' })),
-  revokedAt: Nullable(Type.String({ format: 'date-time' })),
-}));
+const TokenInfo = component(
+  'Token',
+  Type.Object({
+    jti: Type.String(),
+    name: Type.String(),
+    scopes: Type.Array(Type.String()),
+    createdAt: Type.String({ format: 'date-time' }),
+    expiresAt: Nullable(Type.String({ format: 'date-time' })),
+    revokedAt: Nullable(Type.String({ format: 'date-time' })),
+  }),
+);
 
 const NewTokenBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     scopes: Type.Optional(Type.Array(Type.Enum([...SCOPES]), { description: 'Default: read write' })),
     expiresInSeconds: Type.Optional(
-      Type.Integer({ minimum: MIN_TOKEN_LIFETIME_SECONDS, maximum: MAX_TOKEN_LIFETIME_SECONDS, description: 'Lifetime; at most ten years. Default: no expiry' }),
+      Type.Integer({
+        minimum: MIN_TOKEN_LIFETIME_SECONDS,
+        maximum: MAX_TOKEN_LIFETIME_SECONDS,
+        description: 'Lifetime; at most ten years. Default: no expiry',
+      }),
     ),
   },
   { additionalProperties: false },

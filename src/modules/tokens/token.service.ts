@@ -49,22 +49,19 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
   // A token string whose signature was checked once need not be checked again: the same bytes carry the same
   // signature. Only its time claims are looked at again, against the clock of each request.
   const verifiedTokens = new Map<string, JWTPayload>();
-  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(deps.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ]);
+  const key = crypto.subtle.importKey('raw', new TextEncoder().encode(deps.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
 
   return {
     /** A new token of the writer's community. */
     async issue(
       writer: Writer,
       input: {
-      scopes?: string[];
-      name?: string;
-      appUserId?: number | null;
-      /** Whether the token is held to its user's role: true for a token made through the API (see HeldTokenChange). */
-      heldToRole?: boolean;
-      expiresInSeconds?: number;
+        scopes?: string[];
+        name?: string;
+        appUserId?: number | null;
+        /** Whether the token is held to its user's role: true for a token made through the API (see HeldTokenChange). */
+        heldToRole?: boolean;
+        expiresInSeconds?: number;
       },
     ): Promise<IssuedToken> {
       const scopes = normalizeScopes(input.scopes);
@@ -80,7 +77,15 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
       const name = input.name?.trim() || 'API token';
       await deps.db.transaction().execute(async (trx) => {
         const appUserId = input.appUserId ?? null;
-        await tokens.insertToken(trx, { communityId: writer.communityId, jti, name, scopes, appUserId, heldToRole: appUserId !== null && input.heldToRole === true, expiresAt });
+        await tokens.insertToken(trx, {
+          communityId: writer.communityId,
+          jti,
+          name,
+          scopes,
+          appUserId,
+          heldToRole: appUserId !== null && input.heldToRole === true,
+          expiresAt,
+        });
         await recordWrite(trx, writer, {
           operation: 'token.create',
           entityIds: [jti],
@@ -169,7 +174,11 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
           });
         } else {
           await tokens.setScopes(trx, writer.communityId, token.jti, kept);
-          await recordWrite(trx, writer, { operation: 'token.update', entityIds: [token.jti], detail: { name: token.name, scopes: kept, dropped, reason: `its user's role is now ${role}` } });
+          await recordWrite(trx, writer, {
+            operation: 'token.update',
+            entityIds: [token.jti],
+            detail: { name: token.name, scopes: kept, dropped, reason: `its user's role is now ${role}` },
+          });
         }
         changes.push({ jti: token.jti, name: token.name, dropped, revoked: kept.length === 0 });
       }

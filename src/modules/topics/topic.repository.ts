@@ -98,7 +98,10 @@ export async function topicsOf(
   }
   if (links.length === 0) return null;
   if (!options.made) await makeTopics(trx, communityId, [...byKey.values()]);
-  return topicLinks(communityId, links.map((link) => ({ activityId: link.activityId, name: byKey.get(link.key)! })));
+  return topicLinks(
+    communityId,
+    links.map((link) => ({ activityId: link.activityId, name: byKey.get(link.key)! })),
+  );
 }
 
 /** Makes the topics of `names` that do not exist yet (topicsMade), in a statement of its own. */

@@ -19,7 +19,9 @@ export function topicRoutes(app: HearthApp, services: { topics: TopicService }) 
         response: { 200: TopicsResponse },
       },
     },
-    async (request) => ({ success: true as const, ...(await services.topics.list(contextOf(request).communityId, { ...listQueryOf(request), query: request.query.query })),
+    async (request) => ({
+      success: true as const,
+      ...(await services.topics.list(contextOf(request).communityId, { ...listQueryOf(request), query: request.query.query })),
     }),
   );
 

@@ -61,13 +61,42 @@ export interface Representations {
  */
 const COLS: Record<'contact' | 'activity' | 'organization', Cols> = {
   contact: {
-    names: new Set(['fullName', 'avatarUrl', 'location', 'primaryEmail', 'phoneNumbers', 'title', 'companyName', 'companyWebsite', 'profiles', 'jobHistory', 'leadScores', 'segments', 'activityCountAll', 'tags', 'url']),
+    names: new Set([
+      'fullName',
+      'avatarUrl',
+      'location',
+      'primaryEmail',
+      'phoneNumbers',
+      'title',
+      'companyName',
+      'companyWebsite',
+      'profiles',
+      'jobHistory',
+      'leadScores',
+      'segments',
+      'activityCountAll',
+      'tags',
+      'url',
+    ]),
     recordCount: false,
     customFields: 'all',
   },
   activity: { names: new Set(['content', 'url']), recordCount: false, customFields: null },
   organization: {
-    names: new Set(['about', 'contactsCount', 'employees', 'linkedInUrl', 'profiles', 'revenueRangeMin', 'revenueRangeMax', 'subIndustry', 'location', 'leadScores', 'tags', 'url']),
+    names: new Set([
+      'about',
+      'contactsCount',
+      'employees',
+      'linkedInUrl',
+      'profiles',
+      'revenueRangeMin',
+      'revenueRangeMax',
+      'subIndustry',
+      'location',
+      'leadScores',
+      'tags',
+      'url',
+    ]),
     recordCount: false,
     customFields: 'all',
   },
@@ -120,7 +149,13 @@ export async function renderEvent(event: EventRow, read: Representations, cache:
       data = { tagId: formatId('tag', Number(detail.tagId)), entityType: event.entityType, entityId };
       break;
     case 'lead_score.changed':
-      data = { scoreId: Number(detail.scoreId), entityType: event.entityType, entityId, score: Number(detail.score), previousScore: detail.previousScore === null ? null : Number(detail.previousScore) };
+      data = {
+        scoreId: Number(detail.scoreId),
+        entityType: event.entityType,
+        entityId,
+        score: Number(detail.score),
+        previousScore: detail.previousScore === null ? null : Number(detail.previousScore),
+      };
       break;
     case 'removal.completed':
       data = { requestId: Number(detail.requestId), status: 'completed' };

@@ -32,7 +32,16 @@ const toSubscription = (row: SubscriptionRow): SubscriptionRow => ({ ...row, com
 
 export async function insertSubscription(
   db: Executor,
-  row: { communityId: number; url: string; eventKinds: string[]; description: string | null; lightFilter: unknown; filterEntity: string | null; secret: string; now: Date },
+  row: {
+    communityId: number;
+    url: string;
+    eventKinds: string[];
+    description: string | null;
+    lightFilter: unknown;
+    filterEntity: string | null;
+    secret: string;
+    now: Date;
+  },
 ): Promise<SubscriptionRow> {
   const { rows } = await sql<SubscriptionRow>`
     insert into webhook_subscriptions (community_id, url, event_kinds, description, light_filter, filter_entity, secret, created_at, updated_at)
@@ -114,7 +123,12 @@ export async function wakeDeliveries(db: Executor, communityId: number, subscrip
 const eventColumns = sql`
   community_id as "communityId", id, kind, entity_type as "entityType", entity_id as "entityId", detail, occurred_at as "occurredAt"`;
 
-const toEvent = (row: EventRow): EventRow => ({ ...row, communityId: Number(row.communityId), id: Number(row.id), entityId: row.entityId === null ? null : Number(row.entityId) });
+const toEvent = (row: EventRow): EventRow => ({
+  ...row,
+  communityId: Number(row.communityId),
+  id: Number(row.id),
+  entityId: row.entityId === null ? null : Number(row.entityId),
+});
 
 /** The oldest events not fanned out yet (of any community), not locked. */
 export async function waitingEvents(db: Executor, limit: number): Promise<EventRow[]> {
@@ -156,9 +170,10 @@ export async function insertDeliveries(
   now: Date,
   expiresAt: Date,
 ): Promise<number> {
-  const events = 'eventIds' in which
-    ? sql`we.id = any (${which.eventIds}::bigint[])`
-    : sql`we.occurred_at >= ${which.since} and (${which.until}::timestamptz is null or we.occurred_at <= ${which.until}) and we.payload is not null`;
+  const events =
+    'eventIds' in which
+      ? sql`we.id = any (${which.eventIds}::bigint[])`
+      : sql`we.occurred_at >= ${which.since} and (${which.until}::timestamptz is null or we.occurred_at <= ${which.until}) and we.payload is not null`;
   const result = await sql`
     insert into webhook_deliveries (community_id, subscription_id, event_id, order_key, next_attempt_at, expires_at, created_at)
     select we.community_id, ${subscription.id}, we.id,
@@ -220,7 +235,13 @@ export async function claimDeliveries(db: Executor, now: Date, leaseUntil: Date,
     returning d.community_id as "communityId", d.id, d.subscription_id as "subscriptionId", d.event_id as "eventId", d.attempts,
       d.expires_at as "expiresAt", s.url, s.secret, s.previous_secret as "previousSecret", s.previous_secret_until as "previousSecretUntil",
       e.payload`.execute(db);
-  return rows.map((row) => ({ ...row, communityId: Number(row.communityId), id: Number(row.id), subscriptionId: Number(row.subscriptionId), eventId: Number(row.eventId) }));
+  return rows.map((row) => ({
+    ...row,
+    communityId: Number(row.communityId),
+    id: Number(row.id),
+    subscriptionId: Number(row.subscriptionId),
+    eventId: Number(row.eventId),
+  }));
 }
 
 export interface AttemptOutcome {
@@ -311,7 +332,12 @@ const deliveryColumns = sql`
   d.expires_at as "expiresAt", d.last_status as "lastStatus", d.last_error as "lastError", d.delivered_at as "deliveredAt",
   d.created_at as "createdAt", e.occurred_at as "occurredAt"`;
 
-const toDelivery = (row: DeliveryRow): DeliveryRow => ({ ...row, id: Number(row.id), subscriptionId: Number(row.subscriptionId), eventId: Number(row.eventId) });
+const toDelivery = (row: DeliveryRow): DeliveryRow => ({
+  ...row,
+  id: Number(row.id),
+  subscriptionId: Number(row.subscriptionId),
+  eventId: Number(row.eventId),
+});
 
 /** A subscription's deliveries, newest first, after `before` (a delivery ID) when given. */
 export async function listDeliveries(

@@ -1,7 +1,19 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
 import {
-  DeliveriesQuery, DeliveriesResponse, DeliveryDetailResponse, DeliveryParams, DeliveryResponse, NewWebhookBody, ReplayBody, ReplayResponse,
-  RotateBody, WebhookChangesBody, WebhookParams, WebhookResponse, WebhookSecretResponse, WebhooksResponse,
+  DeliveriesQuery,
+  DeliveriesResponse,
+  DeliveryDetailResponse,
+  DeliveryParams,
+  DeliveryResponse,
+  NewWebhookBody,
+  ReplayBody,
+  ReplayResponse,
+  RotateBody,
+  WebhookChangesBody,
+  WebhookParams,
+  WebhookResponse,
+  WebhookSecretResponse,
+  WebhooksResponse,
 } from './webhook.schemas.ts';
 import { parseDeliveryId, parseSubscriptionId, type WebhookService } from './webhook.service.ts';
 import { notFound } from '../../core/errors.ts';
@@ -35,7 +47,10 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
 
   app.get(
     '/api/v2/admin/webhooks/:id',
-    { config: admin, schema: { operationId: 'getWebhook', tags: ['admin'], summary: 'Get a webhook', params: WebhookParams, response: { 200: WebhookResponse } } },
+    {
+      config: admin,
+      schema: { operationId: 'getWebhook', tags: ['admin'], summary: 'Get a webhook', params: WebhookParams, response: { 200: WebhookResponse } },
+    },
     async (request) => ({ success: true as const, data: await webhooks.get(contextOf(request).communityId, parseSubscriptionId(request.params.id)) }),
   );
 
@@ -43,20 +58,45 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
     '/api/v2/admin/webhooks/:id',
     {
       config: admin,
-      schema: { operationId: 'updateWebhook', tags: ['admin'], summary: "Change a webhook's URL, events, description or filter", params: WebhookParams, body: WebhookChangesBody, response: { 200: WebhookResponse } },
+      schema: {
+        operationId: 'updateWebhook',
+        tags: ['admin'],
+        summary: "Change a webhook's URL, events, description or filter",
+        params: WebhookParams,
+        body: WebhookChangesBody,
+        response: { 200: WebhookResponse },
+      },
     },
     async (request) => ({ success: true as const, data: await webhooks.update(contextOf(request), parseSubscriptionId(request.params.id), request.body) }),
   );
 
   app.delete(
     '/api/v2/admin/webhooks/:id',
-    { config: admin, schema: { operationId: 'deleteWebhook', tags: ['admin'], summary: 'Remove a webhook and its deliveries', params: WebhookParams, response: { 200: WebhookResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'deleteWebhook',
+        tags: ['admin'],
+        summary: 'Remove a webhook and its deliveries',
+        params: WebhookParams,
+        response: { 200: WebhookResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await webhooks.remove(contextOf(request), parseSubscriptionId(request.params.id)) }),
   );
 
   app.post(
     '/api/v2/admin/webhooks/:id/disable',
-    { config: admin, schema: { operationId: 'disableWebhook', tags: ['admin'], summary: 'Stop delivering (events are still recorded for a replay)', params: WebhookParams, response: { 200: WebhookResponse } } },
+    {
+      config: admin,
+      schema: {
+        operationId: 'disableWebhook',
+        tags: ['admin'],
+        summary: 'Stop delivering (events are still recorded for a replay)',
+        params: WebhookParams,
+        response: { 200: WebhookResponse },
+      },
+    },
     async (request) => ({ success: true as const, data: await webhooks.disable(contextOf(request), parseSubscriptionId(request.params.id)) }),
   );
 
@@ -64,7 +104,13 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
     '/api/v2/admin/webhooks/:id/enable',
     {
       config: admin,
-      schema: { operationId: 'enableWebhook', tags: ['admin'], summary: 'Deliver again (what is pending is tried at once)', params: WebhookParams, response: { 200: WebhookResponse } },
+      schema: {
+        operationId: 'enableWebhook',
+        tags: ['admin'],
+        summary: 'Deliver again (what is pending is tried at once)',
+        params: WebhookParams,
+        response: { 200: WebhookResponse },
+      },
     },
     async (request) => ({ success: true as const, data: await webhooks.enable(contextOf(request), parseSubscriptionId(request.params.id)) }),
   );
@@ -82,23 +128,42 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
         response: { 200: WebhookSecretResponse },
       },
     },
-    async (request) => ({ success: true as const, data: await webhooks.rotateSecret(contextOf(request), parseSubscriptionId(request.params.id), request.body?.keepPreviousHours) }),
+    async (request) => ({
+      success: true as const,
+      data: await webhooks.rotateSecret(contextOf(request), parseSubscriptionId(request.params.id), request.body?.keepPreviousHours),
+    }),
   );
 
   app.get(
     '/api/v2/admin/webhooks/:id/deliveries',
     {
       config: admin,
-      schema: { operationId: 'listWebhookDeliveries', tags: ['admin'], summary: "A webhook's deliveries, newest first", params: WebhookParams, querystring: DeliveriesQuery, response: { 200: DeliveriesResponse } },
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        tags: ['admin'],
+        summary: "A webhook's deliveries, newest first",
+        params: WebhookParams,
+        querystring: DeliveriesQuery,
+        response: { 200: DeliveriesResponse },
+      },
     },
-    async (request) => ({ success: true as const, data: await webhooks.deliveries(contextOf(request).communityId, parseSubscriptionId(request.params.id), request.query) }),
+    async (request) => ({
+      success: true as const,
+      data: await webhooks.deliveries(contextOf(request).communityId, parseSubscriptionId(request.params.id), request.query),
+    }),
   );
 
   app.get(
     '/api/v2/admin/webhooks/:id/deliveries/:deliveryId',
     {
       config: admin,
-      schema: { operationId: 'getWebhookDelivery', tags: ['admin'], summary: 'A delivery, its attempts and its body', params: DeliveryParams, response: { 200: DeliveryDetailResponse } },
+      schema: {
+        operationId: 'getWebhookDelivery',
+        tags: ['admin'],
+        summary: 'A delivery, its attempts and its body',
+        params: DeliveryParams,
+        response: { 200: DeliveryDetailResponse },
+      },
     },
     async (request) => {
       const id = parseSubscriptionId(request.params.id);
@@ -112,7 +177,13 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
     '/api/v2/admin/webhooks/:id/deliveries/:deliveryId/redeliver',
     {
       config: admin,
-      schema: { operationId: 'redeliverWebhookDelivery', tags: ['admin'], summary: 'Send a delivery\'s event again (a new delivery, due now)', params: DeliveryParams, response: { 202: DeliveryResponse } },
+      schema: {
+        operationId: 'redeliverWebhookDelivery',
+        tags: ['admin'],
+        summary: "Send a delivery's event again (a new delivery, due now)",
+        params: DeliveryParams,
+        response: { 202: DeliveryResponse },
+      },
     },
     async (request, reply) => {
       const id = parseSubscriptionId(request.params.id);
@@ -131,7 +202,7 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
       schema: {
         operationId: 'replayWebhook',
         tags: ['admin'],
-        summary: 'Deliver again every event of the webhook\'s kinds since a time',
+        summary: "Deliver again every event of the webhook's kinds since a time",
         params: WebhookParams,
         body: ReplayBody,
         response: { 202: ReplayResponse },
@@ -141,7 +212,12 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
       const { since, until } = request.body;
       return reply.code(202).send({
         success: true as const,
-        data: await webhooks.replay(contextOf(request), parseSubscriptionId(request.params.id), new Date(since), until === undefined ? undefined : new Date(until)),
+        data: await webhooks.replay(
+          contextOf(request),
+          parseSubscriptionId(request.params.id),
+          new Date(since),
+          until === undefined ? undefined : new Date(until),
+        ),
       });
     },
   );

@@ -5,12 +5,15 @@ import { KIND_NAMES } from './webhook.events.ts';
 
 const EventKind = Type.Enum([...KIND_NAMES]);
 const FilterEntity = Type.Enum(['contact', 'activity', 'organization']);
-const LightFilter = Type.Object({}, {
-  additionalProperties: true,
-  description:
-    'A lightFilter expression ({type: and|or, clauses}), as the lists take it, evaluated against the event\'s record when the event is fanned out ' +
-    '(GET /api/v2/filter-fields?entity=contact|activity|organization lists the fields).',
-});
+const LightFilter = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description:
+      "A lightFilter expression ({type: and|or, clauses}), as the lists take it, evaluated against the event's record when the event is fanned out " +
+      '(GET /api/v2/filter-fields?entity=contact|activity|organization lists the fields).',
+  },
+);
 
 const WebhookFields = {
   id: Type.String({ description: 'wh_N' }),
@@ -29,10 +32,13 @@ const WebhookFields = {
 };
 export const Webhook = component('Webhook', Type.Object(WebhookFields));
 
-export const WebhookWithSecret = component('WebhookWithSecret', Type.Object({
-  ...WebhookFields,
-  secret: Type.String({ description: '`whsec_<base64 key>`: shown when the webhook is created and when its secret is rotated, not afterwards' }),
-}));
+export const WebhookWithSecret = component(
+  'WebhookWithSecret',
+  Type.Object({
+    ...WebhookFields,
+    secret: Type.String({ description: '`whsec_<base64 key>`: shown when the webhook is created and when its secret is rotated, not afterwards' }),
+  }),
+);
 
 const DeliveryFields = {
   id: Type.String({ description: 'whd_N' }),
@@ -51,17 +57,22 @@ const DeliveryFields = {
 };
 export const WebhookDelivery = component('WebhookDelivery', Type.Object(DeliveryFields));
 
-export const WebhookDeliveryDetail = component('WebhookDeliveryDetail', Type.Object({
-  ...DeliveryFields,
-  payload: Nullable(Type.String({ description: 'The body every attempt sends' })),
-  attemptLog: Type.Array(Type.Object({
-    attempt: Type.Integer(),
-    attemptedAt: Type.String({ format: 'date-time' }),
-    responseStatus: Nullable(Type.Integer()),
-    error: Nullable(Type.String()),
-    durationMs: Type.Integer(),
-  })),
-}));
+export const WebhookDeliveryDetail = component(
+  'WebhookDeliveryDetail',
+  Type.Object({
+    ...DeliveryFields,
+    payload: Nullable(Type.String({ description: 'The body every attempt sends' })),
+    attemptLog: Type.Array(
+      Type.Object({
+        attempt: Type.Integer(),
+        attemptedAt: Type.String({ format: 'date-time' }),
+        responseStatus: Nullable(Type.Integer()),
+        error: Nullable(Type.String()),
+        durationMs: Type.Integer(),
+      }),
+    ),
+  }),
+);
 
 export const NewWebhookBody = Type.Object(
   {
@@ -86,13 +97,17 @@ export const WebhookChangesBody = Type.Object(
 );
 
 export const RotateBody = Type.Object(
-  { keepPreviousHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 720, description: 'How long the replaced secret signs too (default 24; 0: not at all)' })) },
+  {
+    keepPreviousHours: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 720, description: 'How long the replaced secret signs too (default 24; 0: not at all)' }),
+    ),
+  },
   { additionalProperties: false },
 );
 
 export const ReplayBody = Type.Object(
   {
-    since: Type.String({ format: 'date-time', description: 'Every event of the webhook\'s kinds that occurred since this time…' }),
+    since: Type.String({ format: 'date-time', description: "Every event of the webhook's kinds that occurred since this time…" }),
     until: Type.Optional(Type.String({ format: 'date-time', description: '…and until this one (default: now)' })),
   },
   { additionalProperties: false },
@@ -115,4 +130,6 @@ export const WebhooksResponse = v2Item(Type.Array(Webhook));
 export const DeliveriesResponse = v2Item(Type.Array(WebhookDelivery));
 export const DeliveryResponse = v2Item(WebhookDelivery);
 export const DeliveryDetailResponse = v2Item(WebhookDeliveryDetail);
-export const ReplayResponse = v2Item(Type.Object({ webhookId: Type.String(), since: Type.String({ format: 'date-time' }), deliveries: Type.Integer({ description: 'Deliveries made' }) }));
+export const ReplayResponse = v2Item(
+  Type.Object({ webhookId: Type.String(), since: Type.String({ format: 'date-time' }), deliveries: Type.Integer({ description: 'Deliveries made' }) }),
+);

@@ -136,7 +136,10 @@ export function createWebhookService(deps: WebhookDeps) {
 
   function readKinds(given: string[]): EventKind[] {
     const unknown = given.filter((kind) => !(KIND_NAMES as string[]).includes(kind));
-    if (unknown.length) throw invalidParameters(`events: ${unknown.map((kind) => JSON.stringify(kind)).join(', ')} ${unknown.length > 1 ? 'are not event kinds' : 'is not an event kind'} (${KIND_NAMES.join(', ')})`);
+    if (unknown.length)
+      throw invalidParameters(
+        `events: ${unknown.map((kind) => JSON.stringify(kind)).join(', ')} ${unknown.length > 1 ? 'are not event kinds' : 'is not an event kind'} (${KIND_NAMES.join(', ')})`,
+      );
     if (given.length === 0) throw invalidParameters('events must name at least one event kind');
     return [...new Set(given)] as EventKind[];
   }
@@ -148,14 +151,23 @@ export function createWebhookService(deps: WebhookDeps) {
       return { lightFilter: null, filterEntity: null };
     }
     const none = kinds.filter((kind) => EVENT_KINDS[kind] === null);
-    if (none.length) throw invalidParameters(`lightFilter: ${none.join(', ')} ${none.length > 1 ? 'are' : 'is'} about no record a filter could select; subscribe to ${none.length > 1 ? 'them' : 'it'} without a filter`);
+    if (none.length)
+      throw invalidParameters(
+        `lightFilter: ${none.join(', ')} ${none.length > 1 ? 'are' : 'is'} about no record a filter could select; subscribe to ${none.length > 1 ? 'them' : 'it'} without a filter`,
+      );
     const own = [...new Set(kinds.map((kind) => EVENT_KINDS[kind]).filter((entity) => entity !== 'any'))] as FilterEntity[];
-    if (own.length > 1) throw invalidParameters(`lightFilter: one filter selects one kind of record, and these events are about ${own.join(' and ')}s; make one webhook per kind of record`);
-    if (given !== undefined && !['contact', 'activity', 'organization'].includes(given)) throw invalidParameters('filterEntity must be contact, activity or organization');
-    if (given !== undefined && own.length === 1 && own[0] !== given) throw invalidParameters(`filterEntity ${given} does not match the events, which are about ${own[0]}s`);
+    if (own.length > 1)
+      throw invalidParameters(
+        `lightFilter: one filter selects one kind of record, and these events are about ${own.join(' and ')}s; make one webhook per kind of record`,
+      );
+    if (given !== undefined && !['contact', 'activity', 'organization'].includes(given))
+      throw invalidParameters('filterEntity must be contact, activity or organization');
+    if (given !== undefined && own.length === 1 && own[0] !== given)
+      throw invalidParameters(`filterEntity ${given} does not match the events, which are about ${own[0]}s`);
     const entity = (given ?? own[0]) as FilterEntity | undefined;
     if (!entity) throw invalidParameters('filterEntity (contact, activity or organization) is required: the events could be about several kinds of record');
-    if (typeof lightFilter !== 'object' || Array.isArray(lightFilter)) throw invalidParameters('lightFilter must be a filter expression object ({type, clauses})');
+    if (typeof lightFilter !== 'object' || Array.isArray(lightFilter))
+      throw invalidParameters('lightFilter must be a filter expression object ({type, clauses})');
     // Compiled now so that a bad filter is refused now, with its path (a 400).
     await deps.filters.compile(communityId, entity, JSON.stringify(lightFilter));
     return { lightFilter, filterEntity: entity };
@@ -168,7 +180,10 @@ export function createWebhookService(deps: WebhookDeps) {
       const compiled = await deps.filters.compile(subscription.communityId, subscription.filterEntity, JSON.stringify(subscription.lightFilter), clock.now());
       return compiled ? { entity: subscription.filterEntity, where: compiled.where } : null;
     } catch (error) {
-      deps.log?.warn({ err: error, webhook: formatSubscriptionId(subscription.id) }, 'a webhook filter no longer compiles (a field it names is gone); it selects nothing');
+      deps.log?.warn(
+        { err: error, webhook: formatSubscriptionId(subscription.id) },
+        'a webhook filter no longer compiles (a field it names is gone); it selects nothing',
+      );
       return { entity: subscription.filterEntity, where: sql<SqlBool>`false` };
     }
   }
@@ -199,7 +214,12 @@ export function createWebhookService(deps: WebhookDeps) {
         if (eventIds.length === 0) continue;
         await repo.insertDeliveries(trx, subscription, { eventIds }, filters.get(subscription.id) ?? null, now, new Date(now.getTime() + RETRY_WINDOW_MS));
       }
-      await writeTogether(trx, [repo.eventsFannedOut(locked.map((e) => ({ communityId: e.communityId, id: e.id, payload: bodies.get(e.id)! })), now)]);
+      await writeTogether(trx, [
+        repo.eventsFannedOut(
+          locked.map((e) => ({ communityId: e.communityId, id: e.id, payload: bodies.get(e.id)! })),
+          now,
+        ),
+      ]);
       return locked.length;
     });
   }
@@ -221,7 +241,16 @@ export function createWebhookService(deps: WebhookDeps) {
       error = failure.message;
     }
     const durationMs = Math.round(performance.now() - started);
-    const base = { communityId: delivery.communityId, deliveryId: delivery.id, subscriptionId: delivery.subscriptionId, attempt: delivery.attempts, at, responseStatus, error, durationMs };
+    const base = {
+      communityId: delivery.communityId,
+      deliveryId: delivery.id,
+      subscriptionId: delivery.subscriptionId,
+      attempt: delivery.attempts,
+      at,
+      responseStatus,
+      error,
+      durationMs,
+    };
     if (error === null) return { ...base, status: 'delivered', nextAttemptAt: null };
     const next = new Date(clock.now().getTime() + deliveryBackoff(delivery.attempts));
     if (next.getTime() > delivery.expiresAt.getTime()) return { ...base, status: 'failed', nextAttemptAt: null };
@@ -265,7 +294,13 @@ export function createWebhookService(deps: WebhookDeps) {
 
   deps.jobs.every({ name: 'webhooks.deliver', intervalMs: STEP_INTERVAL_MS, run: runStep });
 
-  async function audited<T>(writer: Writer, operation: string, entityIds: string[], detail: Record<string, unknown> | undefined, write: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  async function audited<T>(
+    writer: Writer,
+    operation: string,
+    entityIds: string[],
+    detail: Record<string, unknown> | undefined,
+    write: (trx: Kysely<DB>) => Promise<T>,
+  ): Promise<T> {
     return db.transaction().execute(async (trx) => {
       const result = await write(trx);
       await recordWrite(trx, writer, { operation, entityIds, ...(detail ? { detail } : {}) });
@@ -284,7 +319,15 @@ export function createWebhookService(deps: WebhookDeps) {
       const filter = await readFilter(writer.communityId, kinds, given.lightFilter, given.filterEntity);
       const secret = newSecret();
       const row = await db.transaction().execute(async (trx) => {
-        const created = await repo.insertSubscription(trx, { communityId: writer.communityId, url, eventKinds: kinds, description: given.description ?? null, ...filter, secret, now: clock.now() });
+        const created = await repo.insertSubscription(trx, {
+          communityId: writer.communityId,
+          url,
+          eventKinds: kinds,
+          description: given.description ?? null,
+          ...filter,
+          secret,
+          now: clock.now(),
+        });
         await recordWrite(trx, writer, { operation: 'webhook.create', entityIds: [formatSubscriptionId(created.id)], detail: { url, events: kinds } });
         return created;
       });
@@ -306,10 +349,21 @@ export function createWebhookService(deps: WebhookDeps) {
       const kinds = changes.events === undefined ? current.eventKinds : readKinds(changes.events);
       const filterChanged = changes.lightFilter !== undefined || changes.filterEntity !== undefined || changes.events !== undefined;
       const filter = filterChanged
-        ? await readFilter(writer.communityId, kinds, changes.lightFilter === undefined ? current.lightFilter : changes.lightFilter, changes.filterEntity ?? (changes.lightFilter === null ? undefined : current.filterEntity ?? undefined))
+        ? await readFilter(
+            writer.communityId,
+            kinds,
+            changes.lightFilter === undefined ? current.lightFilter : changes.lightFilter,
+            changes.filterEntity ?? (changes.lightFilter === null ? undefined : (current.filterEntity ?? undefined)),
+          )
         : undefined;
       const row = await audited(writer, 'webhook.update', [formatSubscriptionId(id)], { fields: Object.keys(changes) }, (trx) =>
-        repo.updateSubscription(trx, writer.communityId, id, { url, eventKinds: changes.events === undefined ? undefined : kinds, description: changes.description, filter }, clock.now()),
+        repo.updateSubscription(
+          trx,
+          writer.communityId,
+          id,
+          { url, eventKinds: changes.events === undefined ? undefined : kinds, description: changes.description, filter },
+          clock.now(),
+        ),
       );
       return presentSubscription(row);
     },
@@ -362,7 +416,11 @@ export function createWebhookService(deps: WebhookDeps) {
 
     async deliveries(communityId: number, id: number, options: { status?: string; limit: number; before?: string }) {
       await subscriptionOf(communityId, id);
-      const rows = await repo.listDeliveries(db, communityId, id, { status: options.status, limit: options.limit, before: options.before === undefined ? undefined : parseDeliveryId(options.before) });
+      const rows = await repo.listDeliveries(db, communityId, id, {
+        status: options.status,
+        limit: options.limit,
+        before: options.before === undefined ? undefined : parseDeliveryId(options.before),
+      });
       return rows.map(presentDelivery);
     },
 
@@ -374,7 +432,13 @@ export function createWebhookService(deps: WebhookDeps) {
       return {
         ...presentDelivery(row),
         payload: row.payload,
-        attemptLog: attempts.map((a) => ({ attempt: a.attempt, attemptedAt: a.attemptedAt.toISOString(), responseStatus: a.responseStatus, error: a.error, durationMs: a.durationMs })),
+        attemptLog: attempts.map((a) => ({
+          attempt: a.attempt,
+          attemptedAt: a.attemptedAt.toISOString(),
+          responseStatus: a.responseStatus,
+          error: a.error,
+          durationMs: a.durationMs,
+        })),
       };
     },
 
@@ -399,7 +463,11 @@ export function createWebhookService(deps: WebhookDeps) {
       const deleted = await db.transaction().execute(async (trx) => {
         const counts = await repo.deleteEventsBefore(trx, communityId, cutoff);
         for (const [community, count] of counts) {
-          await recordWrite(trx, { communityId: community, actor, tokenId: null }, { operation: 'webhook.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } });
+          await recordWrite(
+            trx,
+            { communityId: community, actor, tokenId: null },
+            { operation: 'webhook.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } },
+          );
         }
         return [...counts.values()].reduce((sum, count) => sum + count, 0);
       });

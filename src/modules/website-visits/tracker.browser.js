@@ -42,7 +42,8 @@
     } catch {
       /* fall through to fetch */
     }
-    if (window.fetch) fetch(url, { method: 'POST', body: text, keepalive: true, mode: 'no-cors', credentials: 'omit', headers: { 'Content-Type': 'text/plain' } });
+    if (window.fetch)
+      fetch(url, { method: 'POST', body: text, keepalive: true, mode: 'no-cors', credentials: 'omit', headers: { 'Content-Type': 'text/plain' } });
   }
 
   var last = null;

@@ -38,7 +38,13 @@ export async function liveTracker(db: Executor, communityId: number, sourceId: n
 
 /** The community's live trackers, by source. */
 export async function liveTrackers(db: Executor, communityId: number): Promise<TrackerRow[]> {
-  return db.selectFrom('website_trackers').select(columns).where('community_id', '=', communityId).where('revoked_at', 'is', null).orderBy('source_id').execute();
+  return db
+    .selectFrom('website_trackers')
+    .select(columns)
+    .where('community_id', '=', communityId)
+    .where('revoked_at', 'is', null)
+    .orderBy('source_id')
+    .execute();
 }
 
 /** The tracker of a key, live or revoked. */
@@ -68,7 +74,12 @@ export async function insertTracker(
     .executeTakeFirstOrThrow();
 }
 
-export async function updateSettings(db: Executor, communityId: number, id: number, settings: { allowedOrigins?: string[]; allowUnverifiedIdentify?: boolean }): Promise<TrackerRow> {
+export async function updateSettings(
+  db: Executor,
+  communityId: number,
+  id: number,
+  settings: { allowedOrigins?: string[]; allowUnverifiedIdentify?: boolean },
+): Promise<TrackerRow> {
   return db
     .updateTable('website_trackers')
     .set({

@@ -79,7 +79,7 @@ export function trackerRoutes(app: HearthApp, services: { trackers: TrackerServi
         description:
           'A source without a tracker gets one with a new public key and identify secret (201; the only answer that shows the secret); ' +
           'one that has a tracker keeps its key and secret and takes the `allowedOrigins` and `allowUnverifiedIdentify` given (200). ' +
-          'A tracker records nothing until it names the site\'s origins.',
+          "A tracker records nothing until it names the site's origins.",
         params: SourceParams,
         body: TrackerSettingsBody,
         response: { 200: TrackerResponse, 201: TrackerResponse },
@@ -100,8 +100,8 @@ export function trackerRoutes(app: HearthApp, services: { trackers: TrackerServi
         tags: ['admin'],
         summary: "Give a source's website tracker a new public key and identify secret",
         description:
-          'The old key is refused (403) from now on: put the new snippet in the site\'s pages first, or accept that page views are lost until they have it. ' +
-          'The answer shows the new identify secret, once; the site\'s backend must sign with it from now on.',
+          "The old key is refused (403) from now on: put the new snippet in the site's pages first, or accept that page views are lost until they have it. " +
+          "The answer shows the new identify secret, once; the site's backend must sign with it from now on.",
         params: SourceParams,
         response: { 200: TrackerResponse },
       },
@@ -183,7 +183,7 @@ export function trackerRoutes(app: HearthApp, services: { trackers: TrackerServi
         operationId: 'preflightTracker',
         tags: ['core'],
         summary: 'CORS preflight of the website tracker routes',
-        description: 'Allows the origin when it is one of the tracker\'s `allowedOrigins`; 403 otherwise (and for a tracker that names none).',
+        description: "Allows the origin when it is one of the tracker's `allowedOrigins`; 403 otherwise (and for a tracker that names none).",
         params: PreflightParams,
         response: { 204: { description: 'Allowed: Access-Control-Allow-* headers', type: 'null' }, 403: Forbidden },
       },
@@ -212,9 +212,9 @@ export function trackerRoutes(app: HearthApp, services: { trackers: TrackerServi
         tags: ['core'],
         summary: 'Record a page view (website tracker; no token: the public key of a source)',
         description:
-          'What /t.js sends, as `text/plain` (sendBeacon) or JSON. The visit is stored as the source\'s, for the browser\'s anonymous ID, ' +
-          'and belongs to a contact once the site has identified that browser. The page URL\'s origin, like the request\'s `Origin`, must be ' +
-          'one of the tracker\'s `allowedOrigins` (403 otherwise). Counted against the tracker\'s own rate limits, per key and ' +
+          "What /t.js sends, as `text/plain` (sendBeacon) or JSON. The visit is stored as the source's, for the browser's anonymous ID, " +
+          "and belongs to a contact once the site has identified that browser. The page URL's origin, like the request's `Origin`, must be " +
+          "one of the tracker's `allowedOrigins` (403 otherwise). Counted against the tracker's own rate limits, per key and " +
           'per client address. A browser that sends `DNT: 1` or `Sec-GPC: 1` is answered `ignored` and nothing is stored.',
         consumes: ['text/plain', 'application/json'],
         params: KeyParams,
@@ -236,8 +236,8 @@ export function trackerRoutes(app: HearthApp, services: { trackers: TrackerServi
         tags: ['core'],
         summary: 'Say who a browser is (website tracker: `hearth("identify", {email, signature})`)',
         description:
-          'With a `signature` made by the site\'s backend (hex HMAC-SHA256 of the trimmed, lower-cased address under the tracker\'s identify ' +
-          'secret), the browser\'s earlier page views become the contact\'s that has this address, and so do its later ones; an address Hearth ' +
+          "With a `signature` made by the site's backend (hex HMAC-SHA256 of the trimmed, lower-cased address under the tracker's identify " +
+          "secret), the browser's earlier page views become the contact's that has this address, and so do its later ones; an address Hearth " +
           'does not know yet is kept, and the visits are linked once one of them finds its contact. A signature that does not match is a 403. ' +
           'Without one, the call is kept apart and links nothing, unless the tracker has `allowUnverifiedIdentify`. ' +
           'The answer never says whether a contact was found.',

@@ -107,7 +107,9 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
     if (row.revokedAt) throw forbidden(`the tracker key ${key} was revoked or replaced at ${row.revokedAt.toISOString()}; embed the source's current key`);
     // No origins named: no page is known to be the site's, so none is recorded (a safe default, not "any").
     if (!row.allowedOrigins.length) {
-      throw forbidden(`the website tracker of source ${formatId('provider', row.sourceId)} names no allowedOrigins; an admin must name the site's origins before it records anything`);
+      throw forbidden(
+        `the website tracker of source ${formatId('provider', row.sourceId)} names no allowedOrigins; an admin must name the site's origins before it records anything`,
+      );
     }
     if (!caller.origin || !row.allowedOrigins.includes(caller.origin.toLowerCase())) {
       throw forbidden(`pages of ${caller.origin ?? 'an unnamed origin (no Origin header)'} may not send to this tracker`);
@@ -191,7 +193,13 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
         const made = await trackers.insertTracker(
           trx,
           writer.communityId,
-          { sourceId, publicKey: newKey(writer.communityId), allowedOrigins: old.allowedOrigins, allowUnverifiedIdentify: old.allowUnverifiedIdentify, identifySecret: newIdentifySecret() },
+          {
+            sourceId,
+            publicKey: newKey(writer.communityId),
+            allowedOrigins: old.allowedOrigins,
+            allowUnverifiedIdentify: old.allowUnverifiedIdentify,
+            identifySecret: newIdentifySecret(),
+          },
           now,
         );
         await recordWrite(trx, writer, { operation: 'tracker.rotate', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
@@ -260,7 +268,9 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
       let trust: 'signed' | 'allowed' | 'held';
       if (given.signature !== undefined) {
         if (!row.identifySecret) {
-          throw forbidden(`the website tracker of source ${formatId('provider', row.sourceId)} has no identify secret yet; an admin makes one by rotating its secret`);
+          throw forbidden(
+            `the website tracker of source ${formatId('provider', row.sourceId)} has no identify secret yet; an admin makes one by rotating its secret`,
+          );
         }
         if (!verifyIdentify(row.identifySecret, given.email, given.signature)) {
           throw forbidden("signature: it does not sign this address with the tracker's identify secret (hex HMAC-SHA256 of the trimmed, lower-cased address)");

@@ -11,8 +11,8 @@ const VisitsBody = Type.Array(Type.Unknown(), {
   maxItems: MAX_VISITS,
   description:
     `Up to ${MAX_VISITS} visits \`{url, visitTime?, email | contactId | anonymousId, organizationDomain?}\`: the page (http or https), when ` +
-    '(ISO 8601; default now), who (exactly one: an email address of a contact, a contact ID `c_N` or N, or the visitor\'s anonymous ID), ' +
-    'and the organization\'s domain when known. Each item is checked by itself: a bad one is answered in `results` with its errors.',
+    "(ISO 8601; default now), who (exactly one: an email address of a contact, a contact ID `c_N` or N, or the visitor's anonymous ID), " +
+    "and the organization's domain when known. Each item is checked by itself: a bad one is answered in `results` with its errors.",
 });
 
 const VisitAccepted = Type.Object({
@@ -20,7 +20,7 @@ const VisitAccepted = Type.Object({
   status: Type.Literal('accepted'),
   id: Type.String({ description: 'w_N (the same for a visit pushed again: same visitor, page and time)' }),
   contactId: Nullable(Type.String({ description: 'c_N; null for an anonymous visitor or an unknown address' })),
-  organizationId: Nullable(Type.String({ description: 'o_N: by organizationDomain, else the contact\'s organization' })),
+  organizationId: Nullable(Type.String({ description: "o_N: by organizationDomain, else the contact's organization" })),
   warnings: Type.Array(Type.String()),
 });
 const VisitRejected = Type.Object({
@@ -45,7 +45,7 @@ export function websiteVisitPushRoutes(app: HearthApp, services: { websiteVisitP
         tags: ['core'],
         summary: 'Add website visits to a source (Hearth)',
         description:
-          'Visitors are found among the community\'s contacts (a merged ID finds the survivor) and organizations by domain; nothing is ' +
+          "Visitors are found among the community's contacts (a merged ID finds the survivor) and organizations by domain; nothing is " +
           'created. A visit of an unknown address is kept without a contact, with a warning; an unknown contact ID is an error of its item. ' +
           'They fill `recentWebPages` and `recentWebVisitsNumber` and the website visits list.',
         params: Type.Object({ destinationSourceId: Type.String({ description: 'The source ID (integer)' }) }),
@@ -54,6 +54,8 @@ export function websiteVisitPushRoutes(app: HearthApp, services: { websiteVisitP
       },
     },
     async (request, reply) =>
-      reply.code(202).send(await services.websiteVisitPushes.push(contextOf(request), parseCoreId('provider', request.params.destinationSourceId), request.body)),
+      reply
+        .code(202)
+        .send(await services.websiteVisitPushes.push(contextOf(request), parseCoreId('provider', request.params.destinationSourceId), request.body)),
   );
 }

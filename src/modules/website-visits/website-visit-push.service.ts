@@ -34,7 +34,8 @@ type ItemResult =
 
 /** Reads one item: the visit, or every reason it cannot be one. */
 function readVisit(item: unknown, now: Date): { visit: ReadVisit } | { errors: string[] } {
-  if (item === null || typeof item !== 'object' || Array.isArray(item)) return { errors: ['an item is an object {url, visitTime, email | contactId | anonymousId, organizationDomain?}'] };
+  if (item === null || typeof item !== 'object' || Array.isArray(item))
+    return { errors: ['an item is an object {url, visitTime, email | contactId | anonymousId, organizationDomain?}'] };
   const given = item as Record<string, unknown>;
   const invalid = findInvalidText(given);
   if (invalid) return { errors: [`${invalid.path}: ${invalid.problem}`] };
@@ -66,7 +67,8 @@ function readVisit(item: unknown, now: Date): { visit: ReadVisit } | { errors: s
   }
 
   const visitors = ['email', 'contactId', 'anonymousId'].filter((key) => given[key] !== undefined && given[key] !== null);
-  if (visitors.length !== 1) errors.push(`exactly one of email, contactId and anonymousId says who visited${visitors.length ? `; got ${visitors.join(', ')}` : ''}`);
+  if (visitors.length !== 1)
+    errors.push(`exactly one of email, contactId and anonymousId says who visited${visitors.length ? `; got ${visitors.join(', ')}` : ''}`);
   let email: string | null = null;
   let contactId: number | null = null;
   let anonymousId: string | null = null;
@@ -99,7 +101,8 @@ function readVisit(item: unknown, now: Date): { visit: ReadVisit } | { errors: s
 
 /** Why an anonymous ID is not one, or null. */
 export function anonymousIdProblem(value: unknown): string | null {
-  if (typeof value !== 'string' || !value.trim() || value.length > MAX_ANONYMOUS_ID) return `anonymousId: a non-empty string of at most ${MAX_ANONYMOUS_ID} characters`;
+  if (typeof value !== 'string' || !value.trim() || value.length > MAX_ANONYMOUS_ID)
+    return `anonymousId: a non-empty string of at most ${MAX_ANONYMOUS_ID} characters`;
   return null;
 }
 
@@ -119,11 +122,30 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
     const now = clock.now();
     const read = items.map((item) => readVisit(item, now));
     const good = read.flatMap((entry, index) => ('visit' in entry ? [{ index, visit: entry.visit }] : []));
-    const wanted = <T>(pick: (visit: ReadVisit) => T | null): T[] => [...new Set(good.map(({ visit }) => pick(visit)).filter((value): value is T => value !== null))];
-    const { byDomain } = await readTogether(db, { byDomain: organizationsByDomains(communityId, wanted((visit) => visit.domain)) });
-    const byId = await visits.currentContacts(db, communityId, wanted((visit) => visit.contactId));
-    const byEmail = await visits.contactsByEmail(db, communityId, wanted((visit) => visit.email));
-    const byAnonymous = await visits.visitorsOf(db, communityId, wanted((visit) => visit.anonymousId));
+    const wanted = <T>(pick: (visit: ReadVisit) => T | null): T[] => [
+      ...new Set(good.map(({ visit }) => pick(visit)).filter((value): value is T => value !== null)),
+    ];
+    const { byDomain } = await readTogether(db, {
+      byDomain: organizationsByDomains(
+        communityId,
+        wanted((visit) => visit.domain),
+      ),
+    });
+    const byId = await visits.currentContacts(
+      db,
+      communityId,
+      wanted((visit) => visit.contactId),
+    );
+    const byEmail = await visits.contactsByEmail(
+      db,
+      communityId,
+      wanted((visit) => visit.email),
+    );
+    const byAnonymous = await visits.visitorsOf(
+      db,
+      communityId,
+      wanted((visit) => visit.anonymousId),
+    );
     // A browser identified by an address Hearth did not know then: linked as soon as a visit finds its contact.
     const waiting = [...byAnonymous].filter(([, visitor]) => visitor.contactId === null && visitor.email !== null);
     const found = await visits.contactsByEmail(db, communityId, [...new Set(waiting.map(([, visitor]) => visitor.email!))]);
@@ -160,25 +182,34 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
       }
       const organization = visit.domain ? byDomain.get(visit.domain) : undefined;
       if (visit.domain && !organization) warnings.push(`organizationDomain: no organization has the domain ${visit.domain}`);
-      const row = { url: visit.url, visitTime: visit.visitTime, contactId: contact?.id ?? null, anonymousId: visit.anonymousId, organizationId: organization?.id ?? contact?.organizationId ?? null };
+      const row = {
+        url: visit.url,
+        visitTime: visit.visitTime,
+        contactId: contact?.id ?? null,
+        anonymousId: visit.anonymousId,
+        organizationId: organization?.id ?? contact?.organizationId ?? null,
+      };
       rows.push(row);
       accepted.push({ index, row, warnings });
     }
 
     // One statement needs no transaction of its own: a page view of the tracker, most often (three round
     // trips of five; docs/performance.md).
-    const ids = links.length === 0 && !writer ? await visits.insertVisits(db, communityId, sourceId, rows, now) : await db.transaction().execute(async (trx) => {
-      await visits.linkVisits(trx, communityId, links);
-      const stored = await visits.insertVisits(trx, communityId, sourceId, rows, now);
-      if (stored.length && writer) {
-        await recordWrite(trx, writer, {
-          operation: 'website_visit.push',
-          entityIds: [...new Set(stored)].slice(0, 100).map((id) => formatId('website_visit', id)),
-          detail: { sourceId, visits: stored.length },
-        });
-      }
-      return stored;
-    });
+    const ids =
+      links.length === 0 && !writer
+        ? await visits.insertVisits(db, communityId, sourceId, rows, now)
+        : await db.transaction().execute(async (trx) => {
+            await visits.linkVisits(trx, communityId, links);
+            const stored = await visits.insertVisits(trx, communityId, sourceId, rows, now);
+            if (stored.length && writer) {
+              await recordWrite(trx, writer, {
+                operation: 'website_visit.push',
+                entityIds: [...new Set(stored)].slice(0, 100).map((id) => formatId('website_visit', id)),
+                detail: { sourceId, visits: stored.length },
+              });
+            }
+            return stored;
+          });
     accepted.forEach(({ index, row, warnings }, position) => {
       results[index] = {
         index,

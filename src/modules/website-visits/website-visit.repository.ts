@@ -30,12 +30,7 @@ function listQuery(db: Executor, communityId: number, filter: WebsiteVisitFilter
 }
 
 /** One page in ID order. */
-export async function pageWebsiteVisits(
-  db: Executor,
-  communityId: number,
-  filter: WebsiteVisitFilter,
-  page: { limit: number; after: CursorPosition | null },
-) {
+export async function pageWebsiteVisits(db: Executor, communityId: number, filter: WebsiteVisitFilter, page: { limit: number; after: CursorPosition | null }) {
   const query = listQuery(db, communityId, filter).select(columns);
   return keysetPage(query, { keys: [], id: sql`w.id`, direction: 'asc', ...page });
 }
@@ -55,11 +50,17 @@ export async function currentContacts(db: Executor, communityId: number, ids: nu
     from unnest(${ids}::bigint[]) as g(id)
     left join contact_merges m on m.community_id = ${communityId} and m.merged_id = g.id
     join contacts c on c.community_id = ${communityId} and c.id = coalesce(m.survivor_id, g.id) and c.anonymized_at is null`.execute(db);
-  return new Map(rows.map((row) => [Number(row.given), { id: Number(row.id), organizationId: row.organizationId === null ? null : Number(row.organizationId) }]));
+  return new Map(
+    rows.map((row) => [Number(row.given), { id: Number(row.id), organizationId: row.organizationId === null ? null : Number(row.organizationId) }]),
+  );
 }
 
 /** The contacts holding these email identities (normalized values), with their organizations. */
-export async function contactsByEmail(db: Executor, communityId: number, emails: string[]): Promise<Map<string, { id: number; organizationId: number | null }>> {
+export async function contactsByEmail(
+  db: Executor,
+  communityId: number,
+  emails: string[],
+): Promise<Map<string, { id: number; organizationId: number | null }>> {
   if (emails.length === 0) return new Map();
   const { rows } = await sql<{ value: string; id: number; organizationId: number | null }>`
     select i.value, c.id, c.organization_id as "organizationId"
@@ -201,7 +202,11 @@ export async function holdUnverifiedVisitor(
  * organization, when it had none, becomes the contact's). A visit the contact already has under the same
  * anonymous ID, page and time stays the only one.
  */
-export async function linkVisits(db: Executor, communityId: number, links: { anonymousId: string; contactId: number; organizationId: number | null }[]): Promise<number> {
+export async function linkVisits(
+  db: Executor,
+  communityId: number,
+  links: { anonymousId: string; contactId: number; organizationId: number | null }[],
+): Promise<number> {
   if (links.length === 0) return 0;
   const input = sql`unnest(${links.map((l) => l.anonymousId)}::text[], ${links.map((l) => l.contactId)}::bigint[], ${links.map((l) => l.organizationId)}::bigint[])
     as t(anonymous_id, contact_id, organization_id)`;

@@ -14,7 +14,7 @@ export function websiteVisitRoutes(app: HearthApp, services: { websiteVisits: We
         tags: ['v2'],
         summary: 'List website visits',
         description:
-          'Keyset paged in ID order. `contactId` and `organizationId` keep one contact\'s or organization\'s visits; ' +
+          "Keyset paged in ID order. `contactId` and `organizationId` keep one contact's or organization's visits; " +
           '`cols` adds `url`, `contactId`, `organizationId` and `recordCount`.',
         querystring: WebsiteVisitsQuery,
         response: { 200: WebsiteVisitPage },

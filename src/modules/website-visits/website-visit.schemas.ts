@@ -9,13 +9,16 @@ import { component } from '../../http/components.ts';
 export const WEBSITE_VISIT_LIST_COLS: ColsOptions = { optIn: ['url', 'contactId', 'organizationId'], recordCount: true };
 
 /** A website visit; `url`, `contactId` and `organizationId` appear only when `cols` names them. */
-export const WebsiteVisit = component('WebsiteVisit', Type.Object({
-  id: Type.String({ description: 'w_N' }),
-  visitTime: Type.String({ format: 'date-time' }),
-  url: Type.Optional(Type.String({ description: 'The page visited (opt-in: `cols=url`).' })),
-  contactId: Type.Optional(Nullable(Type.String({ description: 'c_N; null for a visitor not known as a contact (opt-in).' }))),
-  organizationId: Type.Optional(Nullable(Type.String({ description: 'o_N; null when unknown (opt-in).' }))),
-}));
+export const WebsiteVisit = component(
+  'WebsiteVisit',
+  Type.Object({
+    id: Type.String({ description: 'w_N' }),
+    visitTime: Type.String({ format: 'date-time' }),
+    url: Type.Optional(Type.String({ description: 'The page visited (opt-in: `cols=url`).' })),
+    contactId: Type.Optional(Nullable(Type.String({ description: 'c_N; null for a visitor not known as a contact (opt-in).' }))),
+    organizationId: Type.Optional(Nullable(Type.String({ description: 'o_N; null when unknown (opt-in).' }))),
+  }),
+);
 
 export const WebsiteVisitsQuery = Type.Object(
   {

@@ -58,9 +58,7 @@ export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: Curso
           visitTime: row.visitTime.toISOString(),
           ...(cols.names.has('url') ? { url: row.url } : {}),
           ...(cols.names.has('contactId') ? { contactId: row.contactId === null ? null : formatId('contact', row.contactId) } : {}),
-          ...(cols.names.has('organizationId')
-            ? { organizationId: row.organizationId === null ? null : formatId('organization', row.organizationId) }
-            : {}),
+          ...(cols.names.has('organizationId') ? { organizationId: row.organizationId === null ? null : formatId('organization', row.organizationId) } : {}),
         })),
         meta: {
           nextCursor: page.nextCursor,

@@ -34,7 +34,9 @@ describe.each(ENGINES)('lightFilter plans on %s', (engine) => {
     db = t.database.db;
     // Community c holds the contacts with ids of its parity; each contact has 20 activities over 700 days.
     await sql`insert into communities (id, name) values (1, 'A'), (2, 'B')`.execute(db);
-    await sql`insert into sources (community_id, id, name) select c, c * 10 + s, 'source ' || s from generate_series(1, 2) c, generate_series(1, 3) s`.execute(db);
+    await sql`insert into sources (community_id, id, name) select c, c * 10 + s, 'source ' || s from generate_series(1, 2) c, generate_series(1, 3) s`.execute(
+      db,
+    );
     await sql`insert into contacts (community_id, id, name) select 2 - (i % 2), i, 'contact ' || i from generate_series(1, 4000) i`.execute(db);
     await sql`insert into source_profiles (community_id, source_id, external_id, contact_id)
       select 2 - (i % 2), (2 - (i % 2)) * 10 + 1, 'u' || i, i from generate_series(1, 4000, 3) i`.execute(db);

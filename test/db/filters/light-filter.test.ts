@@ -60,7 +60,7 @@ const CONTACT_CASES: Case[] = [
   ['tags all of nothing', list('tags', 'all', []), ALL_CONTACTS],
   ['tags none', list('tags', 'none', ['l_1']), [linus, nobody, eve]],
   ['tags of organizations never match contacts', list('tags', 'any', ['l_3']), []],
-  ["tags of community B never match", list('tags', 'any', ['l_101']), []],
+  ['tags of community B never match', list('tags', 'any', ['l_101']), []],
   ['tags that do not exist', list('tags', 'any', ['l_999']), []],
   ['segments any', list('segments', 'any', ['s_1']), [ada, linus]],
   ['segments none', list('segments', 'none', ['s_1']), [grace, nobody, eve]],
@@ -274,7 +274,9 @@ describe.each(ENGINES)('lightFilter on %s', (engine) => {
   });
 
   it('refuses a bad filter with the 400 before any SQL runs', async () => {
-    await expect(matching(db, 'contact', '{"type":"and","clauses":[{"type":"numberFilter","field":"activityCount7d","params":{"op":"gtx","value":1}}]}')).rejects.toMatchObject({
+    await expect(
+      matching(db, 'contact', '{"type":"and","clauses":[{"type":"numberFilter","field":"activityCount7d","params":{"op":"gtx","value":1}}]}'),
+    ).rejects.toMatchObject({
       kind: 'invalid',
       code: 'invalid_filter',
       message: expect.stringContaining('clauses[0].params.op'),
@@ -287,7 +289,9 @@ describe.each(ENGINES)('lightFilter on %s', (engine) => {
     const durations = ['P1M', 'P1Y', 'P13M', 'P1M1D', 'P2W', 'P1Y2M3W4DT5H6M7.008S', 'PT36H', 'P6M', 'P0D', 'PT0.5S', 'P11M30D'];
     for (const now of nows) {
       for (const duration of durations) {
-        const { rows } = await sql<{ at: string }>`select to_char(${now.slice(0, -1)}::timestamp - ${duration}::interval, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`.execute(db);
+        const { rows } = await sql<{
+          at: string;
+        }>`select to_char(${now.slice(0, -1)}::timestamp - ${duration}::interval, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at`.execute(db);
         expect(subtractDuration(new Date(now), parseDuration(duration)!).toISOString(), `${now} − ${duration}`).toBe(rows[0]!.at);
       }
     }

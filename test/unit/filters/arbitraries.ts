@@ -13,11 +13,74 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 
 /** Strings that mean something somewhere in an expression: values that mutations and value pools draw from. */
 export const VOCABULARY = [
-  'and', 'or', 'AND', ...Object.keys(CLAUSE_OPS), ...Object.values(CLAUSE_OPS).flat(), 'type', 'field', 'params', 'clauses', 'op', 'value', 'min', 'max',
-  'l_1', 'l_0', 's_1', 'sig_1', 'o_1', 'c_1', 'cot_1', 'a_1', 'pco_1', 'pc_1', 'naics_54', 'naics_541511', 'l_', 'l_-1', 'l_1.5', 'l_99999999999999999999', 'cf_1', 'cf_999', 'ls_1', 'ls_1.percentile',
-  'email', 'github', 'twitter', 'linkedin', 'discord', 'facebook', 'positive', 'negative', 'neutral',
-  'P7D', 'PT12H', 'P1Y2M', 'P999999999Y', 'P', 'PT', '-P1D', 'P1.5D', '2024-01-01', '2024-02-30', '2024-06-15T12:00:00Z', '2024-06-15T12:00:00.123456+05:30', '0000-01-01', '9999-12-31',
-  '', ' ', '%', '_', '\\', "'", '"', "'; drop table contacts; --", '\u0000', 'é', '😀', '\ud800',
+  'and',
+  'or',
+  'AND',
+  ...Object.keys(CLAUSE_OPS),
+  ...Object.values(CLAUSE_OPS).flat(),
+  'type',
+  'field',
+  'params',
+  'clauses',
+  'op',
+  'value',
+  'min',
+  'max',
+  'l_1',
+  'l_0',
+  's_1',
+  'sig_1',
+  'o_1',
+  'c_1',
+  'cot_1',
+  'a_1',
+  'pco_1',
+  'pc_1',
+  'naics_54',
+  'naics_541511',
+  'l_',
+  'l_-1',
+  'l_1.5',
+  'l_99999999999999999999',
+  'cf_1',
+  'cf_999',
+  'ls_1',
+  'ls_1.percentile',
+  'email',
+  'github',
+  'twitter',
+  'linkedin',
+  'discord',
+  'facebook',
+  'positive',
+  'negative',
+  'neutral',
+  'P7D',
+  'PT12H',
+  'P1Y2M',
+  'P999999999Y',
+  'P',
+  'PT',
+  '-P1D',
+  'P1.5D',
+  '2024-01-01',
+  '2024-02-30',
+  '2024-06-15T12:00:00Z',
+  '2024-06-15T12:00:00.123456+05:30',
+  '0000-01-01',
+  '9999-12-31',
+  '',
+  ' ',
+  '%',
+  '_',
+  '\\',
+  "'",
+  '"',
+  "'; drop table contacts; --",
+  '\u0000',
+  'é',
+  '😀',
+  '\ud800',
 ];
 
 const anyString = fc.oneof(fc.constantFrom(...VOCABULARY), fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 8 }));
@@ -31,15 +94,22 @@ const numbers = fc.oneof(
 
 const durations = fc.oneof(
   fc.constantFrom('P7D', 'PT12H', 'P1Y2M', 'P2W', 'PT0S', 'P0D', 'P1M', 'PT1.5S', 'P999999999Y', 'P999999999W', 'PT999999999H'),
-  fc
-    .record({ y: fc.nat(30), m: fc.nat(30), d: fc.nat(400), h: fc.nat(48) })
-    .map(({ y, m, d, h }) => `P${y}Y${m}M${d}DT${h}H`),
+  fc.record({ y: fc.nat(30), m: fc.nat(30), d: fc.nat(400), h: fc.nat(48) }).map(({ y, m, d, h }) => `P${y}Y${m}M${d}DT${h}H`),
 );
 
 const dates = fc.oneof(
   fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10)),
   fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString()),
-  fc.constantFrom('2024-06-15', '2024-06-15T12:00:00Z', '2024-06-15 12:00', '2024-06-15T12:00:00.000001+14:00', '2024-02-29', '0001-01-01', '9999-12-31', '9999-12-31T23:59:59.999999-12:00'),
+  fc.constantFrom(
+    '2024-06-15',
+    '2024-06-15T12:00:00Z',
+    '2024-06-15 12:00',
+    '2024-06-15T12:00:00.000001+14:00',
+    '2024-02-29',
+    '0001-01-01',
+    '9999-12-31',
+    '9999-12-31T23:59:59.999999-12:00',
+  ),
 );
 
 /** Values that a field's item reader accepts, from a pool; null when it accepts any text. */
@@ -51,7 +121,13 @@ function itemPool(entity: FilterEntity, field: string, dynamic: DynamicFields): 
 
 function paramsFor(entity: FilterEntity, field: string, kind: ClauseKind, op: string, dynamic: DynamicFields): fc.Arbitrary<Json> {
   const pool = itemPool(entity, field, dynamic);
-  const item = pool === null ? fc.oneof(fc.constantFrom('Ada', 'ada', 'Engineer', 'kubernetes', 'Gold', 'red', 'blue', '#general'), fc.string({ maxLength: 10 }).filter((s) => !s.includes('\u0000'))) : fc.constantFrom(...pool);
+  const item =
+    pool === null
+      ? fc.oneof(
+          fc.constantFrom('Ada', 'ada', 'Engineer', 'kubernetes', 'Gold', 'red', 'blue', '#general'),
+          fc.string({ maxLength: 10 }).filter((s) => !s.includes('\u0000')),
+        )
+      : fc.constantFrom(...pool);
   switch (kind) {
     case 'booleanFilter':
       return fc.boolean().map((value) => ({ op, value }));
@@ -64,7 +140,10 @@ function paramsFor(entity: FilterEntity, field: string, kind: ClauseKind, op: st
     case 'dateRangeFilter':
       return fc.oneof(
         durations.map((value) => ({ op, value }) as Json),
-        fc.record({ min: fc.option(dates), max: fc.option(dates) }, { requiredKeys: [] }).filter((bounds) => !!(bounds.min ?? bounds.max)).map((bounds) => ({ op, value: null, ...bounds }) as Json),
+        fc
+          .record({ min: fc.option(dates), max: fc.option(dates) }, { requiredKeys: [] })
+          .filter((bounds) => !!(bounds.min ?? bounds.max))
+          .map((bounds) => ({ op, value: null, ...bounds }) as Json),
       );
   }
 }
@@ -134,9 +213,21 @@ type Mutation = (value: Json, at: Path) => Json;
 
 const mutationKinds: fc.Arbitrary<Mutation> = fc.oneof(
   // Replace a node with random JSON, a word of the vocabulary, or a number.
-  fc.jsonValue({ maxDepth: 3 }).map((random): Mutation => (value, at) => set(value, at, random as Json)),
-  anyString.map((word): Mutation => (value, at) => set(value, at, word)),
-  numbers.map((number): Mutation => (value, at) => set(value, at, number)),
+  fc.jsonValue({ maxDepth: 3 }).map(
+    (random): Mutation =>
+      (value, at) =>
+        set(value, at, random as Json),
+  ),
+  anyString.map(
+    (word): Mutation =>
+      (value, at) =>
+        set(value, at, word),
+  ),
+  numbers.map(
+    (number): Mutation =>
+      (value, at) =>
+        set(value, at, number),
+  ),
   // Remove a key or an element.
   fc.constant<Mutation>((value, at) => (at.length ? set(value, at, undefined) : value)),
   // Add an unexpected key to an object.
@@ -164,12 +255,14 @@ const mutationKinds: fc.Arbitrary<Mutation> = fc.oneof(
 
 /** A valid expression with one to three random mutations. */
 export function mutatedExpression(entity: FilterEntity, dynamic: DynamicFields = {}): fc.Arbitrary<Json> {
-  return fc.tuple(validExpression(entity, dynamic, 3), fc.array(fc.tuple(fc.nat(), mutationKinds), { minLength: 1, maxLength: 3 })).map(([expression, mutations]) =>
-    mutations.reduce((value, [pick, mutate]) => {
-      const all = paths(value);
-      return mutate(value, all[pick % all.length]!);
-    }, expression),
-  );
+  return fc
+    .tuple(validExpression(entity, dynamic, 3), fc.array(fc.tuple(fc.nat(), mutationKinds), { minLength: 1, maxLength: 3 }))
+    .map(([expression, mutations]) =>
+      mutations.reduce((value, [pick, mutate]) => {
+        const all = paths(value);
+        return mutate(value, all[pick % all.length]!);
+      }, expression),
+    );
 }
 
 /** Anything a client might send as the parameter: random text, random JSON, valid and mutated expressions. */

@@ -62,11 +62,12 @@ function checkCommunityScope(sqlText: string, parameters: readonly unknown[]): n
 describe('compileLightFilter', () => {
   it('compiles groups to parenthesized and/or with one fragment per clause', () => {
     const { sql, parameters } = compile(
-      and(leaf('stringFilter', 'fullName', { op: 'eq', value: 'Ada' }), or(leaf('stringFilter', 'title', { op: 'like', value: 'eng' }), leaf('stringFilter', 'companyName', { op: 'startsWith', value: 'Ini' }))),
+      and(
+        leaf('stringFilter', 'fullName', { op: 'eq', value: 'Ada' }),
+        or(leaf('stringFilter', 'title', { op: 'like', value: 'eng' }), leaf('stringFilter', 'companyName', { op: 'startsWith', value: 'Ini' })),
+      ),
     );
-    expect(sql).toBe(
-      '(("c"."full_name" = $1::text) and (("c"."title" ilike $2::text) or (starts_with("c"."company_name", $3::text))))',
-    );
+    expect(sql).toBe('(("c"."full_name" = $1::text) and (("c"."title" ilike $2::text) or (starts_with("c"."company_name", $3::text))))');
     expect(parameters).toEqual(['Ada', '%eng%', 'Ini']);
   });
 
@@ -79,10 +80,19 @@ describe('compileLightFilter', () => {
   });
 
   it('counts activity windows back from now over (now − window, now], by contact and community', () => {
-    const windows: [string, number][] = [['7d', 7], ['28d', 28], ['8w', 56], ['12w', 84], ['6m', 182], ['1y', 365]];
+    const windows: [string, number][] = [
+      ['7d', 7],
+      ['28d', 28],
+      ['8w', 56],
+      ['12w', 84],
+      ['6m', 182],
+      ['1y', 365],
+    ];
     for (const [window, days] of windows) {
       const { sql, parameters } = compile(and(leaf('numberFilter', `activityCount${window}`, { op: 'gte', value: 2 })));
-      expect(sql).toMatch(/select count\(\*\) from activities f_a where f_a\.community_id = \$1 and f_a\.contact_id = c\.id\s+and f_a\.activity_time > \$2::timestamptz and f_a\.activity_time <= \$3::timestamptz\) >= \$4::numeric/);
+      expect(sql).toMatch(
+        /select count\(\*\) from activities f_a where f_a\.community_id = \$1 and f_a\.contact_id = c\.id\s+and f_a\.activity_time > \$2::timestamptz and f_a\.activity_time <= \$3::timestamptz\) >= \$4::numeric/,
+      );
       expect(parameters).toEqual([COMMUNITY, new Date(NOW.getTime() - days * 86_400_000).toISOString(), NOW.toISOString(), 2]);
     }
     const all = compile(and(leaf('numberFilter', 'activityCountAll', { op: 'lt', value: 3 })));
@@ -140,7 +150,10 @@ describe('compileLightFilter', () => {
   });
 
   it('never writes a value into the SQL text: values are parameters', () => {
-    const marked = fc.string({ minLength: 1, maxLength: 10 }).filter((text) => !text.includes('\u0000')).map((text) => `zq${text}'"--;zq`);
+    const marked = fc
+      .string({ minLength: 1, maxLength: 10 })
+      .filter((text) => !text.includes('\u0000'))
+      .map((text) => `zq${text}'"--;zq`);
     fc.assert(
       fc.property(marked, fc.constantFrom('fullName', 'title', 'location.city', 'cf_11'), fc.constantFrom('eq', 'like', 'startsWith'), (value, field, op) => {
         const { sql, parameters } = compile(

@@ -40,7 +40,9 @@ describe('describeFields', () => {
 
   it('lists the activity fields docs/behaviour.md names (lightFilter)', () => {
     const fields = byField(describeFields('activity'));
-    expect(Object.keys(fields)).toEqual(expect.arrayContaining(['type', 'contactId', 'providerId', 'subSourceNames', 'sentiment', 'activityTime', 'isUserInitiated', 'content']));
+    expect(Object.keys(fields)).toEqual(
+      expect.arrayContaining(['type', 'contactId', 'providerId', 'subSourceNames', 'sentiment', 'activityTime', 'isUserInitiated', 'content']),
+    );
     expect(fields.isUserInitiated).toEqual({ kinds: ['booleanFilter'], ops: ['eq'] });
     expect(fields.content).toEqual({ kinds: ['stringFilter'], ops: ['eq', 'like', 'startsWith'] });
     expect(fields.activityTime).toEqual({ kinds: ['dateRangeFilter'], ops: ['in'] });
@@ -73,7 +75,11 @@ describe('describeFields', () => {
       { field: 'ls_7', kinds: ['numberFilter'], ops: ['eq', 'gt', 'gte', 'lt', 'lte'] },
       { field: 'ls_7.percentile', kinds: ['numberFilter'], ops: ['eq', 'gt', 'gte', 'lt', 'lte'] },
     ]);
-    expect(describeFields('organization', dynamic).filter(({ field }) => field.startsWith('cf_')).map(({ field }) => field)).toEqual(['cf_3', 'cf_4']);
+    expect(
+      describeFields('organization', dynamic)
+        .filter(({ field }) => field.startsWith('cf_'))
+        .map(({ field }) => field),
+    ).toEqual(['cf_3', 'cf_4']);
     expect(describeFields('activity', dynamic).some(({ field }) => /^(cf|ls)_/.test(field))).toBe(false);
     expect(describeFields('website_visit', dynamic).some(({ field }) => /^(cf|ls)_/.test(field))).toBe(false);
   });

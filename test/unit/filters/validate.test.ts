@@ -117,7 +117,9 @@ describe('validateLightFilter: what it accepts', () => {
     expect(refusal(and(leaf('stringFilter', 'cf_6', { op: 'eq', value: 'x' }))).message).toBe(
       'lightFilter clauses[0].field: "cf_6" is not a filterable field of contacts',
     );
-    expect(refusal(and(leaf('numberFilter', 'ls_1', { op: 'eq', value: 1 })), 'activity').message).toMatch(/clauses\[0\]\.field: "ls_1" is not a filterable field of activities/);
+    expect(refusal(and(leaf('numberFilter', 'ls_1', { op: 'eq', value: 1 })), 'activity').message).toMatch(
+      /clauses\[0\]\.field: "ls_1" is not a filterable field of activities/,
+    );
     expect(refusal(and(leaf('numberFilter', 'ls_3', { op: 'eq', value: 1 }))).message).toMatch(/clauses\[0\]\.field/);
     expect(refusal(and(leaf('numberFilter', 'cf_2', { op: 'eq', value: 1 })), 'contact', {}).message).toMatch(/clauses\[0\]\.field/);
   });
@@ -142,47 +144,179 @@ describe('validateLightFilter: what it refuses, naming the JSON path', () => {
     ['a clause without a type', and({ field: 'fullName', params: {} }), 'lightFilter clauses[0].type: is required'],
     ['an unknown clause kind', and(leaf('regexFilter', 'fullName', {})), 'lightFilter clauses[0].type: must be "and" or "or" for a group, or a clause kind'],
     ['a nested group fault', and(name, and(name, { type: 'and', clauses: null })), 'lightFilter clauses[1].clauses[1].clauses: must be an array'],
-    ['an unknown field', and(leaf('stringFilter', 'shoeSize', { op: 'eq', value: '9' })), 'lightFilter clauses[0].field: "shoeSize" is not a filterable field of contacts'],
-    ['a prototype name as a field', and(leaf('stringFilter', 'constructor', { op: 'eq', value: '9' })), 'lightFilter clauses[0].field: "constructor" is not a filterable field'],
+    [
+      'an unknown field',
+      and(leaf('stringFilter', 'shoeSize', { op: 'eq', value: '9' })),
+      'lightFilter clauses[0].field: "shoeSize" is not a filterable field of contacts',
+    ],
+    [
+      'a prototype name as a field',
+      and(leaf('stringFilter', 'constructor', { op: 'eq', value: '9' })),
+      'lightFilter clauses[0].field: "constructor" is not a filterable field',
+    ],
     ['a missing field', and({ type: 'stringFilter', params: { op: 'eq', value: 'x' } }), 'lightFilter clauses[0].field: is required'],
-    ['a field that is not a string', and(leaf('stringFilter', 7 as unknown as string, { op: 'eq', value: 'x' })), 'lightFilter clauses[0].field: must be a string, not 7'],
-    ['a kind the field does not take', and(name, leaf('stringFilter', 'tags', { op: 'eq', value: 'l_1' })), 'lightFilter clauses[1].type: field "tags" does not take stringFilter; it takes stringListFilter'],
-    ['a number kind on text', and(leaf('numberFilter', 'fullName', { op: 'eq', value: 1 })), 'lightFilter clauses[0].type: field "fullName" does not take numberFilter'],
+    [
+      'a field that is not a string',
+      and(leaf('stringFilter', 7 as unknown as string, { op: 'eq', value: 'x' })),
+      'lightFilter clauses[0].field: must be a string, not 7',
+    ],
+    [
+      'a kind the field does not take',
+      and(name, leaf('stringFilter', 'tags', { op: 'eq', value: 'l_1' })),
+      'lightFilter clauses[1].type: field "tags" does not take stringFilter; it takes stringListFilter',
+    ],
+    [
+      'a number kind on text',
+      and(leaf('numberFilter', 'fullName', { op: 'eq', value: 1 })),
+      'lightFilter clauses[0].type: field "fullName" does not take numberFilter',
+    ],
     ['an unknown clause property', and({ ...(name as object), negate: true }), 'lightFilter clauses[0].negate: unknown property'],
     ['missing params', and({ type: 'stringFilter', field: 'fullName' }), 'lightFilter clauses[0].params: is required'],
     ['params not an object', and(leaf('stringFilter', 'fullName', ['eq'])), 'lightFilter clauses[0].params: must be an object, not an array'],
-    ['an unknown param', and(leaf('stringFilter', 'fullName', { op: 'eq', value: 'x', caseSensitive: true })), 'lightFilter clauses[0].params.caseSensitive: unknown property'],
-    ['min on a stringFilter', and(leaf('stringFilter', 'fullName', { op: 'eq', value: 'x', min: null })), 'lightFilter clauses[0].params.min: unknown property'],
+    [
+      'an unknown param',
+      and(leaf('stringFilter', 'fullName', { op: 'eq', value: 'x', caseSensitive: true })),
+      'lightFilter clauses[0].params.caseSensitive: unknown property',
+    ],
+    [
+      'min on a stringFilter',
+      and(leaf('stringFilter', 'fullName', { op: 'eq', value: 'x', min: null })),
+      'lightFilter clauses[0].params.min: unknown property',
+    ],
     ['a missing op', and(leaf('stringFilter', 'fullName', { value: 'x' })), 'lightFilter clauses[0].params.op: is required (eq, like, startsWith)'],
-    ['a bad op', and(name, and(name, leaf('numberFilter', 'activityCount7d', { op: 'gtx', value: 1 }))), 'lightFilter clauses[1].clauses[1].params.op: "gtx" is not an operator of numberFilter (eq, gt, gte, lt, lte)'],
-    ['an op of another kind', and(leaf('stringFilter', 'fullName', { op: 'any', value: 'x' })), 'lightFilter clauses[0].params.op: "any" is not an operator of stringFilter'],
-    ['an op the field does not take', and(leaf('stringListFilter', 'fullName', { op: 'all', value: ['x'] })), 'lightFilter clauses[0].params.op: field "fullName" takes stringListFilter with op any, none, not "all"'],
-    ['a like on an ID', and(leaf('stringFilter', 'organizationId', { op: 'like', value: 'o_1' })), 'lightFilter clauses[0].params.op: field "organizationId" takes stringFilter with op eq'],
-    ['a string for a boolean', and(leaf('booleanFilter', 'cf_4', { op: 'eq', value: 'true' })), 'lightFilter clauses[0].params.value: must be true or false, not "true"'],
-    ['a string for a number', and(leaf('numberFilter', 'activityCountAll', { op: 'gt', value: '5' })), 'lightFilter clauses[0].params.value: must be a number, not "5"'],
+    [
+      'a bad op',
+      and(name, and(name, leaf('numberFilter', 'activityCount7d', { op: 'gtx', value: 1 }))),
+      'lightFilter clauses[1].clauses[1].params.op: "gtx" is not an operator of numberFilter (eq, gt, gte, lt, lte)',
+    ],
+    [
+      'an op of another kind',
+      and(leaf('stringFilter', 'fullName', { op: 'any', value: 'x' })),
+      'lightFilter clauses[0].params.op: "any" is not an operator of stringFilter',
+    ],
+    [
+      'an op the field does not take',
+      and(leaf('stringListFilter', 'fullName', { op: 'all', value: ['x'] })),
+      'lightFilter clauses[0].params.op: field "fullName" takes stringListFilter with op any, none, not "all"',
+    ],
+    [
+      'a like on an ID',
+      and(leaf('stringFilter', 'organizationId', { op: 'like', value: 'o_1' })),
+      'lightFilter clauses[0].params.op: field "organizationId" takes stringFilter with op eq',
+    ],
+    [
+      'a string for a boolean',
+      and(leaf('booleanFilter', 'cf_4', { op: 'eq', value: 'true' })),
+      'lightFilter clauses[0].params.value: must be true or false, not "true"',
+    ],
+    [
+      'a string for a number',
+      and(leaf('numberFilter', 'activityCountAll', { op: 'gt', value: '5' })),
+      'lightFilter clauses[0].params.value: must be a number, not "5"',
+    ],
     ['a missing number', and(leaf('numberFilter', 'ls_1', { op: 'gt' })), 'lightFilter clauses[0].params.value: must be a number, not nothing'],
     ['a number for a string', and(leaf('stringFilter', 'title', { op: 'eq', value: 5 })), 'lightFilter clauses[0].params.value: must be a string, not 5'],
-    ['a string for a list', and(leaf('stringListFilter', 'tags', { op: 'any', value: 'l_1' })), 'lightFilter clauses[0].params.value: must be an array of strings, not "l_1"'],
-    ['a number in a list', and(leaf('stringListFilter', 'tags', { op: 'any', value: ['l_1', 2] })), 'lightFilter clauses[0].params.value[1]: must be a string, not 2'],
-    ['a bare number for a tag', and(leaf('stringListFilter', 'tags', { op: 'any', value: ['l_1', '2'] })), 'lightFilter clauses[0].params.value[1]: "2" is not a tag ID (l_<number>)'],
-    ['a segment ID for a tag', and(leaf('stringListFilter', 'tags', { op: 'any', value: ['s_1'] })), 'lightFilter clauses[0].params.value[0]: "s_1" is not a tag ID'],
-    ['a key too large', and(leaf('stringListFilter', 'segments', { op: 'any', value: ['s_99999999999999999'] })), 'lightFilter clauses[0].params.value[0]: "s_99999999999999999" is not a segment ID'],
-    ['a bad provider', and(leaf('stringListFilter', 'providers', { op: 'any', value: ['sig_x'] })), 'lightFilter clauses[0].params.value[0]: "sig_x" is not a provider ID (sig_<number>)'],
-    ['a bad organization ID', and(leaf('stringFilter', 'organizationId', { op: 'eq', value: '5' })), 'lightFilter clauses[0].params.value: "5" is not an organization ID (o_<number>)'],
-    ['an unknown profile type', and(leaf('stringListFilter', 'profiles', { op: 'any', value: ['facebook'] })), 'lightFilter clauses[0].params.value[0]: "facebook" is not a profile type (one of email, github, twitter, linkedin, discord)'],
-    ['a NUL character', and(leaf('stringFilter', 'fullName', { op: 'like', value: 'a\u0000b' })), 'lightFilter clauses[0].params.value: must not contain the NUL character'],
-    ['too many list values', and(leaf('stringListFilter', 'fullName', { op: 'any', value: Array.from({ length: 1001 }, () => 'x') })), 'lightFilter clauses[0].params.value: holds at most 1000 values'],
-    ['a bad duration', and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: '7 days' })), 'lightFilter clauses[0].params.value: must be an ISO 8601 duration such as P7D, PT12H or P1Y2M, not "7 days"'],
-    ['a negative duration', and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: '-P7D' })), 'lightFilter clauses[0].params.value: must be an ISO 8601 duration'],
-    ['a number for a duration', and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: 7 })), 'lightFilter clauses[0].params.value: must be an ISO 8601 duration'],
-    ['no duration and no bounds', and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: null, min: null })), 'lightFilter clauses[0].params.value: a dateRangeFilter needs a duration (value) or bounds (min, max)'],
-    ['a bad date', and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'in', min: '2023-02-29' })), 'lightFilter clauses[0].params.min: must be a date (YYYY-MM-DD) or an ISO 8601 date-time, or null; not "2023-02-29"'],
-    ['a bad upper bound', and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'in', min: '2024-01-01', max: 20240101 })), 'lightFilter clauses[0].params.max: must be a date'],
-    ['a duration and bounds', and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'in', value: 'P1D', max: '2024-01-01' })), 'lightFilter clauses[0].params.max: give either a duration (value) or bounds (min, max), not both'],
-    ['a date range op', and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'between', min: '2024-01-01' })), 'lightFilter clauses[0].params.op: "between" is not an operator of dateRangeFilter (in)'],
-    ['too deep', and(name, deep), `lightFilter clauses[1]${'.clauses[0]'.repeat(MAX_DEPTH - 1)}: groups nest at most ${MAX_DEPTH} deep (the top group is depth 1)`],
+    [
+      'a string for a list',
+      and(leaf('stringListFilter', 'tags', { op: 'any', value: 'l_1' })),
+      'lightFilter clauses[0].params.value: must be an array of strings, not "l_1"',
+    ],
+    [
+      'a number in a list',
+      and(leaf('stringListFilter', 'tags', { op: 'any', value: ['l_1', 2] })),
+      'lightFilter clauses[0].params.value[1]: must be a string, not 2',
+    ],
+    [
+      'a bare number for a tag',
+      and(leaf('stringListFilter', 'tags', { op: 'any', value: ['l_1', '2'] })),
+      'lightFilter clauses[0].params.value[1]: "2" is not a tag ID (l_<number>)',
+    ],
+    [
+      'a segment ID for a tag',
+      and(leaf('stringListFilter', 'tags', { op: 'any', value: ['s_1'] })),
+      'lightFilter clauses[0].params.value[0]: "s_1" is not a tag ID',
+    ],
+    [
+      'a key too large',
+      and(leaf('stringListFilter', 'segments', { op: 'any', value: ['s_99999999999999999'] })),
+      'lightFilter clauses[0].params.value[0]: "s_99999999999999999" is not a segment ID',
+    ],
+    [
+      'a bad provider',
+      and(leaf('stringListFilter', 'providers', { op: 'any', value: ['sig_x'] })),
+      'lightFilter clauses[0].params.value[0]: "sig_x" is not a provider ID (sig_<number>)',
+    ],
+    [
+      'a bad organization ID',
+      and(leaf('stringFilter', 'organizationId', { op: 'eq', value: '5' })),
+      'lightFilter clauses[0].params.value: "5" is not an organization ID (o_<number>)',
+    ],
+    [
+      'an unknown profile type',
+      and(leaf('stringListFilter', 'profiles', { op: 'any', value: ['facebook'] })),
+      'lightFilter clauses[0].params.value[0]: "facebook" is not a profile type (one of email, github, twitter, linkedin, discord)',
+    ],
+    [
+      'a NUL character',
+      and(leaf('stringFilter', 'fullName', { op: 'like', value: 'a\u0000b' })),
+      'lightFilter clauses[0].params.value: must not contain the NUL character',
+    ],
+    [
+      'too many list values',
+      and(leaf('stringListFilter', 'fullName', { op: 'any', value: Array.from({ length: 1001 }, () => 'x') })),
+      'lightFilter clauses[0].params.value: holds at most 1000 values',
+    ],
+    [
+      'a bad duration',
+      and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: '7 days' })),
+      'lightFilter clauses[0].params.value: must be an ISO 8601 duration such as P7D, PT12H or P1Y2M, not "7 days"',
+    ],
+    [
+      'a negative duration',
+      and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: '-P7D' })),
+      'lightFilter clauses[0].params.value: must be an ISO 8601 duration',
+    ],
+    [
+      'a number for a duration',
+      and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: 7 })),
+      'lightFilter clauses[0].params.value: must be an ISO 8601 duration',
+    ],
+    [
+      'no duration and no bounds',
+      and(leaf('dateRangeFilter', 'latestActivityTime', { op: 'in', value: null, min: null })),
+      'lightFilter clauses[0].params.value: a dateRangeFilter needs a duration (value) or bounds (min, max)',
+    ],
+    [
+      'a bad date',
+      and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'in', min: '2023-02-29' })),
+      'lightFilter clauses[0].params.min: must be a date (YYYY-MM-DD) or an ISO 8601 date-time, or null; not "2023-02-29"',
+    ],
+    [
+      'a bad upper bound',
+      and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'in', min: '2024-01-01', max: 20240101 })),
+      'lightFilter clauses[0].params.max: must be a date',
+    ],
+    [
+      'a duration and bounds',
+      and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'in', value: 'P1D', max: '2024-01-01' })),
+      'lightFilter clauses[0].params.max: give either a duration (value) or bounds (min, max), not both',
+    ],
+    [
+      'a date range op',
+      and(leaf('dateRangeFilter', 'firstActivityTime', { op: 'between', min: '2024-01-01' })),
+      'lightFilter clauses[0].params.op: "between" is not an operator of dateRangeFilter (in)',
+    ],
+    [
+      'too deep',
+      and(name, deep),
+      `lightFilter clauses[1]${'.clauses[0]'.repeat(MAX_DEPTH - 1)}: groups nest at most ${MAX_DEPTH} deep (the top group is depth 1)`,
+    ],
     ['too deep from the top', nest(MAX_DEPTH + 1), `lightFilter ${'clauses[0].'.repeat(MAX_DEPTH).slice(0, -1)}: groups nest at most ${MAX_DEPTH} deep`],
-    ['too many clauses', and(...Array.from({ length: MAX_CLAUSES + 1 }, () => name)), `lightFilter clauses[${MAX_CLAUSES}]: an expression holds at most ${MAX_CLAUSES} clauses`],
+    [
+      'too many clauses',
+      and(...Array.from({ length: MAX_CLAUSES + 1 }, () => name)),
+      `lightFilter clauses[${MAX_CLAUSES}]: an expression holds at most ${MAX_CLAUSES} clauses`,
+    ],
     [
       'too many clauses across groups',
       and(...Array.from({ length: 11 }, () => ({ type: 'or', clauses: Array.from({ length: 10 }, () => name) }))),

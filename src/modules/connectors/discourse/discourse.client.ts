@@ -53,7 +53,10 @@ export async function discourseGet<T>(
         await pause(SERVER_ERROR_BACKOFF_MS * (attempt + 1), access.signal);
         continue;
       }
-      throw new RateLimitWait(new Date(access.now().getTime() + SERVER_ERROR_WAIT_MS), `the forum could not be reached (${describe(error)}); trying again later`);
+      throw new RateLimitWait(
+        new Date(access.now().getTime() + SERVER_ERROR_WAIT_MS),
+        `the forum could not be reached (${describe(error)}); trying again later`,
+      );
     }
     if (response.ok) {
       const text = await response.text();
@@ -117,10 +120,14 @@ function retryAfter(response: Response, body: string, now: Date): Date {
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }
 

@@ -69,12 +69,7 @@ export async function actingUser(
  * (GET /u/{username}/emails.json); the public profile (GET /u/{username}.json) adds location, website and
  * bio. With a non-admin key nothing is read: the people keep what their posts said of them.
  */
-export async function readProfiles(
-  ids: string[],
-  settings: DiscourseSettings,
-  secrets: DiscourseSecrets,
-  access: PlatformAccess,
-): Promise<UserPush[]> {
+export async function readProfiles(ids: string[], settings: DiscourseSettings, secrets: DiscourseSecrets, access: PlatformAccess): Promise<UserPush[]> {
   const wanted = ids.filter((id) => /^\d+$/.test(id) && Number(id) > 0);
   if (wanted.length === 0 || !(await actingUser(settings, secrets, access)).admin) return [];
   const people: UserPush[] = [];

@@ -28,7 +28,11 @@ export const DiscourseSettingsSchema = Type.Object(
 export const DiscourseSecretsSchema = Type.Object(
   {
     apiKey: Type.String({ minLength: 1, maxLength: 200, description: "An API key from the forum's admin panel (Api-Key header)" }),
-    webhookSecret: Type.String({ minLength: 12, maxLength: 200, description: "The secret typed into the forum's webhook (Discourse asks for 12 characters or more)" }),
+    webhookSecret: Type.String({
+      minLength: 12,
+      maxLength: 200,
+      description: "The secret typed into the forum's webhook (Discourse asks for 12 characters or more)",
+    }),
   },
   { additionalProperties: false },
 );

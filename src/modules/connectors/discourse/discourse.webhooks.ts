@@ -53,7 +53,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function asPost(value: unknown): DiscoursePost | null {
   if (!isRecord(value)) return null;
   const { id, user_id: userId, topic_id: topicId, post_number: postNumber, created_at: createdAt } = value;
-  if (typeof id !== 'number' || typeof userId !== 'number' || typeof topicId !== 'number' || typeof postNumber !== 'number' || typeof createdAt !== 'string') return null;
+  if (typeof id !== 'number' || typeof userId !== 'number' || typeof topicId !== 'number' || typeof postNumber !== 'number' || typeof createdAt !== 'string')
+    return null;
   return value as unknown as DiscoursePost;
 }
 
@@ -106,7 +107,7 @@ export function translateDiscourse(delivery: Delivery, settings: DiscourseSettin
     // The webhook's "Ping" button sends event type and name "ping" (WebHooksController#ping).
     case 'ping/ping':
     case 'ping':
-      return skip(translation, "ping: the forum's test delivery (the webhook's \"Ping\" button)");
+      return skip(translation, 'ping: the forum\'s test delivery (the webhook\'s "Ping" button)');
     default:
       return skip(translation, `${delivery.event}: not an event the Discourse connector follows (it follows ${FOLLOWED_EVENTS.slice(0, 3).join(', ')})`);
   }

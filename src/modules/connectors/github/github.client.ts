@@ -46,8 +46,11 @@ function credentialName(secrets: GitHubSecrets): string {
 
 async function tokenOf(settings: GitHubSettings, secrets: GitHubSecrets, access: PlatformAccess): Promise<string> {
   if ('token' in secrets) return secrets.token;
-  if (!settings.installationId) throw new CredentialRejected('A GitHub App needs settings.installationId (the installation of the app on the account or organization).');
-  const key = createHash('sha256').update(`${apiUrlOf(settings)}\n${secrets.appId}\n${settings.installationId}\n${secrets.privateKey}`).digest('hex');
+  if (!settings.installationId)
+    throw new CredentialRejected('A GitHub App needs settings.installationId (the installation of the app on the account or organization).');
+  const key = createHash('sha256')
+    .update(`${apiUrlOf(settings)}\n${secrets.appId}\n${settings.installationId}\n${secrets.privateKey}`)
+    .digest('hex');
   const cached = installationTokens.get(key);
   if (cached && cached.expiresAt - 5 * 60_000 > access.now().getTime()) return cached.token;
   const auth = createAppAuth({
@@ -73,12 +76,7 @@ async function tokenOf(settings: GitHubSettings, secrets: GitHubSecrets, access:
   }
 }
 
-export async function createClient(
-  settings: GitHubSettings,
-  secrets: GitHubSecrets,
-  access: PlatformAccess,
-  options: ClientOptions,
-): Promise<GitHubClient> {
+export async function createClient(settings: GitHubSettings, secrets: GitHubSecrets, access: PlatformAccess, options: ClientOptions): Promise<GitHubClient> {
   const token = await tokenOf(settings, secrets, access);
   const octokit = new GitHubOctokit({
     auth: token,
@@ -102,7 +100,10 @@ export async function createClient(
 
 function throttleId(settings: GitHubSettings, secrets: GitHubSecrets): string {
   const who = 'token' in secrets ? secrets.token : `${secrets.appId}:${settings.installationId}`;
-  return createHash('sha256').update(`${apiUrlOf(settings)}\n${who}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${apiUrlOf(settings)}\n${who}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function limitResetOf(headers: Record<string, string | number | undefined> | undefined): Date | null {
@@ -117,15 +118,28 @@ function limitResetOf(headers: Record<string, string | number | undefined> | und
  */
 export function toPlatformError(error: unknown, access: PlatformAccess, client: { options: ClientOptions; credential: string }): Error {
   if (error instanceof RateLimitWait || error instanceof CredentialRejected) return error;
-  const failed = error as { status?: number; message?: string; response?: { headers?: Record<string, string | undefined>; data?: unknown }; headers?: Record<string, string | undefined>; errors?: { type?: string }[] };
+  const failed = error as {
+    status?: number;
+    message?: string;
+    response?: { headers?: Record<string, string | undefined>; data?: unknown };
+    headers?: Record<string, string | undefined>;
+    errors?: { type?: string }[];
+  };
   const headers = failed.response?.headers ?? failed.headers ?? {};
   const status = failed.status;
   // Octokit appends GitHub's documentation link to the message; the reason is before it.
-  const message = (failed.message ?? String(error)).split('\n')[0]!.replace(/ - https?:\/\/\S+$/, '').slice(0, 300);
+  const message = (failed.message ?? String(error))
+    .split('\n')[0]!
+    .replace(/ - https?:\/\/\S+$/, '')
+    .slice(0, 300);
   const now = access.now().getTime();
-  const graphqlLimited = (failed.errors ?? (failed.response?.data as { errors?: { type?: string }[] } | undefined)?.errors ?? []).some((e) => e.type === 'RATE_LIMITED');
+  const graphqlLimited = (failed.errors ?? (failed.response?.data as { errors?: { type?: string }[] } | undefined)?.errors ?? []).some(
+    (e) => e.type === 'RATE_LIMITED',
+  );
   if (status === 401) {
-    return new CredentialRejected(`GitHub refused the ${client.credential} (401 ${message}): it was revoked, expired or mistyped. Replace it in the connector's secrets.`);
+    return new CredentialRejected(
+      `GitHub refused the ${client.credential} (401 ${message}): it was revoked, expired or mistyped. Replace it in the connector's secrets.`,
+    );
   }
   if (status === 403 || status === 429 || graphqlLimited) {
     const retryAfter = Number(headers['retry-after']);
@@ -138,7 +152,9 @@ export function toPlatformError(error: unknown, access: PlatformAccess, client: 
       // GitHub's advice without a Retry-After: wait at least a minute.
       return new RateLimitWait(new Date(now + 60_000), `GitHub's rate limit (${status ?? 'GraphQL'}: ${message}); waiting a minute`);
     }
-    return new Error(`GitHub refused the request (403 ${message}): the ${client.credential} may lack a permission (Metadata, Issues, Pull requests, Discussions, Contents: read).`);
+    return new Error(
+      `GitHub refused the request (403 ${message}): the ${client.credential} may lack a permission (Metadata, Issues, Pull requests, Discussions, Contents: read).`,
+    );
   }
   if (status === 500 && !failed.response) {
     // Octokit reports a request that got no answer (refused, timed out, an address the outbound rules refuse) as a 500.

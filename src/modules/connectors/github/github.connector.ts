@@ -69,7 +69,8 @@ export function createGitHubConnector(overrides: Partial<ClientOptions> = {}): C
       if (!repositories) {
         const streams = await listStreams(ctx);
         repositories = [...new Set(streams.map((stream) => stream.slice(0, stream.lastIndexOf(':'))))];
-        if (repositories.length === 0) throw new Error(`${who}, but the organization ${(settings as { organization: string }).organization} has no repository it can read`);
+        if (repositories.length === 0)
+          throw new Error(`${who}, but the organization ${(settings as { organization: string }).organization} has no repository it can read`);
       }
       const unreadable: string[] = [];
       // An organization's repositories were just listed with the credential: each is readable.
@@ -78,11 +79,13 @@ export function createGitHubConnector(overrides: Partial<ClientOptions> = {}): C
           await ctx.client.octokit.request('GET /repos/{owner}/{repo}', { owner: repository.split('/')[0]!, repo: repository.split('/')[1]! });
         } catch (error) {
           const status = (error as { status?: number }).status;
-          if (status === 404 || status === 403) unreadable.push(`${repository} (${status === 404 ? 'not found or not shared with the credential' : 'refused'})`);
+          if (status === 404 || status === 403)
+            unreadable.push(`${repository} (${status === 404 ? 'not found or not shared with the credential' : 'refused'})`);
           else throw fail(error);
         }
       }
-      if (unreadable.length > 0) throw new Error(`${who}, but ${unreadable.length} of ${repositories.length} repositories cannot be read: ${unreadable.join(', ')}`);
+      if (unreadable.length > 0)
+        throw new Error(`${who}, but ${unreadable.length} of ${repositories.length} repositories cannot be read: ${unreadable.join(', ')}`);
       const shown = repositories.length > 10 ? `${repositories.slice(0, 10).join(', ')}, ...` : repositories.join(', ');
       return `${who}; ${repositories.length} ${repositories.length === 1 ? 'repository' : 'repositories'} readable: ${shown}`;
     },

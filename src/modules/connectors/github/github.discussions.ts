@@ -151,9 +151,22 @@ export function moreAfter(connection: Connection<unknown> | null | undefined): s
 /** A GraphQL actor as the user object of REST and webhooks; a deleted account (no author) or one without an ID stays null. */
 export function actorAsUser(actor: Actor | null | undefined): GitHubUserRef | null {
   if (!actor || typeof actor.databaseId !== 'number') return null;
-  return { id: actor.databaseId, login: actor.login, avatar_url: actor.avatarUrl ?? null, html_url: actor.url ?? null, type: actor.__typename === 'Bot' ? 'Bot' : 'User' };
+  return {
+    id: actor.databaseId,
+    login: actor.login,
+    avatar_url: actor.avatarUrl ?? null,
+    html_url: actor.url ?? null,
+    type: actor.__typename === 'Bot' ? 'Bot' : 'User',
+  };
 }
 
 export function asDiscussionRecord(node: ReplyNode & { title?: string | null }): DiscussionRecord {
-  return { id: node.databaseId, title: node.title ?? null, body: node.body ?? null, html_url: node.url, created_at: node.createdAt, user: actorAsUser(node.author) };
+  return {
+    id: node.databaseId,
+    title: node.title ?? null,
+    body: node.body ?? null,
+    html_url: node.url,
+    created_at: node.createdAt,
+    user: actorAsUser(node.author),
+  };
 }

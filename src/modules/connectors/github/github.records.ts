@@ -194,9 +194,7 @@ export class TranslationBuilder {
       timestamp: comment.created_at,
       url: comment.html_url,
       subSource: repo.full_name,
-      parentActivity: onPullRequest
-        ? { id: pullId(repo, number), activityType: 'pr_opened' }
-        : { id: issueId(repo, number), activityType: 'issue_opened' },
+      parentActivity: onPullRequest ? { id: pullId(repo, number), activityType: 'pr_opened' } : { id: issueId(repo, number), activityType: 'issue_opened' },
     });
   }
 

@@ -16,7 +16,8 @@ const Common = {
   commits: Type.Optional(Type.Boolean({ description: 'Record the commits of push deliveries (default false)' })),
   bots: Type.Optional(
     Type.Union([Type.Literal('skip'), Type.Literal('keep')], {
-      description: "Bot accounts (dependabot[bot], ...): 'skip' (default) leaves their records out; 'keep' stores them as people of their own, never matched to anyone",
+      description:
+        "Bot accounts (dependabot[bot], ...): 'skip' (default) leaves their records out; 'keep' stores them as people of their own, never matched to anyone",
     }),
   ),
 };

@@ -15,7 +15,17 @@ import {
   type ReplyNode,
 } from './github.discussions.ts';
 import type { GitHubUserRef } from './github.people.ts';
-import { TranslationBuilder, numberOfUrl, type CommentRecord, type ForkRecord, type IssueRecord, type PullRecord, type ReleaseRecord, type RepoRef, type ReviewRecord } from './github.records.ts';
+import {
+  TranslationBuilder,
+  numberOfUrl,
+  type CommentRecord,
+  type ForkRecord,
+  type IssueRecord,
+  type PullRecord,
+  type ReleaseRecord,
+  type RepoRef,
+  type ReviewRecord,
+} from './github.records.ts';
 import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
 
 /** The record kinds walked per repository, parents before their comments. */
@@ -73,7 +83,10 @@ async function get(ctx: StreamContext, url: string, accept?: string): Promise<{ 
 
 /** The Link header's next page, as a path under the API root, so a checkpoint outlives a change of host name. */
 function nextOf(settings: GitHubSettings, link: string | undefined): string | null {
-  const match = link?.split(',').map((part) => part.match(/<([^>]+)>\s*;\s*rel="?next"?/)).find(Boolean);
+  const match = link
+    ?.split(',')
+    .map((part) => part.match(/<([^>]+)>\s*;\s*rel="?next"?/))
+    .find(Boolean);
   if (!match) return null;
   const url = match[1]!;
   const root = apiUrlOf(settings);
@@ -128,7 +141,14 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
         if ((error as { status?: number }).status !== 422) throw error;
         builder.skip(`${kind} of ${full}: GitHub lists no further (${(error as Error).message.split(' - ')[0]})`);
         state.next = null;
-        return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done: true, total, records: 0, pauseUntil: ctx.client.pauseUntil };
+        return {
+          translation: builder.translation,
+          checkpoint: state as unknown as JsonValue,
+          done: true,
+          total,
+          records: 0,
+          pauseUntil: ctx.client.pauseUntil,
+        };
       }
       const { data, next } = answer;
       const records = data as Json[];
@@ -149,8 +169,13 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
     case 'issue-comments':
     case 'review-comments': {
       // GitHub filters these by `since` (updated at or after) and sorts them oldest update first.
-      const path = { issues: `/repos/${full}/issues?state=all&`, 'issue-comments': `/repos/${full}/issues/comments?`, 'review-comments': `/repos/${full}/pulls/comments?` }[kind];
-      const url = checkpoint.next ?? `${path}sort=updated&direction=asc&per_page=100${checkpoint.since ? `&since=${encodeURIComponent(checkpoint.since)}` : ''}`;
+      const path = {
+        issues: `/repos/${full}/issues?state=all&`,
+        'issue-comments': `/repos/${full}/issues/comments?`,
+        'review-comments': `/repos/${full}/pulls/comments?`,
+      }[kind];
+      const url =
+        checkpoint.next ?? `${path}sort=updated&direction=asc&per_page=100${checkpoint.since ? `&since=${encodeURIComponent(checkpoint.since)}` : ''}`;
       const { data, next } = await get(ctx, url);
       for (const record of data as Json[]) {
         if (!mark(state, checkpoint, record.updated_at, record.id)) continue;
@@ -266,7 +291,14 @@ export async function streamPage(ctx: StreamContext, stream: string, saved: Json
       break;
     }
   }
-  return { translation: builder.translation, checkpoint: state as unknown as JsonValue, done, total: state.total ?? null, records: read, pauseUntil: ctx.client.pauseUntil };
+  return {
+    translation: builder.translation,
+    checkpoint: state as unknown as JsonValue,
+    done,
+    total: state.total ?? null,
+    records: read,
+    pauseUntil: ctx.client.pauseUntil,
+  };
 }
 
 /** GitHub's GraphQL endpoint: /graphql on github.com, /api/graphql on Enterprise Server. */
