@@ -1,6 +1,26 @@
 import type { GitHubUserRef } from './github.people.ts';
 import type { DiscussionRecord } from './github.records.ts';
 
+/** Who wrote a discussion, a comment or a reply: a person or a bot (a fragment every query below ends with). */
+const ACTOR_FRAGMENT = `  fragment HearthActor on Actor {
+    __typename login avatarUrl url
+    ... on User { databaseId }
+    ... on Bot { databaseId }
+  }
+`;
+
+/** A comment with its first 50 replies, as the first two queries read it. */
+const COMMENT_FRAGMENT = `  fragment HearthComment on DiscussionComment {
+    id databaseId body url createdAt
+    author { ...HearthActor }
+    replies(first: 50) {
+      totalCount
+      pageInfo { hasNextPage endCursor }
+      nodes { databaseId body url createdAt author { ...HearthActor } }
+    }
+  }
+`;
+
 /**
  * Discussions are only in GitHub's GraphQL API (https://docs.github.com/en/graphql/guides/using-the-graphql-api-for-discussions).
  * Newest activity first, so an incremental run stops at the first discussion not updated since the last one.
@@ -25,21 +45,7 @@ export const DISCUSSIONS_QUERY = /* GraphQL */ `
       }
     }
   }
-  fragment HearthComment on DiscussionComment {
-    id databaseId body url createdAt
-    author { ...HearthActor }
-    replies(first: 50) {
-      totalCount
-      pageInfo { hasNextPage endCursor }
-      nodes { databaseId body url createdAt author { ...HearthActor } }
-    }
-  }
-  fragment HearthActor on Actor {
-    __typename login avatarUrl url
-    ... on User { databaseId }
-    ... on Bot { databaseId }
-  }
-`;
+${COMMENT_FRAGMENT}${ACTOR_FRAGMENT}`;
 
 /** The comments of one discussion after the first page (https://docs.github.com/en/graphql/reference/objects#discussion). */
 export const DISCUSSION_COMMENTS_QUERY = /* GraphQL */ `
@@ -54,21 +60,7 @@ export const DISCUSSION_COMMENTS_QUERY = /* GraphQL */ `
       }
     }
   }
-  fragment HearthComment on DiscussionComment {
-    id databaseId body url createdAt
-    author { ...HearthActor }
-    replies(first: 50) {
-      totalCount
-      pageInfo { hasNextPage endCursor }
-      nodes { databaseId body url createdAt author { ...HearthActor } }
-    }
-  }
-  fragment HearthActor on Actor {
-    __typename login avatarUrl url
-    ... on User { databaseId }
-    ... on Bot { databaseId }
-  }
-`;
+${COMMENT_FRAGMENT}${ACTOR_FRAGMENT}`;
 
 /** The replies to one comment after the first page (https://docs.github.com/en/graphql/reference/objects#discussioncomment). */
 export const COMMENT_REPLIES_QUERY = /* GraphQL */ `
@@ -83,12 +75,7 @@ export const COMMENT_REPLIES_QUERY = /* GraphQL */ `
       }
     }
   }
-  fragment HearthActor on Actor {
-    __typename login avatarUrl url
-    ... on User { databaseId }
-    ... on Bot { databaseId }
-  }
-`;
+${ACTOR_FRAGMENT}`;
 
 interface Actor {
   __typename: string;
