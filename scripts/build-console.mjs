@@ -13,7 +13,10 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const consoleDir = path.join(root, 'console');
 const dist = path.join(consoleDir, 'dist');
 
-/** What the build depends on: every source file, the page template, this script and the Preact version. */
+/** Code the console bundles from outside console/src: the server's list of token scopes. */
+const SHARED = ['src/core/scopes.ts'];
+
+/** What the build depends on: every source file, the code it bundles from outside, the page template, this script and the Preact version. */
 export function sourceHash() {
   const hash = createHash('sha256');
   const files = [];
@@ -25,6 +28,11 @@ export function sourceHash() {
     }
   };
   walk(path.join(consoleDir, 'src'));
+  for (const shared of SHARED) {
+    const file = path.join(root, shared);
+    if (fs.statSync(file).isDirectory()) walk(file);
+    else files.push(file);
+  }
   files.push(path.join(consoleDir, 'index.html'), fileURLToPath(import.meta.url));
   for (const file of files) {
     // Line endings do not change the build: a checkout with CRLF must not look stale.

@@ -1,33 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
+import { SCOPES, type Scope } from '../../src/core/scopes.ts';
 import { api, query } from './api.ts';
 import { CopyText, ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, usePager, useApi, Value } from './ui.tsx';
 
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Message = { kind: 'ok' | 'error'; text: string } | null;
 
-const SCOPES = [
-  'read',
-  'write',
-  'admin',
-  'contacts:read',
-  'contacts:write',
-  'organizations:read',
-  'organizations:write',
-  'activities:read',
-  'segments:read',
-  'segments:write',
-  'objects:read',
-  'objects:write',
-  'prospector:read',
-  'sources:write',
-  'tags:write',
-  'privacy:write',
-];
+/** The server's own list of scopes (the token routes check against it), the broad ones first. */
+const SCOPE_CHOICES: Scope[] = [...SCOPES.filter((scope) => !scope.includes(':')), ...SCOPES.filter((scope) => scope.includes(':'))];
 
 export function TokensPage() {
   const tokens = useApi<{ data: Row[] }>('/api/v2/admin/tokens');
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Set<string>>(new Set(['read']));
+  const [scopes, setScopes] = useState<Set<Scope>>(new Set(['read']));
   const [issued, setIssued] = useState<{ token: string; name: string } | null>(null);
   const [message, setMessage] = useState<Message>(null);
   return (
@@ -54,7 +39,7 @@ export function TokensPage() {
         </Field>
         <fieldset class="scopes">
           <legend>Scopes</legend>
-          {SCOPES.map((scope) => (
+          {SCOPE_CHOICES.map((scope) => (
             <label key={scope} class="check">
               <input
                 type="checkbox"
