@@ -13,8 +13,13 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const consoleDir = path.join(root, 'console');
 const dist = path.join(consoleDir, 'dist');
 
-/** Code the console bundles from outside console/src: the server's list of token scopes. */
-const SHARED = ['src/core/scopes.ts'];
+/**
+ * Code the console bundles from outside console/src: the server's list of token scopes, and the typed
+ * client (@hearth/client, with openapi-fetch's version in its package.json). The client's generated OpenAPI
+ * types are left out: they are erased from the bundle.
+ */
+const SHARED = ['src/core/scopes.ts', 'packages/client/package.json', 'packages/client/src'];
+const TYPES_ONLY = new Set(['packages/client/src/generated/openapi.ts']);
 
 /** What the build depends on: every source file, the code it bundles from outside, the page template, this script and the Preact version. */
 export function sourceHash() {
@@ -34,7 +39,7 @@ export function sourceHash() {
     else files.push(file);
   }
   files.push(path.join(consoleDir, 'index.html'), fileURLToPath(import.meta.url));
-  for (const file of files) {
+  for (const file of files.filter((file) => !TYPES_ONLY.has(path.relative(root, file).split(path.sep).join('/')))) {
     // Line endings do not change the build: a checkout with CRLF must not look stale.
     hash.update(`${path.relative(root, file).split(path.sep).join('/')}\0${fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n')}\0`);
   }

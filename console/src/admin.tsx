@@ -1,16 +1,20 @@
+import type { components, operations } from '@hearth/client';
 import { useEffect, useState } from 'preact/hooks';
 import { SCOPES, type Scope } from '../../src/core/scopes.ts';
-import { api, query } from './api.ts';
+import { hearth, ok } from './api.ts';
 import { CopyText, ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, usePager, useApi, Value } from './ui.tsx';
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Message = { kind: 'ok' | 'error'; text: string } | null;
+type Role = 'admin' | 'member';
+type JobStatus = NonNullable<NonNullable<operations['listJobs']['parameters']['query']>['status']>;
+
+const JOB_STATUSES: JobStatus[] = ['queued', 'running', 'completed', 'failed'];
 
 /** The server's own list of scopes (the token routes check against it), the broad ones first. */
 const SCOPE_CHOICES: Scope[] = [...SCOPES.filter((scope) => !scope.includes(':')), ...SCOPES.filter((scope) => scope.includes(':'))];
 
 export function TokensPage() {
-  const tokens = useApi<{ data: Row[] }>('/api/v2/admin/tokens');
+  const tokens = useApi(() => hearth.GET('/api/v2/admin/tokens'), []);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Set<Scope>>(new Set(['read']));
   const [issued, setIssued] = useState<{ token: string; name: string } | null>(null);
@@ -23,7 +27,7 @@ export function TokensPage() {
         onSubmit={async (event) => {
           event.preventDefault();
           try {
-            const made = await api('POST', '/api/v2/admin/tokens', { name, scopes: [...scopes] });
+            const made = await ok(hearth.POST('/api/v2/admin/tokens', { body: { name, scopes: [...scopes] } }));
             setIssued({ token: made.data.token, name });
             setMessage(null);
             setName('');
@@ -98,7 +102,7 @@ export function TokensPage() {
                     onClick={async () => {
                       if (!window.confirm(`Revoke the token “${token.name}”? Clients using it are refused at once.`)) return;
                       try {
-                        await api('DELETE', `/api/v2/admin/tokens/${token.jti}`);
+                        await ok(hearth.DELETE('/api/v2/admin/tokens/{jti}', { params: { path: { jti: token.jti } } }));
                         setMessage({ kind: 'ok', text: `Revoked the token ${token.name}.` });
                         tokens.reload();
                       } catch (error) {
@@ -119,11 +123,11 @@ export function TokensPage() {
 }
 
 export function UsersPage(props: { me: string }) {
-  const users = useApi<{ data: Row[] }>('/api/v2/admin/users');
-  const [form, setForm] = useState({ name: '', loginEmail: '', role: 'member' });
+  const users = useApi(() => hearth.GET('/api/v2/admin/users'), []);
+  const [form, setForm] = useState<{ name: string; loginEmail: string; role: Role }>({ name: '', loginEmail: '', role: 'member' });
   const [link, setLink] = useState<{ who: string; url: string } | null>(null);
   const [message, setMessage] = useState<Message>(null);
-  const act = async (work: () => Promise<void>) => {
+  const act = async (work: () => Promise<unknown>) => {
     try {
       await work();
       users.reload();
@@ -139,7 +143,7 @@ export function UsersPage(props: { me: string }) {
         onSubmit={(event) => {
           event.preventDefault();
           void act(async () => {
-            const made = await api('POST', '/api/v2/admin/users', form);
+            const made = await ok(hearth.POST('/api/v2/admin/users', { body: form }));
             setLink({ who: made.data.user.name, url: made.data.signInLink.url });
             setForm({ name: '', loginEmail: '', role: 'member' });
             setMessage(null);
@@ -161,7 +165,7 @@ export function UsersPage(props: { me: string }) {
             />
           </Field>
           <Field label="Role" id="user-role">
-            <select id="user-role" value={form.role} onChange={(event) => setForm({ ...form, role: event.currentTarget.value })}>
+            <select id="user-role" value={form.role} onChange={(event) => setForm({ ...form, role: event.currentTarget.value as Role })}>
               <option value="member">member (data)</option>
               <option value="admin">admin (data, tokens, users, sources)</option>
             </select>
@@ -203,7 +207,11 @@ export function UsersPage(props: { me: string }) {
                 <select
                   id={`role-${user.id}`}
                   value={user.role}
-                  onChange={(event) => act(() => api('PATCH', `/api/v2/admin/users/${user.id}`, { role: event.currentTarget.value }))}
+                  onChange={(event) =>
+                    act(() =>
+                      ok(hearth.PATCH('/api/v2/admin/users/{id}', { params: { path: { id: user.id } }, body: { role: event.currentTarget.value as Role } })),
+                    )
+                  }
                 >
                   <option value="member">member</option>
                   <option value="admin">admin</option>
@@ -215,7 +223,7 @@ export function UsersPage(props: { me: string }) {
                   type="button"
                   onClick={() =>
                     act(async () => {
-                      const made = await api('POST', `/api/v2/admin/users/${user.id}/sign-in-link`);
+                      const made = await ok(hearth.POST('/api/v2/admin/users/{id}/sign-in-link', { params: { path: { id: user.id } } }));
                       setLink({ who: user.name, url: made.data.url });
                     })
                   }
@@ -226,7 +234,9 @@ export function UsersPage(props: { me: string }) {
                   <button
                     type="button"
                     class="danger"
-                    onClick={() => window.confirm(`Remove ${user.name}?`) && act(() => api('DELETE', `/api/v2/admin/users/${user.id}`))}
+                    onClick={() =>
+                      window.confirm(`Remove ${user.name}?`) && act(() => ok(hearth.DELETE('/api/v2/admin/users/{id}', { params: { path: { id: user.id } } })))
+                    }
                   >
                     Remove<span class="visually-hidden"> {user.name}</span>
                   </button>
@@ -241,7 +251,7 @@ export function UsersPage(props: { me: string }) {
 }
 
 export function RemovalRequestsPage() {
-  const requests = useApi<{ data: Row[] }>('/api/v2/admin/removal-requests');
+  const requests = useApi(() => hearth.GET('/api/v2/admin/removal-requests'), []);
   return (
     <Page title="Removal requests">
       <p class="muted">Requests to erase a person’s data (DELETE /community/v1/user/{'{email}'}); the address is kept only until erasure.</p>
@@ -281,9 +291,12 @@ export function RemovalRequestsPage() {
 
 /** Background jobs (`GET /api/v2/admin/jobs`), read again every two seconds, so running jobs show their progress. */
 export function JobsPage() {
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<JobStatus | ''>('');
   const pager = usePager(status);
-  const jobs = useApi<{ data: Row[]; meta: { nextCursor: string | null } }>(`/api/v2/admin/jobs${query({ status, limit: 50, cursor: pager.cursor })}`);
+  const jobs = useApi(
+    () => hearth.GET('/api/v2/admin/jobs', { params: { query: { status: status || undefined, limit: 50, cursor: pager.cursor ?? undefined } } }),
+    [status, pager.cursor],
+  );
   useEffect(() => {
     const timer = window.setInterval(jobs.reload, 2000);
     return () => window.clearInterval(timer);
@@ -291,9 +304,9 @@ export function JobsPage() {
   return (
     <Page title="Jobs">
       <Field label="Status" id="job-status">
-        <select id="job-status" value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
+        <select id="job-status" value={status} onChange={(event) => setStatus(event.currentTarget.value as JobStatus | '')}>
           <option value="">any</option>
-          {['queued', 'running', 'completed', 'failed'].map((value) => (
+          {JOB_STATUSES.map((value) => (
             <option key={value} value={value}>
               {value}
             </option>
@@ -359,8 +372,20 @@ export function AuditLogPage() {
   const [filters, setFilters] = useState({ operation: '', actor: '', entityId: '' });
   const [applied, setApplied] = useState(filters);
   const pager = usePager(JSON.stringify(applied));
-  const entries = useApi<{ data: Row[]; meta: { nextCursor: string | null } }>(
-    `/api/v2/admin/audit-log${query({ limit: 50, cursor: pager.cursor, ...applied })}`,
+  const entries = useApi(
+    () =>
+      hearth.GET('/api/v2/admin/audit-log', {
+        params: {
+          query: {
+            limit: 50,
+            cursor: pager.cursor ?? undefined,
+            operation: applied.operation || undefined,
+            actor: applied.actor || undefined,
+            entityId: applied.entityId || undefined,
+          },
+        },
+      }),
+    [pager.cursor, JSON.stringify(applied)],
   );
   return (
     <Page title="Audit log">
@@ -415,7 +440,7 @@ export function AuditLogPage() {
   );
 }
 
-export function AccountPage(props: { session: Row; onChanged: () => void }) {
+export function AccountPage(props: { session: components['schemas']['ConsoleSession']; onChanged: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [message, setMessage] = useState<Message>(null);
@@ -436,7 +461,7 @@ export function AccountPage(props: { session: Row; onChanged: () => void }) {
         onSubmit={async (event) => {
           event.preventDefault();
           try {
-            await api('PUT', '/api/v2/session/password', { ...(current ? { currentPassword: current } : {}), newPassword: next });
+            await ok(hearth.PUT('/api/v2/session/password', { body: { ...(current ? { currentPassword: current } : {}), newPassword: next } }));
             setMessage({ kind: 'ok', text: 'Your password is set. Your other sessions have ended.' });
             setCurrent('');
             setNext('');

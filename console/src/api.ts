@@ -1,4 +1,8 @@
-/** The console's one way to the API: the same /api routes a token uses, authenticated by the session cookie. */
+/**
+ * The console's one way to the API: the typed client (@hearth/client) over the same /api routes a token
+ * uses, authenticated by the session cookie instead of a token.
+ */
+import { createHearthClient } from '@hearth/client';
 
 export class ApiError extends Error {
   constructor(
@@ -21,28 +25,44 @@ export function whenSignedOut(callback: () => void) {
   onSignedOut = callback;
 }
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/**
+ * Paths, parameters, bodies and answers are typed by the OpenAPI document. The browser sends the session
+ * cookie by itself (same origin); no retries, so a 429 is shown to the person as the server said it.
+ */
+export const hearth = createHearthClient({ baseUrl: location.origin, retry: false, headers: { accept: 'application/json' } });
 
-export async function api<T = Json>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  // The session's CSRF token: the server refuses a write with the cookie but without it.
-  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
-  const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
-  const json = text ? (JSON.parse(text) as Json) : {};
-  if (!response.ok) {
-    const message = json.error?.message ?? json.reason ?? json.message ?? `${response.status} ${response.statusText}`;
-    if (response.status === 403 && /session has ended|bearer token is required/.test(String(message))) onSignedOut();
-    throw new ApiError(response.status, String(message), json.error?.code ?? null);
-  }
-  return json as T;
+hearth.use({
+  onRequest({ request }) {
+    // The session's CSRF token: the server refuses a write with the cookie but without it.
+    if (request.method !== 'GET') request.headers.set('x-csrf-token', csrfToken);
+    return request;
+  },
+});
+
+/** What openapi-fetch's GET, POST, … answer: the body of a 2xx as `data`, another body as `error`. */
+export type Outcome = { data: unknown; error?: never; response: Response } | { data?: never; error: unknown; response: Response };
+/** The body of a 2xx of that outcome. */
+export type Data<O> = O extends { data: infer T } ? T : never;
+
+/** The failure body's fields the console reads, whichever family of routes answered. */
+interface Failure {
+  error?: { message?: unknown; code?: unknown } | string;
+  reason?: unknown;
+  message?: unknown;
 }
 
-/** A query string from the given parameters, leaving out empty ones. */
-export function query(params: Record<string, string | number | undefined | null>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
+/**
+ * The body of a 2xx; otherwise an ApiError carrying the server's own message, and, when the session has
+ * ended, back to the sign-in page.
+ */
+export async function ok<O extends Outcome>(pending: Promise<O>): Promise<Data<O>> {
+  const outcome = await pending;
+  const { response } = outcome;
+  // A 2xx without a body (204) has no data; no caller reads one from such a route.
+  if (response.ok) return outcome.data as Data<O>;
+  const body: Failure = typeof outcome.error === 'object' && outcome.error !== null ? outcome.error : {};
+  const inner = typeof body.error === 'object' ? body.error : undefined;
+  const message = inner?.message ?? body.reason ?? body.message ?? `${response.status} ${response.statusText}`;
+  if (response.status === 403 && /session has ended|bearer token is required/.test(String(message))) onSignedOut();
+  throw new ApiError(response.status, String(message), typeof inner?.code === 'string' ? inner.code : null);
 }

@@ -1,28 +1,18 @@
+import type { components } from '@hearth/client';
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api } from './api.ts';
+import { hearth, ok, type Data, type Outcome } from './api.ts';
 import { CopyText, ErrorNotice, Field, formatDate, Notice, Page, useApi, Value } from './ui.tsx';
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Message = { kind: 'ok' | 'error'; text: string } | null;
 
 /** A connector as `GET /api/v2/admin/connectors` answers it: secrets only by name, never their values. */
-interface Connector {
-  id: string;
-  sourceId: number;
-  kind: string;
-  name: string;
-  settings: Row;
-  secrets: string[];
-  receiverUrl: string;
-  state: 'active' | 'backfilling' | 'waiting' | 'paused' | 'failed';
-  reason: string | null;
-  waitingUntil: string | null;
-  streams: { stream: string; done: boolean; records: number; total: number | null; updatedAt: string }[];
-  lastEventAt: string | null;
-  lastSyncAt: string | null;
-  last24h: { deliveries: number; records: number };
-  createdAt: string;
+type Connector = components['schemas']['Connector'];
+/** A connector's settings, or secrets, by name: their shapes are the kind's (`GET /api/v2/admin/connector-kinds`). */
+type Values = Record<string, unknown>;
+
+function settingsOf(connector: Connector): Values {
+  return typeof connector.settings === 'object' && connector.settings !== null ? (connector.settings as Values) : {};
 }
 
 /** The platforms this page has a form for; `GET /api/v2/admin/connector-kinds` says which the server offers. */
@@ -89,14 +79,14 @@ function FocusedHeading(props: { id: string; level: 2 | 4; children: ComponentCh
   );
 }
 
-/** Reads `path` now and every REFRESH_MS, keeping what it last read when a read fails (a restart, a lost network). */
-function usePolled<T>(path: string) {
-  const [data, setData] = useState<T | null>(null);
+/** Reads what `load` asks for now and every REFRESH_MS, keeping what it last read when a read fails (a restart, a lost network). */
+function usePolled<O extends Outcome>(load: () => Promise<O>) {
+  const [data, setData] = useState<Data<O> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    api<T>('GET', path).then(
+    ok(load()).then(
       (answer) => {
         if (!live) return;
         setData(answer);
@@ -107,7 +97,7 @@ function usePolled<T>(path: string) {
     return () => {
       live = false;
     };
-  }, [path, tick]);
+  }, [tick]);
   const reload = useCallback(() => setTick((value) => value + 1), []);
   useEffect(() => {
     const timer = window.setInterval(reload, REFRESH_MS);
@@ -117,9 +107,9 @@ function usePolled<T>(path: string) {
 }
 
 export function SourcesPage() {
-  const connectors = usePolled<{ data: Connector[] }>('/api/v2/admin/connectors');
-  const sources = useApi<{ data: Row[] }>('/api/v2/admin/sources');
-  const kinds = useApi<{ data: { kind: string; platformName: string }[] }>('/api/v2/admin/connector-kinds');
+  const connectors = usePolled(() => hearth.GET('/api/v2/admin/connectors'));
+  const sources = useApi(() => hearth.GET('/api/v2/admin/sources'), []);
+  const kinds = useApi(() => hearth.GET('/api/v2/admin/connector-kinds'), []);
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<{ connector: Connector; webhookSecret: string } | null>(null);
   const reload = () => {
@@ -199,7 +189,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
       setBusy(false);
     }
   };
-  const path = `/api/v2/admin/connectors/${encodeURIComponent(connector.id)}`;
+  const byId = { params: { path: { id: connector.id } } };
   // Resuming a waiting connector goes on at once instead of at the platform's time (which may refuse again).
   const resumable = connector.state === 'paused' || connector.state === 'failed' || connector.state === 'waiting';
   return (
@@ -249,7 +239,11 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
       </dl>
       <div class="actions">
         {resumable ? (
-          <button type="button" disabled={busy} onClick={() => act(async () => (await api('POST', `${path}/resume`), `Resumed ${connector.name}.`))}>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() => act(async () => (await ok(hearth.POST('/api/v2/admin/connectors/{id}/resume', byId)), `Resumed ${connector.name}.`))}
+          >
             Resume<span class="visually-hidden"> {connector.name}</span>
           </button>
         ) : null}
@@ -260,7 +254,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
             onClick={() =>
               act(
                 async () => (
-                  await api('POST', `${path}/pause`),
+                  await ok(hearth.POST('/api/v2/admin/connectors/{id}/pause', byId)),
                   `Paused ${connector.name}: no sync runs; webhook deliveries are kept and processed when it resumes.`
                 ),
               )
@@ -274,7 +268,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           disabled={busy}
           onClick={() =>
             act(async () => {
-              const started = await api('POST', `${path}/sync`);
+              const started = await ok(hearth.POST('/api/v2/admin/connectors/{id}/sync', byId));
               return started.data.created === false
                 ? `A sync of ${connector.name} is already queued or running (job ${started.data.jobId}).`
                 : `A sync of ${connector.name} is queued (job ${started.data.jobId}).`;
@@ -289,7 +283,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           onClick={async () => {
             setBusy(true);
             try {
-              const tried = await api('POST', `${path}/test`);
+              const tried = await ok(hearth.POST('/api/v2/admin/connectors/{id}/test', byId));
               setMessage({ kind: tried.data.ok ? 'ok' : 'error', text: tried.data.message });
             } catch (error) {
               setMessage({ kind: 'error', text: errorText(error) });
@@ -314,7 +308,12 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
               )
             )
               return;
-            void act(async () => (await api('DELETE', path), `Removed the connector ${connector.name}; its source and data stay.`));
+            void act(
+              async () => (
+                await ok(hearth.DELETE('/api/v2/admin/connectors/{id}', byId)),
+                `Removed the connector ${connector.name}; its source and data stay.`
+              ),
+            );
           }}
         >
           Remove<span class="visually-hidden"> {connector.name}</span>
@@ -417,7 +416,7 @@ const GITHUB_EVENTS = [
 ];
 
 function GitHubWebhookSteps(props: { connector: Connector }) {
-  const settings = props.connector.settings;
+  const settings = settingsOf(props.connector);
   const app = Boolean(settings.installationId);
   const where = app
     ? 'the GitHub App’s settings (Developer settings → GitHub Apps → the app → General → Webhook)'
@@ -496,8 +495,8 @@ const NEW_DISCOURSE: DiscourseForm = { url: '', apiUsername: 'system', apiKey: '
 const REPOSITORY = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 /** The body's `settings` and `secrets` of a GitHub form; a sentence instead when the form is not complete. */
-function githubBody(form: GitHubForm, webhookSecret: string): { settings: Row; secrets: Row } | string {
-  const settings: Row = { bots: form.bots, commits: form.commits };
+function githubBody(form: GitHubForm, webhookSecret: string): { settings: Values; secrets: Values } | string {
+  const settings: Values = { bots: form.bots, commits: form.commits };
   const apiUrl = form.apiUrl.trim().replace(/\/+$/, '');
   if (apiUrl && apiUrl !== DEFAULT_GITHUB_API) settings.apiUrl = apiUrl;
   if (form.follow === 'repositories') {
@@ -519,7 +518,7 @@ function githubBody(form: GitHubForm, webhookSecret: string): { settings: Row; s
     if (!form.organization.trim()) return 'Name the organization.';
     settings.organization = form.organization.trim();
   }
-  const secrets: Row = { webhookSecret };
+  const secrets: Values = { webhookSecret };
   if (form.auth === 'token') {
     if (!form.token.trim()) return 'Give a token.';
     secrets.token = form.token.trim();
@@ -534,7 +533,7 @@ function githubBody(form: GitHubForm, webhookSecret: string): { settings: Row; s
   return { settings, secrets };
 }
 
-function discourseBody(form: DiscourseForm, webhookSecret: string): { settings: Row; secrets: Row } | string {
+function discourseBody(form: DiscourseForm, webhookSecret: string): { settings: Values; secrets: Values } | string {
   if (!form.url.trim()) return 'Give the forum’s URL.';
   if (!form.apiUsername.trim()) return 'Give the API username.';
   if (!form.apiKey.trim()) return 'Give the API key.';
@@ -554,7 +553,7 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
   const [message, setMessage] = useState<Message>(null);
   const [busy, setBusy] = useState(false);
   const body = () => (kind === 'github' ? githubBody(github, webhookSecret) : discourseBody(discourse, webhookSecret));
-  const send = async (work: (parts: { settings: Row; secrets: Row }) => Promise<void>) => {
+  const send = async (work: (parts: { settings: Values; secrets: Values }) => Promise<void>) => {
     const parts = body();
     if (typeof parts === 'string') {
       setMessage({ kind: 'error', text: parts });
@@ -577,7 +576,7 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
       onSubmit={(event) => {
         event.preventDefault();
         void send(async (parts) => {
-          const made = await api<{ data: Connector }>('POST', '/api/v2/admin/connectors', { kind, ...(name.trim() ? { name: name.trim() } : {}), ...parts });
+          const made = await ok(hearth.POST('/api/v2/admin/connectors', { body: { kind, ...(name.trim() ? { name: name.trim() } : {}), ...parts } }));
           props.onCreated(made.data, webhookSecret);
         });
       }}
@@ -623,7 +622,7 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
           disabled={busy}
           onClick={() =>
             send(async (parts) => {
-              const tried = await api('POST', '/api/v2/admin/connectors/test', { kind, ...parts });
+              const tried = await ok(hearth.POST('/api/v2/admin/connectors/test', { body: { kind, ...parts } }));
               setMessage({ kind: tried.data.ok ? 'ok' : 'error', text: tried.data.message });
             })
           }
@@ -850,21 +849,22 @@ function DiscourseFields(props: { form: DiscourseForm; onChange: (form: Discours
 /** New credentials (PATCH secrets, merged by name): rotating a token, or giving a rejected one's successor, which resumes a failed connector. */
 function EditCredentials(props: { connector: Connector; onCancel: () => void; onSaved: (webhookSecret: string | null) => void }) {
   const { connector } = props;
+  const current = settingsOf(connector);
   const prefix = `edit-${connector.id}`;
   const [github, setGitHub] = useState<GitHubForm>({
     ...NEW_GITHUB,
-    auth: connector.settings.installationId ? 'app' : 'token',
-    installationId: connector.settings.installationId ? String(connector.settings.installationId) : '',
+    auth: current.installationId ? 'app' : 'token',
+    installationId: current.installationId ? String(current.installationId) : '',
   });
-  const [discourse, setDiscourse] = useState<DiscourseForm>({ ...NEW_DISCOURSE, apiUsername: String(connector.settings.apiUsername ?? 'system') });
+  const [discourse, setDiscourse] = useState<DiscourseForm>({ ...NEW_DISCOURSE, apiUsername: String(current.apiUsername ?? 'system') });
   const [rotateWebhook, setRotateWebhook] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   /** The PATCH body, and the new webhook secret if one is made; a sentence instead when the form is not complete. */
-  const change = (): { body: Row; webhookSecret: string | null } | string => {
+  const change = (): { body: { secrets: Values; settings?: Values }; webhookSecret: string | null } | string => {
     const webhookSecret = rotateWebhook ? newWebhookSecret() : null;
-    const secrets: Row = webhookSecret ? { webhookSecret } : {};
-    let settings: Row = connector.settings;
+    const secrets: Values = webhookSecret ? { webhookSecret } : {};
+    let settings = current;
     if (connector.kind === 'github') {
       if (github.auth === 'token') {
         if (github.token.trim()) secrets.token = github.token.trim();
@@ -882,7 +882,7 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
       if (discourse.apiKey.trim()) secrets.apiKey = discourse.apiKey.trim();
       settings = { ...settings, apiUsername: discourse.apiUsername.trim() };
     }
-    const settingsChanged = JSON.stringify(settings) !== JSON.stringify(connector.settings);
+    const settingsChanged = JSON.stringify(settings) !== JSON.stringify(current);
     if (Object.keys(secrets).length === 0 && !settingsChanged) return 'Nothing to change: give a new credential, or tick “Also make a new webhook secret”.';
     return { body: { secrets, ...(settingsChanged ? { settings } : {}) }, webhookSecret };
   };
@@ -899,7 +899,7 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
         }
         setBusy(true);
         try {
-          await api('PATCH', `/api/v2/admin/connectors/${encodeURIComponent(connector.id)}`, made.body);
+          await ok(hearth.PATCH('/api/v2/admin/connectors/{id}', { params: { path: { id: connector.id } }, body: made.body }));
           props.onSaved(made.webhookSecret);
         } catch (failure) {
           setError(errorText(failure));
@@ -935,7 +935,7 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
 }
 
 /** Sources that are pushed into through the API (or read from files): their push URLs and a `curl` example. */
-function PushSources(props: { sources: Row[]; error: unknown; onCreated: () => void }) {
+function PushSources(props: { sources: components['schemas']['Source'][]; error: unknown; onCreated: () => void }) {
   const [name, setName] = useState('');
   const [message, setMessage] = useState<Message>(null);
   const origin = location.origin;
@@ -947,7 +947,7 @@ function PushSources(props: { sources: Row[]; error: unknown; onCreated: () => v
         onSubmit={async (event) => {
           event.preventDefault();
           try {
-            const made = await api('POST', '/api/v2/admin/sources', { name });
+            const made = await ok(hearth.POST('/api/v2/admin/sources', { body: { name } }));
             setMessage({ kind: 'ok', text: `Created the source ${made.data.name} (${made.data.sourceId}).` });
             setName('');
             props.onCreated();

@@ -1,11 +1,10 @@
+import type { operations } from '@hearth/client';
 import { useState } from 'preact/hooks';
+import { hearth } from './api.ts';
 import { useApi } from './ui.tsx';
 
-interface FilterField {
-  field: string;
-  kinds: string[];
-  ops: string[];
-}
+/** A field a list's lightFilter may name, with its clause kinds and operators (`GET /api/v2/filter-fields`). */
+type FilterField = operations['listFilterFields']['responses'][200]['content']['application/json']['data'][number];
 
 export interface Clause {
   field: string;
@@ -61,7 +60,7 @@ export function lightFilterOf(fields: FilterField[], rows: Clause[]): string | n
  * of the community appear without a change to the console.
  */
 export function FilterBuilder(props: { entity: string; onApply: (lightFilter: string | null) => void }) {
-  const fields = useApi<{ data: FilterField[] }>(`/api/v2/filter-fields?entity=${props.entity}`);
+  const fields = useApi(() => hearth.GET('/api/v2/filter-fields', { params: { query: { entity: props.entity } } }), [props.entity]);
   const [rows, setRows] = useState<Clause[]>([]);
   const list = fields.data?.data ?? [];
   const opsOf = (name: string) => {

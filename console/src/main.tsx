@@ -1,8 +1,9 @@
+import type { components } from '@hearth/client';
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, TokensPage, UsersPage } from './admin.tsx';
 import { SourcesPage } from './connectors.tsx';
-import { api, ApiError, setCsrfToken, whenSignedOut } from './api.ts';
+import { ApiError, hearth, ok, setCsrfToken, whenSignedOut } from './api.ts';
 import {
   ActivitiesPage,
   ActivityPage,
@@ -17,7 +18,7 @@ import {
 import { interceptLinks, navigate, useLocation } from './router.ts';
 import { ErrorNotice, Field, Loading, Page } from './ui.tsx';
 
-type Session = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Session = components['schemas']['ConsoleSession'];
 
 const NAV: { path: string; label: string; admin?: boolean }[] = [
   { path: '/contacts', label: 'Contacts' },
@@ -43,7 +44,7 @@ function SignIn(props: { current: Session | null; onSignedIn: (session: Session)
   const [pending, setPending] = useState<{ link: string; why: string | null } | null>(null);
   const signInByLink = (link: string, replaceSession: boolean) => {
     setBusy(true);
-    api('POST', '/api/v2/session/link', { link, ...(replaceSession ? { replaceSession: true } : {}) }).then(
+    ok(hearth.POST('/api/v2/session/link', { body: { link, ...(replaceSession ? { replaceSession: true } : {}) } })).then(
       (session) => props.onSignedIn(session.data),
       (failure: unknown) => {
         if (failure instanceof ApiError && failure.code === 'signed_in') setPending({ link, why: failure.message });
@@ -106,7 +107,7 @@ function SignIn(props: { current: Session | null; onSignedIn: (session: Session)
             event.preventDefault();
             setBusy(true);
             try {
-              const session = await api('POST', '/api/v2/session', { email, password });
+              const session = await ok(hearth.POST('/api/v2/session', { body: { email, password } }));
               props.onSignedIn(session.data);
             } catch (failure) {
               setError(failure);
@@ -189,7 +190,7 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const { path } = useLocation();
   const load = useCallback(() => {
-    api('GET', '/api/v2/session').then(
+    ok(hearth.GET('/api/v2/session')).then(
       (answer) => {
         setCsrfToken(answer.data.csrfToken);
         setSession(answer.data);
@@ -245,7 +246,7 @@ function App() {
             type="button"
             class="link"
             onClick={async () => {
-              await api('DELETE', '/api/v2/session').catch(() => undefined);
+              await ok(hearth.DELETE('/api/v2/session')).catch(() => undefined);
               setSession(null);
               navigate('/sign-in');
             }}

@@ -1,40 +1,61 @@
+import type { components } from '@hearth/client';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api, query } from './api.ts';
+import { hearth, ok } from './api.ts';
 import { FilterBuilder } from './filters.tsx';
 import { ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, usePager, useApi, Value } from './ui.tsx';
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-interface ListPage {
-  data: Row[];
-  meta: { nextCursor: string | null };
+type Schemas = components['schemas'];
+type Message = { kind: 'ok' | 'error'; text: string } | null;
+
+/** A record of a list: every list's records have an ID, and most a name. */
+interface ListRecord {
+  id: string;
+  name?: string;
 }
 
-interface Column {
+/** The query a list page asks its list with; the columns and what else narrows the list are the caller's. */
+interface ListQuery {
+  limit: number;
+  sort: string;
+  direction: 'asc' | 'desc';
+  lightFilter?: string;
+  cursor?: string;
+}
+
+/** A GET of a paged list, whose records are R. */
+type ListOutcome<R> =
+  { data: { data: R[]; meta: { nextCursor: string | null } }; error?: never; response: Response } | { data?: never; error: unknown; response: Response };
+
+interface Column<R> {
   label: string;
-  render: (row: Row) => ComponentChildren;
+  render: (row: R) => ComponentChildren;
 }
 
 /** A list page of the API: filters from its filter fields, a sort, keyset pages, and optional row selection. */
-function RecordList(props: {
-  entity: string;
-  path: string;
-  cols: string;
+function RecordList<R extends ListRecord>(props: {
+  entity: 'contact' | 'organization' | 'activity';
+  /** Reads a page of the list (a GET of the typed client). */
+  load: (query: ListQuery) => Promise<ListOutcome<R>>;
+  /** What `load` reads besides the query: a change reads the list again, from its first page. */
+  loadKey?: string;
   sorts: { value: string; label: string }[];
-  columns: Column[];
-  params?: Record<string, string>;
-  selection?: (selected: Row[], done: () => void) => ComponentChildren;
+  columns: Column<R>[];
+  selection?: (selected: R[], done: () => void) => ComponentChildren;
   filters?: boolean;
 }) {
   const [lightFilter, setLightFilter] = useState<string | null>(null);
   const [sort, setSort] = useState(props.sorts[0]!.value);
-  const [direction, setDirection] = useState('asc');
-  const [selected, setSelected] = useState<Map<string, Row>>(new Map());
-  const resetKey = `${lightFilter}|${sort}|${direction}|${JSON.stringify(props.params ?? {})}`;
+  const [direction, setDirection] = useState<'asc' | 'desc'>('asc');
+  const [selected, setSelected] = useState<Map<string, R>>(new Map());
+  const resetKey = `${lightFilter}|${sort}|${direction}|${props.loadKey ?? ''}`;
   const pager = usePager(resetKey);
-  const path = `${props.path}${query({ limit: 25, cols: props.cols, sort, direction, lightFilter, cursor: pager.cursor, ...props.params })}`;
-  const list = useApi<ListPage>(path);
-  const toggle = (row: Row, on: boolean) =>
+  const list = useApi(
+    () => props.load({ limit: 25, sort, direction, lightFilter: lightFilter ?? undefined, cursor: pager.cursor ?? undefined }),
+    [resetKey, pager.cursor],
+  );
+  const rows: R[] = list.data?.data ?? [];
+  const toggle = (row: R, on: boolean) =>
     setSelected((current) => {
       const next = new Map(current);
       if (on) next.set(row.id, row);
@@ -55,7 +76,7 @@ function RecordList(props: {
           </select>
         </Field>
         <Field label="Direction" id={`${props.entity}-direction`}>
-          <select id={`${props.entity}-direction`} value={direction} onChange={(event) => setDirection(event.currentTarget.value)}>
+          <select id={`${props.entity}-direction`} value={direction} onChange={(event) => setDirection(event.currentTarget.value as 'asc' | 'desc')}>
             <option value="asc">Ascending</option>
             <option value="desc">Descending</option>
           </select>
@@ -73,7 +94,7 @@ function RecordList(props: {
       <ErrorNotice error={list.error} />
       {list.loading && !list.data ? <Loading /> : null}
       {list.data ? (
-        list.data.data.length === 0 ? (
+        rows.length === 0 ? (
           <p class="muted">Nothing matches.</p>
         ) : (
           <table>
@@ -92,7 +113,7 @@ function RecordList(props: {
               </tr>
             </thead>
             <tbody>
-              {list.data.data.map((row) => (
+              {rows.map((row) => (
                 <tr key={row.id}>
                   {props.selection ? (
                     <td>
@@ -120,10 +141,10 @@ function RecordList(props: {
 }
 
 /** Adds the selected contacts to a segment, with the bulk update the API offers. */
-function AddToSegment(props: { contacts: Row[]; done: () => void }) {
-  const segments = useApi<ListPage>('/api/v2/segments?limit=1000');
+function AddToSegment(props: { contacts: Schemas['Contact'][]; done: () => void }) {
+  const segments = useApi(() => hearth.GET('/api/v2/segments', { params: { query: { limit: 1000 } } }), []);
   const [segmentId, setSegmentId] = useState('');
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message>(null);
   const choices = (segments.data?.data ?? []).filter((segment) => segment.entityType === 'contact');
   return (
     <form
@@ -132,7 +153,7 @@ function AddToSegment(props: { contacts: Row[]; done: () => void }) {
         event.preventDefault();
         try {
           const target = segmentId || choices[0]?.id;
-          await api('POST', '/api/v2/contacts/bulk-update', { contactIds: props.contacts.map((contact) => contact.id), segmentId: target });
+          await ok(hearth.POST('/api/v2/contacts/bulk-update', { body: { contactIds: props.contacts.map((contact) => contact.id), segmentId: target } }));
           setMessage({ kind: 'ok', text: `Added ${props.contacts.length} contact(s) to ${choices.find((segment) => segment.id === target)?.name ?? target}.` });
           props.done();
         } catch (error) {
@@ -156,7 +177,7 @@ function AddToSegment(props: { contacts: Row[]; done: () => void }) {
   );
 }
 
-const link = (base: string) => (row: Row) => <a href={`/${base}/${row.id}`}>{row.name ?? row.id}</a>;
+const link = (base: string) => (row: ListRecord) => <a href={`/${base}/${row.id}`}>{row.name ?? row.id}</a>;
 
 export function ContactsPage(props: { segmentId?: string }) {
   const [message, setMessage] = useState<string | null>(null);
@@ -165,9 +186,12 @@ export function ContactsPage(props: { segmentId?: string }) {
       {message ? <Notice kind="ok">{message}</Notice> : null}
       <RecordList
         entity="contact"
-        path="/api/v2/contacts"
-        cols="primaryEmail,title,companyName,activityCountAll"
-        params={props.segmentId ? { segmentId: props.segmentId } : undefined}
+        load={(query) =>
+          hearth.GET('/api/v2/contacts', {
+            params: { query: { ...query, cols: 'primaryEmail,title,companyName,activityCountAll', segmentId: props.segmentId } },
+          })
+        }
+        loadKey={props.segmentId}
         sorts={[
           { value: 'id', label: 'Added' },
           { value: 'name', label: 'Name' },
@@ -207,12 +231,16 @@ const CONTACT_COLS =
   'fullName,primaryEmail,title,companyName,companyWebsite,location,profiles,segments,tags,leadScores,activityCount28d,activityCountAll,sparkSummary,jobHistory,cf_*';
 
 export function ContactPage(props: { id: string }) {
-  const contact = useApi<{ data: Row }>(`/api/v2/contacts/${encodeURIComponent(props.id)}${query({ cols: CONTACT_COLS })}`);
-  const activities = useApi<ListPage>(
-    `/api/v2/activities${query({ contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' })}`,
+  const contact = useApi(() => hearth.GET('/api/v2/contacts/{id}', { params: { path: { id: props.id }, query: { cols: CONTACT_COLS } } }), [props.id]);
+  const activities = useApi(
+    () =>
+      hearth.GET('/api/v2/activities', {
+        params: { query: { contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' } },
+      }),
+    [props.id],
   );
-  const merges = useApi<{ data: Row[] }>(`/api/v2/contacts/${encodeURIComponent(props.id)}/merges`);
-  const tags = useApi<ListPage>('/api/v2/tags?limit=1000');
+  const merges = useApi(() => hearth.GET('/api/v2/contacts/{id}/merges', { params: { path: { id: props.id } } }), [props.id]);
+  const tags = useApi(() => hearth.GET('/api/v2/tags', { params: { query: { limit: 1000 } } }), []);
   const tagName = (id: string) => tags.data?.data.find((tag) => tag.id === id)?.name ?? id;
   const data = contact.data?.data;
   return (
@@ -250,7 +278,7 @@ export function ContactPage(props: { id: string }) {
           <Section title="Segments">
             {(data.segments ?? []).length ? (
               <ul class="plain">
-                {(data.segments as Row[]).map((segment) => (
+                {(data.segments ?? []).map((segment) => (
                   <li key={segment.id}>
                     <a href={`/segments/${segment.id}`}>{segment.name}</a>
                   </li>
@@ -261,7 +289,7 @@ export function ContactPage(props: { id: string }) {
             )}
           </Section>
           <Section title="Tags">
-            <Value value={(data.tags ?? []).map((tag: string | Row) => (typeof tag === 'string' ? tagName(tag) : tag.name))} />
+            <Value value={(data.tags ?? []).map(tagName)} />
           </Section>
           <Section title="Custom fields">
             <Value value={data.customFields} />
@@ -301,7 +329,7 @@ export function ContactPage(props: { id: string }) {
   );
 }
 
-function ActivityTable(props: { rows: Row[] }) {
+function ActivityTable(props: { rows: Schemas['Activity'][] }) {
   if (props.rows.length === 0) return <p class="muted">No activity.</p>;
   return (
     <table>
@@ -336,8 +364,7 @@ export function OrganizationsPage() {
     <Page title="Organizations">
       <RecordList
         entity="organization"
-        path="/api/v2/organizations"
-        cols="contactsCount,employees,location"
+        load={(query) => hearth.GET('/api/v2/organizations', { params: { query: { ...query, cols: 'contactsCount,employees,location' } } })}
         sorts={[
           { value: 'id', label: 'Added' },
           { value: 'member_count', label: 'Contacts' },
@@ -354,10 +381,20 @@ export function OrganizationsPage() {
 }
 
 export function OrganizationPage(props: { id: string }) {
-  const organization = useApi<{ data: Row }>(
-    `/api/v2/organizations/${encodeURIComponent(props.id)}${query({ cols: 'about,contactsCount,employees,linkedInUrl,profiles,location,subIndustry,tags,leadScores,topContacts,cf_*' })}`,
+  const organization = useApi(
+    () =>
+      hearth.GET('/api/v2/organizations/{id}', {
+        params: {
+          path: { id: props.id },
+          query: { cols: 'about,contactsCount,employees,linkedInUrl,profiles,location,subIndustry,tags,leadScores,topContacts,cf_*' },
+        },
+      }),
+    [props.id],
   );
-  const contacts = useApi<ListPage>(`/api/v2/contacts${query({ organizationId: props.id, limit: 25, cols: 'title,primaryEmail' })}`);
+  const contacts = useApi(
+    () => hearth.GET('/api/v2/contacts', { params: { query: { organizationId: props.id, limit: 25, cols: 'title,primaryEmail' } } }),
+    [props.id],
+  );
   const data = organization.data?.data;
   return (
     <Page title={data ? data.name : 'Organization'}>
@@ -393,8 +430,7 @@ export function ActivitiesPage() {
     <Page title="Activities">
       <RecordList
         entity="activity"
-        path="/api/v2/activities"
-        cols="contactId,content,providerName"
+        load={(query) => hearth.GET('/api/v2/activities', { params: { query: { ...query, cols: 'contactId,content,providerName' } } })}
         sorts={[
           { value: 'activityTime', label: 'Time' },
           { value: 'id', label: 'Added' },
@@ -412,8 +448,15 @@ export function ActivitiesPage() {
 }
 
 export function ActivityPage(props: { id: string }) {
-  const activity = useApi<{ data: Row }>(
-    `/api/v2/activities/${encodeURIComponent(props.id)}${query({ cols: 'contactId,content,isUserInitiated,participantCount,providerName,replyCount,sentiment,subSourceNames' })}`,
+  const activity = useApi(
+    () =>
+      hearth.GET('/api/v2/activities/{id}', {
+        params: {
+          path: { id: props.id },
+          query: { cols: 'contactId,content,isUserInitiated,participantCount,providerName,replyCount,sentiment,subSourceNames' },
+        },
+      }),
+    [props.id],
   );
   const data = activity.data?.data;
   return (
@@ -434,10 +477,10 @@ export function ActivityPage(props: { id: string }) {
 }
 
 export function SegmentsPage() {
-  const segments = useApi<ListPage>('/api/v2/segments?limit=1000&cols=entityCount');
+  const segments = useApi(() => hearth.GET('/api/v2/segments', { params: { query: { limit: 1000, cols: 'entityCount' } } }), []);
   const [name, setName] = useState('');
-  const [entityType, setEntityType] = useState('contact');
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [entityType, setEntityType] = useState<'contact' | 'organization'>('contact');
+  const [message, setMessage] = useState<Message>(null);
   return (
     <Page title="Segments">
       <form
@@ -446,7 +489,7 @@ export function SegmentsPage() {
         onSubmit={async (event) => {
           event.preventDefault();
           try {
-            const made = await api('POST', '/api/v2/segments', { name, entityType });
+            const made = await ok(hearth.POST('/api/v2/segments', { body: { name, entityType } }));
             setMessage({ kind: 'ok', text: `Created the segment ${made.data.name}.` });
             setName('');
             segments.reload();
@@ -458,7 +501,7 @@ export function SegmentsPage() {
         <label for="segment-name">New segment</label>
         <input id="segment-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} />
         <label for="segment-type">of</label>
-        <select id="segment-type" value={entityType} onChange={(event) => setEntityType(event.currentTarget.value)}>
+        <select id="segment-type" value={entityType} onChange={(event) => setEntityType(event.currentTarget.value as 'contact' | 'organization')}>
           <option value="contact">contacts</option>
           <option value="organization">organizations</option>
         </select>
@@ -493,9 +536,9 @@ export function SegmentsPage() {
 }
 
 export function SegmentPage(props: { id: string }) {
-  const segment = useApi<{ data: Row }>(`/api/v2/segments/${encodeURIComponent(props.id)}?cols=entityCount`);
+  const segment = useApi(() => hearth.GET('/api/v2/segments/{id}', { params: { path: { id: props.id }, query: { cols: 'entityCount' } } }), [props.id]);
   const [name, setName] = useState<string | null>(null);
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message>(null);
   const data = segment.data?.data;
   return (
     <Page title={data ? `Segment: ${data.name}` : 'Segment'}>
@@ -511,7 +554,7 @@ export function SegmentPage(props: { id: string }) {
             onSubmit={async (event) => {
               event.preventDefault();
               try {
-                await api('PATCH', `/api/v2/segments/${data.id}`, { name: name ?? data.name });
+                await ok(hearth.PATCH('/api/v2/segments/{id}', { params: { path: { id: data.id } }, body: { name: name ?? data.name } }));
                 setMessage({ kind: 'ok', text: 'Renamed.' });
                 segment.reload();
               } catch (error) {
@@ -529,10 +572,9 @@ export function SegmentPage(props: { id: string }) {
               <h2>Members</h2>
               <RecordList
                 entity="contact"
-                path="/api/v2/contacts"
-                cols="primaryEmail,title"
+                load={(query) => hearth.GET('/api/v2/contacts', { params: { query: { ...query, cols: 'primaryEmail,title', segmentId: data.id } } })}
+                loadKey={data.id}
                 filters={false}
-                params={{ segmentId: data.id }}
                 sorts={[
                   { value: 'name', label: 'Name' },
                   { value: 'id', label: 'Added' },
@@ -552,9 +594,9 @@ export function SegmentPage(props: { id: string }) {
 }
 
 export function TagsPage() {
-  const tags = useApi<ListPage>('/api/v2/tags?limit=1000');
+  const tags = useApi(() => hearth.GET('/api/v2/tags', { params: { query: { limit: 1000 } } }), []);
   const [name, setName] = useState('');
-  const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
+  const [message, setMessage] = useState<Message>(null);
   return (
     <Page title="Tags">
       <form
@@ -563,7 +605,7 @@ export function TagsPage() {
         onSubmit={async (event) => {
           event.preventDefault();
           try {
-            await api('POST', '/community/v1/tags', { name, entityTypes: ['member', 'activity', 'company'] });
+            await ok(hearth.POST('/community/v1/tags', { body: { name, entityTypes: ['member', 'activity', 'company'] } }));
             setMessage({ kind: 'ok', text: `Created the tag ${name}.` });
             setName('');
             tags.reload();

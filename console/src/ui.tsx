@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, ApiError } from './api.ts';
+import { ApiError, ok, type Data, type Outcome } from './api.ts';
 
 /** A page's frame: its heading takes the focus when the page opens, so screen readers announce it. */
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
@@ -37,22 +37,24 @@ export function ErrorNotice(props: { error: unknown }) {
   return <Notice kind="error">{message}</Notice>;
 }
 
-/** Loads `path` (again whenever it changes or `reload` is called). */
-export function useApi<T>(path: string | null) {
-  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({ data: null, error: null, loading: true });
+/**
+ * Reads what `load` asks the API for (a GET of the typed client), again whenever one of `deps` changes or
+ * `reload` is called.
+ */
+export function useApi<O extends Outcome>(load: () => Promise<O>, deps: readonly unknown[]) {
+  const [state, setState] = useState<{ data: Data<O> | null; error: unknown; loading: boolean }>({ data: null, error: null, loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    if (path === null) return;
     let live = true;
     setState((previous) => ({ ...previous, loading: true }));
-    api<T>('GET', path).then(
+    ok(load()).then(
       (data) => live && setState({ data, error: null, loading: false }),
       (error: unknown) => live && setState({ data: null, error, loading: false }),
     );
     return () => {
       live = false;
     };
-  }, [path, tick]);
+  }, [...deps, tick]);
   const reload = useCallback(() => setTick((value) => value + 1), []);
   return { ...state, reload };
 }
