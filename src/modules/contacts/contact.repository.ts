@@ -68,13 +68,34 @@ export async function refreshActivityStats(trx: Transaction<DB>, communityId: nu
     where c.community_id = ${communityId} and c.id = s.id`.execute(trx);
 }
 
-/** New contacts, one per name, in one statement: their IDs in the order of `names`. */
-export async function insertContacts(trx: Transaction<DB>, communityId: number, names: string[], now: Date): Promise<number[]> {
-  if (names.length === 0) return [];
+/**
+ * New contacts in one statement, each written once with everything the run knows of it: its name, the
+ * fields its pushes set (as contactUpdates takes them) and what its activities add. Their IDs, in the
+ * order of `rows`. Every field is in the statement whether a row sets it or not, so the text is the same
+ * for every batch and its prepared plan serves them all.
+ */
+export async function insertContacts(
+  trx: Transaction<DB>,
+  communityId: number,
+  rows: { name: string; fields: ContactFields; added?: AddedActivities }[],
+  now: Date,
+): Promise<number[]> {
+  if (rows.length === 0) return [];
+  const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => column !== 'name');
+  const values = columns.map((column) => {
+    const value = column === 'phone_numbers' ? sql`(e.r -> 'f' ->> ${column})::jsonb` : sql`(e.r -> 'f' ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
+    // A field no push set takes the column's default (all null but the phones' empty list).
+    return sql`case when e.r -> 'f' ? ${column} then ${value} else ${column === 'phone_numbers' ? sql`'[]'::jsonb` : sql`null`} end`;
+  });
+  const input = rows.map((row) => ({ name: row.name, f: row.fields, count: row.added?.count ?? 0, first: row.added?.first, latest: row.added?.latest }));
   // Rows are inserted in ordinal order, so the sequence hands out ascending IDs in that order.
   const result = await sql<{ id: number }>`
-    insert into contacts (community_id, name, created_at, updated_at)
-    select ${communityId}, t.name, ${now}, ${now} from unnest(${names}::text[]) with ordinality as t(name, n) order by t.n
+    insert into contacts (community_id, name, ${sql.join(columns.map((column) => sql.ref(column)))},
+      activity_count_all, first_activity_at, latest_activity_at, created_at, updated_at)
+    select ${communityId}, coalesce(e.r -> 'f' ->> 'name', e.r ->> 'name'), ${sql.join(values)},
+      (e.r ->> 'count')::int, (e.r ->> 'first')::timestamptz, (e.r ->> 'latest')::timestamptz, ${now}, ${now}
+    from jsonb_array_elements(${JSON.stringify(input)}::jsonb) with ordinality as e(r, n)
+    order by e.n
     returning id`.execute(trx);
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }

@@ -131,14 +131,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     const row = found.get(ref.id)!;
     states.set(ref, { fullName: row.fullName, organizationId: row.organizationId, place: row });
   }
-  const made = refs.filter((ref) => ref.id === null);
-  const madeIds = await contacts.insertContacts(
-    trx,
-    communityId,
-    made.map((ref) => ref.name),
-    now,
-  );
-  made.forEach((ref, index) => (ref.id = madeIds[index]!));
+  const made = new Set(refs.filter((ref) => ref.id === null));
 
   // Organizations, from domains (found or made) and from names alone (found only, among those that exist
   // when the push comes: before the run, or made by an earlier push of it).
@@ -195,6 +188,19 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     moved.map((ref) => states.get(ref)!.place!),
   );
 
+  // The new contacts, each written once: with the fields its pushes set and what its activities add (all
+  // of them new to it, unless the upsert finds one existed: then it is recounted with the others).
+  const activityPushes = lastPushOfEachActivity(stored);
+  const addedToMade = new Map<ContactRef, contacts.AddedActivities>();
+  for (const { item, contact } of activityPushes) if (made.has(contact)) addTo(addedToMade, contact, item.activity!.time);
+  const madeIds = await contacts.insertContacts(
+    trx,
+    communityId,
+    [...made].map((ref) => ({ name: ref.name, fields: fieldsOf.get(ref) ?? {}, added: addedToMade.get(ref) })),
+    now,
+  );
+  [...made].forEach((ref, index) => (ref.id = madeIds[index]!));
+
   // Who the person is: identities not held yet, and each source's profile (its fields, latest first),
   // written with the last writes.
   const identities = new Map<string, { contactId: number; sourceId: number; identity: identity.Identity }>();
@@ -231,7 +237,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
   }
 
-  const { added, recount, topicLinks, threadLinks } = await storeActivities(trx, communityId, stored, outcomes, now);
+  const { added, recount, topicLinks, threadLinks } = await storeActivities(trx, communityId, stored, activityPushes, made, outcomes, now);
   const entries: { writer: Writer; record: AuditRecord }[] = [];
   for (const push of stored) {
     const outcome = outcomes.get(push)!;
@@ -250,7 +256,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
       topicLinks,
       contacts.contactUpdates(
         communityId,
-        refs.map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })),
+        refs.filter((ref) => !made.has(ref)).map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })),
         now,
       ),
       organizations.memberCountChanges(communityId, memberDeltas),
@@ -276,15 +282,47 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
 }
 
 /**
- * The activities of the run: upserted together, with their topics. Returns what they add to their
- * contacts' counts, the contacts to recount (those an activity that existed left or joined: its time may
- * have changed too), and the writes of their thread and topic links, for the caller to run with its last
- * writes.
+ * The push that each activity of the run ends with (a repeat in the run updates the activity in place, so
+ * its last push wins), in the order of each activity's first push, so IDs are handed out as pushes came.
+ */
+function lastPushOfEachActivity(stored: (ResolvedPush & { contact: ContactRef })[]): (ResolvedPush & { contact: ContactRef })[] {
+  const rows = new Map<string, ResolvedPush & { contact: ContactRef }>();
+  const firstAt = new Map<string, number>();
+  for (const [index, push] of stored.entries()) {
+    if (push.item.activity === null) continue;
+    const key = activityKey(push.item);
+    if (!firstAt.has(key)) firstAt.set(key, index);
+    rows.delete(key);
+    rows.set(key, push);
+  }
+  return [...rows.values()].sort((a, b) => firstAt.get(activityKey(a.item))! - firstAt.get(activityKey(b.item))!);
+}
+
+const activityKey = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.activityType}\u0000${item.activity!.externalId}`;
+
+/** Adds an activity at `time` to what a contact's count and first and latest times gain. */
+function addTo<K>(added: Map<K, contacts.AddedActivities>, contact: K, time: Date): void {
+  const stats = added.get(contact);
+  if (!stats) added.set(contact, { count: 1, first: time, latest: time });
+  else {
+    stats.count += 1;
+    if (time < stats.first) stats.first = time;
+    if (time > stats.latest) stats.latest = time;
+  }
+}
+
+/**
+ * The activities of the run (`last`: lastPushOfEachActivity of `stored`), upserted together, with their topics.
+ * Returns what they add to the counts of contacts that existed (`made` ones were written with theirs), the
+ * contacts to recount (those an activity that existed left or joined: its time may have changed too), and
+ * the writes of their thread and topic links, for the caller to run with its last writes.
  */
 async function storeActivities(
   trx: Transaction<DB>,
   communityId: number,
   stored: (ResolvedPush & { contact: ContactRef })[],
+  last: (ResolvedPush & { contact: ContactRef })[],
+  made: Set<ContactRef>,
   outcomes: Map<ResolvedPush, PushOutcome>,
   now: Date,
 ): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[]; topicLinks: Write; threadLinks: Write }> {
@@ -298,19 +336,6 @@ async function storeActivities(
   }
   const subSources = await activities.findOrCreateSubSources(trx, communityId, [...wanted.values()]);
 
-  // One row per activity: a repeat in the batch updates it in place, so the last push of it wins.
-  const rows = new Map<string, ResolvedPush & { contact: ContactRef }>();
-  const keyOf = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.activityType}\u0000${item.activity!.externalId}`;
-  for (const push of pushes) {
-    const key = keyOf(push.item);
-    rows.delete(key);
-    rows.set(key, push);
-  }
-  const last = [...rows.values()];
-  // Rows in the order of each activity's first push, so IDs are handed out as pushes came.
-  const firstAt = new Map<string, number>();
-  pushes.forEach((push, index) => firstAt.has(keyOf(push.item)) || firstAt.set(keyOf(push.item), index));
-  last.sort((a, b) => firstAt.get(keyOf(a.item))! - firstAt.get(keyOf(b.item))!);
   // The activities' topics are made in the statement that upserts them, so that the last statement, which
   // links them, sees them.
   const upserted = await activities.upsertActivities(
@@ -325,7 +350,7 @@ async function storeActivities(
       ),
     ],
   );
-  const idOf = new Map(last.map((push, index) => [keyOf(push.item), upserted[index]!.id]));
+  const idOf = new Map(last.map((push, index) => [activityKey(push.item), upserted[index]!.id]));
   const threadLinks = activities.threadLinks(
     communityId,
     last.map(({ item }, index) => ({ id: upserted[index]!.id, sourceId: item.origin.sourceId, ...item.activity! })),
@@ -345,20 +370,13 @@ async function storeActivities(
     recount.add(contact.id!);
   });
   last.forEach(({ item, contact }, index) => {
-    if (upserted[index]!.previousContactId !== null || recount.has(contact.id!)) return;
-    const time = item.activity!.time;
-    const stats = added.get(contact.id!);
-    if (!stats) added.set(contact.id!, { count: 1, first: time, latest: time });
-    else {
-      stats.count += 1;
-      if (time < stats.first) stats.first = time;
-      if (time > stats.latest) stats.latest = time;
-    }
+    if (made.has(contact) || upserted[index]!.previousContactId !== null || recount.has(contact.id!)) return;
+    addTo(added, contact.id!, item.activity!.time);
   });
 
   for (const push of pushes) {
     const outcome = outcomes.get(push)!;
-    outcome.activityId = idOf.get(keyOf(push.item))!;
+    outcome.activityId = idOf.get(activityKey(push.item))!;
     await applyTags(trx, push.item.origin, { type: 'activity', id: outcome.activityId }, push.item.activity!.tags, outcome.warnings);
   }
   return { added, recount: [...recount], topicLinks, threadLinks };
