@@ -6,16 +6,7 @@ export { createCustomFieldAdminService, type CustomFieldChanges, type NewCustomF
 export { customFieldDefinitionRoutes } from './custom-field-definitions.routes.ts';
 export { createCustomFieldDefinitionService } from './custom-field-definitions.service.ts';
 export { checkCustomFieldValue } from './custom-field-values.ts';
-export { checkCustomFieldWrites } from './custom-field-writes.ts';
 export { type CustomFieldDefinitions, customFieldFamily } from './custom-field.filters.ts';
-export {
-  type CustomFieldDefinition,
-  type CustomFieldEntity,
-  customFieldSort,
-  customFieldValuesOf,
-  existingFieldIds,
-  filterableFields,
-  findDefinitions,
-  writeValues,
-} from './custom-field.repository.ts';
+export { type CustomFieldDefinition, type CustomFieldEntity } from './custom-field.repository.ts';
 export { CustomFieldValues } from './custom-field.schemas.ts';
+export { customFieldTx, type CustomFieldTxService } from './custom-field-tx.service.ts';

@@ -7,6 +7,6 @@ export { createObjectUpsertService, type ObjectRecordInput, ObjectUpsertRejected
 export { objectWriteRoutes } from './object-write.routes.ts';
 export { createObjectWriteService } from './object-write.service.ts';
 export { OBJECT_FILTERS } from './object.filters.ts';
-export { findObject } from './object.repository.ts';
 export { objectRoutes } from './object.routes.ts';
 export { createObjectService } from './object.service.ts';
+export { objectTx, type ObjectTxService } from './object-tx.service.ts';

@@ -4,18 +4,7 @@ export { organizationReadRoutes } from './organization-read.routes.ts';
 export { createOrganizationReadService } from './organization-read.service.ts';
 export { createOrganizationUpsertService, type OrganizationUpsertService } from './organization-upsert.service.ts';
 export { ORGANIZATION_FILTERS } from './organization.filters.ts';
-export {
-  type FoundOrganization,
-  type OrganizationsNamed,
-  findOnlyOrganizationNamed,
-  findOrganization,
-  findOrganizationByDomain,
-  insertOrganization,
-  organizationsByDomains,
-  organizationsNamed,
-  insertOrganizations,
-  memberCountChanges,
-  refreshMemberCounts,
-} from './organization.repository.ts';
+export { type FoundOrganization, type OrganizationsNamed } from './organization.repository.ts';
 export { organizationRoutes } from './organization.routes.ts';
 export { LIST_COLS as ORGANIZATION_LIST_COLS, SourceUpsertBody } from './organization.schemas.ts';
+export { organizationTx, type OrganizationTxService } from './organization-tx.service.ts';

@@ -2,7 +2,6 @@
 export { prospectorAdminRoutes } from './prospector-admin.routes.ts';
 export { PROSPECTOR_COMPANY_FILTERS } from './prospector-company.filters.ts';
 export { PROSPECTOR_CONTACT_FILTERS } from './prospector-contact.filters.ts';
-export { titleCounts as prospectorTitleCounts } from './prospector-contact.repository.ts';
 export {
   createProspectorImportService,
   ProspectorImportRejected,
@@ -18,3 +17,4 @@ export {
 export { CompanyRecordSchema, ContactRecordSchema } from './prospector-records.ts';
 export { prospectorRoutes } from './prospector.routes.ts';
 export { createProspectorService, type ProspectorService } from './prospector.service.ts';
+export { prospectorTx, type ProspectorTxService } from './prospector-tx.service.ts';

@@ -2,6 +2,7 @@
 export { segmentWriteRoutes } from './segment-write.routes.ts';
 export { createSegmentWriteService } from './segment-write.service.ts';
 export { segmentsField } from './segment.filters.ts';
-export { findSegment, lockSegment, type SegmentRef, segmentsOf } from './segment.repository.ts';
+export { type SegmentRef } from './segment.repository.ts';
 export { segmentRoutes } from './segment.routes.ts';
 export { createSegmentService } from './segment.service.ts';
+export { segmentTx, type SegmentTxService } from './segment-tx.service.ts';

@@ -2,5 +2,5 @@
 export { webhookRoutes } from './webhook.routes.ts';
 export { createWebhookService, deliveryBackoff, RETRY_WINDOW_MS, type WebhookService } from './webhook.service.ts';
 export { EVENT_KINDS, KIND_NAMES } from './webhook.events.ts';
-export { forgetContactEvents } from './webhook.repository.ts';
 export { signature, signedHeaders, verify } from './webhook-signing.ts';
+export { webhookTx, type WebhookTxService } from './webhook-tx.service.ts';
