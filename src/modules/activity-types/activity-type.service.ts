@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, invalidParameters } from '../../core/errors.ts';
-import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type.catalog.ts';
+import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type-catalog.ts';
 import * as activityTypes from './activity-type.repository.ts';
 import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';

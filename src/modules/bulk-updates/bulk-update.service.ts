@@ -7,9 +7,9 @@ import { auditTx } from '../audit/index.ts';
 import { leadScoreTx } from '../lead-scores/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { segmentTx } from '../segments/index.ts';
-import { bulkUpdateError, checkRequest, keysOf, parseRequest, type BulkUpdateInput, type Loaded, type ParsedRequest, type Plan } from './bulk-update.checks.ts';
+import { bulkUpdateError, checkRequest, keysOf, parseRequest, type BulkUpdateInput, type Loaded, type ParsedRequest, type Plan } from './bulk-update-checks.ts';
 import * as bulk from './bulk-update.repository.ts';
-import { BULK_TARGETS, type BulkTarget, type BulkTargetName } from './bulk-update.targets.ts';
+import { BULK_TARGETS, type BulkTarget, type BulkTargetName } from './bulk-update-targets.ts';
 
 /**
  * Bulk updates of contacts, organizations and custom objects (docs/writing.md, Bulk updates): one engine, one

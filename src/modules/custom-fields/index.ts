@@ -1,9 +1,9 @@
 // The face of the custom-fields module: what the rest of the code uses of it. Its other files are private.
-export { contactCustomFieldRoutes } from './contact-custom-fields.routes.ts';
+export { contactCustomFieldRoutes } from './contact-custom-fields.core.routes.ts';
 export { createContactCustomFieldService } from './contact-custom-fields.service.ts';
-export { customFieldAdminRoutes } from './custom-field-admin.routes.ts';
+export { customFieldAdminRoutes } from './custom-field-admin.v2.routes.ts';
 export { createCustomFieldAdminService, type CustomFieldChanges, type NewCustomField, parseCustomFieldId } from './custom-field-admin.service.ts';
-export { customFieldDefinitionRoutes } from './custom-field-definitions.routes.ts';
+export { customFieldDefinitionRoutes } from './custom-field-definitions.v2.routes.ts';
 export { createCustomFieldDefinitionService } from './custom-field-definitions.service.ts';
 export { checkCustomFieldValue } from './custom-field-values.ts';
 export { type CustomFieldDefinitions, customFieldFamily } from './custom-field.filters.ts';

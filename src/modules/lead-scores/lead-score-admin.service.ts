@@ -9,7 +9,7 @@ import * as admin from './lead-score-admin.repository.ts';
 import type { AdminLeadScoreRow, DefinitionFields } from './lead-score-admin.repository.ts';
 import type { LeadScoreComputeService } from './lead-score-compute.service.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
-import { checkRules, presentRules, rulesInput, type RulesInput, type ScoreRules } from './lead-score.rules.ts';
+import { checkRules, presentRules, rulesInput, type RulesInput, type ScoreRules } from './lead-score-rules.ts';
 
 export interface NewLeadScore extends RulesInput {
   name: string;

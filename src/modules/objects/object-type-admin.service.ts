@@ -8,7 +8,7 @@ import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as admin from './object-type-admin.repository.ts';
-import { presentObjectType } from './object-type.presenter.ts';
+import { presentObjectType } from './object-type.presenters.ts';
 
 export const TARGET_ENTITIES = ['contact', 'organization', 'object'] as const;
 /** A key, not prose: it names the association in object upserts and in `--assoc type:target[:cot_N]`. */

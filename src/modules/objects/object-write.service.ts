@@ -11,7 +11,7 @@ import { customFieldTx } from '../custom-fields/index.ts';
 import { segmentTx } from '../segments/index.ts';
 import { checkObjectFieldWrites, type ObjectFieldWrite } from './object-custom-fields.ts';
 import * as objectWrites from './object-write.repository.ts';
-import type { ObjectService } from './object.service.ts';
+import type { ObjectService } from './object-read.service.ts';
 
 const objectNotFound = (id: number) => notFound('object_not_found', `object ${formatId('object', id)} not found`);
 

@@ -11,7 +11,7 @@ import {
   insertOrganizations,
   memberCountChanges,
   refreshMemberCounts,
-} from './organization.repository.ts';
+} from './organization-write.repository.ts';
 
 export const organizationTx = {
   findOnlyOrganizationNamed,

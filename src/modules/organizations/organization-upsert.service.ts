@@ -13,7 +13,7 @@ import { leadScoreTx } from '../lead-scores/index.ts';
 import { sourceTx } from '../sources/index.ts';
 import { tagTx } from '../tags/index.ts';
 import { registrableDomain } from './domains.ts';
-import * as organizations from './organization.repository.ts';
+import * as organizations from './organization-write.repository.ts';
 import { SourceUpsertBody } from './organization.schemas.ts';
 
 /** What both core organization upserts say, after their own rules picked the organization. */

@@ -8,7 +8,7 @@ import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as segmentWrites from './segment-write.repository.ts';
 import type { SegmentEntityType } from './segment-write.repository.ts';
-import { findSegment } from './segment.repository.ts';
+import { findSegment } from './segment-read.repository.ts';
 
 /** Characters (code points, as PostgreSQL's char_length counts them) of a segment name, after trimming. */
 export const MAX_SEGMENT_NAME = 500;

@@ -8,7 +8,7 @@ import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { MAX_TAG_NAME } from './tag.assignments.ts';
+import { MAX_TAG_NAME } from './tag-assignment.service.ts';
 import * as tags from './tag.repository.ts';
 import { TAG_ENTITY_TYPES, type TagEntityType, type TagRow } from './tag.repository.ts';
 import { lockRow } from '../../core/query-fragments.ts';
@@ -106,7 +106,7 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
     async remove(writer: Writer, id: number): Promise<TagRow> {
       const { communityId } = writer;
       const row = await db.transaction().execute(async (trx) => {
-        // FOR UPDATE conflicts with the FOR KEY SHARE lock that assignments take (tag.assignments.ts), so no
+        // FOR UPDATE conflicts with the FOR KEY SHARE lock that assignments take (tag-assignment.service.ts), so no
         // assignment can slip in between removing the tag's assignments and committing its deletion.
         if (!(await lockRow(trx, 'tags', communityId, id))) throw tagNotFound(id);
         const unassigned = await tags.deleteAssignmentsOfTag(trx, communityId, id);

@@ -12,7 +12,7 @@ import type { LightFilters } from '../../filters/light-filter.param.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
 import { auditTx } from '../audit/index.ts';
 import { signedHeaders, newSecret } from './webhook-signing.ts';
-import { EVENT_KINDS, KIND_NAMES, renderEvent, type EventKind, type FilterEntity, type Representations } from './webhook.events.ts';
+import { EVENT_KINDS, KIND_NAMES, renderEvent, type EventKind, type FilterEntity, type Representations } from './webhook-events.ts';
 import * as repo from './webhook.repository.ts';
 
 /** A delivery is tried for 3 days after it was made. */

@@ -9,8 +9,8 @@ import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/index.ts';
 import { identityTx } from '../identity/index.ts';
-import * as segments from './segment.repository.ts';
-import type { SegmentRef } from './segment.repository.ts';
+import * as segments from './segment-read.repository.ts';
+import type { SegmentRef } from './segment-read.repository.ts';
 
 export type SocialType = 'email' | 'twitter' | 'github' | 'linkedin';
 

@@ -9,8 +9,8 @@ import { customFieldTx } from '../custom-fields/index.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
 import { segmentTx } from '../segments/index.ts';
 import { objectTypeExists } from './object-type.repository.ts';
-import * as objects from './object.repository.ts';
-import type { ObjectRow, ObjectSort } from './object.repository.ts';
+import * as objects from './object-read.repository.ts';
+import type { ObjectRow, ObjectSort } from './object-read.repository.ts';
 
 export interface ObjectListQuery extends SortedListQuery {
   /** Required; optional here so that leaving it out gets its own message. */
