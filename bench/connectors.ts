@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
 import type { PlatformAccess, Translation } from '../src/modules/connectors/index.ts';
-import { createGitHubConnector } from '../src/modules/connectors/github/github.connector.ts';
+import { createGitHubConnector } from '../src/modules/connectors/github/github-connector.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../test/stand-ins/github-api.ts';
 import { webhookExamples } from '../test/stand-ins/github-webhooks.ts';
 import { createBenchDatabase, type BenchDatabase } from './database.ts';

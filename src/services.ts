@@ -47,7 +47,7 @@ import { createTechProductService } from './modules/tech-products/index.ts';
 import { createCompanyUpdateService } from './modules/company-updates/index.ts';
 import { createFeedService } from './modules/feeds/index.ts';
 import { createBuyingCommitteeService, createTitleClassifier, SENIORITY_KEYS } from './modules/buying-committees/index.ts';
-import { loadOrCreateSigningSecret } from './modules/tokens/index.ts';
+import { tokenTx } from './modules/tokens/index.ts';
 import { createTokenService } from './modules/tokens/index.ts';
 import { createTrackerService, createWebsiteVisitPushService, createWebsiteVisitService } from './modules/website-visits/index.ts';
 import { createWebhookService } from './modules/webhooks/index.ts';
@@ -73,7 +73,7 @@ export interface ServiceDeps {
 
 /** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
 export async function createServices(deps: ServiceDeps) {
-  const secret = deps.config.jwtSecret ?? (await loadOrCreateSigningSecret(deps.db, randomBytes(48).toString('base64url')));
+  const secret = deps.config.jwtSecret ?? (await tokenTx.loadOrCreateSigningSecret(deps.db, randomBytes(48).toString('base64url')));
   const { db, clock } = deps;
   const tokens = createTokenService({ db, secret, clock });
   if (deps.listen) await tokens.watchChanges(deps.listen);

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/schema.ts';
-import { assignTags, resolveTagRefs, unassignTags, type TagRef } from '../../src/modules/tags/tag.assignments.ts';
+import { assignTags, resolveTagRefs, unassignTags, type TagRef } from '../../src/modules/tags/tag-assignment.service.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
-import { createGitHubConnector } from '../../src/modules/connectors/github/github.connector.ts';
+import { createGitHubConnector } from '../../src/modules/connectors/github/github-connector.ts';
 import { signedDelivery, webhookEventNames, webhookExamples } from '../stand-ins/github-webhooks.ts';
 import { walkPages } from '../helpers/paging.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

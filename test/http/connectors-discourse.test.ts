@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
-import { discourseConnector } from '../../src/modules/connectors/discourse/discourse.connector.ts';
+import { discourseConnector } from '../../src/modules/connectors/discourse/discourse-connector.ts';
 import { startDiscourseStandIn, type DiscourseStandIn } from '../stand-ins/discourse-api.ts';
 import { bodies, signedDelivery } from '../stand-ins/discourse-webhooks.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
-import { createGitHubConnector } from '../../src/modules/connectors/github/github.connector.ts';
+import { createGitHubConnector } from '../../src/modules/connectors/github/github-connector.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
 import { signedDelivery, standInDelivery, type StandInEvent } from '../stand-ins/github-webhooks.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

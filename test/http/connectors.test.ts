@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
-import { createGitHubConnector } from '../../src/modules/connectors/github/github.connector.ts';
+import { createGitHubConnector } from '../../src/modules/connectors/github/github-connector.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
 import { signedDelivery, standInDelivery } from '../stand-ins/github-webhooks.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';

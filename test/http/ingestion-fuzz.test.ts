@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.ts';
 import { systemClock } from '../../src/clock.ts';
 import type { HearthApp } from '../../src/http/types.ts';
 import { createWorker, type Worker } from '../../src/jobs/worker.ts';
-import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
+import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type-catalog.ts';
 import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';

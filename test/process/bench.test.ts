@@ -17,7 +17,7 @@ import { measureSustained } from '../../bench/sustained.ts';
 import type { BenchDatabase } from '../../bench/database.ts';
 import { systemClock } from '../../src/clock.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type.catalog.ts';
+import { ACTIVITY_TYPE_CATALOG } from '../../src/modules/activity-types/activity-type-catalog.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createPostgresDatabase } from '../helpers/test-database.ts';
 import { cliActor } from '../../src/core/writer.ts';

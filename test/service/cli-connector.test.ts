@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Invocation, Terminal } from '../../src/cli/command.ts';
 import { runCommand } from '../../src/cli/run.ts';
 import type { ConnectorKind } from '../../src/modules/connectors/index.ts';
-import { discourseConnector } from '../../src/modules/connectors/discourse/discourse.connector.ts';
+import { discourseConnector } from '../../src/modules/connectors/discourse/discourse-connector.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 

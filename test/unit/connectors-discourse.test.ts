@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { compileBodyValidator } from '../../src/core/validation.ts';
 import type { JsonValue } from '../../src/db/schema.ts';
 import { CredentialRejected, RateLimitWait, type ActivityPush, type PlatformAccess, type Translation } from '../../src/modules/connectors/connector-kind.ts';
-import { discourseConnector, type DiscourseSecrets, type DiscourseSettings } from '../../src/modules/connectors/discourse/discourse.connector.ts';
+import { discourseConnector, type DiscourseSecrets, type DiscourseSettings } from '../../src/modules/connectors/discourse/discourse-connector.ts';
 import { ActivityPushBody, UserPushBody } from '../../src/modules/ingestion/index.ts';
 import { platformFile } from '../helpers/platforms.ts';
 import { startDiscourseStandIn, type DiscourseStandIn } from '../stand-ins/discourse-api.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import type { JsonValue } from '../../src/db/schema.ts';
 import { CredentialRejected, RateLimitWait, type ActivityPush, type PlatformAccess, type StreamPage } from '../../src/modules/connectors/connector-kind.ts';
-import { createGitHubConnector, type GitHubSecrets, type GitHubSettings } from '../../src/modules/connectors/github/github.connector.ts';
+import { createGitHubConnector, type GitHubSecrets, type GitHubSettings } from '../../src/modules/connectors/github/github-connector.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
 import { standInDelivery, webhookExamples, type StandInEvent } from '../stand-ins/github-webhooks.ts';
 

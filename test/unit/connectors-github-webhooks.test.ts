@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ActivityPush } from '../../src/modules/connectors/connector-kind.ts';
-import { githubConnector, type GitHubSettings } from '../../src/modules/connectors/github/github.connector.ts';
+import { githubConnector, type GitHubSettings } from '../../src/modules/connectors/github/github-connector.ts';
 import { signedDelivery, webhookEventNames, webhookExamples } from '../stand-ins/github-webhooks.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -8,8 +8,8 @@ import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { GetQuery, SortedListQuery } from '../../core/list-query.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { resolveContactId } from '../identity/index.ts';
-import { findOrganization } from '../organizations/index.ts';
+import { identityTx } from '../identity/index.ts';
+import { organizationTx } from '../organizations/index.ts';
 import * as reads from './activity-read.repository.ts';
 import type { ActivityFilters, ActivityRow, ActivitySort } from './activity-read.repository.ts';
 import { ACTIVITY_COLUMNS, type Activity, type ActivityColumn, type FullActivity } from './activity.schemas.ts';
@@ -92,11 +92,11 @@ export function createActivityService(deps: { db: Kysely<DB>; cursors: CursorCod
   async function resolveFilters(communityId: number, query: ActivityListQuery): Promise<Omit<ActivityFilters, 'where'>> {
     let contactId: number | null = null;
     if (query.contactId !== undefined) {
-      contactId = await resolveContactId(db, communityId, query.contactId);
+      contactId = await identityTx.resolveContactId(db, communityId, query.contactId);
       if (contactId === null) throw notFound('contact_not_found', `contact ${formatId('contact', query.contactId)} not found`);
     }
     const organizationId = query.organizationId ?? null;
-    if (organizationId !== null && !(await findOrganization(db, communityId, organizationId))) {
+    if (organizationId !== null && !(await organizationTx.findOrganization(db, communityId, organizationId))) {
       throw notFound('org_not_found', `organization ${formatId('organization', organizationId)} not found`);
     }
     return { contactId, organizationId, startDate: dateBound('startDate', query.startDate), endDate: dateBound('endDate', query.endDate) };

@@ -1,10 +1,10 @@
 // The face of the activities module: what the rest of the code uses of it. Its other files are private.
 export { parseActivityTimestamp } from './activity-time.ts';
 export { ACTIVITY_FILTERS } from './activity.filters.ts';
-export { findOrCreateSubSource, findOrCreateSubSources, threadLinks, threadLoops, upsertActivities, upsertActivity } from './activity.repository.ts';
-export { activityRoutes } from './activity.routes.ts';
+export { activityRoutes } from './activity.v2.routes.ts';
 export { FullActivity, LIST_COLS as ACTIVITY_LIST_COLS } from './activity.schemas.ts';
 export { type ActivityService, createActivityService } from './activity.service.ts';
 export { plainText } from './markdown-text.ts';
 export { sentimentOf } from './sentiment.ts';
 export { extractTopics } from './topics.ts';
+export { activityTx, type ActivityTxService } from './activity-tx.service.ts';

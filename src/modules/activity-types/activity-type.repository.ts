@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { catalogName } from './activity-type.catalog.ts';
+import { catalogName } from './activity-type-catalog.ts';
 
 export async function listCommunityActivityTypes(db: Kysely<DB>, communityId: number) {
   return db

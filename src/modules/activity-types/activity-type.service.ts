@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, invalidParameters } from '../../core/errors.ts';
-import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type.catalog.ts';
+import { ACTIVITY_TYPE_CATALOG, categoryDisplayName, type ActivityTypeEntry } from './activity-type-catalog.ts';
 import * as activityTypes from './activity-type.repository.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 
 const BUILTIN_IDS = new Set(ACTIVITY_TYPE_CATALOG.map((entry) => entry.id));
@@ -42,7 +42,7 @@ export function createActivityTypeService(deps: { db: Kysely<DB> }) {
       try {
         await deps.db.transaction().execute(async (trx) => {
           await activityTypes.insertActivityType(trx, { communityId: writer.communityId, ...entry });
-          await recordWrite(trx, writer, { operation: 'activity_type.add', entityIds: [id], detail: entry });
+          await auditTx.recordWrite(trx, writer, { operation: 'activity_type.add', entityIds: [id], detail: entry });
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw conflict(`activity type "${id}" already exists`);

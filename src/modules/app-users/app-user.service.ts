@@ -6,8 +6,8 @@ import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
 import { ROLE_SCOPES, type Scope } from '../../core/scopes.ts';
 import type { RequestContext, Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
-import { linkAppUserContact } from '../communities/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { communityTx } from '../communities/index.ts';
 import type { HeldTokenChange, TokenService } from '../tokens/index.ts';
 import * as users from './app-user.repository.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, verifyCandidates, verifyPassword } from './password.ts';
@@ -87,7 +87,7 @@ export function createAppUserService(deps: {
     const transaction = <T>(work: (trx: Kysely<DB>) => Promise<T>) => (within ? work(within) : db.transaction().execute(work));
     await transaction(async (trx) => {
       const id = await users.insertSession(trx, { communityId: user.communityId, userId: user.id, secretHash: parseSecret(cookie)!.hash, via, expiresAt, now });
-      await recordWrite(
+      await auditTx.recordWrite(
         trx,
         { communityId: user.communityId, actor: `user:${user.loginEmail}`, tokenId: `session:${id}` },
         {
@@ -114,7 +114,7 @@ export function createAppUserService(deps: {
       await users.lockUser(trx, communityId, userId);
       await users.voidLinks(trx, communityId, userId);
       await users.insertLink(trx, { communityId, userId, secretHash: parseSecret(secret)!.hash, expiresAt, now });
-      if (writer) await recordWrite(trx, writer, { operation: 'user.sign_in_link', entityIds: [formatId('app_user', userId)] });
+      if (writer) await auditTx.recordWrite(trx, writer, { operation: 'user.sign_in_link', entityIds: [formatId('app_user', userId)] });
     });
     // In the fragment: a browser sends none of it to any server, so no log or proxy keeps the link.
     return { url: `${deps.publicUrl}/sign-in#link=${secret}`, expiresAt };
@@ -216,7 +216,7 @@ export function createAppUserService(deps: {
           const old = parseSecret(options.current!)!;
           const ended = await users.deleteSession(trx, old.communityId, old.hash);
           if (ended)
-            await recordWrite(trx, current.context, {
+            await auditTx.recordWrite(trx, current.context, {
               operation: 'session.delete',
               entityIds: [formatId('app_user', current.context.userId!)],
               detail: { replacedBy: 'link' },
@@ -247,7 +247,7 @@ export function createAppUserService(deps: {
       if (!parsed) return;
       await db.transaction().execute(async (trx) => {
         const ended = await users.deleteSession(trx, parsed.communityId, parsed.hash);
-        if (ended) await recordWrite(trx, context, { operation: 'session.delete', entityIds: [formatId('app_user', context.userId!)] });
+        if (ended) await auditTx.recordWrite(trx, context, { operation: 'session.delete', entityIds: [formatId('app_user', context.userId!)] });
       });
     },
 
@@ -272,7 +272,7 @@ export function createAppUserService(deps: {
         if (session.via === 'link' && !(await users.markSessionPasswordKnown(trx, context.communityId, session.id))) {
           throw new HearthError('wrong_password', 'the current password is wrong');
         }
-        await recordWrite(trx, context, { operation: 'user.password', entityIds: [formatId('app_user', user.id)] });
+        await auditTx.recordWrite(trx, context, { operation: 'user.password', entityIds: [formatId('app_user', user.id)] });
       });
     },
 
@@ -310,8 +310,12 @@ export function createAppUserService(deps: {
           })
           .returning('id')
           .executeTakeFirstOrThrow();
-        await linkAppUserContact(trx, { communityId: writer.communityId, id: row.id, name, loginEmail }, clock.now());
-        await recordWrite(trx, writer, { operation: 'user.create', entityIds: [formatId('app_user', row.id)], detail: { loginEmail, role: input.role } });
+        await communityTx.linkAppUserContact(trx, { communityId: writer.communityId, id: row.id, name, loginEmail }, clock.now());
+        await auditTx.recordWrite(trx, writer, {
+          operation: 'user.create',
+          entityIds: [formatId('app_user', row.id)],
+          detail: { loginEmail, role: input.role },
+        });
         return row.id;
       });
       const link = await linkFor(null, writer.communityId, id);
@@ -330,7 +334,7 @@ export function createAppUserService(deps: {
         await users.updateUser(trx, writer.communityId, id, { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) });
         if (changes.role === 'member') await keepAnAdmin(trx, writer.communityId);
         const held = changes.role ? await deps.tokens.holdToRole(trx, writer, id, changes.role) : [];
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'user.update',
           entityIds: [formatId('app_user', id)],
           detail: { ...(name ? { name } : {}), ...(changes.role ? { role: changes.role } : {}) },
@@ -348,7 +352,7 @@ export function createAppUserService(deps: {
         const held = await deps.tokens.holdToRole(trx, writer, id, null);
         await users.deleteUser(trx, writer.communityId, id);
         await keepAnAdmin(trx, writer.communityId);
-        await recordWrite(trx, writer, { operation: 'user.remove', entityIds: [formatId('app_user', id)], detail: { loginEmail: user.loginEmail } });
+        await auditTx.recordWrite(trx, writer, { operation: 'user.remove', entityIds: [formatId('app_user', id)], detail: { loginEmail: user.loginEmail } });
         return held;
       });
       if (held.length) deps.tokens.changed();

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { v2Item } from '../../http/schemas.ts';
-import { MAX_BULK_IDS, MAX_BULK_TAGS } from './bulk-update.targets.ts';
+import { MAX_BULK_IDS, MAX_BULK_TAGS } from './bulk-update-targets.ts';
 
 const recordIds = (prefix: string, what: string) =>
   Type.Array(Type.String({ description: `${prefix}N` }), {

@@ -3,13 +3,13 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
 import { formatId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
-import { markForScoring } from '../lead-scores/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { leadScoreTx } from '../lead-scores/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { lockSegment } from '../segments/index.ts';
-import { bulkUpdateError, checkRequest, keysOf, parseRequest, type BulkUpdateInput, type Loaded, type ParsedRequest, type Plan } from './bulk-update.checks.ts';
+import { segmentTx } from '../segments/index.ts';
+import { bulkUpdateError, checkRequest, keysOf, parseRequest, type BulkUpdateInput, type Loaded, type ParsedRequest, type Plan } from './bulk-update-checks.ts';
 import * as bulk from './bulk-update.repository.ts';
-import { BULK_TARGETS, type BulkTarget, type BulkTargetName } from './bulk-update.targets.ts';
+import { BULK_TARGETS, type BulkTarget, type BulkTargetName } from './bulk-update-targets.ts';
 
 /**
  * Bulk updates of contacts, organizations and custom objects (docs/writing.md, Bulk updates): one engine, one
@@ -35,7 +35,7 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
     return {
       records,
       objectTypes,
-      segment: keys.segment === null ? undefined : await lockSegment(trx, communityId, keys.segment),
+      segment: keys.segment === null ? undefined : await segmentTx.lockSegment(trx, communityId, keys.segment),
       tags: await bulk.lockTags(trx, communityId, keys.tags),
       fields: await bulk.findFields(trx, communityId, keys.fields),
     };
@@ -52,7 +52,7 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
     await bulk.writeCustomFieldValues(trx, { communityId, entity: target.entity, now: deps.clock.now() }, ids, plan.values);
     // Tags and custom field values are what fit rules read: the records' lead scores are computed again.
     if (target.entity !== 'object' && (plan.addTagIds.length || plan.removeTagIds.length || plan.values.length)) {
-      await markForScoring(
+      await leadScoreTx.markForScoring(
         trx,
         communityId,
         ids.map((id) => ({ entityType: target.entity as 'contact' | 'organization', entityId: id })),
@@ -60,7 +60,7 @@ export function createBulkUpdateService(deps: { db: Kysely<DB>; clock: Clock }) 
     }
     const tags = (list: number[]) => list.map((id) => formatId('tag', id));
     const segment = plan.segmentId === null ? null : formatId('segment', plan.segmentId);
-    await recordWrite(trx, writer, {
+    await auditTx.recordWrite(trx, writer, {
       operation: `${target.entity}s.bulk_update`,
       entityIds: [...ids.map((id) => formatId(target.idEntity, id)), ...(segment ? [segment] : []), ...tags(plan.addTagIds), ...tags(plan.removeTagIds)],
       detail: {

@@ -1,3 +1,3 @@
 // The face of the bulk-updates module: what the rest of the code uses of it. Its other files are private.
-export { bulkUpdateRoutes } from './bulk-update.routes.ts';
+export { bulkUpdateRoutes } from './bulk-update.v2.routes.ts';
 export { createBulkUpdateService } from './bulk-update.service.ts';

@@ -6,10 +6,10 @@ import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import type { Cols } from '../../core/list-query.ts';
 import { readTogether } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { identityKey, normalizeEmail, normalizeHandle, type Identity } from '../identity/index.ts';
-import { findOrganization, registrableDomain } from '../organizations/index.ts';
-import { suppressedAmong } from '../privacy/index.ts';
+import { registrableDomain, organizationTx } from '../organizations/index.ts';
+import { privacyTx } from '../privacy/index.ts';
 import * as committees from './buying-committee.repository.ts';
 import type { Committee, CommitteeRank, ContactCandidate, ProspectorCandidate } from './buying-committee.repository.ts';
 import { CANDIDATES_PER_GROUP, MAX_RANKS } from './buying-committee.schemas.ts';
@@ -134,7 +134,7 @@ export function createBuyingCommitteeService(deps: { db: Kysely<DB> }) {
       if (faults.length) throw invalidParameters(faults.join('; '));
       await db.transaction().execute(async (trx) => {
         await committees.replaceCommittee(trx, writer.communityId, committee);
-        await recordWrite(trx, writer, { operation: 'buying_committee.set', entityIds: [], detail: committee as unknown as Record<string, unknown> });
+        await auditTx.recordWrite(trx, writer, { operation: 'buying_committee.set', entityIds: [], detail: committee as unknown as Record<string, unknown> });
       });
       return { committee, warnings };
     },
@@ -144,7 +144,11 @@ export function createBuyingCommitteeService(deps: { db: Kysely<DB> }) {
       return db.transaction().execute(async (trx) => {
         const committee = (await committees.readCommittee(trx, writer.communityId)) ?? notConfigured();
         await committees.deleteCommittee(trx, writer.communityId);
-        await recordWrite(trx, writer, { operation: 'buying_committee.remove', entityIds: [], detail: committee as unknown as Record<string, unknown> });
+        await auditTx.recordWrite(trx, writer, {
+          operation: 'buying_committee.remove',
+          entityIds: [],
+          detail: committee as unknown as Record<string, unknown>,
+        });
         return committee;
       });
     },
@@ -155,7 +159,10 @@ export function createBuyingCommitteeService(deps: { db: Kysely<DB> }) {
      */
     async cells(communityId: number, query: { organizationId?: string; cols: Cols }) {
       const organizationId = organizationKey(query.organizationId);
-      const [organization, committee] = await Promise.all([findOrganization(db, communityId, organizationId), committees.readCommittee(db, communityId)]);
+      const [organization, committee] = await Promise.all([
+        organizationTx.findOrganization(db, communityId, organizationId),
+        committees.readCommittee(db, communityId),
+      ]);
       if (!organization) throw notFound('org_not_found', `organization ${formatId('organization', organizationId)} not found`);
       if (!committee) notConfigured();
 
@@ -202,7 +209,7 @@ export function createBuyingCommitteeService(deps: { db: Kysely<DB> }) {
       const shown = [...picks.values()].flatMap((pick) => [...pick.engaged, ...pick.recent]).map((candidate) => candidate.key);
       const found = await readTogether(db, {
         known: committees.identitiesOfOrganization(communityId, organizationId, identities),
-        suppressed: suppressedAmong(communityId, identities),
+        suppressed: privacyTx.suppressedAmong(communityId, identities),
         linkedin: committees.linkedinHandlesOf(communityId, shown),
       });
       for (const pick of picks.values()) {

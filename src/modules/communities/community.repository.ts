@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { insertContact } from '../contacts/index.ts';
+import { contactTx } from '../contacts/index.ts';
 import { normalizeEmail } from '../identity/index.ts';
 import type { Executor } from '../../core/executor.ts';
 
@@ -61,7 +61,7 @@ export async function linkAppUserContact(
     : undefined;
   let contactId = owner?.contact_id;
   if (contactId === undefined) {
-    contactId = await insertContact(trx, user.communityId, { name: user.name, full_name: user.name, primary_email: user.loginEmail.trim() }, now);
+    contactId = await contactTx.insertContact(trx, user.communityId, { name: user.name, full_name: user.name, primary_email: user.loginEmail.trim() }, now);
     if (email.ok) {
       await trx
         .insertInto('contact_identities')

@@ -3,8 +3,8 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
-import * as sources from '../sources/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { sourceTx } from '../sources/index.ts';
 import type { TokenService } from '../tokens/index.ts';
 import * as communities from './community.repository.ts';
 
@@ -28,7 +28,7 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
     return deps.db.transaction().execute(async (trx) => {
       const communityId = await communities.insertCommunity(trx, trimmed);
       await communities.insertAppUser(trx, { communityId, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }, deps.clock.now());
-      await recordWrite(
+      await auditTx.recordWrite(
         trx,
         { communityId, actor, tokenId: null },
         {
@@ -60,12 +60,13 @@ export function createCommunityService(deps: { db: Kysely<DB>; tokens: TokenServ
       const admin =
         (await communities.firstAdmin(trx, community.id))?.id ??
         (await communities.insertAppUser(trx, { communityId: community.id, name: 'Admin', loginEmail: ADMIN_LOGIN_EMAIL, role: 'admin' }, deps.clock.now()));
-      let source = await sources.findSourceByName(trx, community.id, DEFAULT_SOURCE_NAME);
+      let source = await sourceTx.findSourceByName(trx, community.id, DEFAULT_SOURCE_NAME);
       if (!source) {
-        source = await sources.insertSource(trx, { communityId: community.id, name: DEFAULT_SOURCE_NAME, serviceName: 'api', kind: 'api', path: null });
+        source = await sourceTx.insertSource(trx, { communityId: community.id, name: DEFAULT_SOURCE_NAME, serviceName: 'api', kind: 'api', path: null });
         made.push(formatId('provider', source.id));
       }
-      if (made.length) await recordWrite(trx, { communityId: community.id, actor, tokenId: null }, { operation: 'community.bootstrap', entityIds: made });
+      if (made.length)
+        await auditTx.recordWrite(trx, { communityId: community.id, actor, tokenId: null }, { operation: 'community.bootstrap', entityIds: made });
       return { communityId: community.id, sourceId: source.id, adminUserId: admin, created };
     });
   }

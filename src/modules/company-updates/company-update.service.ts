@@ -8,9 +8,9 @@ import type { ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { recordWrite } from '../audit/index.ts';
-import { findObject } from '../objects/index.ts';
-import { findOrganization } from '../organizations/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { objectTx } from '../objects/index.ts';
+import { organizationTx } from '../organizations/index.ts';
 import * as updates from './company-update.repository.ts';
 import type { Parent } from './company-update.repository.ts';
 
@@ -72,10 +72,10 @@ export async function findParent(db: Kysely<DB>, communityId: number, ids: Paren
     const code = ids.organizationId !== undefined ? 'invalid_organization_id' : 'invalid_object_id';
     throw new HearthError(code, parent.fault, { invalidIds: [parent.invalidId] });
   }
-  if (parent.kind === 'organization' && !(await findOrganization(db, communityId, parent.id))) {
+  if (parent.kind === 'organization' && !(await organizationTx.findOrganization(db, communityId, parent.id))) {
     throw notFound('org_not_found', `organization ${formatId('organization', parent.id)} not found`);
   }
-  if (parent.kind === 'object' && !(await findObject(db, communityId, parent.id))) {
+  if (parent.kind === 'object' && !(await objectTx.findObject(db, communityId, parent.id))) {
     throw notFound('object_not_found', `custom object ${formatId('object', parent.id)} not found`);
   }
   return parent;
@@ -212,7 +212,7 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
       return db.transaction().execute(async (trx) => {
         const written = await updates.upsertJobOpenings(trx, writer.communityId, items, deps.clock.now());
         const counts = { ...written, unchanged: items.length - written.added - written.changed };
-        await recordWrite(trx, writer, { operation: 'job_openings.import', entityIds: parentIdsOf(items), detail: { items: items.length, ...counts } });
+        await auditTx.recordWrite(trx, writer, { operation: 'job_openings.import', entityIds: parentIdsOf(items), detail: { items: items.length, ...counts } });
         return counts;
       });
     },
@@ -241,7 +241,7 @@ export function createCompanyUpdateService(deps: { db: Kysely<DB>; clock: Clock;
       return db.transaction().execute(async (trx) => {
         const written = await updates.upsertNews(trx, writer.communityId, items);
         const counts = { ...written, unchanged: items.length - written.added - written.changed };
-        await recordWrite(trx, writer, { operation: 'news.import', entityIds: parentIdsOf(items), detail: { items: items.length, ...counts } });
+        await auditTx.recordWrite(trx, writer, { operation: 'news.import', entityIds: parentIdsOf(items), detail: { items: items.length, ...counts } });
         return counts;
       });
     },

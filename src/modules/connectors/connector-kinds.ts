@@ -1,6 +1,6 @@
 import type { ConnectorKind } from './connector-kind.ts';
-import { discourseConnector } from './discourse/discourse.connector.ts';
-import { githubConnector } from './github/github.connector.ts';
+import { discourseConnector } from './discourse/discourse-connector.ts';
+import { githubConnector } from './github/github-connector.ts';
 
 /**
  * The platforms Hearth connects to: each platform's connector (its own folder here, e.g. `github/`) is listed

@@ -10,9 +10,9 @@ import type { TSchema } from 'typebox';
 import { compileBodyValidator, describeValidation } from '../../core/validation.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { IngestionService } from '../ingestion/index.ts';
-import { findSourceByName, insertSource } from '../sources/index.ts';
+import { sourceTx } from '../sources/index.ts';
 import type { ConnectorKind, Headers } from './connector-kind.ts';
 import { CONNECTOR_KINDS } from './connector-kinds.ts';
 import { deriveSecretsKey, openSecrets, redactSecrets, sealSecrets, SecretsUnreadable } from './connector-secrets.ts';
@@ -197,12 +197,12 @@ export function createConnectorService(deps: ConnectorDeps) {
       const name = given.trim();
       if (!name) throw invalidParameters('body field "name" must not be empty');
       if (name.length > 200) throw invalidParameters('body field "name" is at most 200 characters');
-      if (await findSourceByName(db, communityId, name)) throw conflict(`a source named "${name}" already exists`);
+      if (await sourceTx.findSourceByName(db, communityId, name)) throw conflict(`a source named "${name}" already exists`);
       return name;
     }
     for (let n = 1; ; n++) {
       const name = n === 1 ? kind.platformName : `${kind.platformName} ${n}`;
-      if (!(await findSourceByName(db, communityId, name))) return name;
+      if (!(await sourceTx.findSourceByName(db, communityId, name))) return name;
     }
   }
 
@@ -266,7 +266,13 @@ export function createConnectorService(deps: ConnectorDeps) {
       let sourceId: number;
       try {
         sourceId = await db.transaction().execute(async (trx) => {
-          const source = await insertSource(trx, { communityId: writer.communityId, name, serviceName: kind.platformName, kind: kind.kind, path: null });
+          const source = await sourceTx.insertSource(trx, {
+            communityId: writer.communityId,
+            name,
+            serviceName: kind.platformName,
+            kind: kind.kind,
+            path: null,
+          });
           const receiverKey = `rk_${writer.communityId}_${randomBytes(24).toString('base64url')}`;
           await connectors.insertConnector(trx, {
             communityId: writer.communityId,
@@ -279,7 +285,7 @@ export function createConnectorService(deps: ConnectorDeps) {
             now,
           });
           const job = await enqueueSync(trx, writer.communityId, source.id);
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'connector.create',
             entityIds: [formatId('provider', source.id)],
             detail: { kind: kind.kind, name, settings, secrets: Object.keys(secrets).sort(), jobId: job.id },
@@ -341,7 +347,7 @@ export function createConnectorService(deps: ConnectorDeps) {
             now,
           );
           const job = resume || settings !== undefined ? await enqueueSync(trx, writer.communityId, sourceId) : null;
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'connector.update',
             entityIds: [formatId('provider', sourceId)],
             detail: {
@@ -367,7 +373,7 @@ export function createConnectorService(deps: ConnectorDeps) {
       await db.transaction().execute(async (trx) => {
         if (!(await connectors.deleteConnector(trx, writer.communityId, sourceId)))
           throw notFound('connector_not_found', `no connector ${formatId('provider', sourceId)}`);
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'connector.remove',
           entityIds: [formatId('provider', sourceId)],
           detail: { kind: shown.kind, name: shown.name },
@@ -385,7 +391,7 @@ export function createConnectorService(deps: ConnectorDeps) {
         throw conflict(`connector ${formatId('provider', sourceId)} failed (${connector.reason ?? 'no reason'}): change its secrets or resume it`);
       return db.transaction().execute(async (trx) => {
         const job = await enqueueSync(trx, writer.communityId, sourceId);
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'connector.sync',
           entityIds: [formatId('provider', sourceId)],
           detail: { jobId: job.id, created: job.created },
@@ -399,7 +405,7 @@ export function createConnectorService(deps: ConnectorDeps) {
       await connectorOf(writer.communityId, sourceId);
       await db.transaction().execute(async (trx) => {
         await connectors.updateConnector(trx, writer.communityId, sourceId, { state: 'paused', reason: null, waitingUntil: null }, clock.now());
-        await recordWrite(trx, writer, { operation: 'connector.pause', entityIds: [formatId('provider', sourceId)], detail: {} });
+        await auditTx.recordWrite(trx, writer, { operation: 'connector.pause', entityIds: [formatId('provider', sourceId)], detail: {} });
       });
       return present(await connectorOf(writer.communityId, sourceId));
     },
@@ -411,7 +417,7 @@ export function createConnectorService(deps: ConnectorDeps) {
       await db.transaction().execute(async (trx) => {
         await connectors.updateConnector(trx, writer.communityId, sourceId, { state, reason: null, waitingUntil: null }, clock.now());
         const job = await enqueueSync(trx, writer.communityId, sourceId);
-        await recordWrite(trx, writer, { operation: 'connector.resume', entityIds: [formatId('provider', sourceId)], detail: { jobId: job.id } });
+        await auditTx.recordWrite(trx, writer, { operation: 'connector.resume', entityIds: [formatId('provider', sourceId)], detail: { jobId: job.id } });
       });
       sync.nudge();
       return present(await connectorOf(writer.communityId, sourceId));
@@ -423,7 +429,7 @@ export function createConnectorService(deps: ConnectorDeps) {
       const settings = checkSettings(kind, input.settings);
       const secrets = checkSecrets(kind, input.secrets);
       const result = await tryKind(kind, settings, secrets);
-      await recordWrite(db, writer, { operation: 'connector.test', entityIds: [], detail: { kind: kind.kind, ok: result.ok } });
+      await auditTx.recordWrite(db, writer, { operation: 'connector.test', entityIds: [], detail: { kind: kind.kind, ok: result.ok } });
       return result;
     },
 
@@ -439,7 +445,11 @@ export function createConnectorService(deps: ConnectorDeps) {
         if (!(error instanceof SecretsUnreadable)) throw error;
         result = { ok: false, message: error.message };
       }
-      await recordWrite(db, writer, { operation: 'connector.test', entityIds: [formatId('provider', sourceId)], detail: { kind: kind.kind, ok: result.ok } });
+      await auditTx.recordWrite(db, writer, {
+        operation: 'connector.test',
+        entityIds: [formatId('provider', sourceId)],
+        detail: { kind: kind.kind, ok: result.ok },
+      });
       return result;
     },
 

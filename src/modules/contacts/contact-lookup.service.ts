@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import { normalizeEmail, normalizeHandle, type Identity, type Normalized } from '../identity/index.ts';
-import { findIdentityOwners } from '../identity/index.ts';
+import { identityTx } from '../identity/index.ts';
 import * as lookup from './contact-lookup.repository.ts';
 
 export interface LookupQuery {
@@ -18,7 +18,7 @@ const invalid = (detail: string) => new HearthError('invalid_parameters', detail
 export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const contactUrl = (id: number) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`;
   const contactsHolding = async (communityId: number, identities: Identity[]) => [
-    ...new Set((await findIdentityOwners(deps.db, communityId, identities)).map((owner) => owner.contactId)),
+    ...new Set((await identityTx.findIdentityOwners(deps.db, communityId, identities)).map((owner) => owner.contactId)),
   ];
 
   return {

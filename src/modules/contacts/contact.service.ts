@@ -8,16 +8,16 @@ import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/list-query.ts';
-import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
 import type { ActivityService } from '../activities/index.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { mergesInto, resolveContactId } from '../identity/index.ts';
+import { identityTx } from '../identity/index.ts';
 import { presentKeyFactors, presentLeadScores } from '../lead-scores/index.ts';
-import { definitionIds, leadScoreSort, scoresOf, type StoredScore } from '../lead-scores/index.ts';
-import { findOrganization } from '../organizations/index.ts';
-import { findSegment, segmentsOf } from '../segments/index.ts';
-import { tagIdsOf } from '../tags/index.ts';
-import { activityTypeNames } from '../activity-types/index.ts';
+import { type StoredScore, leadScoreTx } from '../lead-scores/index.ts';
+import { organizationTx } from '../organizations/index.ts';
+import { segmentTx } from '../segments/index.ts';
+import { tagTx } from '../tags/index.ts';
+import { activityTypeTx } from '../activity-types/index.ts';
 import * as contacts from './contact-read.repository.ts';
 import { activityDigestsOf, type ActivityDigest } from './contact-spark.repository.ts';
 import { activateMessageOf, recentSparkSummariesOf, SPARK_DAYS, SPARK_PERIODS, sparkSummaryOf } from './contact-spark.ts';
@@ -46,7 +46,7 @@ export function createContactService(deps: {
   /** A `cf_<id>` in cols must be a live contact field of the community; the unknown ones are named in one 400. */
   async function checkFieldCols(communityId: number, cols: Cols) {
     if (!Array.isArray(cols.customFields)) return;
-    const known = await existingFieldIds(db, communityId, 'contact', cols.customFields);
+    const known = await customFieldTx.existingFieldIds(db, communityId, 'contact', cols.customFields);
     const unknown = cols.customFields.filter((id) => !known.has(id)).map((id) => `cf_${id}`);
     if (unknown.length) throw invalidParameters(`cols ${unknown.join(', ')}: no such contact custom field`);
   }
@@ -54,27 +54,28 @@ export function createContactService(deps: {
   async function sortOrder(communityId: number, sort: SortChoice): Promise<ListOrder> {
     if (sort.kind === 'fixed') return { name: sort.name, keys: contacts.CONTACT_SORT_KEYS[sort.name]! };
     if (sort.kind === 'custom_field') {
-      if (!(await existingFieldIds(db, communityId, 'contact', [sort.id])).has(sort.id)) {
+      if (!(await customFieldTx.existingFieldIds(db, communityId, 'contact', [sort.id])).has(sort.id)) {
         throw invalidParameters(`sort ${sort.name}: no such contact custom field`);
       }
-      return { side: customFieldSort(communityId, 'contact', 'c', sort.id) };
+      return { side: customFieldTx.customFieldSort(communityId, 'contact', 'c', sort.id) };
     }
-    if (!(await definitionIds(db, communityId, 'contact')).includes(sort.id)) throw invalidParameters(`sort ${sort.name}: no such contact lead score`);
-    return { side: leadScoreSort(communityId, 'contact', 'c', sort.id) };
+    if (!(await leadScoreTx.definitionIds(db, communityId, 'contact')).includes(sort.id))
+      throw invalidParameters(`sort ${sort.name}: no such contact lead score`);
+    return { side: leadScoreTx.leadScoreSort(communityId, 'contact', 'c', sort.id) };
   }
 
   async function filtersOf(communityId: number, query: ContactListQuery, now: Date) {
     const filters: contacts.ContactFilters = {};
     if (query.organizationId !== undefined) {
       filters.organizationId = query.organizationId;
-      if (!(await findOrganization(db, communityId, filters.organizationId))) {
+      if (!(await organizationTx.findOrganization(db, communityId, filters.organizationId))) {
         throw notFound('org_not_found', `no organization ${formatId('organization', query.organizationId)}`);
       }
     }
     if (query.segmentId !== undefined) {
       filters.segmentId = query.segmentId;
       const segmentId = formatId('segment', query.segmentId);
-      const segment = await findSegment(db, communityId, filters.segmentId);
+      const segment = await segmentTx.findSegment(db, communityId, filters.segmentId);
       if (!segment) throw notFound('segment_not_found', `no segment ${segmentId}`);
       if (segment.entityType !== 'contact') {
         throw new HearthError('invalid_segment_id', `segment ${segmentId} holds ${segment.entityType}s, not contacts`, {
@@ -98,11 +99,13 @@ export function createContactService(deps: {
     );
     const none = async <T>() => new Map<number, T>();
     const [tags, segments, profiles, scores, fields, counts, objects, visits, latest] = await Promise.all([
-      asked('tags') ? tagIdsOf(db, communityId, 'contact', ids) : none<number[]>(),
-      asked('segments') ? segmentsOf(db, communityId, 'contact', ids) : none<{ id: number; name: string }[]>(),
+      asked('tags') ? tagTx.tagIdsOf(db, communityId, 'contact', ids) : none<number[]>(),
+      asked('segments') ? segmentTx.segmentsOf(db, communityId, 'contact', ids) : none<{ id: number; name: string }[]>(),
       asked('profiles') ? contacts.profilesOf(db, communityId, ids) : none<{ type: string; value: string }[]>(),
-      asked('leadScores') || asked('leadScoreKeyFactors') ? scoresOf(db, communityId, 'contact', ids) : none<StoredScore[]>(),
-      cols.customFields ? customFieldValuesOf(db, communityId, 'contact', ids, cols.customFields) : none<Record<string, { type: string; value: unknown }>>(),
+      asked('leadScores') || asked('leadScoreKeyFactors') ? leadScoreTx.scoresOf(db, communityId, 'contact', ids) : none<StoredScore[]>(),
+      cols.customFields
+        ? customFieldTx.customFieldValuesOf(db, communityId, 'contact', ids, cols.customFields)
+        : none<Record<string, { type: string; value: unknown }>>(),
       contacts.activityWindows(db, communityId, ids, now, windows),
       asked('connectedCustomObjects') ? contacts.connectedObjectsOf(db, communityId, ids) : none<{ id: number; name: string; objectType: string }[]>(),
       asked('recentWebPages') || asked('recentWebVisitsNumber')
@@ -122,7 +125,7 @@ export function createContactService(deps: {
         ]),
       ),
     ];
-    const typeNames = await activityTypeNames(db, communityId, typeKeys);
+    const typeNames = await activityTypeTx.activityTypeNames(db, communityId, typeKeys);
     const activityIds = [...latest.values()].flat();
     const activities = new Map((activityIds.length ? await deps.activities.byIds(communityId, activityIds) : []).map((activity) => [activity.id, activity]));
 
@@ -201,7 +204,7 @@ export function createContactService(deps: {
 
     /** GET /api/v2/contacts/{id}. A merged contact's ID answers with its survivor. */
     async get(communityId: number, { id, cols }: GetQuery) {
-      const [live] = await Promise.all([resolveContactId(db, communityId, id), checkFieldCols(communityId, cols)]);
+      const [live] = await Promise.all([identityTx.resolveContactId(db, communityId, id), checkFieldCols(communityId, cols)]);
       const row = live === null ? undefined : await contacts.findContact(db, communityId, live);
       if (!row) throw notFound('contact_not_found', `no contact ${formatId('contact', id)}`);
       const [contact] = await present(communityId, [row], cols, deps.clock.now());
@@ -210,9 +213,9 @@ export function createContactService(deps: {
 
     /** GET /api/v2/contacts/{id}/merges: the contacts merged into this one, and why (the identity's type, not its value). */
     async merges(communityId: number, id: number) {
-      const live = await resolveContactId(db, communityId, id);
+      const live = await identityTx.resolveContactId(db, communityId, id);
       if (live === null) throw notFound('contact_not_found', `no contact ${formatId('contact', id)}`);
-      const rows = await mergesInto(db, communityId, live);
+      const rows = await identityTx.mergesInto(db, communityId, live);
       return rows.map((row) => ({
         mergedId: formatId('contact', row.mergedId),
         reason: row.reason,

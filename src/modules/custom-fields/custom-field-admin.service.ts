@@ -5,8 +5,8 @@ import { isForeignKeyViolation } from '../../db/errors.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
-import { findSource } from '../sources/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { sourceTx } from '../sources/index.ts';
 import * as admin from './custom-field-admin.repository.ts';
 import type { AdminDefinitionRow, DefinitionFields } from './custom-field-admin.repository.ts';
 
@@ -84,7 +84,7 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
 
   async function checkSources(communityId: number, sourceIds: number[]) {
     const missing: number[] = [];
-    for (const sourceId of sourceIds) if (!(await findSource(db, communityId, sourceId))) missing.push(sourceId);
+    for (const sourceId of sourceIds) if (!(await sourceTx.findSource(db, communityId, sourceId))) missing.push(sourceId);
     if (missing.length) throw notFound('source_not_found', `no source ${missing.join(', ')} in this community`);
   }
 
@@ -136,7 +136,7 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
           await checkName(trx, writer.communityId, fields, null);
           const id = await admin.insertDefinition(trx, writer.communityId, fields, clock.now());
           await admin.setWriters(trx, writer.communityId, id, given.writableBySourceIds ?? []);
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'custom_field.create',
             entityIds: [formatId('custom_field', id)],
             detail: { name: fields.name, valueType: fields.valueType },
@@ -186,7 +186,7 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
         if (fields.name.toLowerCase() !== row.name.toLowerCase()) await checkName(trx, writer.communityId, fields, id);
         await admin.updateDefinition(trx, writer.communityId, id, fields);
         if (changes.writableBySourceIds) await admin.setWriters(trx, writer.communityId, id, changes.writableBySourceIds);
-        await recordWrite(trx, writer, { operation: 'custom_field.update', entityIds: [self], detail: { changed: Object.keys(changes).sort() } });
+        await auditTx.recordWrite(trx, writer, { operation: 'custom_field.update', entityIds: [self], detail: { changed: Object.keys(changes).sort() } });
       });
       return get(writer.communityId, id);
     },
@@ -196,7 +196,7 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
       await db.transaction().execute(async (trx) => {
         await liveFieldOf(trx, writer.communityId, id);
         await admin.retireDefinition(trx, writer.communityId, id, clock.now());
-        await recordWrite(trx, writer, { operation: 'custom_field.retire', entityIds: [formatId('custom_field', id)] });
+        await auditTx.recordWrite(trx, writer, { operation: 'custom_field.retire', entityIds: [formatId('custom_field', id)] });
       });
       return get(writer.communityId, id);
     },

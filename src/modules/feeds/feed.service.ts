@@ -7,8 +7,8 @@ import { formatId, parseKey } from '../../core/ids.ts';
 import { OutboundError, outboundGet, readOutboundUrl } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobOf, JobQueue } from '../../jobs/job-queue.ts';
-import { recordWrite } from '../audit/index.ts';
-import { closeOpeningsNotListed, findParent, upsertJobOpenings, upsertNews, type Parent } from '../company-updates/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { type Parent, companyUpdateTx } from '../company-updates/index.ts';
 import { FEED_KINDS, FeedFormatError, isBoard, parseBoard, parseNewsFeed, type FeedKind } from './feed-formats.ts';
 import * as feeds from './feed.repository.ts';
 import type { FeedRow } from './feed.repository.ts';
@@ -92,13 +92,13 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
           const openings = parseBoard(feed.kind as Exclude<FeedKind, 'rss'>, response.body);
           outcome = { status: `ok: ${openings.length} openings listed`, failed: false, ...validators };
           write = async (trx) => {
-            const written = await upsertJobOpenings(
+            const written = await companyUpdateTx.upsertJobOpenings(
               trx,
               communityId,
               dedupe(openings).map((opening) => ({ ...opening, parent, isClosed: false, feedId: feed.id })),
               now,
             );
-            const closed = await closeOpeningsNotListed(
+            const closed = await companyUpdateTx.closeOpeningsNotListed(
               trx,
               communityId,
               feed.id,
@@ -111,7 +111,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
           outcome = { status: `ok: ${items.length} news items`, failed: false, ...validators };
           write = async (trx) => {
             stored = {
-              ...(await upsertNews(
+              ...(await companyUpdateTx.upsertNews(
                 trx,
                 communityId,
                 dedupe(items).map((item) => ({ ...item, parent, feedId: feed.id })),
@@ -148,7 +148,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
     async add(writer: Writer, given: NewFeed) {
       if (!FEED_KINDS.includes(given.kind)) throw invalidParameters(`kind must be one of ${FEED_KINDS.join(', ')}`);
       const url = readOutboundUrl(given.url, deps.allowPrivateFetch);
-      const parent = await findParent(db, writer.communityId, given);
+      const parent = await companyUpdateTx.findParent(db, writer.communityId, given);
       try {
         return await db.transaction().execute(async (trx) => {
           const now = clock.now();
@@ -161,7 +161,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
             now,
           });
           await jobs.enqueue(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: feed.id, scheduled: true }, runAt: now });
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'feed.create',
             entityIds: [`feed_${feed.id}`, formatId(parent.kind, parent.id)],
             detail: { kind: feed.kind, url: feed.url },
@@ -187,7 +187,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
       await feedOf(writer.communityId, id);
       await db.transaction().execute(async (trx) => {
         await feeds.deleteFeed(trx, writer.communityId, id);
-        await recordWrite(trx, writer, { operation: 'feed.delete', entityIds: [`feed_${id}`] });
+        await auditTx.recordWrite(trx, writer, { operation: 'feed.delete', entityIds: [`feed_${id}`] });
       });
     },
 
@@ -196,7 +196,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
       await feedOf(writer.communityId, id);
       return db.transaction().execute(async (trx) => {
         const job = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: id, scheduled: false } });
-        await recordWrite(trx, writer, { operation: 'feed.fetch', entityIds: [`feed_${id}`], detail: { jobId: job.id } });
+        await auditTx.recordWrite(trx, writer, { operation: 'feed.fetch', entityIds: [`feed_${id}`], detail: { jobId: job.id } });
         return { jobId: job.id };
       });
     },

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../core/errors.ts';
-import { filterableFields } from '../custom-fields/index.ts';
-import { definitionIds } from '../lead-scores/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
+import { leadScoreTx } from '../lead-scores/index.ts';
 import {
   compileLightFilter,
   CUSTOM_FIELD_ENTITIES,
@@ -31,8 +31,8 @@ export function createFilterService(deps: { db: Kysely<DB>; clock: Clock }) {
     const customEntity = CUSTOM_FIELD_ENTITIES[entity];
     const scoreEntity = LEAD_SCORE_ENTITIES[entity];
     const [fields, scores] = await Promise.all([
-      needed.customFields && customEntity ? filterableFields(deps.db, communityId, customEntity) : [],
-      needed.leadScores && scoreEntity ? definitionIds(deps.db, communityId, scoreEntity) : [],
+      needed.customFields && customEntity ? customFieldTx.filterableFields(deps.db, communityId, customEntity) : [],
+      needed.leadScores && scoreEntity ? leadScoreTx.definitionIds(deps.db, communityId, scoreEntity) : [],
     ]);
     return { customFields: new Map(fields.map(({ id, ...definition }) => [id, definition])), leadScores: new Set(scores) };
   }

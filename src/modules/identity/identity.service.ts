@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Lookup } from '../../core/lookups.ts';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
-import { moveMembers, placesOf } from '../locations/index.ts';
+import { locationTx } from '../locations/index.ts';
 import { identityKey, type Identity } from './identity-values.ts';
 import * as identities from './identity.repository.ts';
 
@@ -46,7 +46,7 @@ export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, pe
   if (locked.length !== candidates.length) throw new RetryTransaction();
   const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
   // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
-  const placesBefore = others.length ? await placesOf(trx, communityId, candidates) : [];
+  const placesBefore = others.length ? await locationTx.placesOf(trx, communityId, candidates) : [];
   for (const other of others) {
     const link = owners.find((owner) => owner.contactId === other.id);
     const identity = link ? (person.identities.find((known) => known.type === link.type && known.value === link.value) ?? null) : null;
@@ -55,7 +55,7 @@ export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, pe
       : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, together with identities of the surviving contact`;
     await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
   }
-  if (others.length) await moveMembers(trx, communityId, placesBefore, await placesOf(trx, communityId, [survivor!.id]));
+  if (others.length) await locationTx.moveMembers(trx, communityId, placesBefore, await locationTx.placesOf(trx, communityId, [survivor!.id]));
   return { kind: 'known', contactId: survivor!.id, merged: others.map((other) => other.id) };
 }
 

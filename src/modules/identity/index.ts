@@ -9,15 +9,5 @@ export {
   normalizeEmail,
   normalizeHandle,
 } from './identity-values.ts';
-export {
-  deleteIdentities,
-  eraseSourceProfiles,
-  findContactsOf,
-  findIdentityOwners,
-  identitiesOf,
-  mergesInto,
-  peopleWrites,
-  profileKey,
-  resolveContactId,
-} from './identity.repository.ts';
-export { ownerIdsOfPeople, ownersOfPeople, type PersonRef, type PushOrigin, recordPerson, resolvePeople, resolvePerson } from './identity.service.ts';
+export { type PersonRef, type PushOrigin } from './identity.service.ts';
+export { identityTx, type IdentityTxService } from './identity-tx.service.ts';

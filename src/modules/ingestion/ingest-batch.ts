@@ -1,18 +1,21 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { RetryTransaction } from '../../db/transaction.ts';
-import * as activities from '../activities/index.ts';
-import { auditEntries, type AuditRecord } from '../audit/index.ts';
-import * as contacts from '../contacts/index.ts';
-import * as customFields from '../custom-fields/index.ts';
+import { activityTx } from '../activities/index.ts';
+import { type AuditRecord, auditTx } from '../audit/index.ts';
+import type * as contacts from '../contacts/index.ts';
+import { contactTx } from '../contacts/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
 import { readTogether, writeTogether, type Write } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as identity from '../identity/index.ts';
-import { scoringMarks } from '../lead-scores/index.ts';
-import { moveMembers, type Place } from '../locations/index.ts';
-import * as organizations from '../organizations/index.ts';
-import { suppressedAmong } from '../privacy/index.ts';
-import { topicsMade, topicsOf } from '../topics/index.ts';
+import { identityTx } from '../identity/index.ts';
+import { leadScoreTx } from '../lead-scores/index.ts';
+import { type Place, locationTx } from '../locations/index.ts';
+import type * as organizations from '../organizations/index.ts';
+import { organizationTx } from '../organizations/index.ts';
+import { privacyTx } from '../privacy/index.ts';
+import { topicTx } from '../topics/index.ts';
 import { activityRecord, activityRow, ingestOne, personRecord, SUPPRESSED, type PushOutcome } from './ingest-one.ts';
 import type { PushItem } from './push-item.ts';
 import { applyTags, organizationNameOf, personFields } from './user-push.ts';
@@ -83,21 +86,21 @@ interface Known {
 async function resolveRun(trx: Transaction<DB>, communityId: number, items: PushItem[]): Promise<{ run: ResolvedPush[]; known: Known }> {
   const people = items.map((item) => ({ sourceId: item.origin.sourceId, ...item.person }));
   const found = await readTogether(trx, {
-    suppressed: suppressedAmong(
+    suppressed: privacyTx.suppressedAmong(
       communityId,
       people.flatMap((person) => person.identities),
     ),
-    owners: identity.ownersOfPeople(communityId, people),
+    owners: identityTx.ownersOfPeople(communityId, people),
     // The contacts those lead to, locked in the same statement: the run writes them (a later push's
     // contact too, which the next run writes, or the merge after the run locks again).
-    locked: contacts.lockedContactStates(communityId, identity.ownerIdsOfPeople(communityId, people)),
-    byDomain: organizations.organizationsByDomains(communityId, [...new Set(items.flatMap((item) => (item.domain ? [item.domain] : [])))]),
-    named: organizations.organizationsNamed(
+    locked: contactTx.lockedContactStates(communityId, identityTx.ownerIdsOfPeople(communityId, people)),
+    byDomain: organizationTx.organizationsByDomains(communityId, [...new Set(items.flatMap((item) => (item.domain ? [item.domain] : [])))]),
+    named: organizationTx.organizationsNamed(
       communityId,
       items.filter((item) => !item.domain && item.person.companyName).map((item) => item.person.companyName!),
     ),
   });
-  const resolved = identity.resolvePeople(people, found.suppressed, found.owners);
+  const resolved = identityTx.resolvePeople(people, found.suppressed, found.owners);
   return {
     run: resolved.map((contact, index) => ({ item: items[index]!, index, contact })),
     known: { byDomain: found.byDomain, named: found.named, contacts: found.locked },
@@ -139,7 +142,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   const domains = new Map<string, number>();
   stored.forEach(({ item }, position) => item.domain && !domains.has(item.domain) && domains.set(item.domain, position));
   const missing = [...domains].filter(([domain]) => !byDomain.has(domain));
-  const madeOrganizations = await organizations.insertOrganizations(
+  const madeOrganizations = await organizationTx.insertOrganizations(
     trx,
     communityId,
     missing.map(([domain, position]) => {
@@ -181,7 +184,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     fieldsOf.set(contact, Object.assign(fieldsOf.get(contact) ?? {}, fields));
   }
   const moved = [...placeBefore.keys()];
-  await moveMembers(
+  await locationTx.moveMembers(
     trx,
     communityId,
     moved.map((ref) => placeBefore.get(ref)).filter((place) => place != null),
@@ -193,7 +196,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   const activityPushes = lastPushOfEachActivity(stored);
   const addedToMade = new Map<ContactRef, contacts.AddedActivities>();
   for (const { item, contact } of activityPushes) if (made.has(contact)) addTo(addedToMade, contact, item.activity!.time);
-  const madeIds = await contacts.insertContacts(
+  const madeIds = await contactTx.insertContacts(
     trx,
     communityId,
     [...made].map((ref) => ({ name: ref.name, fields: fieldsOf.get(ref) ?? {}, added: addedToMade.get(ref) })),
@@ -210,12 +213,12 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
       const key = identity.identityKey(known);
       if (!identities.has(key)) identities.set(key, { contactId: contact.id!, sourceId: item.origin.sourceId, identity: known });
     }
-    const key = identity.profileKey(item.origin.sourceId, item.person.externalId);
+    const key = identityTx.profileKey(item.origin.sourceId, item.person.externalId);
     const profile = profiles.get(key) ?? { sourceId: item.origin.sourceId, externalId: item.person.externalId, contactId: contact.id!, fields: {} };
     Object.assign(profile.fields, item.person.profile);
     profiles.set(key, profile);
   }
-  const people = identity.peopleWrites(communityId, { identities: [...identities.values()], profiles: [...profiles.values()] }, now);
+  const people = identityTx.peopleWrites(communityId, { identities: [...identities.values()], profiles: [...profiles.values()] }, now);
   const memberDeltas = new Map<number, number>();
   for (const [ref, before] of organizationBefore) {
     const after = states.get(ref)!.organizationId;
@@ -232,7 +235,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     const outcome: PushOutcome = { contactId: contact.id!, created: contact.madeBy === index, merged: [], activityId: null, warnings: [] };
     outcomes.set(push, outcome);
     if (item.customFields.length) {
-      await customFields.writeValues(trx, { communityId, entityType: 'contact', entityId: contact.id!, now }, item.customFields);
+      await customFieldTx.writeValues(trx, { communityId, entityType: 'contact', entityId: contact.id!, now }, item.customFields);
     }
     await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
   }
@@ -254,30 +257,30 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     [
       ...people,
       topicLinks,
-      contacts.contactUpdates(
+      contactTx.contactUpdates(
         communityId,
         refs.filter((ref) => !made.has(ref)).map((ref) => ({ id: ref.id!, fields: fieldsOf.get(ref) ?? {}, added: added.get(ref.id!) })),
         now,
       ),
-      organizations.memberCountChanges(communityId, memberDeltas),
-      scoringMarks(communityId, [
+      organizationTx.memberCountChanges(communityId, memberDeltas),
+      leadScoreTx.scoringMarks(communityId, [
         ...refs.map((ref) => ({ entityType: 'contact' as const, entityId: ref.id! })),
         ...[...memberDeltas.keys()].map((id) => ({ entityType: 'organization' as const, entityId: id })),
       ]),
-      auditEntries(entries),
+      auditTx.auditEntries(entries),
     ],
     { linked: threadLinks },
   );
   // A link that closed a loop: the whole batch again, one push at a time (the caller), where it is refused.
   if (
-    await activities.threadLoops(
+    await activityTx.threadLoops(
       trx,
       communityId,
       linked.map((row) => Number(row.id)),
     )
   )
     throw new ThreadLoop();
-  await contacts.refreshActivityStats(trx, communityId, recount);
+  await contactTx.refreshActivityStats(trx, communityId, recount);
   return run.map((push) => outcomes.get(push) ?? SUPPRESSED);
 }
 
@@ -334,28 +337,28 @@ async function storeActivities(
   for (const { item } of pushes) {
     if (item.activity!.subSource) wanted.set(subSourceKey(item), { sourceId: item.origin.sourceId, name: item.activity!.subSource });
   }
-  const subSources = await activities.findOrCreateSubSources(trx, communityId, [...wanted.values()]);
+  const subSources = await activityTx.findOrCreateSubSources(trx, communityId, [...wanted.values()]);
 
   // The activities' topics are made in the statement that upserts them, so that the last statement, which
   // links them, sees them.
-  const upserted = await activities.upsertActivities(
+  const upserted = await activityTx.upsertActivities(
     trx,
     communityId,
     last.map(({ item, contact }) => activityRow(item, contact.id!, item.activity!.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null)),
     now,
     [
-      topicsMade(
+      topicTx.topicsMade(
         communityId,
         last.flatMap(({ item }) => item.activity!.topics),
       ),
     ],
   );
   const idOf = new Map(last.map((push, index) => [activityKey(push.item), upserted[index]!.id]));
-  const threadLinks = activities.threadLinks(
+  const threadLinks = activityTx.threadLinks(
     communityId,
     last.map(({ item }, index) => ({ id: upserted[index]!.id, sourceId: item.origin.sourceId, ...item.activity! })),
   );
-  const topicLinks = await topicsOf(
+  const topicLinks = await topicTx.topicsOf(
     trx,
     communityId,
     last.map((push, index) => ({ activityId: upserted[index]!.id, names: push.item.activity!.topics, existed: upserted[index]!.previousContactId !== null })),

@@ -1,13 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { formatId } from '../../core/ids.ts';
-import * as activities from '../activities/index.ts';
-import { recordWrite } from '../audit/index.ts';
-import * as contacts from '../contacts/index.ts';
-import * as customFields from '../custom-fields/index.ts';
-import { markForScoring } from '../lead-scores/index.ts';
-import { findSuppressed } from '../privacy/index.ts';
-import { replaceActivityTopics } from '../topics/index.ts';
+import { activityTx } from '../activities/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { contactTx } from '../contacts/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
+import { leadScoreTx } from '../lead-scores/index.ts';
+import { privacyTx } from '../privacy/index.ts';
+import { topicTx } from '../topics/index.ts';
 import type { PushItem } from './push-item.ts';
 import { applyPerson, applyTags, resolveContact } from './user-push.ts';
 
@@ -29,11 +29,11 @@ export const SUPPRESSED: PushOutcome = { contactId: null, created: false, merged
  */
 export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<PushOutcome> {
   const { origin, person } = item;
-  if ((await findSuppressed(trx, origin.communityId, person.identities)).size > 0) return SUPPRESSED;
+  if ((await privacyTx.findSuppressed(trx, origin.communityId, person.identities)).size > 0) return SUPPRESSED;
   const contact = await resolveContact(trx, origin, person);
   if (!contact) return SUPPRESSED;
   await applyPerson(trx, origin, contact, item);
-  await customFields.writeValues(
+  await customFieldTx.writeValues(
     trx,
     { communityId: origin.communityId, entityType: 'contact', entityId: contact.contactId, now: origin.now },
     item.customFields,
@@ -44,22 +44,22 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
   const pushed = item.activity;
   // This is the way of the rare pushes (merges, looping threads), so its lead-score marks are a statement of their own.
   if (!pushed) {
-    await markForScoring(trx, origin.communityId, [{ entityType: 'contact', entityId: contact.contactId }]);
-    await recordWrite(trx, item.writer, { operation: 'contact.push', ...personRecord(outcome, origin.sourceId) });
+    await leadScoreTx.markForScoring(trx, origin.communityId, [{ entityType: 'contact', entityId: contact.contactId }]);
+    await auditTx.recordWrite(trx, item.writer, { operation: 'contact.push', ...personRecord(outcome, origin.sourceId) });
     return outcome;
   }
-  const subSourceId = pushed.subSource ? await activities.findOrCreateSubSource(trx, origin.communityId, origin.sourceId, pushed.subSource) : null;
-  const activity = await activities.upsertActivity(trx, {
+  const subSourceId = pushed.subSource ? await activityTx.findOrCreateSubSource(trx, origin.communityId, origin.sourceId, pushed.subSource) : null;
+  const activity = await activityTx.upsertActivity(trx, {
     communityId: origin.communityId,
     now: origin.now,
     ...activityRow(item, contact.contactId, subSourceId),
   });
   outcome.activityId = activity.id;
-  await replaceActivityTopics(trx, origin.communityId, activity.id, pushed.topics);
+  await topicTx.replaceActivityTopics(trx, origin.communityId, activity.id, pushed.topics);
   const affected = [contact.contactId];
   if (activity.previousContactId !== null && activity.previousContactId !== contact.contactId) affected.push(activity.previousContactId);
-  await contacts.refreshActivityStats(trx, origin.communityId, affected);
-  await markForScoring(
+  await contactTx.refreshActivityStats(trx, origin.communityId, affected);
+  await leadScoreTx.markForScoring(
     trx,
     origin.communityId,
     affected.map((id) => ({ entityType: 'contact', entityId: id })),
@@ -73,7 +73,7 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
         `${activity.repliesRefused === 1 ? 'is' : 'are'} among its own parents; left unlinked, as threads cannot loop`,
     );
   }
-  await recordWrite(trx, item.writer, activityRecord(outcome, item));
+  await auditTx.recordWrite(trx, item.writer, activityRecord(outcome, item));
   return outcome;
 }
 

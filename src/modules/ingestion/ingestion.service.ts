@@ -11,7 +11,7 @@ import { compileBodyValidator, describeValidation, findInvalidText } from '../..
 import type { ActivityTypeService } from '../activity-types/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { PushOrigin } from '../identity/index.ts';
-import { findSource } from '../sources/index.ts';
+import { sourceTx } from '../sources/index.ts';
 import type { PushOutcome } from './ingest-one.ts';
 import { replaceReport, reportsOfOthers, type ReportedBacklog } from './backlog.repository.ts';
 import { createIngestionQueue } from './ingestion-queue.ts';
@@ -116,7 +116,7 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
   async function originOf(writer: Writer, sourceId: number): Promise<PushOrigin> {
     const key = `${writer.communityId}:${sourceId}`;
     if (!knownSources.has(key)) {
-      if (!(await findSource(deps.db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+      if (!(await sourceTx.findSource(deps.db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
       if (knownSources.size >= 10_000) knownSources.clear();
       knownSources.add(key);
     }

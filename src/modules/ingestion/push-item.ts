@@ -4,7 +4,7 @@ import { unknownFieldWarnings } from '../../core/core-bodies.ts';
 import type { Executor } from '../../core/executor.ts';
 import type { Writer } from '../../core/writer.ts';
 import { extractTopics, parseActivityTimestamp, plainText, sentimentOf } from '../activities/index.ts';
-import { checkCustomFieldWrites } from '../custom-fields/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
 import type { PushOrigin } from '../identity/index.ts';
 import { interpretLocation, type Place } from '../locations/index.ts';
 import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
@@ -73,7 +73,7 @@ async function readUser(db: Executor, writer: Writer, origin: PushOrigin, user: 
   if (!person.externalId) throw invalid(`${path}id must not be empty`);
   person.warnings = person.warnings.map((warning) => `${path}${warning}`);
   const customFields = user.customFields?.length
-    ? await checkCustomFieldWrites(
+    ? await customFieldTx.checkCustomFieldWrites(
         db,
         { communityId: origin.communityId, entityType: 'contact', sourceId: origin.sourceId },
         user.customFields.map((entry, index) => ({ field: entry.id, value: entry.value, path: `${path}customFields[${index}]` })),

@@ -1,11 +1,12 @@
 import type { Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import * as contacts from '../contacts/index.ts';
-import { recordPerson, resolvePerson, type PushOrigin } from '../identity/index.ts';
+import type * as contacts from '../contacts/index.ts';
+import { contactTx } from '../contacts/index.ts';
+import { type PushOrigin, identityTx } from '../identity/index.ts';
 import type { Place } from '../locations/index.ts';
-import * as locations from '../locations/index.ts';
-import * as organizations from '../organizations/index.ts';
-import { assignTags, resolveTagRefs } from '../tags/index.ts';
+import { locationTx } from '../locations/index.ts';
+import { organizationTx } from '../organizations/index.ts';
+import { tagTx } from '../tags/index.ts';
 import type { ApiUser, PushedPerson } from './pushed-person.ts';
 
 export type PushTarget = PushOrigin;
@@ -21,10 +22,10 @@ export interface ResolvedContact {
  * leads to a contact anonymized on request: nothing of it may be stored again.
  */
 export async function resolveContact(trx: Transaction<DB>, target: PushTarget, person: PushedPerson): Promise<ResolvedContact | null> {
-  const resolution = await resolvePerson(trx, target, person);
+  const resolution = await identityTx.resolvePerson(trx, target, person);
   if (resolution.kind === 'erased') return null;
   if (resolution.kind === 'known') return { contactId: resolution.contactId, created: false, merged: resolution.merged };
-  const contactId = await contacts.insertContact(trx, target.communityId, { name: person.names.name }, target.now);
+  const contactId = await contactTx.insertContact(trx, target.communityId, { name: person.names.name }, target.now);
   return { contactId, created: true, merged: [] };
 }
 
@@ -37,7 +38,7 @@ export async function applyPerson(
 ) {
   const { person, place } = push;
   const { communityId, now } = target;
-  const current = await contacts.findContactState(trx, communityId, contact.contactId);
+  const current = await contactTx.findContactState(trx, communityId, contact.contactId);
   const fields = personFields({ person, place }, { fullName: current?.fullName ?? null }, contact.created);
 
   const organization = await findOrCreateOrganization(trx, target, person, push.domain);
@@ -47,15 +48,15 @@ export async function applyPerson(
     fields.company_name = person.companyName ?? organization.name;
   }
 
-  const [placeBefore] = place ? await locations.placesOf(trx, communityId, [contact.contactId]) : [];
-  await contacts.updateContact(trx, communityId, contact.contactId, fields, now);
-  if (place && placeBefore) await locations.moveMembers(trx, communityId, [placeBefore], [place]);
-  await recordPerson(trx, target, contact.contactId, person);
-  if (contact.merged.length) await contacts.refreshActivityStats(trx, communityId, [contact.contactId]);
+  const [placeBefore] = place ? await locationTx.placesOf(trx, communityId, [contact.contactId]) : [];
+  await contactTx.updateContact(trx, communityId, contact.contactId, fields, now);
+  if (place && placeBefore) await locationTx.moveMembers(trx, communityId, [placeBefore], [place]);
+  await identityTx.recordPerson(trx, target, contact.contactId, person);
+  if (contact.merged.length) await contactTx.refreshActivityStats(trx, communityId, [contact.contactId]);
   // contactsCount of the organizations the contact left and joined.
   const previous = current?.organizationId ?? null;
   if (organization && organization.id !== previous) {
-    await organizations.refreshMemberCounts(trx, communityId, previous === null ? [organization.id] : [organization.id, previous]);
+    await organizationTx.refreshMemberCounts(trx, communityId, previous === null ? [organization.id] : [organization.id, previous]);
   }
 }
 
@@ -101,9 +102,9 @@ export function personFields(push: { person: PushedPerson; place: Place | null }
  */
 async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget, person: PushedPerson, domain: string | null) {
   if (domain) {
-    const found = await organizations.findOrganizationByDomain(trx, target.communityId, domain);
+    const found = await organizationTx.findOrganizationByDomain(trx, target.communityId, domain);
     if (found) return found;
-    return organizations.insertOrganization(trx, {
+    return organizationTx.insertOrganization(trx, {
       communityId: target.communityId,
       name: person.companyName ?? organizationNameOf(domain),
       domain,
@@ -111,7 +112,7 @@ async function findOrCreateOrganization(trx: Transaction<DB>, target: PushTarget
       now: target.now,
     });
   }
-  if (person.companyName) return organizations.findOnlyOrganizationNamed(trx, target.communityId, person.companyName);
+  if (person.companyName) return organizationTx.findOnlyOrganizationNamed(trx, target.communityId, person.companyName);
   return undefined;
 }
 
@@ -132,7 +133,7 @@ export async function applyTags(
   if (!refs?.length) return;
   // The schema lets a tag ID come as a number too; the tag service reads IDs as text.
   const given = refs.map((ref) => (ref.type === 'id' ? { type: 'id' as const, id: String(ref.id) } : ref));
-  const { tagIds, invalid } = await resolveTagRefs(trx, target.communityId, given, entity.type === 'contact' ? 'member' : 'activity');
+  const { tagIds, invalid } = await tagTx.resolveTagRefs(trx, target.communityId, given, entity.type === 'contact' ? 'member' : 'activity');
   for (const ref of invalid) warnings.push(`tag ${ref}: no such live tag; it was not assigned`);
-  await assignTags(trx, target.communityId, entity.type, entity.id, tagIds);
+  await tagTx.assignTags(trx, target.communityId, entity.type, entity.id, tagIds);
 }

@@ -4,8 +4,8 @@ import type { DB, JsonValue } from '../../db/schema.ts';
 import { conflict } from '../../core/errors.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
 import type { JobContext, JobOf, JobPayloads, JobQueue, JobRow } from '../../jobs/job-queue.ts';
-import { recordWrite } from '../audit/index.ts';
-import { SPARK_DAYS, SPARK_PERIODS, sparkDraftsOf } from '../contacts/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { SPARK_DAYS, SPARK_PERIODS, contactTx } from '../contacts/index.ts';
 import { checkContactAnswer, contactMessages, inputHash, type SparkTexts } from './contact-insights.ts';
 import * as contacts from './contact-insights.repository.ts';
 import { LlmError, type LlmClient } from './llm-client.ts';
@@ -145,7 +145,7 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
 
     await inOverlappingBatches(contactIds, CONTACT_BATCH, async (ids) => {
       const batch = await contacts.insightContacts(db, communityId, ids);
-      const drafts = await sparkDraftsOf(db, communityId, batch, now);
+      const drafts = await contactTx.sparkDraftsOf(db, communityId, batch, now);
       const writes = await Promise.all(
         batch.map(async (contact): Promise<contacts.SparkWrite | null> => {
           const draft = drafts.get(contact.id)!;
@@ -205,7 +205,7 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
     });
 
     const result = { ...counts, ...(stopped ? { stopped } : {}) };
-    await recordWrite(db, jobWriter(job), { operation: 'insights.generate', entityIds: [], detail: result });
+    await auditTx.recordWrite(db, jobWriter(job), { operation: 'insights.generate', entityIds: [], detail: result });
     if (stopped) log.warn({ communityId, jobId: job.id }, stopped);
     return result as unknown as JsonValue;
   }
@@ -217,7 +217,8 @@ export function createInsightsService(deps: { db: Kysely<DB>; clock: Clock; jobs
     return db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${ENQUEUE_LOCK}, ${communityId}::int)`.execute(trx);
       const job = await jobs.enqueueOnce(trx, { communityId, kind: 'insights.generate', payload: { all: payload.all === true }, maxAttempts: 3 });
-      if (writer) await recordWrite(trx, writer, { operation: 'insights.refresh', entityIds: [], detail: { jobId: job.id, all: payload.all === true } });
+      if (writer)
+        await auditTx.recordWrite(trx, writer, { operation: 'insights.refresh', entityIds: [], detail: { jobId: job.id, all: payload.all === true } });
       return job;
     });
   }

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { registrableDomain } from '../organizations/index.ts';
 import * as answers from './research-answer.repository.ts';
 import * as prompts from './research-prompt.repository.ts';
@@ -104,7 +104,7 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
         if (await prompts.livePrompt(trx, writer.communityId, fields.key)) throw conflict(`a live research prompt is already named "${fields.key}"`);
         const id = await prompts.insertPrompt(trx, writer.communityId, fields, clock.now());
         if (fields.isPrimary) await prompts.demoteOthers(trx, writer.communityId, id);
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'research_prompt.create',
           entityIds: [fields.key],
           detail: { promptName: fields.name, isPrimaryPrompt: fields.isPrimary },
@@ -126,7 +126,7 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
         };
         await prompts.updatePrompt(trx, writer.communityId, row.id, fields, clock.now());
         if (fields.isPrimary) await prompts.demoteOthers(trx, writer.communityId, row.id);
-        await recordWrite(trx, writer, { operation: 'research_prompt.update', entityIds: [row.key], detail: { changed: Object.keys(changes).sort() } });
+        await auditTx.recordWrite(trx, writer, { operation: 'research_prompt.update', entityIds: [row.key], detail: { changed: Object.keys(changes).sort() } });
         return row.id;
       });
       return byId(writer.communityId, id);
@@ -138,7 +138,7 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
         await prompts.lockPrompts(trx, writer.communityId);
         const row = await liveOf(trx, writer.communityId, key, true);
         await prompts.retirePrompt(trx, writer.communityId, row.id, clock.now());
-        await recordWrite(trx, writer, { operation: 'research_prompt.retire', entityIds: [row.key] });
+        await auditTx.recordWrite(trx, writer, { operation: 'research_prompt.retire', entityIds: [row.key] });
         return row.id;
       });
       return byId(writer.communityId, id);
@@ -198,7 +198,7 @@ export function createResearchPromptAdminService(deps: { db: Kysely<DB>; clock: 
       const last = [...new Map(rows.map((row) => [`${row.organizationId}:${row.promptId}`, row])).values()];
       await db.transaction().execute(async (trx) => {
         await answers.importAnswers(trx, writer.communityId, last, clock.now());
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'research_answer.import',
           entityIds: [...new Set(last.map((row) => formatId('organization', row.organizationId)))],
           detail: { answers: last.length, prompts: [...new Set(given.map((item) => item.promptId))].sort() },

@@ -4,7 +4,7 @@ import type { CursorPosition } from '../../core/cursor.ts';
 import { invalidCursor } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
 import { likeLiteral } from '../../core/query-fragments.ts';
-import { prospectorTitleCounts } from '../prospector/index.ts';
+import { prospectorTx } from '../prospector/index.ts';
 
 export type JobTitleSort = 'popularity' | 'alphabetical';
 
@@ -58,7 +58,7 @@ export async function foldJobTitleChanges(db: Kysely<DB>, communityId: number): 
     const prospector = !withProspector
       ? sql``
       : state.mark === null
-        ? sql`union all select title collate "C", records from (${prospectorTitleCounts()}) as seed`
+        ? sql`union all select title collate "C", records from (${prospectorTx.titleCounts()}) as seed`
         : sql`union all select title, change from prospector_title_changes where id > ${state.mark} and id <= ${state.latest}`;
     await addToCounts(trx, communityId, prospector);
     if (withProspector) {

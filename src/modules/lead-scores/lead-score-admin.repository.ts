@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
-import type { ScoreRules } from './lead-score.rules.ts';
+import type { ScoreRules } from './lead-score-rules.ts';
 
 /** What an admin decides of a definition. */
 export interface DefinitionFields {

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { Nullable, v2Item } from '../../http/schemas.ts';
 import { component } from '../../http/components.ts';
-import { FIT_FIELDS } from './lead-score.rules.ts';
+import { FIT_FIELDS } from './lead-score-rules.ts';
 
 const points = Type.Number({ minimum: -1_000_000, maximum: 1_000_000, description: 'Added to the score when the rule matches (negative: taken away).' });
 const cap = (description: string) => Nullable(Type.Number({ minimum: 0, maximum: 1_000_000_000, description }));

@@ -4,12 +4,12 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import * as admin from './lead-score-admin.repository.ts';
 import type { AdminLeadScoreRow, DefinitionFields } from './lead-score-admin.repository.ts';
 import type { LeadScoreComputeService } from './lead-score-compute.service.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
-import { checkRules, presentRules, rulesInput, type RulesInput, type ScoreRules } from './lead-score.rules.ts';
+import { checkRules, presentRules, rulesInput, type RulesInput, type ScoreRules } from './lead-score-rules.ts';
 
 export interface NewLeadScore extends RulesInput {
   name: string;
@@ -130,7 +130,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
         const demoted = fields.isPrimaryScore ? await admin.demotePrimary(trx, writer.communityId, fields.entityType, null) : [];
         const id = await admin.insertDefinition(trx, writer.communityId, fields, clock.now());
         const jobId = fields.enabled ? await compute.enqueueRecompute(trx, writer.communityId, id, 1) : null;
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'lead_score.create',
           entityIds: [formatId('lead_score', id), ...demoted.map((other) => formatId('lead_score', other))],
           detail: { name: fields.name, entityType: fields.entityType, jobId, demotedPrimary: demoted.map((other) => formatId('lead_score', other)) },
@@ -165,7 +165,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
         const demoted = fields.isPrimaryScore && !row.isPrimaryScore ? await admin.demotePrimary(trx, writer.communityId, fields.entityType, id) : [];
         const version = await admin.updateDefinition(trx, writer.communityId, id, fields, newVersion, clock.now());
         const jobId = newVersion && fields.enabled && fields.rules ? await compute.enqueueRecompute(trx, writer.communityId, id, version) : null;
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'lead_score.update',
           entityIds: [formatId('lead_score', id), ...demoted.map((other) => formatId('lead_score', other))],
           detail: { changed: Object.keys(changes).sort(), version, jobId, demotedPrimary: demoted.map((other) => formatId('lead_score', other)) },
@@ -179,7 +179,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
       await db.transaction().execute(async (trx) => {
         await liveDefinitionOf(trx, writer.communityId, id);
         await admin.retireDefinition(trx, writer.communityId, id, clock.now());
-        await recordWrite(trx, writer, { operation: 'lead_score.retire', entityIds: [formatId('lead_score', id)] });
+        await auditTx.recordWrite(trx, writer, { operation: 'lead_score.retire', entityIds: [formatId('lead_score', id)] });
       });
       return get(writer.communityId, id);
     },
@@ -192,7 +192,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
     async dryRun(writer: Writer, given: RulesInput & { entityType: LeadScoreEntity }, limit: number) {
       const rules = await checkDefinition(writer.communityId, given, given.entityType);
       const rows = await compute.dryRun(writer.communityId, given.entityType, rules, limit);
-      await recordWrite(db, writer, { operation: 'lead_score.dry_run', entityIds: [], detail: { entityType: given.entityType, limit } });
+      await auditTx.recordWrite(db, writer, { operation: 'lead_score.dry_run', entityIds: [], detail: { entityType: given.entityType, limit } });
       return {
         entityType: given.entityType,
         scored: rows[0]?.total ?? 0,

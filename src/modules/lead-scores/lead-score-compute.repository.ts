@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
-import type { FitRule, ScoreRules } from './lead-score.rules.ts';
+import type { FitRule, ScoreRules } from './lead-score-rules.ts';
 
 /**
  * The scoring SQL (docs/lead-scores.md): one statement computes the scores and key factors of a set of

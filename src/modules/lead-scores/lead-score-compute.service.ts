@@ -20,7 +20,7 @@ import {
 } from './lead-score-compute.repository.ts';
 import { clearMarks, dropMarks, markedCommunities, takeMarks } from './lead-score-marks.repository.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
-import type { ScoreRules } from './lead-score.rules.ts';
+import type { ScoreRules } from './lead-score-rules.ts';
 
 /**
  * Records per statement of a full recompute: its progress moves chunk by chunk. Each chunk reads the

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { linkAppUserContact } from '../communities/index.ts';
+import { communityTx } from '../communities/index.ts';
 
 export async function findAppUser(db: Kysely<DB>, communityId: number, userId: number) {
   return db
@@ -29,7 +29,7 @@ export async function findAppUser(db: Kysely<DB>, communityId: number, userId: n
 }
 
 export function linkContact(db: Kysely<DB>, user: { communityId: number; id: number; name: string; loginEmail: string }, now: Date) {
-  return db.transaction().execute((trx) => linkAppUserContact(trx, user, now));
+  return db.transaction().execute((trx) => communityTx.linkAppUserContact(trx, user, now));
 }
 
 export async function listContactProfiles(db: Kysely<DB>, communityId: number, contactId: number) {

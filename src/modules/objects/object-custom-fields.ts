@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
 import { checkCustomFieldValue } from '../custom-fields/index.ts';
-import { findDefinitions, type CustomFieldDefinition } from '../custom-fields/index.ts';
+import { type CustomFieldDefinition, customFieldTx } from '../custom-fields/index.ts';
 
 /** One entry of `customFields` in PATCH /api/v2/objects/{id}. */
 export interface ObjectFieldWrite {
@@ -43,7 +43,9 @@ export async function checkObjectFieldWrites(
   writes: readonly ObjectFieldWrite[],
 ): Promise<{ fieldId: number; value: unknown }[]> {
   const keys = writes.map((write) => parseFieldKey(write.customFieldId));
-  const definitions = new Map((await findDefinitions(trx, communityId, [...new Set(keys.filter((key) => key !== null))])).map((field) => [field.id, field]));
+  const definitions = new Map(
+    (await customFieldTx.findDefinitions(trx, communityId, [...new Set(keys.filter((key) => key !== null))])).map((field) => [field.id, field]),
+  );
   const faults: Fault[] = [];
   const values: { fieldId: number; value: unknown }[] = [];
   const seen = new Set<number>();

@@ -5,10 +5,10 @@ import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as admin from './object-type-admin.repository.ts';
-import { presentObjectType } from './object-type.presenter.ts';
+import { presentObjectType } from './object-type.presenters.ts';
 
 export const TARGET_ENTITIES = ['contact', 'organization', 'object'] as const;
 /** A key, not prose: it names the association in object upserts and in `--assoc type:target[:cot_N]`. */
@@ -137,7 +137,7 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
           if (existing) throw conflict(`an object type named "${existing.name}" already exists (cot_${existing.id})`);
           const type = await admin.insertObjectType(trx, communityId, name, deps.clock.now());
           await admin.insertAssocs(trx, communityId, type.id, checked.assocs);
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'object_type.create',
             entityIds: [formatId('object_type', type.id)],
             detail: { name, assocs: checked.assocs.map((assoc) => assoc.assocType) },
@@ -162,7 +162,7 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
         const checked = await checkAssocs(trx, communityId, [input], () => 'body', taken);
         if (checked.faults.length) throw faultError(checked.faults);
         await admin.insertAssocs(trx, communityId, type.id, checked.assocs);
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'object_type.add_assoc',
           entityIds: [formatId('object_type', type.id)],
           detail: { objectAssocType: input.objectAssocType },
@@ -179,7 +179,7 @@ export function createObjectTypeAdminService(deps: { db: Kysely<DB>; clock: Cloc
         if (!(await admin.deleteAssoc(trx, communityId, type.id, assocType))) {
           throw notFound('object_type_assoc_not_found', `object type ${formatId('object_type', id)} has no association "${assocType}"`);
         }
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'object_type.remove_assoc',
           entityIds: [formatId('object_type', type.id)],
           detail: { objectAssocType: assocType },

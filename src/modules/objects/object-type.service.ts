@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { presentObjectType } from './object-type.presenter.ts';
+import { presentObjectType } from './object-type.presenters.ts';
 import * as objectTypes from './object-type.repository.ts';
 
 export function createObjectTypeService(deps: { db: Kysely<DB> }) {

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { RetryTransaction, retryingTransaction } from '../../db/transaction.ts';
 import { HearthError } from '../../core/errors.ts';
 import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { checkCustomFieldValue } from '../custom-fields/index.ts';
 import * as admin from './object-type-admin.repository.ts';
@@ -249,7 +249,7 @@ export function createObjectUpsertService(deps: { db: Kysely<DB>; clock: Clock }
         );
         const created = [...rows.values()].filter((row) => row.created).length;
         const ids = input.records.map((_, index) => formatId('object', idOf(index)));
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'objects.upsert',
           entityIds: ids,
           detail: { objectTypeId: formatId('object_type', objectTypeId), created, updated: rows.size - created },

@@ -5,13 +5,13 @@ import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import { NO_COLS } from '../../core/list-query.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { writeValues } from '../custom-fields/index.ts';
-import { lockSegment } from '../segments/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
+import { segmentTx } from '../segments/index.ts';
 import { checkObjectFieldWrites, type ObjectFieldWrite } from './object-custom-fields.ts';
 import * as objectWrites from './object-write.repository.ts';
-import type { ObjectService } from './object.service.ts';
+import type { ObjectService } from './object-read.service.ts';
 
 const objectNotFound = (id: number) => notFound('object_not_found', `object ${formatId('object', id)} not found`);
 
@@ -30,8 +30,8 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
         const object = await objectWrites.touchObject(trx, communityId, id, now);
         if (!object) throw objectNotFound(id);
         const values = await checkObjectFieldWrites(trx, communityId, object.objectTypeId, input.customFields);
-        await writeValues(trx, { communityId, entityType: 'object', entityId: id, now }, values);
-        await recordWrite(trx, writer, {
+        await customFieldTx.writeValues(trx, { communityId, entityType: 'object', entityId: id, now }, values);
+        await auditTx.recordWrite(trx, writer, {
           operation: 'object.set_custom_fields',
           entityIds: [formatId('object', id)],
           detail: { customFields: values.map((value) => formatId('custom_field', value.fieldId)) },
@@ -52,7 +52,7 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
       await retryingTransaction(db, async (trx) => {
         const object = await objectWrites.lockObject(trx, communityId, id);
         if (!object) throw objectNotFound(id);
-        const segment = await lockSegment(trx, communityId, segmentId);
+        const segment = await segmentTx.lockSegment(trx, communityId, segmentId);
         if (!segment) throw notFound('segment_not_found', `segment ${rawSegmentId} not found`);
         if (segment.entityType !== 'object' || segment.objectTypeId !== object.objectTypeId) {
           const what =
@@ -66,7 +66,7 @@ export function createObjectWriteService(deps: { db: Kysely<DB>; clock: Clock; o
           );
         }
         await objectWrites.addObjectToSegment(trx, communityId, segment.id, id, now);
-        await recordWrite(trx, writer, { operation: 'object.add_to_segment', entityIds: [formatId('object', id), formatId('segment', segment.id)] });
+        await auditTx.recordWrite(trx, writer, { operation: 'object.add_to_segment', entityIds: [formatId('object', id), formatId('segment', segment.id)] });
       });
       return deps.objects.get(communityId, { id, cols: NO_COLS });
     },

@@ -5,7 +5,7 @@ import { sortDescription, type SortOptions } from '../../http/sort.ts';
 import { CustomFieldValues } from '../custom-fields/index.ts';
 import { lightFilterParam } from '../../filters/light-filter.param.ts';
 import { OBJECT_FILTERS } from './object.filters.ts';
-import { OBJECT_SORTS } from './object.repository.ts';
+import { OBJECT_SORTS } from './object-read.repository.ts';
 import { component } from '../../http/components.ts';
 
 /** Opt-in columns of custom objects (docs/behaviour.md, cols). */

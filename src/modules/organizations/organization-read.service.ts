@@ -7,10 +7,10 @@ import { invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { Cols, GetQuery, SortChoice, SortedListQuery } from '../../core/list-query.ts';
-import { customFieldSort, customFieldValuesOf, existingFieldIds } from '../custom-fields/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { findDefinition, leadScoreSort, scoresOf } from '../lead-scores/index.ts';
-import { tagIdsOf } from '../tags/index.ts';
+import { leadScoreTx } from '../lead-scores/index.ts';
+import { tagTx } from '../tags/index.ts';
 import * as organizations from './organization-read.repository.ts';
 import { presentOrganization, type PageValues } from './organization.presenters.ts';
 import { RECENT_LIMIT } from './organization.schemas.ts';
@@ -27,15 +27,15 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   /** The sort's order; a lead score or custom field that is not one of the community's for organizations is a 400. */
   async function sortOrder(communityId: number, sort: SortChoice): Promise<ListOrder> {
     if (sort.kind === 'lead_score') {
-      const definition = await findDefinition(db, communityId, sort.id);
+      const definition = await leadScoreTx.findDefinition(db, communityId, sort.id);
       if (definition?.entityType !== 'organization') throw invalidParameters(`sort "${sort.name}" is not a lead score of organizations`);
-      return { side: leadScoreSort(communityId, 'organization', 'o', sort.id) };
+      return { side: leadScoreTx.leadScoreSort(communityId, 'organization', 'o', sort.id) };
     }
     if (sort.kind === 'custom_field') {
-      if (!(await existingFieldIds(db, communityId, 'organization', [sort.id])).has(sort.id)) {
+      if (!(await customFieldTx.existingFieldIds(db, communityId, 'organization', [sort.id])).has(sort.id)) {
         throw invalidParameters(`sort "${sort.name}" is not a custom field of organizations`);
       }
-      return { side: customFieldSort(communityId, 'organization', 'o', sort.id) };
+      return { side: customFieldTx.customFieldSort(communityId, 'organization', 'o', sort.id) };
     }
     return sort.name === 'member_count' ? { name: sort.name, keys: [organizations.memberCountKey] } : { name: 'id', keys: [] };
   }
@@ -43,7 +43,7 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   /** Every `cf_<id>` of `cols` must be a live organization field of the community; one 400 names the others. */
   async function checkFieldCols(communityId: number, cols: Cols): Promise<void> {
     if (!Array.isArray(cols.customFields)) return;
-    const live = await existingFieldIds(db, communityId, 'organization', cols.customFields);
+    const live = await customFieldTx.existingFieldIds(db, communityId, 'organization', cols.customFields);
     const unknown = cols.customFields.filter((id) => !live.has(id));
     if (unknown.length) {
       throw invalidParameters(`cols ${unknown.map((id) => `"cf_${id}"`).join(', ')}: no custom field of organizations with that ID`);
@@ -54,13 +54,13 @@ export function createOrganizationReadService(deps: { db: Kysely<DB>; cursors: C
   async function loadValues(communityId: number, ids: number[], cols: Cols): Promise<PageValues> {
     const named = (name: string) => cols.names.has(name);
     const [customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags, researchResults] = await Promise.all([
-      cols.customFields ? customFieldValuesOf(db, communityId, 'organization', ids, cols.customFields) : undefined,
-      named('leadScores') || named('leadScoreKeyFactors') ? scoresOf(db, communityId, 'organization', ids) : undefined,
+      cols.customFields ? customFieldTx.customFieldValuesOf(db, communityId, 'organization', ids, cols.customFields) : undefined,
+      named('leadScores') || named('leadScoreKeyFactors') ? leadScoreTx.scoresOf(db, communityId, 'organization', ids) : undefined,
       named('recentJobOpenings') ? organizations.recentJobOpeningsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
       named('recentNews') ? organizations.recentNewsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
       named('topContacts') ? organizations.topContactsOf(db, communityId, ids, RECENT_LIMIT) : undefined,
       named('surgingTopics') ? organizations.surgingTopicsOf(db, communityId, ids, deps.clock.now(), RECENT_LIMIT) : undefined,
-      named('tags') ? tagIdsOf(db, communityId, 'organization', ids) : undefined,
+      named('tags') ? tagTx.tagIdsOf(db, communityId, 'organization', ids) : undefined,
       named('researchResults') ? organizations.researchResultsOf(db, communityId, ids) : undefined,
     ]);
     return { customFields, scores, jobOpenings, news, topContacts, surgingTopics, tags, researchResults };

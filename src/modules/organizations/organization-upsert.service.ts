@@ -6,15 +6,14 @@ import type { DB } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { checkCustomFieldWrites } from '../custom-fields/index.ts';
-import * as customFields from '../custom-fields/index.ts';
-import { markForScoring } from '../lead-scores/index.ts';
-import { findSource } from '../sources/index.ts';
-import { assignTags, resolveTagRefs, unassignTags } from '../tags/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
+import { leadScoreTx } from '../lead-scores/index.ts';
+import { sourceTx } from '../sources/index.ts';
+import { tagTx } from '../tags/index.ts';
 import { registrableDomain } from './domains.ts';
-import * as organizations from './organization.repository.ts';
+import * as organizations from './organization-write.repository.ts';
 import { SourceUpsertBody } from './organization.schemas.ts';
 
 /** What both core organization upserts say, after their own rules picked the organization. */
@@ -35,7 +34,7 @@ const badBody = (detail: string) => new HearthError('invalid_parameters', detail
 export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: Clock }) {
   async function checkSource(communityId: number, sourceId: number | null | undefined) {
     if (sourceId === null || sourceId === undefined) return null;
-    if (!(await findSource(deps.db, communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+    if (!(await sourceTx.findSource(deps.db, communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
     return sourceId;
   }
 
@@ -82,14 +81,14 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
     return retryingTransaction(deps.db, async (trx) => {
       const now = deps.clock.now();
       const { organization, created } = await target(trx, communityId, input, domain, sourceId, now);
-      const values = await checkCustomFieldWrites(
+      const values = await customFieldTx.checkCustomFieldWrites(
         trx,
         { communityId, entityType: 'organization', sourceId },
         (input.customFields ?? []).map((entry, index) => ({ field: entry.customFieldId, value: entry.customFieldValue, path: `customFields[${index}]` })),
       );
       const tags = async (given: (string | number)[] | null | undefined, field: string) => {
         if (!given?.length) return [];
-        const { tagIds, invalid } = await resolveTagRefs(
+        const { tagIds, invalid } = await tagTx.resolveTagRefs(
           trx,
           communityId,
           given.map((id) => ({ type: 'id' as const, id: String(id) })),
@@ -101,11 +100,11 @@ export function createOrganizationUpsertService(deps: { db: Kysely<DB>; clock: C
       const adding = await tags(input.tagIdsToAdd, 'tagIdsToAdd');
       const removing = await tags(input.tagIdsToRemove, 'tagIdsToRemove');
       if (company) await organizations.updateOrganizationFromProspector(trx, communityId, organization.id, company, now);
-      await customFields.writeValues(trx, { communityId, entityType: 'organization', entityId: organization.id, now }, values);
-      await assignTags(trx, communityId, 'organization', organization.id, adding);
-      await unassignTags(trx, communityId, 'organization', organization.id, removing);
-      await markForScoring(trx, communityId, [{ entityType: 'organization', entityId: organization.id }]);
-      await recordWrite(trx, writer, {
+      await customFieldTx.writeValues(trx, { communityId, entityType: 'organization', entityId: organization.id, now }, values);
+      await tagTx.assignTags(trx, communityId, 'organization', organization.id, adding);
+      await tagTx.unassignTags(trx, communityId, 'organization', organization.id, removing);
+      await leadScoreTx.markForScoring(trx, communityId, [{ entityType: 'organization', entityId: organization.id }]);
+      await auditTx.recordWrite(trx, writer, {
         operation: 'organization.upsert',
         entityIds: [formatId('organization', organization.id), ...[...adding, ...removing].map((id) => formatId('tag', id))],
         detail: {

@@ -1,10 +1,10 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { foldOwnJobTitleChanges } from '../job-titles/index.ts';
-import { moveMembers, placesOf } from '../locations/index.ts';
-import { refreshMemberCounts } from '../organizations/index.ts';
-import { unlinkContactActivities } from '../topics/index.ts';
-import { forgetContactEvents } from '../webhooks/index.ts';
+import { jobTitleTx } from '../job-titles/index.ts';
+import { locationTx } from '../locations/index.ts';
+import { organizationTx } from '../organizations/index.ts';
+import { topicTx } from '../topics/index.ts';
+import { webhookTx } from '../webhooks/index.ts';
 
 export interface ErasedCounts {
   contacts: number;
@@ -97,7 +97,7 @@ export const ANONYMIZED_NAME = 'Anonymized contact';
 export async function anonymizeContact(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<void> {
   // The contact leaves its location rows and its organization (their member counts): where a person works
   // is personal, as their title and company name are.
-  await moveMembers(trx, communityId, await placesOf(trx, communityId, [contactId]), []);
+  await locationTx.moveMembers(trx, communityId, await locationTx.placesOf(trx, communityId, [contactId]), []);
   const { organizationId } = await trx
     .selectFrom('contacts')
     .select('organization_id as organizationId')
@@ -141,9 +141,9 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
     .execute();
   // The title counts' log names every title the person carried (emptying it just added one more entry):
   // folded into the counts now, it keeps none of them, and a title only they carried leaves the counts.
-  await foldOwnJobTitleChanges(trx, communityId);
+  await jobTitleTx.foldOwnJobTitleChanges(trx, communityId);
   if (organizationId !== null) {
-    await refreshMemberCounts(trx, communityId, [organizationId]);
+    await organizationTx.refreshMemberCounts(trx, communityId, [organizationId]);
     // A model's research answers about the organization were written from its people's titles and
     // activity, this person's included: they go, and are written again without them (docs/insights.md).
     await trx
@@ -179,7 +179,7 @@ export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId:
 
 /** Activities stay (counts, threads, types, times), without their title, content and URL. */
 export async function eraseActivityContent(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
-  await unlinkContactActivities(trx, communityId, contactId);
+  await topicTx.unlinkContactActivities(trx, communityId, contactId);
   const result = await trx
     .updateTable('activities')
     .set({ title: null, content: null, url: null, updated_at: now })
@@ -205,7 +205,7 @@ export async function eraseTraces(trx: Transaction<DB>, communityId: number, con
     .execute();
   const visits = await trx.deleteFrom('website_visits').where('community_id', '=', communityId).where('contact_id', '=', contactId).executeTakeFirst();
   await trx.deleteFrom('website_visitors').where('community_id', '=', communityId).where('contact_id', '=', contactId).execute();
-  await forgetContactEvents(trx, communityId, contactId);
+  await webhookTx.forgetContactEvents(trx, communityId, contactId);
   return Number(visits.numDeletedRows);
 }
 

@@ -4,9 +4,9 @@ import type { DB } from '../../db/schema.ts';
 import { invalidParameters } from '../../core/errors.ts';
 import type { JobContext, JobOf, JobQueue } from '../../jobs/job-queue.ts';
 import { formatId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
-import { deleteIdentities, eraseSourceProfiles, findContactsOf, identitiesOf, identityHash, normalizeEmail, type Identity } from '../identity/index.ts';
+import { identityHash, normalizeEmail, type Identity, identityTx } from '../identity/index.ts';
 import * as privacy from './privacy.repository.ts';
 import { NO_ERASURE, type ErasedCounts } from './privacy.repository.ts';
 import { suppress } from './suppression.repository.ts';
@@ -39,20 +39,20 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       // A concurrent push about the contact waits for its erasure.
       if (!(await lockRow(trx, 'contacts', communityId, contactId))) return totals;
       const now = clock.now();
-      const identities = await identitiesOf(trx, communityId, contactId);
+      const identities = await identityTx.identitiesOf(trx, communityId, contactId);
       await suppress(trx, communityId, [email, ...identities], request.id, now);
       await deps.eraseProfiles?.(trx, communityId, await privacy.sourceProfilesOf(trx, communityId, contactId));
       const next: ErasedCounts = {
         contacts: totals.contacts + 1,
-        identities: totals.identities + (await deleteIdentities(trx, communityId, contactId)),
-        sourceProfiles: totals.sourceProfiles + (await eraseSourceProfiles(trx, communityId, contactId, now)),
+        identities: totals.identities + (await identityTx.deleteIdentities(trx, communityId, contactId)),
+        sourceProfiles: totals.sourceProfiles + (await identityTx.eraseSourceProfiles(trx, communityId, contactId, now)),
         customFieldValues: totals.customFieldValues + (await privacy.deleteCustomFieldValues(trx, communityId, contactId)),
         activities: totals.activities + (await privacy.eraseActivityContent(trx, communityId, contactId, now)),
         websiteVisits: totals.websiteVisits + (await privacy.eraseTraces(trx, communityId, contactId)),
       };
       await privacy.anonymizeContact(trx, communityId, contactId, now);
       await privacy.updateRemovalRequest(trx, communityId, request.id, { erased: next });
-      await recordWrite(trx, writer, {
+      await auditTx.recordWrite(trx, writer, {
         operation: 'privacy.erase',
         entityIds: [formatId('contact', contactId)],
         detail: { removalRequestId: request.id, erasedSoFar: next },
@@ -74,7 +74,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
       // A retried job continues from the counts its earlier attempts saved.
       let totals: ErasedCounts = { ...NO_ERASURE, ...request.erased };
       for (let pass = 1; pass <= MAX_PASSES; pass++) {
-        const contacts = await findContactsOf(db, job.communityId, normalized.identity);
+        const contacts = await identityTx.findContactsOf(db, job.communityId, normalized.identity);
         if (contacts.length === 0) break;
         for (const contactId of contacts) {
           totals = await eraseContact(jobWriter(job), request, contactId, normalized.identity, totals);
@@ -127,7 +127,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
           maxAttempts: ERASURE_ATTEMPTS,
         });
         // Not the address: the log outlives the erasure, and `hearth privacy list` shows it until then.
-        await recordWrite(trx, writer, { operation: 'privacy.request', entityIds: [], detail: { removalRequestId: id, jobId } });
+        await auditTx.recordWrite(trx, writer, { operation: 'privacy.request', entityIds: [], detail: { removalRequestId: id, jobId } });
         return { id };
       });
     },

@@ -1,8 +1,7 @@
 // The face of the prospector module: what the rest of the code uses of it. Its other files are private.
-export { prospectorAdminRoutes } from './prospector-admin.routes.ts';
+export { prospectorAdminRoutes } from './prospector-admin.v2.routes.ts';
 export { PROSPECTOR_COMPANY_FILTERS } from './prospector-company.filters.ts';
 export { PROSPECTOR_CONTACT_FILTERS } from './prospector-contact.filters.ts';
-export { titleCounts as prospectorTitleCounts } from './prospector-contact.repository.ts';
 export {
   createProspectorImportService,
   ProspectorImportRejected,
@@ -16,5 +15,6 @@ export {
   type ProspectorImportService,
 } from './prospector-import.service.ts';
 export { CompanyRecordSchema, ContactRecordSchema } from './prospector-records.ts';
-export { prospectorRoutes } from './prospector.routes.ts';
+export { prospectorRoutes } from './prospector.v2.routes.ts';
 export { createProspectorService, type ProspectorService } from './prospector.service.ts';
+export { prospectorTx, type ProspectorTxService } from './prospector-tx.service.ts';

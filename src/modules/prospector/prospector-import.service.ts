@@ -4,9 +4,9 @@ import { HearthError, invalidParameters } from '../../core/errors.ts';
 import type { Executor } from '../../core/executor.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { DB } from '../../db/schema.ts';
-import { recordWrite } from '../audit/index.ts';
-import { existingIndustryCodes } from '../industries/index.ts';
-import { catalogSpellings } from '../tech-products/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { industryTx } from '../industries/index.ts';
+import { techProductTx } from '../tech-products/index.ts';
 import { advanceCheckpoint, deleteCheckpoint, findCheckpoint, type CheckpointRow, type ImportKind } from './prospector-checkpoint.repository.ts';
 import { companyIdsByDomains, upsertCompanies, type CompanyValues } from './prospector-company.repository.ts';
 import { upsertContacts, type ContactValues } from './prospector-contact.repository.ts';
@@ -141,8 +141,8 @@ async function prepareCompanies(executor: Executor, entries: NamedRecord[], seen
   const { faults, records } = readAll(entries, readCompany);
   faults.push(...duplicates(records, companyKey, 'domain', seenKeys));
   const names = [...new Set(records.flatMap((record) => record.value.technologies))];
-  const spellings = await catalogSpellings(executor, names);
-  const codes = await existingIndustryCodes(executor, [
+  const spellings = await techProductTx.catalogSpellings(executor, names);
+  const codes = await industryTx.existingIndustryCodes(executor, [
     ...new Set(records.flatMap((record) => (record.value.industry_code === null ? [] : [record.value.industry_code]))),
   ]);
   const companies: CompanyValues[] = [];
@@ -213,7 +213,7 @@ export function createProspectorImportService(deps: { db: Kysely<DB>; clock: Clo
       const { added, changed } = await upsert(trx, rows);
       const counts = { added, changed, unchanged: rows.length - added - changed };
       const detail = checkpoint ? { file: checkpoint.path, throughLine: checkpoint.line } : {};
-      await recordWrite(trx, writer, { operation, entityIds: [], detail: { records: rows.length, ...counts, ...detail } });
+      await auditTx.recordWrite(trx, writer, { operation, entityIds: [], detail: { records: rows.length, ...counts, ...detail } });
       if (checkpoint) await advanceCheckpoint(trx, checkpoint, { records: rows.length, ...counts }, deps.clock.now());
       return counts;
     });

@@ -4,11 +4,11 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, parseId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as segmentWrites from './segment-write.repository.ts';
 import type { SegmentEntityType } from './segment-write.repository.ts';
-import { findSegment } from './segment.repository.ts';
+import { findSegment } from './segment-read.repository.ts';
 
 /** Characters (code points, as PostgreSQL's char_length counts them) of a segment name, after trimming. */
 export const MAX_SEGMENT_NAME = 500;
@@ -82,7 +82,7 @@ export function createSegmentWriteService(deps: { db: Kysely<DB>; clock: Clock }
         row = await db.transaction().execute(async (trx) => {
           const inserted = await segmentWrites.insertSegment(trx, communityId, { name, description, entityType, objectTypeId, now: deps.clock.now() });
           if (inserted) {
-            await recordWrite(trx, writer, {
+            await auditTx.recordWrite(trx, writer, {
               operation: 'segment.create',
               entityIds: [formatId('segment', inserted.id)],
               detail: { name, entityType, objectTypeId: objectTypeId === null ? null : formatId('object_type', objectTypeId) },
@@ -107,7 +107,7 @@ export function createSegmentWriteService(deps: { db: Kysely<DB>; clock: Clock }
       try {
         row = await db.transaction().execute(async (trx) => {
           const renamed = await segmentWrites.renameSegment(trx, communityId, id, { name, now: deps.clock.now() });
-          if (renamed) await recordWrite(trx, writer, { operation: 'segment.rename', entityIds: [formatId('segment', id)], detail: { name } });
+          if (renamed) await auditTx.recordWrite(trx, writer, { operation: 'segment.rename', entityIds: [formatId('segment', id)], detail: { name } });
           return renamed;
         });
       } catch (error) {

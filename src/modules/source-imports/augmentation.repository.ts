@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { Place } from '../locations/index.ts';
 import type { Executor } from '../../core/executor.ts';
 import { writeTogether } from '../../core/lookups.ts';
-import { makeTopics, topicLinks } from '../topics/index.ts';
+import { topicTx } from '../topics/index.ts';
 
 /**
  * The contacts a source touched since `since` (every one it ever touched when null): those with a source
@@ -232,11 +232,11 @@ export async function addActivityTopics(
   const liveIds = new Set(live.map((row) => Number(row.id)));
   const kept = links.filter((link) => liveIds.has(link.activityId));
   if (kept.length === 0) return 0;
-  await makeTopics(
+  await topicTx.makeTopics(
     trx,
     communityId,
     kept.map((link) => link.name),
   );
-  await writeTogether(trx, [topicLinks(communityId, kept)]);
+  await writeTogether(trx, [topicTx.topicLinks(communityId, kept)]);
   return liveIds.size;
 }

@@ -7,9 +7,9 @@ import { extractTopics, plainText } from '../activities/index.ts';
 import { isJunkValue } from '../identity/index.ts';
 import { organizationNameOf } from '../ingestion/index.ts';
 import { interpretLocation, type Place } from '../locations/index.ts';
-import { moveMembers } from '../locations/index.ts';
+import { locationTx } from '../locations/index.ts';
 import { isPersonalMailDomain, registrableDomain } from '../organizations/index.ts';
-import { refreshMemberCounts } from '../organizations/index.ts';
+import { organizationTx } from '../organizations/index.ts';
 import * as derive from './augmentation.repository.ts';
 import { ImportStopped } from './file-import.ts';
 
@@ -127,7 +127,7 @@ async function deriveContacts(trx: Transaction<DB>, run: AugmentationRun, contac
     .filter((entry) => placed.has(entry.contactId))
     .map(({ place }) => ({ city: place.city, region: place.region, country: place.country, worldRegion: place.worldRegion }));
   // They had no location: they join location rows and leave none.
-  await moveMembers(trx, communityId, [], joined);
+  await locationTx.moveMembers(trx, communityId, [], joined);
   done.locationsSet = placed.size;
   return done;
 }
@@ -188,7 +188,7 @@ async function deriveOrganizations(
     if (organizationId !== undefined) links.push({ contactId, organizationId });
   }
   const linked = await derive.linkOrganizations(trx, communityId, links, now);
-  await refreshMemberCounts(trx, communityId, [...new Set(linked.map((link) => link.organizationId))]);
+  await organizationTx.refreshMemberCounts(trx, communityId, [...new Set(linked.map((link) => link.organizationId))]);
   return { links: linked.length, created };
 }
 

@@ -6,7 +6,7 @@ import { conflict, notFound } from '../../core/errors.ts';
 import { FILE_SOURCE_ROOT_SETTING, folderUnderRoot } from '../../core/file-source-root.ts';
 import { formatId } from '../../core/ids.ts';
 import type { JobContext, JobOf, JobQueue } from '../../jobs/job-queue.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { jobWriter, type Writer } from '../../core/writer.ts';
 import type { IngestionService } from '../ingestion/index.ts';
 import type { OrganizationUpsertService } from '../organizations/index.ts';
@@ -77,7 +77,7 @@ export function createSourceImportService(deps: SourceImportDeps) {
     const augmented = await augmentSource(deps, { ...run, since: source.lastImportAt });
     await db.transaction().execute(async (trx) => {
       await setLastImportAt(trx, communityId, sourceId, startedAt);
-      await recordWrite(trx, writer, { operation: 'source.augment', entityIds: [formatId('provider', sourceId)], detail: { augmented } });
+      await auditTx.recordWrite(trx, writer, { operation: 'source.augment', entityIds: [formatId('provider', sourceId)], detail: { augmented } });
     });
     return json({
       sourceId,
@@ -109,7 +109,7 @@ export function createSourceImportService(deps: SourceImportDeps) {
         // Calls about one source queue behind each other.
         if (!(await lockRow(trx, 'sources', writer.communityId, sourceId))) return null;
         const enqueued = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: 'source.import', payload: { sourceId } });
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'source.data_available',
           entityIds: [formatId('provider', sourceId)],
           detail: { jobId: enqueued.id, created: enqueued.created },

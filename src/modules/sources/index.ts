@@ -1,4 +1,4 @@
 // The face of the sources module: what the rest of the code uses of it. Its other files are private.
-export { findSource, findSourceByName, insertSource } from './source.repository.ts';
-export { sourceRoutes } from './source.routes.ts';
+export { sourceRoutes } from './source.v2.routes.ts';
 export { createSourceService } from './source.service.ts';
+export { sourceTx, type SourceTxService } from './source-tx.service.ts';

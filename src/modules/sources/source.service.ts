@@ -7,7 +7,7 @@ import type { CursorCodec } from '../../core/cursor.ts';
 import { conflict, invalidParameters } from '../../core/errors.ts';
 import { FILE_SOURCE_ROOT_SETTING, folderUnderRoot, pathUnderRoot } from '../../core/file-source-root.ts';
 import { formatId } from '../../core/ids.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as sources from './source.repository.ts';
 import type { PageRequest } from '../../core/list-query.ts';
@@ -76,7 +76,11 @@ export function createSourceService(deps: {
             path: folder,
             confinedToRoot: confined,
           });
-          await recordWrite(trx, writer, { operation: 'source.create', entityIds: [formatId('provider', source.id)], detail: { name, kind, path: folder } });
+          await auditTx.recordWrite(trx, writer, {
+            operation: 'source.create',
+            entityIds: [formatId('provider', source.id)],
+            detail: { name, kind, path: folder },
+          });
           return source;
         });
       } catch (error) {

@@ -6,9 +6,9 @@ import { conflict, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
-import { MAX_TAG_NAME } from './tag.assignments.ts';
+import { MAX_TAG_NAME } from './tag-assignment.service.ts';
 import * as tags from './tag.repository.ts';
 import { TAG_ENTITY_TYPES, type TagEntityType, type TagRow } from './tag.repository.ts';
 import { lockRow } from '../../core/query-fragments.ts';
@@ -48,7 +48,7 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
       const entityTypes = TAG_ENTITY_TYPES.filter((type) => input.entityTypes.includes(type));
       const row = await db.transaction().execute(async (trx) => {
         const upserted = await tags.upsertTagByName(trx, writer.communityId, { name, description, entityTypes });
-        await recordWrite(trx, writer, { operation: 'tag.create', entityIds: [formatId('tag', upserted.id)], detail: { name, entityTypes } });
+        await auditTx.recordWrite(trx, writer, { operation: 'tag.create', entityIds: [formatId('tag', upserted.id)], detail: { name, entityTypes } });
         return upserted;
       });
       return row;
@@ -87,7 +87,7 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
         const row = await db.transaction().execute(async (trx) => {
           const updated = await tags.updateTag(trx, communityId, id, { name, description });
           if (!updated) throw tagNotFound(id);
-          await recordWrite(trx, writer, { operation: 'tag.update', entityIds: [formatId('tag', id)], detail: { name } });
+          await auditTx.recordWrite(trx, writer, { operation: 'tag.update', entityIds: [formatId('tag', id)], detail: { name } });
           return updated;
         });
         return row;
@@ -106,11 +106,11 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
     async remove(writer: Writer, id: number): Promise<TagRow> {
       const { communityId } = writer;
       const row = await db.transaction().execute(async (trx) => {
-        // FOR UPDATE conflicts with the FOR KEY SHARE lock that assignments take (tag.assignments.ts), so no
+        // FOR UPDATE conflicts with the FOR KEY SHARE lock that assignments take (tag-assignment.service.ts), so no
         // assignment can slip in between removing the tag's assignments and committing its deletion.
         if (!(await lockRow(trx, 'tags', communityId, id))) throw tagNotFound(id);
         const unassigned = await tags.deleteAssignmentsOfTag(trx, communityId, id);
-        await recordWrite(trx, writer, { operation: 'tag.delete', entityIds: [formatId('tag', id)], detail: { unassigned } });
+        await auditTx.recordWrite(trx, writer, { operation: 'tag.delete', entityIds: [formatId('tag', id)], detail: { unassigned } });
         return tags.markTagDeleted(trx, communityId, id);
       });
       return row;

@@ -7,7 +7,7 @@ import type { PageRequest } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import { searchWords } from '../../core/query-fragments.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { pageTechProducts, upsertTechProducts } from './tech-product.repository.ts';
 
 export function createTechProductService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
@@ -44,7 +44,7 @@ export function createTechProductService(deps: { db: Kysely<DB>; cursors: Cursor
       return deps.db.transaction().execute(async (trx) => {
         const { added, changed } = await upsertTechProducts(trx, products);
         const counts = { added, changed, unchanged: products.length - added - changed };
-        await recordWrite(trx, writer, { operation: 'tech_products.import', entityIds: [], detail: { products: products.length, ...counts } });
+        await auditTx.recordWrite(trx, writer, { operation: 'tech_products.import', entityIds: [], detail: { products: products.length, ...counts } });
         return counts;
       });
     },

@@ -7,7 +7,7 @@ import type { DB } from '../../db/schema.ts';
 import { HearthError, invalidParameters } from '../../core/errors.ts';
 import { formatId, parseCoreId } from '../../core/ids.ts';
 import { DEFAULT_SCOPES, isScope, withinRole, type Role, type Scope } from '../../core/scopes.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { tokenActor, type RequestContext, type Writer } from '../../core/writer.ts';
 import { createListenedCache } from '../../core/listened-cache.ts';
 import * as tokens from './token.repository.ts';
@@ -86,7 +86,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
           heldToRole: appUserId !== null && input.heldToRole === true,
           expiresAt,
         });
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'token.create',
           entityIds: [jti],
           detail: { name, scopes, expiresAt: expiresAt?.toISOString() ?? null },
@@ -167,14 +167,14 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
         const dropped = token.scopes.filter((scope) => !kept.includes(scope));
         if (kept.length === 0) {
           await tokens.revokeToken(trx, token.jti, writer.communityId, deps.clock.now());
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'token.revoke',
             entityIds: [token.jti],
             detail: { name: token.name, reason: role === null ? 'its user was removed' : `its user's role (${role}) grants none of its scopes` },
           });
         } else {
           await tokens.setScopes(trx, writer.communityId, token.jti, kept);
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: 'token.update',
             entityIds: [token.jti],
             detail: { name: token.name, scopes: kept, dropped, reason: `its user's role is now ${role}` },
@@ -205,7 +205,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
     async revoke(writer: Writer, jti: string) {
       const revoked = await deps.db.transaction().execute(async (trx) => {
         const row = await tokens.revokeToken(trx, jti, writer.communityId, deps.clock.now());
-        if (row) await recordWrite(trx, writer, { operation: 'token.revoke', entityIds: [jti], detail: { name: row.name } });
+        if (row) await auditTx.recordWrite(trx, writer, { operation: 'token.revoke', entityIds: [jti], detail: { name: row.name } });
         return row;
       });
       // Other processes hear of it from the database; this one need not wait for its own notification.

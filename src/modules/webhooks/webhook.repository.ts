@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
 import type { Write } from '../../core/lookups.ts';
-import { FILTER_TABLES, type EventKind, type EventRow, type FilterEntity } from './webhook.events.ts';
+import { FILTER_TABLES, type EventKind, type EventRow, type FilterEntity } from './webhook-events.ts';
 
 export interface SubscriptionRow {
   communityId: number;

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { component } from '../../http/components.ts';
 import { Nullable, v2Item } from '../../http/schemas.ts';
-import { KIND_NAMES } from './webhook.events.ts';
+import { KIND_NAMES } from './webhook-events.ts';
 
 const EventKind = Type.Enum([...KIND_NAMES]);
 const FilterEntity = Type.Enum(['contact', 'activity', 'organization']);

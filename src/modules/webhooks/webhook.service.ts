@@ -10,9 +10,9 @@ import { OutboundError, outboundPost, readOutboundUrl } from '../../core/outboun
 import type { Writer } from '../../core/writer.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { signedHeaders, newSecret } from './webhook-signing.ts';
-import { EVENT_KINDS, KIND_NAMES, renderEvent, type EventKind, type FilterEntity, type Representations } from './webhook.events.ts';
+import { EVENT_KINDS, KIND_NAMES, renderEvent, type EventKind, type FilterEntity, type Representations } from './webhook-events.ts';
 import * as repo from './webhook.repository.ts';
 
 /** A delivery is tried for 3 days after it was made. */
@@ -303,7 +303,7 @@ export function createWebhookService(deps: WebhookDeps) {
   ): Promise<T> {
     return db.transaction().execute(async (trx) => {
       const result = await write(trx);
-      await recordWrite(trx, writer, { operation, entityIds, ...(detail ? { detail } : {}) });
+      await auditTx.recordWrite(trx, writer, { operation, entityIds, ...(detail ? { detail } : {}) });
       return result;
     });
   }
@@ -328,7 +328,7 @@ export function createWebhookService(deps: WebhookDeps) {
           secret,
           now: clock.now(),
         });
-        await recordWrite(trx, writer, { operation: 'webhook.create', entityIds: [formatSubscriptionId(created.id)], detail: { url, events: kinds } });
+        await auditTx.recordWrite(trx, writer, { operation: 'webhook.create', entityIds: [formatSubscriptionId(created.id)], detail: { url, events: kinds } });
         return created;
       });
       return { ...presentSubscription(row), secret };
@@ -463,7 +463,7 @@ export function createWebhookService(deps: WebhookDeps) {
       const deleted = await db.transaction().execute(async (trx) => {
         const counts = await repo.deleteEventsBefore(trx, communityId, cutoff);
         for (const [community, count] of counts) {
-          await recordWrite(
+          await auditTx.recordWrite(
             trx,
             { communityId: community, actor, tokenId: null },
             { operation: 'webhook.prune', entityIds: [], detail: { before: cutoff.toISOString(), deleted: count } },

@@ -8,8 +8,8 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { conflict, forbidden, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
-import { findSource } from '../sources/index.ts';
+import { auditTx } from '../audit/index.ts';
+import { sourceTx } from '../sources/index.ts';
 import type { WebsiteVisitPushService } from './website-visit-push.service.ts';
 import { newIdentifySecret, verifyIdentify } from './tracker-signature.ts';
 import * as trackers from './tracker.repository.ts';
@@ -87,7 +87,7 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
   }
 
   async function sourceOf(communityId: number, sourceId: number) {
-    if (!(await findSource(db, communityId, sourceId))) throw notFound('source_not_found', `no source ${formatId('provider', sourceId)}`);
+    if (!(await sourceTx.findSource(db, communityId, sourceId))) throw notFound('source_not_found', `no source ${formatId('provider', sourceId)}`);
   }
 
   async function live(communityId: number, sourceId: number) {
@@ -160,7 +160,7 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
                 },
                 clock.now(),
               );
-          await recordWrite(trx, writer, {
+          await auditTx.recordWrite(trx, writer, {
             operation: existing ? 'tracker.update' : 'tracker.enable',
             entityIds: [formatId('provider', sourceId)],
             detail: { allowedOrigins: row.allowedOrigins, allowUnverifiedIdentify: row.allowUnverifiedIdentify },
@@ -202,7 +202,11 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
           },
           now,
         );
-        await recordWrite(trx, writer, { operation: 'tracker.rotate', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
+        await auditTx.recordWrite(trx, writer, {
+          operation: 'tracker.rotate',
+          entityIds: [formatId('provider', sourceId)],
+          detail: { revokedKey: old.publicKey },
+        });
         return made;
       });
       keys.changed();
@@ -217,7 +221,11 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
       const old = await live(writer.communityId, sourceId);
       const row = await db.transaction().execute(async (trx) => {
         const made = await trackers.setIdentifySecret(trx, writer.communityId, old.id, newIdentifySecret(), clock.now());
-        await recordWrite(trx, writer, { operation: 'tracker.rotate_secret', entityIds: [formatId('provider', sourceId)], detail: { key: old.publicKey } });
+        await auditTx.recordWrite(trx, writer, {
+          operation: 'tracker.rotate_secret',
+          entityIds: [formatId('provider', sourceId)],
+          detail: { key: old.publicKey },
+        });
         return made;
       });
       keys.changed();
@@ -229,7 +237,11 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
       const old = await live(writer.communityId, sourceId);
       await db.transaction().execute(async (trx) => {
         await trackers.revokeTracker(trx, writer.communityId, old.id, clock.now());
-        await recordWrite(trx, writer, { operation: 'tracker.revoke', entityIds: [formatId('provider', sourceId)], detail: { revokedKey: old.publicKey } });
+        await auditTx.recordWrite(trx, writer, {
+          operation: 'tracker.revoke',
+          entityIds: [formatId('provider', sourceId)],
+          detail: { revokedKey: old.publicKey },
+        });
       });
       // This process forgets the key at once; the others as the notification reaches them.
       keys.changed();

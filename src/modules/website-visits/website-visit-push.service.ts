@@ -6,10 +6,10 @@ import { formatId, parseCoreId } from '../../core/ids.ts';
 import { readTogether } from '../../core/lookups.ts';
 import { findInvalidText } from '../../core/validation.ts';
 import type { Writer } from '../../core/writer.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import { identityHash, normalizeEmail } from '../identity/index.ts';
-import { organizationsByDomains, registrableDomain } from '../organizations/index.ts';
-import { findSource } from '../sources/index.ts';
+import { registrableDomain, organizationTx } from '../organizations/index.ts';
+import { sourceTx } from '../sources/index.ts';
 import * as visits from './website-visit.repository.ts';
 
 /** How far ahead of the server's clock a visit may be dated (clocks of browsers and servers drift). */
@@ -126,7 +126,7 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
       ...new Set(good.map(({ visit }) => pick(visit)).filter((value): value is T => value !== null)),
     ];
     const { byDomain } = await readTogether(db, {
-      byDomain: organizationsByDomains(
+      byDomain: organizationTx.organizationsByDomains(
         communityId,
         wanted((visit) => visit.domain),
       ),
@@ -202,7 +202,7 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
             await visits.linkVisits(trx, communityId, links);
             const stored = await visits.insertVisits(trx, communityId, sourceId, rows, now);
             if (stored.length && writer) {
-              await recordWrite(trx, writer, {
+              await auditTx.recordWrite(trx, writer, {
                 operation: 'website_visit.push',
                 entityIds: [...new Set(stored)].slice(0, 100).map((id) => formatId('website_visit', id)),
                 detail: { sourceId, visits: stored.length },
@@ -225,7 +225,7 @@ export function createWebsiteVisitPushService(deps: { db: Kysely<DB>; clock: Clo
 
   return {
     async push(writer: Writer, sourceId: number, items: unknown[]) {
-      if (!(await findSource(db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
+      if (!(await sourceTx.findSource(db, writer.communityId, sourceId))) throw notFound('source_not_found', `no source ${sourceId}`);
       return store(writer.communityId, sourceId, items, writer);
     },
 

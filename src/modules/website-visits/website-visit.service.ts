@@ -6,8 +6,8 @@ import { formatId } from '../../core/ids.ts';
 import type { ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { resolveContactId } from '../identity/index.ts';
-import { findOrganization } from '../organizations/index.ts';
+import { identityTx } from '../identity/index.ts';
+import { organizationTx } from '../organizations/index.ts';
 import * as visits from './website-visit.repository.ts';
 
 export interface WebsiteVisitListQuery extends ListQuery {
@@ -22,14 +22,14 @@ export function createWebsiteVisitService(deps: { db: Kysely<DB>; cursors: Curso
   /** A merged contact's ID stands for its survivor, whose visits the merge moved. */
   async function contactOf(communityId: number, given: number | undefined): Promise<number | null> {
     if (given === undefined) return null;
-    const id = await resolveContactId(db, communityId, given);
+    const id = await identityTx.resolveContactId(db, communityId, given);
     if (id === null) throw notFound('contact_not_found', `contact ${formatId('contact', given)} not found`);
     return id;
   }
 
   async function organizationOf(communityId: number, given: number | undefined): Promise<number | null> {
     if (given === undefined) return null;
-    const organization = await findOrganization(db, communityId, given);
+    const organization = await organizationTx.findOrganization(db, communityId, given);
     if (!organization) throw notFound('org_not_found', `organization ${formatId('organization', given)} not found`);
     return organization.id;
   }

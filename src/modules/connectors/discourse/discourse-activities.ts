@@ -1,6 +1,6 @@
 import type { ActivityPush, Translation, UserPush } from '../connector-kind.ts';
-import { isSystemUser, personOf } from './discourse.people.ts';
-import { forumBase } from './discourse.client.ts';
+import { isSystemUser, personOf } from './discourse-people.ts';
+import { forumBase } from './discourse-client.ts';
 import type { DiscoursePost, DiscourseSettings, DiscourseUserRef } from './discourse.schemas.ts';
 
 /**

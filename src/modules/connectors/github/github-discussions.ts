@@ -1,5 +1,5 @@
-import type { GitHubUserRef } from './github.people.ts';
-import type { DiscussionRecord } from './github.records.ts';
+import type { GitHubUserRef } from './github-people.ts';
+import type { DiscussionRecord } from './github-records.ts';
 
 /** Who wrote a discussion, a comment or a reply: a person or a bot (a fragment every query below ends with). */
 const ACTOR_FRAGMENT = `  fragment HearthActor on Actor {

@@ -1,5 +1,5 @@
 import type { Executor } from '../../core/executor.ts';
-import { activityTypeNames } from '../activity-types/index.ts';
+import { activityTypeTx } from '../activity-types/index.ts';
 import { activityDigestsOf, type ActivityDigest } from './contact-spark.repository.ts';
 import { activateMessageOf, recentSparkSummariesOf, SPARK_DAYS, SPARK_PERIODS, sparkSummaryOf } from './contact-spark.ts';
 
@@ -37,7 +37,7 @@ export async function sparkDraftsOf(
       ]),
     ),
   ];
-  const typeNames = await activityTypeNames(db, communityId, typeKeys);
+  const typeNames = await activityTypeTx.activityTypeNames(db, communityId, typeKeys);
   return new Map(
     people.map((person) => {
       const digest = digests.get(person.id);

@@ -1,8 +1,8 @@
 import { verify as verifySignature } from '@octokit/webhooks-methods';
 import type { Delivery, Headers, Translation } from '../connector-kind.ts';
-import type { GitHubUserRef } from './github.people.ts';
-import { TranslationBuilder, type RepoRef } from './github.records.ts';
-import { repositoriesOf, type GitHubSecrets, type GitHubSettings } from './github.settings.ts';
+import type { GitHubUserRef } from './github-people.ts';
+import { TranslationBuilder, type RepoRef } from './github-records.ts';
+import { repositoriesOf, type GitHubSecrets, type GitHubSettings } from './github-settings.ts';
 
 function header(headers: Headers, name: string): string | null {
   const value = headers[name];

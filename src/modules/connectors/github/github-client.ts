@@ -4,7 +4,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import { CredentialRejected, RateLimitWait, type PlatformAccess } from '../connector-kind.ts';
-import { apiUrlOf, type GitHubSecrets, type GitHubSettings } from './github.settings.ts';
+import { apiUrlOf, type GitHubSecrets, type GitHubSettings } from './github-settings.ts';
 
 const GitHubOctokit = Octokit.plugin(throttling, retry);
 

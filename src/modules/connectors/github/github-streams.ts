@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../../db/schema.ts';
 import type { PlatformAccess, StreamPage } from '../connector-kind.ts';
-import { toPlatformError, type ClientOptions, type GitHubClient } from './github.client.ts';
+import { toPlatformError, type ClientOptions, type GitHubClient } from './github-client.ts';
 import {
   COMMENT_REPLIES_QUERY,
   DISCUSSIONS_QUERY,
@@ -13,8 +13,8 @@ import {
   type DiscussionNode,
   type DiscussionsAnswer,
   type ReplyNode,
-} from './github.discussions.ts';
-import type { GitHubUserRef } from './github.people.ts';
+} from './github-discussions.ts';
+import type { GitHubUserRef } from './github-people.ts';
 import {
   TranslationBuilder,
   numberOfUrl,
@@ -25,8 +25,8 @@ import {
   type ReleaseRecord,
   type RepoRef,
   type ReviewRecord,
-} from './github.records.ts';
-import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github.settings.ts';
+} from './github-records.ts';
+import { apiUrlOf, graphqlUrlOf, repositoriesOf, type GitHubSettings } from './github-settings.ts';
 
 /** The record kinds walked per repository, parents before their comments. */
 export const STREAM_KINDS = ['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions'] as const;

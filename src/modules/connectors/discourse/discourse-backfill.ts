@@ -1,7 +1,7 @@
 import type { JsonValue } from '../../../db/schema.ts';
 import type { PlatformAccess, StreamPage } from '../connector-kind.ts';
-import { emptyTranslation, translatePost } from './discourse.activities.ts';
-import { discourseGet, forumBase } from './discourse.client.ts';
+import { emptyTranslation, translatePost } from './discourse-activities.ts';
+import { discourseGet, forumBase } from './discourse-client.ts';
 import type { DiscourseCategory, DiscoursePost, DiscourseSecrets, DiscourseSettings } from './discourse.schemas.ts';
 
 /*

@@ -5,12 +5,12 @@ import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Cols, GetQuery, ListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { recordWrite } from '../audit/index.ts';
+import { auditTx } from '../audit/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import { normalizeEmail, normalizeHandle, type Normalized } from '../identity/index.ts';
-import { findIdentityOwners } from '../identity/index.ts';
-import * as segments from './segment.repository.ts';
-import type { SegmentRef } from './segment.repository.ts';
+import { identityTx } from '../identity/index.ts';
+import * as segments from './segment-read.repository.ts';
+import type { SegmentRef } from './segment-read.repository.ts';
 
 export type SocialType = 'email' | 'twitter' | 'github' | 'linkedin';
 
@@ -133,7 +133,7 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
         if (statusId !== null && !(await segments.lockStatus(trx, communityId, segment.id, statusId))) {
           throw new HearthError('invalid_status_id', `status ${statusId} is not a status of segment ${segment.id}`);
         }
-        const found = await findIdentityOwners(
+        const found = await identityTx.findIdentityOwners(
           trx,
           communityId,
           identities.filter((identity) => identity !== null),
@@ -148,7 +148,7 @@ export function createSegmentService(deps: { db: Kysely<DB>; cursors: CursorCode
           else added.add(contactId);
         });
         await segments.addMemberships(trx, communityId, segment.id, [...added], statusId);
-        await recordWrite(trx, writer, {
+        await auditTx.recordWrite(trx, writer, {
           operation: 'segment.add_contacts',
           entityIds: [formatId('segment', segment.id), ...[...added].map((id) => formatId('contact', id))],
           detail: { statusId, notFound: notFoundValues.length },

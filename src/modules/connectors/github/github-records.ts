@@ -1,6 +1,6 @@
 import type { ActivityPush, Translation } from '../connector-kind.ts';
-import { personOf, type GitHubUserRef } from './github.people.ts';
-import type { GitHubSettings } from './github.settings.ts';
+import { personOf, type GitHubUserRef } from './github-people.ts';
+import type { GitHubSettings } from './github-settings.ts';
 
 /**
  * GitHub records as activities. Deliveries and the backfill both go through these builders, so one star,

@@ -1,5 +1,5 @@
 import type { PlatformAccess, UserPush } from '../connector-kind.ts';
-import { DiscourseForbidden, DiscourseNotFound, discourseGet, forumBase } from './discourse.client.ts';
+import { DiscourseForbidden, DiscourseNotFound, discourseGet, forumBase } from './discourse-client.ts';
 import type { DiscourseSecrets, DiscourseSettings, DiscourseUserRef } from './discourse.schemas.ts';
 
 /** The avatar size asked of `avatar_template` ("{size}"): big enough for the console's cards. */

@@ -1,11 +1,11 @@
 import type { ConnectorKind, PlatformAccess, UserPush } from '../connector-kind.ts';
-import { DEFAULT_CLIENT_OPTIONS, createClient, toPlatformError, type ClientOptions } from './github.client.ts';
-import { profilePush, type GitHubProfile } from './github.people.ts';
-import { GitHubSecretsSchema, GitHubSettingsSchema, repositoriesOf, type GitHubSecrets, type GitHubSettings } from './github.settings.ts';
-import { listStreams, streamPage, type StreamContext } from './github.streams.ts';
-import { deliveryIdOf, eventOf, translateDelivery, verifyDelivery } from './github.webhooks.ts';
+import { DEFAULT_CLIENT_OPTIONS, createClient, toPlatformError, type ClientOptions } from './github-client.ts';
+import { profilePush, type GitHubProfile } from './github-people.ts';
+import { GitHubSecretsSchema, GitHubSettingsSchema, repositoriesOf, type GitHubSecrets, type GitHubSettings } from './github-settings.ts';
+import { listStreams, streamPage, type StreamContext } from './github-streams.ts';
+import { deliveryIdOf, eventOf, translateDelivery, verifyDelivery } from './github-webhooks.ts';
 
-export type { GitHubSecrets, GitHubSettings } from './github.settings.ts';
+export type { GitHubSecrets, GitHubSettings } from './github-settings.ts';
 
 async function context(settings: GitHubSettings, secrets: GitHubSecrets, access: PlatformAccess, options: ClientOptions): Promise<StreamContext> {
   return { client: await createClient(settings, secrets, access, options), settings, access, options };

@@ -1,9 +1,9 @@
 import type { ConnectorKind, PlatformAccess } from '../connector-kind.ts';
-import { STREAMS, postsPage } from './discourse.backfill.ts';
-import { DiscourseNotFound, discourseGet } from './discourse.client.ts';
-import { actingUser, readProfiles } from './discourse.people.ts';
+import { STREAMS, postsPage } from './discourse-backfill.ts';
+import { DiscourseNotFound, discourseGet } from './discourse-client.ts';
+import { actingUser, readProfiles } from './discourse-people.ts';
 import { DiscourseSecretsSchema, DiscourseSettingsSchema, type DiscourseSecrets, type DiscourseSettings } from './discourse.schemas.ts';
-import { discourseDeliveryId, discourseEventOf, translateDiscourse, verifyDiscourse } from './discourse.webhooks.ts';
+import { discourseDeliveryId, discourseEventOf, translateDiscourse, verifyDiscourse } from './discourse-webhooks.ts';
 
 export type { DiscourseSecrets, DiscourseSettings } from './discourse.schemas.ts';
 

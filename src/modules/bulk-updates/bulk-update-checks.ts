@@ -3,7 +3,7 @@ import { formatId, ID_PREFIXES, parseKey, type IdEntity } from '../../core/ids.t
 import { checkCustomFieldValue } from '../custom-fields/index.ts';
 import type { SegmentRef } from '../segments/index.ts';
 import type { FieldDefinition, TagState } from './bulk-update.repository.ts';
-import type { BulkTarget } from './bulk-update.targets.ts';
+import type { BulkTarget } from './bulk-update-targets.ts';
 
 /**
  * The rules of a bulk update, apart from the database: what a request names (parseRequest), and, once the

@@ -13,7 +13,7 @@ import {
   ObjectTypeList,
 } from './object.schemas.ts';
 import type { ObjectTypeService } from './object-type.service.ts';
-import type { ObjectService } from './object.service.ts';
+import type { ObjectService } from './object-read.service.ts';
 
 export function objectRoutes(app: HearthApp, services: { objectTypes: ObjectTypeService; objects: ObjectService }) {
   const auth = { all: ['objects:read' as const] };

@@ -16,7 +16,7 @@ import {
   V2SegmentQuery,
   V2SegmentsQuery,
 } from './segment.schemas.ts';
-import type { SegmentService } from './segment.service.ts';
+import type { SegmentService } from './segment-read.service.ts';
 
 export function segmentRoutes(app: HearthApp, services: { segments: SegmentService }) {
   app.get(

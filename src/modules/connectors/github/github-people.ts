@@ -1,5 +1,5 @@
 import type { UserPush } from '../connector-kind.ts';
-import type { GitHubSettings } from './github.settings.ts';
+import type { GitHubSettings } from './github-settings.ts';
 
 /** The user object GitHub puts in its records (a "simple user"): enough to name the person, not to describe them. */
 export interface GitHubUserRef {

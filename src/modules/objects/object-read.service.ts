@@ -5,12 +5,12 @@ import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Cols, GetQuery, SortedListQuery } from '../../core/list-query.ts';
 import { pageWithCursor } from '../../core/paging.ts';
-import { customFieldValuesOf } from '../custom-fields/index.ts';
+import { customFieldTx } from '../custom-fields/index.ts';
 import type { LightFilters } from '../../filters/light-filter.param.ts';
-import { findSegment } from '../segments/index.ts';
+import { segmentTx } from '../segments/index.ts';
 import { objectTypeExists } from './object-type.repository.ts';
-import * as objects from './object.repository.ts';
-import type { ObjectRow, ObjectSort } from './object.repository.ts';
+import * as objects from './object-read.repository.ts';
+import type { ObjectRow, ObjectSort } from './object-read.repository.ts';
 
 export interface ObjectListQuery extends SortedListQuery {
   /** Required; optional here so that leaving it out gets its own message. */
@@ -24,7 +24,7 @@ export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec
 
   /** The objects as v2 shows them; their custom fields are loaded for the whole page in one query. */
   async function present(communityId: number, rows: ObjectRow[], cols: Cols) {
-    const values = await customFieldValuesOf(
+    const values = await customFieldTx.customFieldValuesOf(
       db,
       communityId,
       'object',
@@ -50,7 +50,7 @@ export function createObjectService(deps: { db: Kysely<DB>; cursors: CursorCodec
   async function segmentOf(communityId: number, id: number | undefined, objectTypeId: number): Promise<number | null> {
     if (id === undefined) return null;
     const raw = formatId('segment', id);
-    const segment = await findSegment(db, communityId, id);
+    const segment = await segmentTx.findSegment(db, communityId, id);
     if (!segment) throw notFound('segment_not_found', `segment ${raw} not found`);
     if (segment.entityType !== 'object' || segment.objectTypeId !== objectTypeId) {
       const what =

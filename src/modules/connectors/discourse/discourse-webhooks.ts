@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Delivery, Headers, Translation } from '../connector-kind.ts';
-import { acceptedActivity, emptyTranslation, likeActivity, postSkipReason, translatePost } from './discourse.activities.ts';
-import { isSystemUser } from './discourse.people.ts';
+import { acceptedActivity, emptyTranslation, likeActivity, postSkipReason, translatePost } from './discourse-activities.ts';
+import { isSystemUser } from './discourse-people.ts';
 import type { DiscoursePost, DiscourseSecrets, DiscourseSettings, DiscourseUserRef } from './discourse.schemas.ts';
 
 /*

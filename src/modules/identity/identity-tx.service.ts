@@ -1,0 +1,33 @@
+// What other modules do with identity inside their own work: each method takes the caller's executor (its
+// transaction, or the database), or builds a statement for the caller's batch, so a caller composes it into
+// its own transaction with no extra query or round trip. The repositories behind it stay private.
+import { ownerIdsOfPeople, ownersOfPeople, recordPerson, resolvePeople, resolvePerson } from './identity.service.ts';
+import {
+  deleteIdentities,
+  eraseSourceProfiles,
+  findContactsOf,
+  findIdentityOwners,
+  identitiesOf,
+  mergesInto,
+  peopleWrites,
+  profileKey,
+  resolveContactId,
+} from './identity.repository.ts';
+
+export const identityTx = {
+  deleteIdentities,
+  eraseSourceProfiles,
+  findContactsOf,
+  findIdentityOwners,
+  identitiesOf,
+  mergesInto,
+  peopleWrites,
+  profileKey,
+  resolveContactId,
+  ownerIdsOfPeople,
+  ownersOfPeople,
+  recordPerson,
+  resolvePeople,
+  resolvePerson,
+};
+export type IdentityTxService = typeof identityTx;

@@ -1,0 +1,7 @@
+// What other modules do with privacy inside their own work: each method takes the caller's executor (its
+// transaction, or the database), or builds a statement for the caller's batch, so a caller composes it into
+// its own transaction with no extra query or round trip. The repositories behind it stay private.
+import { findSuppressed, suppressedAmong } from './suppression.repository.ts';
+
+export const privacyTx = { findSuppressed, suppressedAmong };
+export type PrivacyTxService = typeof privacyTx;
