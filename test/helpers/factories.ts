@@ -43,7 +43,7 @@ export interface Factories {
   newContact(fields?: Partial<UserPush> & Where): Promise<Made & { externalId: string }>;
   /** An activity pushed into a source: by default a post (made_post_topic) by a new person, now. */
   newActivity(fields?: Partial<ActivityPush> & Where): Promise<Made & { externalId: string; contact: Made }>;
-  /** An organization upserted by its domain into a source: by default `org-N.example`. */
+  /** An organization upserted by its domain into a source: by default `example-org-N.com`. */
   newOrganization(fields?: Partial<OrganizationUpsert> & Where): Promise<Made & { created: boolean }>;
   /** A segment (POST /api/v2/segments): by default a contact segment "Segment N". */
   newSegment(fields?: Partial<NewSegment> & Pick<Where, 'communityId'>): Promise<Made & { name: string }>;
@@ -115,7 +115,7 @@ export function factoriesFor(t: TestApp): Factories {
     },
 
     async newOrganization({ communityId, sourceId, ...fields } = {}) {
-      const body: OrganizationUpsert = { domain: `org-${next()}.example`, ...fields };
+      const body: OrganizationUpsert = { domain: `example-org-${next()}.com`, ...fields };
       const upserted = await services.organizationUpserts.upsertInSource(writerOf({ communityId }), sourceOf({ communityId, sourceId }), body);
       return { ...made('organization', upserted.organizationId), created: upserted.created };
     },
