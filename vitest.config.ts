@@ -12,7 +12,6 @@ import { defineConfig } from 'vitest/config';
 const LONGEST_FIRST = [
   'test/http/contacts-walk-postgres.test.ts',
   'test/http/contacts-walk-pglite.test.ts',
-  'test/process/cli-postgres.test.ts',
   'test/process/prospector-import-embedded.test.ts',
   'test/process/prospector-import-postgres.test.ts',
   'test/process/ingestion-durability.test.ts',
@@ -21,7 +20,8 @@ const LONGEST_FIRST = [
   'test/process/first-run.test.ts',
   'test/process/feed-crash.test.ts',
   'test/process/connector-crash.test.ts',
-  // Its commands run inside one server (cli-suite.ts): 67 s alone, against 240 s for cli-postgres.test.ts.
+  // Its commands run inside one server (cli-suite.ts); cli-postgres.test.ts runs them in its own process,
+  // in under 30 s, and is not among the longest.
   'test/process/cli-embedded.test.ts',
   'test/http/connectors.test.ts',
   'test/http/console-connectors.test.ts',

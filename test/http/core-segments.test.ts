@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
+import { createTestContext, type TestContext } from '../helpers/factories.ts';
+import { TEST_PUBLIC_URL } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
 
 type IdentityType = 'email' | 'github' | 'twitter' | 'linkedin' | 'discord';
 
 describe.each(ENGINES)('core segments (%s)', (engine) => {
-  let t: TestApp;
+  let t: TestContext;
   let a: number;
   let b: number;
   let bToken: string;
@@ -37,21 +37,13 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
 
   const add = (segmentId: number | string, body: Record<string, unknown>, token = t.token) => send('POST', `/community/v1/segments/${segmentId}`, body, token);
 
-  async function seedContact(communityId: number, name: string, identities: [IdentityType, string, string][]): Promise<number> {
-    const { id } = await db().insertInto('contacts').values({ community_id: communityId, name }).returning('id').executeTakeFirstOrThrow();
-    for (const [type, value, display] of identities) {
-      await db().insertInto('contact_identities').values({ community_id: communityId, type, value, display_value: display, contact_id: id }).execute();
-    }
-    return id;
+  /** A person pushed with these identities (and no others): their contact's key. */
+  async function seedContact(communityId: number, name: string, identities: Partial<Record<IdentityType, string>>): Promise<number> {
+    return (await t.newContact({ fullName: name, email: undefined, ...identities, communityId })).key;
   }
 
   async function seedSegment(communityId: number, name: string, entityType: 'contact' | 'organization' = 'contact'): Promise<number> {
-    const row = await db()
-      .insertInto('segments')
-      .values({ community_id: communityId, name, entity_type: entityType })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return (await t.newSegment({ name, entityType, communityId })).key;
   }
 
   async function seedStatus(communityId: number, segmentId: number, name: string, position: number): Promise<number> {
@@ -76,28 +68,18 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
   const c = (name: string) => `c_${contacts[name]}`;
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
+    t = await createTestContext(engine);
     a = t.communityId;
-    b = (await t.services.communities.create('Beta', cliActor())).communityId;
+    b = (await t.newCommunity('Beta')).communityId;
     bToken = await t.issueToken(['read', 'write'], b);
     segmentReader = await t.issueToken(['segments:read']);
     segmentWriter = await t.issueToken(['segments:write']);
 
-    // Identities are stored as ingestion stores them: the match key in `value`.
-    contacts.ann = await seedContact(a, 'Ann', [
-      ['email', 'ann@example.com', 'Ann@Example.com'],
-      ['github', 'ann-codes', 'Ann-Codes'],
-    ]);
-    contacts.bob = await seedContact(a, 'Bob', [
-      ['email', 'bobsmith@gmail.com', 'Bob.Smith@gmail.com'],
-      ['twitter', 'bobtweets', 'BobTweets'],
-    ]);
-    contacts.cat = await seedContact(a, 'Cat', [
-      ['linkedin', 'cat-lee', 'cat-lee'],
-      ['twitter', 'cat_x', 'cat_x'],
-      ['github', 'catgh', 'catgh'],
-    ]);
-    contacts.dan = await seedContact(a, 'Dan', [['linkedin', 'dan-o', 'Dan-O']]);
+    // Pushed as a source pushes them: ingestion stores each identity's match key and its display value.
+    contacts.ann = await seedContact(a, 'Ann', { email: 'Ann@Example.com', github: 'Ann-Codes' });
+    contacts.bob = await seedContact(a, 'Bob', { email: 'Bob.Smith@gmail.com', twitter: 'BobTweets' });
+    contacts.cat = await seedContact(a, 'Cat', { linkedin: 'cat-lee', twitter: 'cat_x', github: 'catgh' });
+    contacts.dan = await seedContact(a, 'Dan', { linkedin: 'Dan-O' });
 
     empty = await seedSegment(a, 'Empty');
     members = await seedSegment(a, 'Members');
@@ -114,7 +96,7 @@ describe.each(ENGINES)('core segments (%s)', (engine) => {
     bSegment = await seedSegment(b, 'B members');
     await seedStatus(b, bSegment, 'B status', 1);
     // The same email as a contact of B's only.
-    bContact = await seedContact(b, 'Only in B', [['email', 'onlyb@example.com', 'onlyb@example.com']]);
+    bContact = await seedContact(b, 'Only in B', { email: 'onlyb@example.com' });
   });
   afterAll(() => t?.close());
 

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createTestContext, type TestContext } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
 import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
 
 /**
@@ -9,7 +8,7 @@ import { seedCustomField, seedLeadScore } from '../helpers/seed.ts';
  * IDs, Envelopes: no meta, no paging; Scopes).
  */
 describe.each(ENGINES)('definitions (%s)', (engine) => {
-  let t: TestApp;
+  let t: TestContext;
   let otherToken: string;
   const type: Record<'deal' | 'ticket' | 'theirs', number> = { deal: 0, ticket: 0, theirs: 0 };
   const field: Record<'plan' | 'band' | 'size' | 'tier' | 'old' | 'junk' | 'theirs', number> = {
@@ -26,7 +25,7 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
   const db = () => t.services.db;
 
   async function objectType(communityId: number, name: string) {
-    return (await db().insertInto('object_types').values({ community_id: communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
+    return (await t.newObjectType({ communityId, name })).key;
   }
 
   async function customField(communityId: number, values: { name: string; entity_types: string[]; value_type: string } & Record<string, unknown>) {
@@ -38,8 +37,8 @@ describe.each(ENGINES)('definitions (%s)', (engine) => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
-    const { communityId: otherId } = await t.services.communities.create('Other', cliActor());
+    t = await createTestContext(engine);
+    const { communityId: otherId } = await t.newCommunity('Other');
     otherToken = await t.issueToken(['read'], otherId);
 
     type.deal = await objectType(t.communityId, 'Deal');

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createTestContext, type TestContext } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
 import { walkPages } from '../helpers/paging.ts';
 
 interface CustomObject {
@@ -15,7 +14,7 @@ type Params = Record<string, string | number | null | undefined>;
 
 /** GET /api/v2/objects and /objects/{id} (docs/behaviour.md: IDs, cols, Sorting, Paging, lightFilter, Scopes). */
 describe.each(ENGINES)('custom objects (%s)', (engine) => {
-  let t: TestApp;
+  let t: TestContext;
   let other: { communityId: number; token: string };
   const type = { deal: 0, ticket: 0, theirs: 0 };
   const field = { size: 0, stage: 0, old: 0 };
@@ -67,17 +66,13 @@ describe.each(ENGINES)('custom objects (%s)', (engine) => {
   const namesOf = (objects: CustomObject[]) => objects.map((object) => object.name);
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
-    const { communityId } = await t.services.communities.create('Other', cliActor());
+    t = await createTestContext(engine);
+    const { communityId } = await t.newCommunity('Other');
     other = { communityId, token: await t.issueToken(['read'], communityId) };
 
-    for (const [key, name] of [
-      ['deal', 'Deal'],
-      ['ticket', 'Ticket'],
-    ] as const) {
-      type[key] = (await db().insertInto('object_types').values({ community_id: t.communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
-    }
-    type.theirs = (await db().insertInto('object_types').values({ community_id: communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow()).id;
+    type.deal = (await t.newObjectType({ name: 'Deal' })).key;
+    type.ticket = (await t.newObjectType({ name: 'Ticket' })).key;
+    type.theirs = (await t.newObjectType({ communityId, name: 'Deal' })).key;
 
     // Lowercase-equal names tie ("alpha", "ALPHA") and are ordered by ID.
     for (const [index, name] of ['charlie', 'alpha', 'Echo', 'ALPHA', 'bravo', 'Delta'].entries()) {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createTestContext, type TestContext } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
 
 type Created = { success: true; data: { id: string; name: string } };
 type Failure = { success: false; error: { code: string; message: string; invalidIds?: string[] } };
@@ -13,7 +12,7 @@ type Failure = { success: false; error: { code: string; message: string; invalid
  */
 describe.each(ENGINES)('segment writes (%s)', (engine) => {
   const clock = new ManualClock('2026-04-01T09:00:00.000Z');
-  let t: TestApp;
+  let t: TestContext;
   let other: { communityId: number; token: string; objectTypeId: number; segmentId: number };
   const type = { deal: 0, ticket: 0 };
 
@@ -41,23 +40,12 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
     db().selectFrom('segments').selectAll().where('community_id', '=', t.communityId).where('id', '=', keyOf(id)).executeTakeFirstOrThrow();
 
   beforeAll(async () => {
-    t = await createTestApp(engine, { clock });
-    for (const [key, name] of [
-      ['deal', 'Deal'],
-      ['ticket', 'Ticket'],
-    ] as const) {
-      type[key] = (await db().insertInto('object_types').values({ community_id: t.communityId, name }).returning('id').executeTakeFirstOrThrow()).id;
-    }
-    const { communityId } = await t.services.communities.create('Other', cliActor());
-    const objectTypeId = (await db().insertInto('object_types').values({ community_id: communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow())
-      .id;
-    const segmentId = (
-      await db()
-        .insertInto('segments')
-        .values({ community_id: communityId, name: 'Their segment', entity_type: 'contact' })
-        .returning('id')
-        .executeTakeFirstOrThrow()
-    ).id;
+    t = await createTestContext(engine, { clock });
+    type.deal = (await t.newObjectType({ name: 'Deal' })).key;
+    type.ticket = (await t.newObjectType({ name: 'Ticket' })).key;
+    const { communityId } = await t.newCommunity('Other');
+    const objectTypeId = (await t.newObjectType({ communityId, name: 'Deal' })).key;
+    const segmentId = (await t.newSegment({ communityId, name: 'Their segment' })).key;
     other = { communityId, token: await t.issueToken(['read', 'write'], communityId), objectTypeId, segmentId };
   });
   afterAll(() => t?.close());
@@ -210,10 +198,7 @@ describe.each(ENGINES)('segment writes (%s)', (engine) => {
 
     beforeAll(async () => {
       contactIds = [];
-      for (const name of ['Ada', 'Grace']) {
-        const inserted = await db().insertInto('contacts').values({ community_id: t.communityId, name }).returning('id').executeTakeFirstOrThrow();
-        contactIds.push(inserted.id);
-      }
+      for (const name of ['Ada', 'Grace']) contactIds.push((await t.newContact({ fullName: name })).key);
     });
 
     it('sets the name and keeps the ID, entity type, description and members', async () => {

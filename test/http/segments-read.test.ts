@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
+import { createTestContext, type TestContext } from '../helpers/factories.ts';
+import { TEST_PUBLIC_URL } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
 import { walkPages } from '../helpers/paging.ts';
-import { accepted } from '../helpers/ingest.ts';
 
 interface Segment {
   id: string;
@@ -16,7 +15,7 @@ type Page = { success: true; data: Segment[]; meta: { nextCursor: string | null;
 
 /** GET /api/v2/segments and /segments/{id} (docs/behaviour.md: IDs, Envelopes, cols, Paging, Record fields). */
 describe.each(ENGINES)('v2 segments (%s)', (engine) => {
-  let t: TestApp;
+  let t: TestContext;
   let other: { communityId: number; token: string };
   /** Segment keys by name, in creation (ID) order. */
   const ids: Record<string, number> = {};
@@ -25,16 +24,11 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
   const db = () => t.services.db;
   const s = (name: string) => `s_${ids[name]}`;
 
-  async function seedSegment(communityId: number, name: string, entityType: 'contact' | 'organization' | 'object', objectTypeId: number | null = null) {
-    const row = await db()
-      .insertInto('segments')
-      .values({ community_id: communityId, name, entity_type: entityType, object_type_id: objectTypeId })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+  async function seedSegment(communityId: number, name: string, entityType: 'contact' | 'organization' | 'object', objectTypeId: string | null = null) {
+    return (await t.newSegment({ communityId, name, entityType, objectTypeId })).key;
   }
 
-  const pushPerson = (id: string, email: string, companyDomain?: string) => accepted(t, 'user', { id, email, ...(companyDomain ? { companyDomain } : {}) });
+  const pushPerson = (id: string, email: string, companyDomain?: string) => t.newContact({ id, fullName: undefined, email, companyDomain });
 
   async function addBySegmentRoute(segmentId: number, emails: string[]) {
     const response = await t.app.inject({
@@ -57,11 +51,11 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
-    const { communityId } = await t.services.communities.create('Other', cliActor());
+    t = await createTestContext(engine);
+    const { communityId } = await t.newCommunity('Other');
     other = { communityId, token: await t.issueToken(['read'], communityId) };
 
-    const objectType = await db().insertInto('object_types').values({ community_id: t.communityId, name: 'Deal' }).returning('id').executeTakeFirstOrThrow();
+    const objectType = await t.newObjectType({ name: 'Deal' });
     ids.Champions = await seedSegment(t.communityId, 'Champions', 'contact');
     ids['Key accounts'] = await seedSegment(t.communityId, 'Key accounts', 'organization');
     ids['Renewals 2026'] = await seedSegment(t.communityId, 'Renewals 2026', 'object', objectType.id);
@@ -83,7 +77,7 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
       .executeTakeFirstOrThrow();
     const object = await db()
       .insertInto('objects')
-      .values({ community_id: t.communityId, object_type_id: objectType.id, name: 'Acme renewal', record_key: 'deal-1' })
+      .values({ community_id: t.communityId, object_type_id: objectType.key, name: 'Acme renewal', record_key: 'deal-1' })
       .returning('id')
       .executeTakeFirstOrThrow();
     await db()
@@ -94,8 +88,8 @@ describe.each(ENGINES)('v2 segments (%s)', (engine) => {
       ])
       .execute();
     // Another community's members never count.
-    const theirContact = await db().insertInto('contacts').values({ community_id: communityId, name: 'Them' }).returning('id').executeTakeFirstOrThrow();
-    await db().insertInto('segment_memberships').values({ community_id: communityId, segment_id: theirs, entity_id: theirContact.id }).execute();
+    const theirContact = await t.newContact({ communityId, fullName: 'Them' });
+    await db().insertInto('segment_memberships').values({ community_id: communityId, segment_id: theirs, entity_id: theirContact.key }).execute();
   });
   afterAll(() => t?.close());
 

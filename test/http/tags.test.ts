@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, TEST_PUBLIC_URL, type TestApp } from '../helpers/test-app.ts';
+import { createTestContext, type TestContext } from '../helpers/factories.ts';
+import { TEST_PUBLIC_URL } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
 
 interface Tag {
   id: string;
@@ -17,7 +17,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const keyOf = (id: string) => Number(id.slice(2));
 
 describe.each(ENGINES)('tags (%s)', (engine) => {
-  let t: TestApp;
+  let t: TestContext;
   let writer: string;
   let reader: string;
   let betaId: number;
@@ -39,36 +39,6 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
 
   const db = () => t.services.db;
 
-  async function seedContact(communityId: number, name: string): Promise<number> {
-    const row = await db().insertInto('contacts').values({ community_id: communityId, name }).returning('id').executeTakeFirstOrThrow();
-    return row.id;
-  }
-
-  async function seedOrganization(communityId: number, domain: string): Promise<number> {
-    const row = await db()
-      .insertInto('organizations')
-      .values({ community_id: communityId, name: domain, primary_domain: domain })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
-
-  async function seedActivity(communityId: number, sourceId: number, contactId: number, externalId: string): Promise<number> {
-    const row = await db()
-      .insertInto('activities')
-      .values({
-        community_id: communityId,
-        source_id: sourceId,
-        activity_type: 'message',
-        external_id: externalId,
-        contact_id: contactId,
-        activity_time: new Date(),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  }
-
   async function assign(communityId: number, tagId: string, entityType: 'contact' | 'organization' | 'activity', entityId: number) {
     await db()
       .insertInto('tag_assignments')
@@ -87,10 +57,10 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
   }
 
   beforeAll(async () => {
-    t = await createTestApp(engine);
+    t = await createTestContext(engine);
     writer = await t.issueToken(['tags:write']);
     reader = await t.issueToken(['contacts:read']);
-    betaId = (await t.services.communities.create('Beta', cliActor())).communityId;
+    betaId = (await t.newCommunity('Beta')).communityId;
     beta = await t.issueToken(['read', 'write'], betaId);
   });
   afterAll(() => t?.close());
@@ -323,7 +293,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
 
     it('undeletes a deleted tag without restoring its old assignments', async () => {
       const tag = await create({ name: 'Comeback', entityTypes: ['member'] });
-      const contact = await seedContact(t.communityId, 'Tagged once');
+      const contact = (await t.newContact({ fullName: 'Tagged once' })).key;
       await assign(t.communityId, tag.id, 'contact', contact);
       await send('DELETE', `/community/v1/tags/${tag.id}`);
       expect(await assignmentsOf(t.communityId, tag.id)).toEqual([]);
@@ -372,9 +342,10 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
     it('removes the tag from every contact, organization and activity, and no other tag', async () => {
       const doomed = await create({ name: 'Doomed', entityTypes: ['member', 'activity', 'company'] });
       const survivor = await create({ name: 'Survivor', entityTypes: ['member', 'activity', 'company'] });
-      const contact = await seedContact(t.communityId, 'Tagged person');
-      const organization = await seedOrganization(t.communityId, 'tagged.example');
-      const activity = await seedActivity(t.communityId, t.sourceId, contact, 'tagged-1');
+      const person = await t.newContact({ fullName: 'Tagged person' });
+      const contact = person.key;
+      const organization = (await t.newOrganization({ domain: 'tagged-example.com' })).key;
+      const activity = (await t.newActivity({ id: 'tagged-1', user: { id: person.externalId } })).key;
       for (const tag of [doomed, survivor]) {
         await assign(t.communityId, tag.id, 'contact', contact);
         await assign(t.communityId, tag.id, 'organization', organization);
@@ -410,7 +381,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
 
     it('is one transaction: when marking the tag deleted fails, its assignments stay', async () => {
       const tag = await create({ name: 'Unbreakable', entityTypes: ['member'] });
-      const contact = await seedContact(t.communityId, 'Still tagged');
+      const contact = (await t.newContact({ fullName: 'Still tagged' })).key;
       await assign(t.communityId, tag.id, 'contact', contact);
       await sql`
         create function refuse_tag_delete() returns trigger language plpgsql as $$
@@ -472,7 +443,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
 
     it("answers 404 for another community's tag, and changes nothing", async () => {
       const ofA = await create({ name: 'A private', entityTypes: ['member'] });
-      const contact = await seedContact(t.communityId, 'A tagged');
+      const contact = (await t.newContact({ fullName: 'A tagged' })).key;
       await assign(t.communityId, ofA.id, 'contact', contact);
       for (const [method, url, payload] of [
         ['GET', `/community/v1/tags/${ofA.id}`, undefined],
@@ -490,7 +461,7 @@ describe.each(ENGINES)('tags (%s)', (engine) => {
       // Same numeric key cannot exist in both communities (one identity), so check by deleting B's tag and
       // counting every assignment of A.
       const ofB = await create({ name: 'B doomed', entityTypes: ['member'] }, beta);
-      const contactB = await seedContact(betaId, 'B tagged');
+      const contactB = (await t.newContact({ fullName: 'B tagged', communityId: betaId })).key;
       await assign(betaId, ofB.id, 'contact', contactB);
       const before = await db()
         .selectFrom('tag_assignments')

@@ -4,7 +4,7 @@ import { openDatabase, type DatabaseTarget, type Engine } from '../../src/db/dat
 import { createServices } from '../../src/services.ts';
 import { Processes, call, type Env } from '../helpers/process.ts';
 import { createPostgresDatabase, ENGINES } from '../helpers/test-database.ts';
-import { cliActor } from '../../src/core/writer.ts';
+import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 const CONTACTS = 100;
 /** More updates than a run sends before the kill: each has a tag of its own. */
@@ -46,8 +46,8 @@ describe.each(ENGINES)('kill -9 during a stream of bulk updates (%s)', (engine: 
       env = { DATABASE_URL: database.url, HEARTH_RATE_LIMIT: '1000000' };
     }
 
-    // Before the server: the community, a token, and what has no API to make it (a custom field), made as
-    // `hearth init` makes them; the tags are made here too, as the stream needs hundreds.
+    // Before the server: the community, a token and a custom field, made through the services as `hearth init`
+    // and `hearth custom-field add` make them; the tags as rows, as the stream needs hundreds.
     const prepared = await openDatabase(target);
     let setup: { communityId: number; sourceId: number; token: string };
     let batchField: string;
@@ -59,12 +59,8 @@ describe.each(ENGINES)('kill -9 during a stream of bulk updates (%s)', (engine: 
         config: { jwtSecret: null, publicUrl: 'http://127.0.0.1', rateLimit: { perToken: 1, perAddress: 1, windowSeconds: 60 } },
       });
       setup = await services.communities.init(cliActor());
-      const field = await prepared.db
-        .insertInto('custom_fields')
-        .values({ community_id: setup.communityId, name: 'Batch', entity_types: ['contact'], value_type: 'int' })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      batchField = `cf_${field.id}`;
+      const field = await services.customFieldAdmin.create(cliWriter(setup.communityId), { name: 'Batch', entityTypes: ['contact'], valueType: 'int' });
+      batchField = field.id;
       const rows = await prepared.db
         .insertInto('tags')
         .values(Array.from({ length: UPDATES }, (_, i) => ({ community_id: setup.communityId, name: `Batch ${i}`, entity_types: ['member'] })))

@@ -1,12 +1,20 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
-import { call, freshDatabaseEnv, jwtPayload, Processes, type Env, type HearthServer, type RunResult } from '../helpers/process.ts';
+import { OPTIONS, type Terminal } from '../../src/cli/command.ts';
+import { describeFailure } from '../../src/cli/failure.ts';
+import { runCommand } from '../../src/cli/run.ts';
+import { systemClock } from '../../src/clock.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { databaseTarget, openDatabase } from '../../src/db/database.ts';
+import { createServices } from '../../src/services.ts';
+import { call, childEnv, freshDatabaseEnv, jwtPayload, Processes, REPO_ROOT, type Env, type HearthServer, type RunResult } from '../helpers/process.ts';
 
 /**
- * The `hearth` administration commands, run as separate processes, on one engine: the embedded database (a
+ * The `hearth` administration commands, from their command lines, on one engine: the embedded database (a
  * fresh data directory) or PostgreSQL (a fresh database through DATABASE_URL). The tests share one database
  * and one community, made in beforeAll; each test makes and checks its own things in it.
  * cli-embedded.test.ts and cli-postgres.test.ts run it, as two files so that they run in parallel.
@@ -16,7 +24,12 @@ import { call, freshDatabaseEnv, jwtPayload, Processes, type Env, type HearthSer
  * create`, the audit's) open the database themselves, then a `hearth serve` holds the directory and the
  * other commands run inside it, through its socket, as they do whenever a server runs; cli-server.test.ts
  * checks that they answer the same there. The last test stops the server and opens the directory again
- * from a command. On PostgreSQL every command opens the database itself.
+ * from a command. On PostgreSQL any number of processes may open the database, but each `hearth` process
+ * costs some 2 s (loading the app, opening the database, mostly CPU): there `--help` and
+ * `community create` run as processes, and the other commands in this test process, through runCommand
+ * on one set of services, as the embedded server's socket runs them for a `hearth` process. The process
+ * path on PostgreSQL stays tested here by those two and by the objects test's `hearth serve`, and by the
+ * other files in test/process.
  */
 
 function json<T>(result: RunResult): T {
@@ -38,6 +51,51 @@ function expectUsageError(result: RunResult, message: string) {
   expect(result.stderr).toMatch(/\nRun `hearth --help` for usage\.\n$/);
 }
 
+interface CommandsInProcess {
+  run(args: string[]): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * `hearth` commands in this process, on the database `env` names: the command line parsed as `hearth`
+ * parses it, the services made as a `hearth` process makes them (runLocally), the command run as the
+ * embedded server's socket runs it (runCommand, a failure told by describeFailure), stdout and stderr
+ * captured. Not for `--help`, `serve` or `restore`, which never reach runCommand.
+ */
+async function commandsInProcess(env: Env): Promise<CommandsInProcess> {
+  const config = loadConfig(childEnv(env));
+  const database = await openDatabase(databaseTarget(config, 'hearth (tests)'));
+  const services = await createServices({ db: database.db, clock: systemClock, config });
+  return {
+    async run(args) {
+      let stdout = '';
+      let stderr = '';
+      const terminal: Terminal = {
+        out: async (text) => void (stdout += text),
+        err: (text) => void (stderr += text),
+        errIsTTY: false,
+        // Where a `hearth` child process runs.
+        cwd: REPO_ROOT,
+        onInterrupt: () => () => undefined,
+      };
+      let code: number;
+      try {
+        const { values, positionals } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+        const [name, sub, ...rest] = positionals;
+        if (values.help || name === undefined || name === 'serve' || name === 'restore')
+          throw new Error(`not a command to run in this process: ${args.join(' ')}`);
+        code = await runCommand({ name, sub, args: rest, values }, { services, database, terminal });
+      } catch (error) {
+        const failure = describeFailure(error);
+        stderr += failure.text;
+        code = failure.code;
+      }
+      return { code, signal: null, stdout, stderr };
+    },
+    close: () => database.close(),
+  };
+}
+
 export function describeCli(engine: Engine) {
   // PostgreSQL is there only when TEST_DATABASE_URL names a server (each run makes and drops its own database).
   describe.skipIf(engine === 'postgres' && !process.env.TEST_DATABASE_URL)(`hearth CLI (${engine})`, () => {
@@ -48,16 +106,23 @@ export function describeCli(engine: Engine) {
     let communityId: string;
     /** The embedded server that runs the commands (on the embedded database). */
     let server: HearthServer | undefined;
-    const hearth = (...args: string[]) => processes.run(args, env);
+    /** The commands after `community create`, in this process (on PostgreSQL). */
+    let inProcess: CommandsInProcess | undefined;
+    const run = (args: string[], timeoutMs?: number) => (inProcess ? inProcess.run(args) : processes.run(args, env, timeoutMs));
+    const hearth = (...args: string[]) => run(args);
+    /** Always a process: `--help` and a usage error never reach runCommand. */
+    const child = (...args: string[]) => processes.run(args, env);
 
     beforeAll(async () => {
       ({ env, drop: dropDatabase } = await freshDatabaseEnv(engine, processes));
       created = await hearth('community', 'create', '--name', 'X', '--json');
       // Checked by the first test; the others need only the ID.
       communityId = /"communityId":"(com_\d+)"/.exec(created.stdout)?.[1] ?? 'com_0';
+      if (engine === 'postgres') inProcess = await commandsInProcess(env);
     });
     afterAll(async () => {
       await processes.cleanup();
+      await inProcess?.close();
       await dropDatabase?.();
     });
 
@@ -65,7 +130,7 @@ export function describeCli(engine: Engine) {
       "--help lists every command; a command's --help only its own, a subcommand's its options; an unknown command is refused",
       { timeout: 180_000 },
       async () => {
-        const all = await hearth('--help');
+        const all = await child('--help');
         expect(all.code).toBe(0);
         for (const line of [
           '  hearth serve\n',
@@ -85,17 +150,17 @@ export function describeCli(engine: Engine) {
         ]) {
           expect(all.stdout).toContain(line);
         }
-        const token = await hearth('token', '--help');
+        const token = await child('token', '--help');
         expect(token.code).toBe(0);
         expect(token.stdout).toContain('  hearth token revoke JTI');
         expect(token.stdout).not.toContain('  hearth source create');
-        const create = await hearth('token', 'create', '--help');
+        const create = await child('token', 'create', '--help');
         expect(create.code).toBe(0);
         expect(create.stdout).toMatch(/^Usage: hearth token create \[--community com_N\] .*\n\nIssues an API token/);
         expect(create.stdout).toMatch(/^ {2}--expires-in DURATION +its lifetime/m);
         expect(create.stdout).not.toContain('token revoke');
-        expectUsageError(await hearth('tokens', 'list'), 'unknown command "tokens"');
-        expectUsageError(await hearth('token', 'delete'), 'unknown command "token delete"');
+        expectUsageError(await child('tokens', 'list'), 'unknown command "tokens"');
+        expectUsageError(await child('token', 'delete'), 'unknown command "token delete"');
       },
     );
 
@@ -422,10 +487,10 @@ export function describeCli(engine: Engine) {
         badLines[1202] = JSON.stringify({ recordKey: 'b-1203' });
         fs.writeFileSync(bad, `${badLines.join('\n')}\n`);
 
-        const imported = json(await processes.run(['objects', 'import', good, '--type', deal.id, '--community', communityId, '--json'], env, 120_000));
+        const imported = json(await run(['objects', 'import', good, '--type', deal.id, '--community', communityId, '--json'], 120_000));
         expect(imported).toEqual({ objectTypeId: deal.id, lines: 2000, records: 2000, created: 2000, updated: 0, batches: 4, writtenThroughLine: 2000 });
 
-        const stopped = await processes.run(['objects', 'import', bad, '--type', deal.id], env, 120_000);
+        const stopped = await run(['objects', 'import', bad, '--type', deal.id], 120_000);
         expect(stopped.code).toBe(1);
         expect(stopped.stdout).toBe('');
         expect(stopped.stderr).toBe(
