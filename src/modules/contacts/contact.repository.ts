@@ -2,28 +2,7 @@ import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 import type { Lookup, Write } from '../../core/lookups.ts';
-
-/** The contact fields a push can set. Undefined leaves a field as it is; a value replaces it. */
-export interface ContactFields {
-  name?: string;
-  full_name?: string;
-  username?: string;
-  avatar_url?: string;
-  bio?: string;
-  primary_email?: string;
-  title?: string;
-  role?: string;
-  company_name?: string;
-  company_website?: string;
-  organization_id?: number;
-  city?: string | null;
-  region?: string | null;
-  country?: string | null;
-  country_code?: string | null;
-  world_region?: string | null;
-  raw_location?: string;
-  phone_numbers?: string;
-}
+import { WRITTEN_COLUMNS, type ContactFields } from './contact.columns.ts';
 
 export async function insertContact(trx: Transaction<DB>, communityId: number, fields: ContactFields & { name: string }, now: Date) {
   const row = await trx
@@ -122,27 +101,6 @@ export function lockedContactStates(communityId: number, ids: RawBuilder<unknown
   };
 }
 
-const FIELD_TYPES: Record<keyof ContactFields, string> = {
-  name: 'text',
-  full_name: 'text',
-  username: 'text',
-  avatar_url: 'text',
-  bio: 'text',
-  primary_email: 'text',
-  title: 'text',
-  role: 'text',
-  company_name: 'text',
-  company_website: 'text',
-  organization_id: 'bigint',
-  city: 'text',
-  region: 'text',
-  country: 'text',
-  country_code: 'text',
-  world_region: 'text',
-  raw_location: 'text',
-  phone_numbers: 'jsonb',
-};
-
 /**
  * Activities new to a contact (none of them existed before): added to its count and its first and latest
  * times without reading its activities. One that moved or changed its time needs refreshActivityStats.
@@ -160,9 +118,9 @@ export interface AddedActivities {
  */
 export function contactUpdates(communityId: number, rows: { id: number; fields: ContactFields; added?: AddedActivities }[], now: Date): Write {
   if (rows.length === 0) return null;
-  const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => rows.some((row) => column in row.fields));
-  const assignments = columns.map((column) => {
-    const value = column === 'phone_numbers' ? sql`(u.f ->> ${column})::jsonb` : sql`(u.f ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
+  const columns = [...WRITTEN_COLUMNS].filter(([column]) => rows.some((row) => column in row.fields));
+  const assignments = columns.map(([column, type]) => {
+    const value = sql`(u.f ->> ${column})::${sql.raw(type)}`;
     return sql`${sql.ref(column)} = case when u.f ? ${column} then ${value} else c.${sql.ref(column)} end`;
   });
   // least() and greatest() skip nulls: a contact without activities yet takes the added ones' times.

@@ -4,7 +4,6 @@ export { createContactLookupService } from './contact-lookup.service.ts';
 export { CONTACT_FILTERS } from './contact.filters.ts';
 export {
   type AddedActivities,
-  type ContactFields,
   findContactState,
   lockedContactStates,
   type LockedContactState,
@@ -14,6 +13,7 @@ export {
   updateContact,
   contactUpdates,
 } from './contact.repository.ts';
+export { CONTACT_COLUMN_ROLES, type ContactFields, ERASED_COLUMNS, PAYLOAD_FIELDS, WATCHED_COLUMNS } from './contact.columns.ts';
 export { contactRoutes } from './contact.routes.ts';
 export { createContactService } from './contact.service.ts';
 export { CONTACT_LIST_COLS } from './contact.schemas.ts';
