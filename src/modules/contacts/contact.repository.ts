@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import type { Lookup, Write } from '../../core/lookups.ts';
 import { WRITTEN_COLUMNS, type ContactFields } from './contact.columns.ts';
 
@@ -86,20 +87,23 @@ export function lockedContactStates(communityId: number, ids: RawBuilder<unknown
           for update`,
     read: (rows) =>
       new Map(
-        rows.map((row) => [
-          Number(row.id),
-          {
-            fullName: row.fullName as string | null,
-            organizationId: row.organizationId === null ? null : Number(row.organizationId),
-            city: row.city as string | null,
-            region: row.region as string | null,
-            country: row.country as string | null,
-            worldRegion: row.worldRegion as string | null,
-          },
-        ]),
+        rows.map((json) => {
+          const { id, ...state } = lockedContactRow(json);
+          return [id, state];
+        }),
       ),
   };
 }
+
+const lockedContactRow = jsonRow('locked contact', {
+  id: 'integer',
+  fullName: 'string or null',
+  organizationId: 'integer or null',
+  city: 'string or null',
+  region: 'string or null',
+  country: 'string or null',
+  worldRegion: 'string or null',
+});
 
 /**
  * Activities new to a contact (none of them existed before): added to its count and its first and latest
