@@ -13,7 +13,7 @@ export {
   updateContact,
   contactUpdates,
 } from './contact.repository.ts';
-export { CONTACT_COLUMN_ROLES, type ContactFields, ERASED_COLUMNS, PAYLOAD_FIELDS, WATCHED_COLUMNS } from './contact.columns.ts';
+export { type ContactFields, ERASED_COLUMNS, PAYLOAD_FIELDS } from './contact.columns.ts';
 export { contactRoutes } from './contact.routes.ts';
 export { createContactService } from './contact.service.ts';
 export { CONTACT_LIST_COLS } from './contact.schemas.ts';
