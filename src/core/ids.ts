@@ -27,6 +27,10 @@ export const ID_PREFIXES = {
   prospector_company: 'pco_',
   audit_entry: 'au_',
   app_user: 'u_',
+  feed: 'feed_',
+  webhook: 'wh_',
+  // A webhook delivery (its code, invalid_delivery_id, predates connectors' deliveries, which have no public ID).
+  delivery: 'whd_',
 } as const;
 
 export type IdEntity = keyof typeof ID_PREFIXES;

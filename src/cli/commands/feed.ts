@@ -1,12 +1,14 @@
+import { formatId, ID_PREFIXES } from '../../core/ids.ts';
 import { community, communityWriter, durationOption, required, table, UsageError, type Command } from '../command.ts';
 
 const KINDS = ['greenhouse', 'lever', 'ashby', 'rss'] as const;
 
 function feedId(value: string | undefined): number {
   const given = required(value, 'the feed ID');
-  const match = /^feed_(\d+)$/.exec(given);
-  if (!match) throw new UsageError(`"${given}" is not a feed ID (feed_N)`);
-  return Number(match[1]);
+  const prefix = ID_PREFIXES.feed;
+  const key = given.startsWith(prefix) && /^\d+$/.test(given.slice(prefix.length)) ? Number(given.slice(prefix.length)) : null;
+  if (key === null) throw new UsageError(`"${given}" is not a feed ID (${prefix}N)`);
+  return key;
 }
 
 /** `--interval`: a duration (a bare number is minutes, as it always was), in whole minutes. */
@@ -52,13 +54,13 @@ export const feedCommand: Command = {
     async fetch({ services, values, args, emit }) {
       const id = feedId(args[0]);
       const { jobId } = await services.feeds.fetchNow(await communityWriter({ services, values }), id);
-      emit({ jobId }, `Fetching feed_${id} as job ${jobId} (\`hearth jobs show ${jobId}\`).`);
+      emit({ jobId }, `Fetching ${formatId('feed', id)} as job ${jobId} (\`hearth jobs show ${jobId}\`).`);
       return 0;
     },
     async remove({ services, values, args, emit }) {
       const id = feedId(args[0]);
       await services.feeds.remove(await communityWriter({ services, values }), id);
-      emit({ removed: `feed_${id}` }, `Removed feed_${id}.`);
+      emit({ removed: formatId('feed', id) }, `Removed ${formatId('feed', id)}.`);
       return 0;
     },
   },

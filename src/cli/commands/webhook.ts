@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { pointInTime } from '../../core/durations.ts';
+import { ID_PREFIXES } from '../../core/ids.ts';
 import { cliActor } from '../../core/writer.ts';
 import {
   community,
@@ -14,19 +15,17 @@ import {
   type Command,
 } from '../command.ts';
 
-function webhookId(value: string | undefined): number {
-  const given = required(value, 'the webhook ID');
-  const match = /^wh_(\d+)$/.exec(given);
-  if (!match) throw new UsageError(`"${given}" is not a webhook ID (wh_N)`);
-  return Number(match[1]);
+/** A `wh_N` or `whd_N` given on the command line. */
+function prefixedId(entity: 'webhook' | 'delivery', value: string | undefined): number {
+  const given = required(value, `the ${entity} ID`);
+  const prefix = ID_PREFIXES[entity];
+  const key = given.startsWith(prefix) && /^\d+$/.test(given.slice(prefix.length)) ? Number(given.slice(prefix.length)) : null;
+  if (key === null) throw new UsageError(`"${given}" is not a ${entity} ID (${prefix}N)`);
+  return key;
 }
 
-function deliveryId(value: string | undefined): number {
-  const given = required(value, 'the delivery ID');
-  const match = /^whd_(\d+)$/.exec(given);
-  if (!match) throw new UsageError(`"${given}" is not a delivery ID (whd_N)`);
-  return Number(match[1]);
-}
+const webhookId = (value: string | undefined) => prefixedId('webhook', value);
+const deliveryId = (value: string | undefined) => prefixedId('delivery', value);
 
 const list = (value: string) =>
   value
@@ -112,7 +111,7 @@ export const webhookCommand: Command = {
     },
     async deliveries({ services, values, args, emit }) {
       const communityId = await community(services, values.community);
-      if (args[0]?.startsWith('whd_')) {
+      if (args[0]?.startsWith(ID_PREFIXES.delivery)) {
         const delivery = await services.webhooks.delivery(communityId, deliveryId(args[0]));
         const attempts = delivery.attemptLog.map((a) => [
           String(a.attempt),

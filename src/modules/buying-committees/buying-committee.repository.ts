@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import type { Lookup } from '../../core/lookups.ts';
 import type { DB } from '../../db/schema.ts';
 
@@ -115,9 +116,11 @@ export function identitiesOfOrganization(communityId: number, organizationId: nu
           join contacts c on c.community_id = i.community_id and c.id = i.contact_id
           where c.organization_id = ${organizationId} and c.anonymized_at is null`
       : null,
-    read: (rows) => new Set(rows.map((row) => `${row.type as string}:${row.value as string}`)),
+    read: (rows) => new Set(rows.map((json) => identityRow(json)).map((row) => `${row.type}:${row.value}`)),
   };
 }
+
+const identityRow = jsonRow('identity of the organization', { type: 'string', value: 'string' });
 
 /** The LinkedIn handle of each contact that has one (the first recorded), as a lookup for readTogether. */
 export function linkedinHandlesOf(communityId: number, contactIds: number[]): Lookup<Map<number, string>> {
@@ -128,6 +131,8 @@ export function linkedinHandlesOf(communityId: number, contactIds: number[]): Lo
           where community_id = ${communityId} and contact_id = any(${contactIds}::bigint[]) and type = 'linkedin'
           order by contact_id, created_at, value`
       : null,
-    read: (rows) => new Map(rows.map((row) => [Number(row.id), row.handle as string])),
+    read: (rows) => new Map(rows.map((json) => handleRow(json)).map((row) => [row.id, row.handle])),
   };
 }
+
+const handleRow = jsonRow('LinkedIn handle', { id: 'integer', handle: 'string' });

@@ -3,6 +3,7 @@ import { orderedPage, type ListOrder, type SortKey } from '../../db/keyset.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
 import { eachParent, groupByParent } from '../../core/query-fragments.ts';
+import { READ_SELECTION } from './contact-columns.ts';
 
 /** What narrows a contact list: the query filters and the compiled lightFilter (which names `c`). */
 export interface ContactFilters {
@@ -30,25 +31,8 @@ function contactsOf(db: Executor, communityId: number, filters: ContactFilters) 
   return query;
 }
 
-const columns = [
-  'c.id',
-  'c.name',
-  'c.full_name as fullName',
-  'c.avatar_url as avatarUrl',
-  'c.primary_email as primaryEmail',
-  'c.title',
-  'c.company_name as companyName',
-  'c.company_website as companyWebsite',
-  'c.city',
-  'c.region',
-  'c.country',
-  'c.phone_numbers as phoneNumbers',
-  'c.job_history as jobHistory',
-  'c.activate_message as activateMessage',
-  'c.spark_summary as sparkSummary',
-  'c.recent_spark_summaries as recentSparkSummaries',
-  'c.activity_count_all as activityCountAll',
-] as const;
+// The table's columns a read shows, under their v2 names (contact-columns.ts).
+const columns = READ_SELECTION;
 
 export async function pageContacts(
   db: Executor,

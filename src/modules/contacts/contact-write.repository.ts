@@ -1,29 +1,9 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import type { Lookup, Write } from '../../core/lookups.ts';
-
-/** The contact fields a push can set. Undefined leaves a field as it is; a value replaces it. */
-export interface ContactFields {
-  name?: string;
-  full_name?: string;
-  username?: string;
-  avatar_url?: string;
-  bio?: string;
-  primary_email?: string;
-  title?: string;
-  role?: string;
-  company_name?: string;
-  company_website?: string;
-  organization_id?: number;
-  city?: string | null;
-  region?: string | null;
-  country?: string | null;
-  country_code?: string | null;
-  world_region?: string | null;
-  raw_location?: string;
-  phone_numbers?: string;
-}
+import { WRITTEN_COLUMNS, type ContactFields } from './contact-columns.ts';
 
 export async function insertContact(trx: Transaction<DB>, communityId: number, fields: ContactFields & { name: string }, now: Date) {
   const row = await trx
@@ -81,16 +61,16 @@ export async function insertContacts(
   now: Date,
 ): Promise<number[]> {
   if (rows.length === 0) return [];
-  const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => column !== 'name');
-  const values = columns.map((column) => {
-    const value = column === 'phone_numbers' ? sql`(e.r -> 'f' ->> ${column})::jsonb` : sql`(e.r -> 'f' ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
+  const columns = [...WRITTEN_COLUMNS].filter(([column]) => column !== 'name');
+  const values = columns.map(([column, type]) => {
     // A field no push set takes the column's default (all null but the phones' empty list).
-    return sql`case when e.r -> 'f' ? ${column} then ${value} else ${column === 'phone_numbers' ? sql`'[]'::jsonb` : sql`null`} end`;
+    const fallback = column === 'phone_numbers' ? sql`'[]'::jsonb` : sql`null`;
+    return sql`case when e.r -> 'f' ? ${column} then (e.r -> 'f' ->> ${column})::${sql.raw(type)} else ${fallback} end`;
   });
   const input = rows.map((row) => ({ name: row.name, f: row.fields, count: row.added?.count ?? 0, first: row.added?.first, latest: row.added?.latest }));
   // Rows are inserted in ordinal order, so the sequence hands out ascending IDs in that order.
   const result = await sql<{ id: number }>`
-    insert into contacts (community_id, name, ${sql.join(columns.map((column) => sql.ref(column)))},
+    insert into contacts (community_id, name, ${sql.join(columns.map(([column]) => sql.ref(column)))},
       activity_count_all, first_activity_at, latest_activity_at, created_at, updated_at)
     select ${communityId}, coalesce(e.r -> 'f' ->> 'name', e.r ->> 'name'), ${sql.join(values)},
       (e.r ->> 'count')::int, (e.r ->> 'first')::timestamptz, (e.r ->> 'latest')::timestamptz, ${now}, ${now}
@@ -128,41 +108,23 @@ export function lockedContactStates(communityId: number, ids: RawBuilder<unknown
           for update`,
     read: (rows) =>
       new Map(
-        rows.map((row) => [
-          Number(row.id),
-          {
-            fullName: row.fullName as string | null,
-            organizationId: row.organizationId === null ? null : Number(row.organizationId),
-            city: row.city as string | null,
-            region: row.region as string | null,
-            country: row.country as string | null,
-            worldRegion: row.worldRegion as string | null,
-          },
-        ]),
+        rows.map((json) => {
+          const { id, ...state } = lockedContactRow(json);
+          return [id, state];
+        }),
       ),
   };
 }
 
-const FIELD_TYPES: Record<keyof ContactFields, string> = {
-  name: 'text',
-  full_name: 'text',
-  username: 'text',
-  avatar_url: 'text',
-  bio: 'text',
-  primary_email: 'text',
-  title: 'text',
-  role: 'text',
-  company_name: 'text',
-  company_website: 'text',
-  organization_id: 'bigint',
-  city: 'text',
-  region: 'text',
-  country: 'text',
-  country_code: 'text',
-  world_region: 'text',
-  raw_location: 'text',
-  phone_numbers: 'jsonb',
-};
+const lockedContactRow = jsonRow('locked contact', {
+  id: 'integer',
+  fullName: 'string or null',
+  organizationId: 'integer or null',
+  city: 'string or null',
+  region: 'string or null',
+  country: 'string or null',
+  worldRegion: 'string or null',
+});
 
 /**
  * Activities new to a contact (none of them existed before): added to its count and its first and latest
@@ -181,9 +143,9 @@ export interface AddedActivities {
  */
 export function contactUpdates(communityId: number, rows: { id: number; fields: ContactFields; added?: AddedActivities }[], now: Date): Write {
   if (rows.length === 0) return null;
-  const columns = (Object.keys(FIELD_TYPES) as (keyof ContactFields)[]).filter((column) => rows.some((row) => column in row.fields));
-  const assignments = columns.map((column) => {
-    const value = column === 'phone_numbers' ? sql`(u.f ->> ${column})::jsonb` : sql`(u.f ->> ${column})::${sql.raw(FIELD_TYPES[column])}`;
+  const columns = [...WRITTEN_COLUMNS].filter(([column]) => rows.some((row) => column in row.fields));
+  const assignments = columns.map(([column, type]) => {
+    const value = sql`(u.f ->> ${column})::${sql.raw(type)}`;
     return sql`${sql.ref(column)} = case when u.f ? ${column} then ${value} else c.${sql.ref(column)} end`;
   });
   // least() and greatest() skip nulls: a contact without activities yet takes the added ones' times.

@@ -2,7 +2,8 @@
 export { contactLookupRoutes } from './contact-lookup.core.routes.ts';
 export { createContactLookupService } from './contact-lookup.service.ts';
 export { CONTACT_FILTERS } from './contact.filters.ts';
-export { type AddedActivities, type ContactFields, type LockedContactState } from './contact-write.repository.ts';
+export { type AddedActivities, type LockedContactState } from './contact-write.repository.ts';
+export { type ContactFields, ERASED_COLUMNS, PAYLOAD_FIELDS } from './contact-columns.ts';
 export { contactRoutes } from './contact.v2.routes.ts';
 export { createContactService } from './contact.service.ts';
 export { CONTACT_LIST_COLS } from './contact.schemas.ts';

@@ -2,8 +2,8 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
-import { formatId, parseKey } from '../../core/ids.ts';
+import { conflict, invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import { OutboundError, outboundGet, readOutboundUrl } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobOf, JobQueue } from '../../jobs/job-queue.ts';
@@ -29,7 +29,7 @@ export interface NewFeed {
 /** A feed as admins see it. */
 export function presentFeed(feed: FeedRow) {
   return {
-    id: `feed_${feed.id}`,
+    id: formatId('feed', feed.id),
     organizationId: feed.organizationId === null ? null : formatId('organization', feed.organizationId),
     objectId: feed.objectId === null ? null : formatId('object', feed.objectId),
     kind: feed.kind,
@@ -45,9 +45,7 @@ export function presentFeed(feed: FeedRow) {
 
 /** `feed_N` as admins name a feed; a 400 for anything else. */
 export function parseFeedId(value: string): number {
-  const id = value.startsWith('feed_') ? parseKey(value.slice(5)) : null;
-  if (id === null) throw new HearthError('invalid_feed_id', `"${value}" is not a valid feed ID (expected feed_<number>)`, { invalidIds: [value] });
-  return id;
+  return parseId('feed', value);
 }
 
 export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: JobQueue; allowPrivateFetch: boolean }) {
@@ -55,7 +53,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
 
   async function feedOf(communityId: number, id: number): Promise<FeedRow> {
     const feed = await feeds.findFeed(db, communityId, id);
-    if (!feed) throw notFound('feed_not_found', `no feed feed_${id}`);
+    if (!feed) throw notFound('feed_not_found', `no feed ${formatId('feed', id)}`);
     return feed;
   }
 
@@ -163,7 +161,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
           await jobs.enqueue(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: feed.id, scheduled: true }, runAt: now });
           await auditTx.recordWrite(trx, writer, {
             operation: 'feed.create',
-            entityIds: [`feed_${feed.id}`, formatId(parent.kind, parent.id)],
+            entityIds: [formatId('feed', feed.id), formatId(parent.kind, parent.id)],
             detail: { kind: feed.kind, url: feed.url },
           });
           return presentFeed(feed);
@@ -187,7 +185,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
       await feedOf(writer.communityId, id);
       await db.transaction().execute(async (trx) => {
         await feeds.deleteFeed(trx, writer.communityId, id);
-        await auditTx.recordWrite(trx, writer, { operation: 'feed.delete', entityIds: [`feed_${id}`] });
+        await auditTx.recordWrite(trx, writer, { operation: 'feed.delete', entityIds: [formatId('feed', id)] });
       });
     },
 
@@ -196,7 +194,7 @@ export function createFeedService(deps: { db: Kysely<DB>; clock: Clock; jobs: Jo
       await feedOf(writer.communityId, id);
       return db.transaction().execute(async (trx) => {
         const job = await jobs.enqueueOnce(trx, { communityId: writer.communityId, kind: 'feeds.fetch', payload: { feedId: id, scheduled: false } });
-        await auditTx.recordWrite(trx, writer, { operation: 'feed.fetch', entityIds: [`feed_${id}`], detail: { jobId: job.id } });
+        await auditTx.recordWrite(trx, writer, { operation: 'feed.fetch', entityIds: [formatId('feed', id)], detail: { jobId: job.id } });
         return { jobId: job.id };
       });
     },

@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { erasedExternalId, isErasedExternalId, type Identity, type IdentityType } from './identity-values.ts';
 import type { Executor } from '../../core/executor.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import type { Lookup, Write } from '../../core/lookups.ts';
 
 /** The contacts holding any of these identities (type and match key), one row per identity found. */
@@ -345,19 +346,28 @@ export function ownersOf(communityId: number, keys: { sourceId: number; external
           from ${holdersOfIdentities(communityId, identities)}`,
     read(rows) {
       const owners: Owners = { profiles: new Map(), identities: [] };
-      for (const row of rows) {
-        const contactId = Number(row.contactId);
+      for (const json of rows) {
+        const row = ownerRow(json);
         if (row.n === null) {
-          owners.identities.push({ type: row.type as string, value: row.value as string, contactId });
+          owners.identities.push({ type: row.type!, value: row.value!, contactId: row.contactId });
           continue;
         }
-        const key = keys[row.n as number]!;
-        owners.profiles.set(profileKey(key.sourceId, key.externalId), { contactId, anonymized: row.anonymized as boolean });
+        const key = keys[row.n]!;
+        owners.profiles.set(profileKey(key.sourceId, key.externalId), { contactId: row.contactId, anonymized: row.anonymized });
       }
       return owners;
     },
   };
 }
+
+// A profile's owner (n: the key's ordinal) or an identity's holder (type and value), in one union of rows.
+const ownerRow = jsonRow('owner', {
+  n: 'integer or null',
+  contactId: 'integer',
+  anonymized: 'boolean',
+  type: 'string or null',
+  value: 'string or null',
+});
 
 /**
  * The SQL of the contact IDs these senders' IDs (in their sources) and identities lead to, as ownersOf reads

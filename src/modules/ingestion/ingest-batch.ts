@@ -6,6 +6,7 @@ import { type AuditRecord, auditTx } from '../audit/index.ts';
 import type * as contacts from '../contacts/index.ts';
 import { contactTx } from '../contacts/index.ts';
 import { customFieldTx } from '../custom-fields/index.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import { readTogether, writeTogether, type Write } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as identity from '../identity/index.ts';
@@ -56,6 +57,9 @@ export async function ingestOneByOne(trx: Transaction<DB>, items: PushItem[]): P
 
 /** Threads of the batch would loop: store it again one push at a time (ingestOneByOne). */
 export class ThreadLoop extends Error {}
+
+/** A row threadLinks returns: an activity it linked. */
+const linkedActivity = jsonRow('linked activity', { id: 'integer' });
 
 type ContactRef = identity.PersonRef;
 
@@ -276,7 +280,7 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     await activityTx.threadLoops(
       trx,
       communityId,
-      linked.map((row) => Number(row.id)),
+      linked.map((row) => linkedActivity(row).id),
     )
   )
     throw new ThreadLoop();

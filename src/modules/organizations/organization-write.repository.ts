@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import type { Lookup, Write } from '../../core/lookups.ts';
 
 export async function findOrganizationByDomain(db: Executor, communityId: number, domain: string) {
@@ -137,7 +138,7 @@ export function organizationsByDomains(communityId: number, domains: string[]): 
           from organization_domains d join organizations o on o.community_id = d.community_id and o.id = d.organization_id
           where d.community_id = ${communityId} and d.domain = any(${domains}::text[])`
       : null,
-    read: (rows) => new Map(rows.map((row) => [row.domain as string, organizationOf(row)])),
+    read: (rows) => new Map(rows.map((json) => organizationByDomainRow(json)).map(({ domain, ...organization }) => [domain, organization])),
   };
 }
 
@@ -157,19 +158,18 @@ export function organizationsNamed(communityId: number, names: string[]): Lookup
       : null,
     read(rows) {
       const found: OrganizationsNamed = new Map();
-      for (const row of rows) {
-        const key = row.key as string;
+      for (const json of rows) {
+        const { key, ...organization } = organizationByNameRow(json);
         const entry = found.get(key);
-        found.set(key, entry ? { count: entry.count + 1, organization: null } : { count: 1, organization: organizationOf(row) });
+        found.set(key, entry ? { count: entry.count + 1, organization: null } : { count: 1, organization });
       }
       return found;
     },
   };
 }
 
-function organizationOf(row: Record<string, unknown>): FoundOrganization {
-  return { id: Number(row.id), name: row.name as string, primaryDomain: row.primaryDomain as string };
-}
+const organizationByDomainRow = jsonRow('organization by domain', { domain: 'string', id: 'integer', name: 'string', primaryDomain: 'string' });
+const organizationByNameRow = jsonRow('organization by name', { key: 'string', id: 'integer', name: 'string', primaryDomain: 'string' });
 
 /**
  * Organizations for domains that have none, each with its domain, in one statement (one round trip): the

@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
+import type { Contacts, DB } from '../../db/schema.ts';
+import { ERASED_COLUMNS } from '../contacts/index.ts';
 import { jobTitleTx } from '../job-titles/index.ts';
 import { locationTx } from '../locations/index.ts';
 import { organizationTx } from '../organizations/index.ts';
@@ -93,6 +94,12 @@ export async function updateRemovalRequest(
 
 export const ANONYMIZED_NAME = 'Anonymized contact';
 
+/** What an erasure writes in the contact's columns: each column says what it leaves (contacts' CONTACT_COLUMN_ROLES). */
+function erasedValues(now: Date): Updateable<Contacts> {
+  const value = { null: null, 'empty list': '[]', 'anonymized name': ANONYMIZED_NAME, 'erasure time': now };
+  return Object.fromEntries([...ERASED_COLUMNS].map(([column, erased]) => [column, value[erased]]));
+}
+
 /** Empties every personal field of the contact; its ID, counts and activity times stay. */
 export async function anonymizeContact(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<void> {
   // The contact leaves its location rows and its organization (their member counts): where a person works
@@ -104,41 +111,7 @@ export async function anonymizeContact(trx: Transaction<DB>, communityId: number
     .where('community_id', '=', communityId)
     .where('id', '=', contactId)
     .executeTakeFirstOrThrow();
-  await trx
-    .updateTable('contacts')
-    .set({
-      name: ANONYMIZED_NAME,
-      full_name: null,
-      username: null,
-      avatar_url: null,
-      bio: null,
-      primary_email: null,
-      title: null,
-      role: null,
-      company_name: null,
-      company_website: null,
-      city: null,
-      region: null,
-      country: null,
-      country_code: null,
-      world_region: null,
-      raw_location: null,
-      phone_numbers: '[]',
-      job_history: '[]',
-      activate_message: null,
-      spark_summary: null,
-      recent_spark_summaries: '[]',
-      sparks_generated_at: null,
-      sparks_activity_count: null,
-      sparks_latest_activity_at: null,
-      sparks_input_hash: null,
-      organization_id: null,
-      anonymized_at: now,
-      updated_at: now,
-    })
-    .where('community_id', '=', communityId)
-    .where('id', '=', contactId)
-    .execute();
+  await trx.updateTable('contacts').set(erasedValues(now)).where('community_id', '=', communityId).where('id', '=', contactId).execute();
   // The title counts' log names every title the person carried (emptying it just added one more entry):
   // folded into the counts now, it keeps none of them, and a title only they carried leaves the counts.
   await jobTitleTx.foldOwnJobTitleChanges(trx, communityId);

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
+import { jsonRow } from '../../core/json-rows.ts';
 import { readTogether, type Lookup } from '../../core/lookups.ts';
 import type { DB } from '../../db/schema.ts';
 import { identityHash, identityKey, type Identity } from '../identity/index.ts';
@@ -22,14 +23,17 @@ export function suppressedAmong(communityId: number, identities: Key[]): Lookup<
       : null,
     read(rows) {
       const found = new Set<string>();
-      for (const row of rows) {
-        const identity = byHash.get(row.hash as string);
+      for (const json of rows) {
+        const row = suppressionRow(json);
+        const identity = byHash.get(row.hash);
         if (identity && identity.type === row.type) found.add(identityKey(identity));
       }
       return found;
     },
   };
 }
+
+const suppressionRow = jsonRow('suppression', { type: 'string', hash: 'string' });
 
 /** suppressedAmong, read by itself. */
 export async function findSuppressed(db: Executor, communityId: number, identities: Key[]): Promise<Set<string>> {

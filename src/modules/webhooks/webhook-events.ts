@@ -1,6 +1,7 @@
 import { HearthError } from '../../core/errors.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Cols, GetQuery } from '../../core/list-query.ts';
+import { PAYLOAD_FIELDS } from '../contacts/index.ts';
 
 /** Every kind of event, and the record a kind is about (null: none a filter could select). */
 export const EVENT_KINDS = {
@@ -61,23 +62,8 @@ export interface Representations {
  */
 const COLS: Record<'contact' | 'activity' | 'organization', Cols> = {
   contact: {
-    names: new Set([
-      'fullName',
-      'avatarUrl',
-      'location',
-      'primaryEmail',
-      'phoneNumbers',
-      'title',
-      'companyName',
-      'companyWebsite',
-      'profiles',
-      'jobHistory',
-      'leadScores',
-      'segments',
-      'activityCountAll',
-      'tags',
-      'url',
-    ]),
+    // The table's fields are declared with their columns (contacts' CONTACT_COLUMN_ROLES); these are read from elsewhere.
+    names: new Set([...PAYLOAD_FIELDS, 'profiles', 'leadScores', 'segments', 'tags', 'url']),
     recordCount: false,
     customFields: 'all',
   },

@@ -3,8 +3,8 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { pointInTime } from '../../core/durations.ts';
-import { HearthError, invalidParameters, notFound } from '../../core/errors.ts';
-import { parseKey } from '../../core/ids.ts';
+import { invalidParameters, notFound } from '../../core/errors.ts';
+import { formatId, parseId } from '../../core/ids.ts';
 import { writeTogether } from '../../core/lookups.ts';
 import { OutboundError, outboundPost, readOutboundUrl } from '../../core/outbound.ts';
 import type { Writer } from '../../core/writer.ts';
@@ -55,21 +55,17 @@ export interface SubscriptionChanges {
 }
 
 export function formatSubscriptionId(id: number): string {
-  return `wh_${id}`;
+  return formatId('webhook', id);
 }
 
 /** `wh_N`; a 400 for anything else. */
 export function parseSubscriptionId(value: string): number {
-  const id = value.startsWith('wh_') ? parseKey(value.slice(3)) : null;
-  if (id === null) throw new HearthError('invalid_webhook_id', `"${value}" is not a valid webhook ID (expected wh_<number>)`, { invalidIds: [value] });
-  return id;
+  return parseId('webhook', value);
 }
 
 /** `whd_N`; a 400 for anything else. */
 export function parseDeliveryId(value: string): number {
-  const id = value.startsWith('whd_') ? parseKey(value.slice(4)) : null;
-  if (id === null) throw new HearthError('invalid_delivery_id', `"${value}" is not a valid delivery ID (expected whd_<number>)`, { invalidIds: [value] });
-  return id;
+  return parseId('delivery', value);
 }
 
 export function presentSubscription(row: repo.SubscriptionRow) {
@@ -92,7 +88,7 @@ export function presentSubscription(row: repo.SubscriptionRow) {
 
 function presentDelivery(row: repo.DeliveryRow) {
   return {
-    id: `whd_${row.id}`,
+    id: formatId('delivery', row.id),
     webhookId: formatSubscriptionId(row.subscriptionId),
     messageId: messageId(row.eventId),
     event: row.kind,
@@ -427,7 +423,7 @@ export function createWebhookService(deps: WebhookDeps) {
     /** One delivery, with its attempts and the body it sends. */
     async delivery(communityId: number, deliveryId: number) {
       const row = await repo.findDelivery(db, communityId, deliveryId);
-      if (!row) throw notFound('delivery_not_found', `no delivery whd_${deliveryId}`);
+      if (!row) throw notFound('delivery_not_found', `no delivery ${formatId('delivery', deliveryId)}`);
       const attempts = await repo.attemptsOf(db, communityId, deliveryId);
       return {
         ...presentDelivery(row),
@@ -445,8 +441,8 @@ export function createWebhookService(deps: WebhookDeps) {
     /** A new delivery of the same event, due now. */
     async redeliver(writer: Writer, deliveryId: number) {
       const row = await repo.findDelivery(db, writer.communityId, deliveryId);
-      if (!row) throw notFound('delivery_not_found', `no delivery whd_${deliveryId}`);
-      const id = await audited(writer, 'webhook.redeliver', [`whd_${deliveryId}`, formatSubscriptionId(row.subscriptionId)], undefined, (trx) => {
+      if (!row) throw notFound('delivery_not_found', `no delivery ${formatId('delivery', deliveryId)}`);
+      const id = await audited(writer, 'webhook.redeliver', [formatId('delivery', deliveryId), formatSubscriptionId(row.subscriptionId)], undefined, (trx) => {
         const now = clock.now();
         return repo.redeliver(trx, writer.communityId, deliveryId, now, new Date(now.getTime() + RETRY_WINDOW_MS));
       });

@@ -17,6 +17,7 @@ import {
 } from './webhook.schemas.ts';
 import { parseDeliveryId, parseSubscriptionId, type WebhookService } from './webhook.service.ts';
 import { notFound } from '../../core/errors.ts';
+import { formatId } from '../../core/ids.ts';
 
 const admin = { auth: { all: ['admin' as const] } };
 
@@ -168,7 +169,8 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
     async (request) => {
       const id = parseSubscriptionId(request.params.id);
       const delivery = await webhooks.delivery(contextOf(request).communityId, parseDeliveryId(request.params.deliveryId));
-      if (delivery.webhookId !== `wh_${id}`) throw notFound('delivery_not_found', `no delivery ${request.params.deliveryId} of wh_${id}`);
+      const webhookId = formatId('webhook', id);
+      if (delivery.webhookId !== webhookId) throw notFound('delivery_not_found', `no delivery ${request.params.deliveryId} of ${webhookId}`);
       return { success: true as const, data: delivery };
     },
   );
@@ -190,7 +192,8 @@ export function webhookRoutes(app: HearthApp, services: { webhooks: WebhookServi
       const context = contextOf(request);
       const deliveryId = parseDeliveryId(request.params.deliveryId);
       const existing = await webhooks.delivery(context.communityId, deliveryId);
-      if (existing.webhookId !== `wh_${id}`) throw notFound('delivery_not_found', `no delivery whd_${deliveryId} of wh_${id}`);
+      const webhookId = formatId('webhook', id);
+      if (existing.webhookId !== webhookId) throw notFound('delivery_not_found', `no delivery ${formatId('delivery', deliveryId)} of ${webhookId}`);
       return reply.code(202).send({ success: true as const, data: await webhooks.redeliver(context, deliveryId) });
     },
   );

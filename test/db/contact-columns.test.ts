@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTACT_COLUMN_ROLES, WATCHED_COLUMNS, WRITTEN_COLUMNS } from '../../src/modules/contacts/contact-columns.ts';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../helpers/test-database.ts';
+
+/**
+ * The contacts table's columns are declared once, in TypeScript (contact-columns.ts); SQL that cannot import
+ * the declaration is compared with it here, against the migrated database.
+ */
+describe.each(ENGINES)('the declaration of the contact columns (%s)', (engine) => {
+  let test: TestDatabase;
+  beforeAll(async () => {
+    test = await createTestDatabase(engine);
+  });
+  afterAll(() => test.drop());
+
+  it('names every column of the table, and no other', async () => {
+    const { rows } = await sql<{ name: string }>`
+      select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = 'contacts'`.execute(test.database.db);
+    expect(rows.map((row) => row.name).sort()).toEqual(Object.keys(CONTACT_COLUMN_ROLES).sort());
+  });
+
+  it('casts what ingestion writes to each column to the column type', async () => {
+    const { rows } = await sql<{ name: string; type: string }>`
+      select column_name as name, data_type as type from information_schema.columns
+      where table_schema = current_schema() and table_name = 'contacts'`.execute(test.database.db);
+    const types = new Map(rows.map((row) => [row.name, row.type]));
+    for (const [column, cast] of WRITTEN_COLUMNS) expect([column, types.get(column)]).toEqual([column, cast]);
+  });
+
+  // The trigger compares old and new rows in one row comparison per statement (no per-row round trip,
+  // nothing read from elsewhere): its list is SQL, so this is where it is held to the declaration.
+  it('makes contact.updated events for the watched columns, as the trigger lists them', async () => {
+    const { rows } = await sql<{ text: string }>`select pg_get_functiondef('webhook_events_contacts_updated'::regproc) as text`.execute(test.database.db);
+    const lists = [...rows[0]!.text.matchAll(/\(([no])\.name,([^)]*)\)/g)].map((match) =>
+      `${match[1]}.name,${match[2]}`.split(',').map((item) => item.trim().replace(/^[no]\./, '')),
+    );
+    expect(lists).toHaveLength(2);
+    expect(lists[0]).toEqual(lists[1]);
+    expect([...lists[0]!].sort()).toEqual([...WATCHED_COLUMNS].sort());
+  });
+
+  // Identity merges contacts, and contacts depend on identity, so its merge cannot read the declaration: it
+  // must still carry every field a push writes over from the merged contact.
+  it('has merges carry every column ingestion writes', () => {
+    const source = fs.readFileSync(new URL('../../src/modules/identity/identity.repository.ts', import.meta.url), 'utf8');
+    const merge = source.slice(source.indexOf('export async function mergeContacts'), source.indexOf('export async function mergesInto'));
+    const update = merge.slice(merge.indexOf('update contacts s set'), merge.indexOf('from contacts m'));
+    for (const column of WRITTEN_COLUMNS.keys()) expect([column, new RegExp(`\\b${column} = `).test(update)]).toEqual([column, true]);
+  });
+});
