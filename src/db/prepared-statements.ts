@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import { withConnect } from './pool-proxy.ts';
 
 /**
@@ -55,48 +55,90 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
   return withConnect(pool, connect);
 }
 
-/** What node-postgres answers a `begin`: what Kysely reads of it (nothing). */
-const BEGUN = { command: 'BEGIN', rowCount: null, rows: [], fields: [] };
+/** What node-postgres answers a statement run for its effect alone: what Kysely reads of it (nothing). */
+const done = (command: string) => ({ command, rowCount: null, rows: [], fields: [] });
+
+/** The answer of the last statement of several sent together. */
+const last = (results: unknown) => (Array.isArray(results) ? results.at(-1) : results);
+
+/** node-postgres's connection, as far as a query writes to it. */
+interface ProtocolWriter {
+  parse(message: { text: string; name: string; types: number[] }): void;
+  bind(message: object): void;
+  execute(message: object): void;
+}
+
+/**
+ * A statement with parameters, with statements that take none written in front of it, in the same write and
+ * the same extended-protocol block (one Sync): the server runs them in order and answers once, and if one
+ * fails, it runs none of those after it. The answer is the last statement's.
+ */
+class PrefixedQuery extends pg.Query {
+  constructor(
+    private readonly prefix: string[],
+    config: pg.QueryConfig,
+    callback: (error: Error | undefined, result: unknown) => void,
+  ) {
+    super(config, undefined, callback);
+  }
+
+  // node-postgres writes a statement with parameters here (Parse, Bind, Describe, Execute, Sync), between
+  // corking and uncorking its socket.
+  prepare(connection: ProtocolWriter): void {
+    for (const text of this.prefix) {
+      connection.parse({ text, name: '', types: [] });
+      connection.bind({});
+      connection.execute({});
+    }
+    (pg.Query.prototype as unknown as { prepare(connection: ProtocolWriter): void }).prepare.call(this, connection);
+  }
+}
 
 /**
  * node-postgres parses a named statement once per connection, and again after a failed parse.
  *
- * A `begin` also waits for the statement after it: when that one has no parameters (ingestion's `set local`),
- * the two go as one simple query, one round trip instead of two, and the last one's result is the answer;
- * otherwise the `begin` goes first, as before. A `commit` or `rollback` right after it ends a transaction
- * that ran nothing: neither is sent.
+ * A transaction's `begin`, and the `set local` statements right after it (ingestion's plan setting), are not
+ * sent on their own: they are answered at once (their answers hold nothing) and go in front of the next
+ * statement, in the same round trip. With parameters, that statement goes in the same extended-protocol
+ * block (PrefixedQuery); without, they all go as one simple query. Either way, when one of them fails the
+ * server runs nothing after it, and the statement's caller gets the error. A `commit` or `rollback` while
+ * they wait ends a transaction that ran nothing: none of them is sent. A transaction's first real statement
+ * then costs one round trip, where `begin` and it took two.
  */
 function nameRepeatedStatements(client: pg.PoolClient): void {
   namings.add(client);
   const names = new StatementNames();
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  let beginWaits = false;
+  const waiting: string[] = [];
   const plain = (values: unknown) => values === undefined || (Array.isArray(values) && values.length === 0);
+  const configOf = (text: string, values: unknown[]): pg.QueryConfig => {
+    const name = names.nameOf(text);
+    return name === null ? { text, values } : { name, text, values };
+  };
   const send = (text: unknown, values?: unknown, callback?: unknown) => {
     // Only the form Kysely uses for statements with parameters; everything else goes through as it is.
     if (typeof text !== 'string' || !Array.isArray(values) || values.length === 0) return query(text, values, callback);
-    const name = names.nameOf(text);
-    return name === null ? query(text, values, callback) : query({ name, text, values }, callback);
+    return query(configOf(text, values), callback);
   };
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
     // Only promise calls with a text (Kysely's) are held. A callback or a query object (a cursor) is
-    // answered by what query returns at once: the waiting begin is queued before it, as node-postgres
-    // runs a client's queries in order; should it fail, the statement after it fails too, and says why.
+    // answered by what query returns at once: what waits is queued before it, as node-postgres runs a
+    // client's queries in order; should it fail, the statement after it fails too, and says why.
     if (typeof text !== 'string' || callback !== undefined) {
-      if (beginWaits) {
-        beginWaits = false;
-        query('begin').catch(() => undefined);
-      }
+      if (waiting.length) query(waiting.splice(0).join(';\n')).catch(() => undefined);
       return send(text, values, callback);
     }
-    if (text === 'begin' && plain(values) && !beginWaits) {
-      beginWaits = true;
-      return Promise.resolve(BEGUN);
+    if (plain(values) && (waiting.length === 0 ? text === 'begin' : /^set local /i.test(text))) {
+      waiting.push(text);
+      return Promise.resolve(done(text === 'begin' ? 'BEGIN' : 'SET'));
     }
-    if (!beginWaits) return send(text, values);
-    beginWaits = false;
-    if ((text === 'commit' || text === 'rollback') && plain(values)) return Promise.resolve({ ...BEGUN, command: text.toUpperCase() });
-    if (plain(values)) return query(`begin;\n${text}`).then((results) => (Array.isArray(results) ? results.at(-1) : results));
-    return query('begin').then(() => send(text, values));
+    if (waiting.length === 0) return send(text, values);
+    const prefix = waiting.splice(0);
+    if ((text === 'commit' || text === 'rollback') && plain(values)) return Promise.resolve(done(text.toUpperCase()));
+    if (plain(values)) return query([...prefix, text].join(';\n')).then(last);
+    return new Promise((resolve, reject) => {
+      const prefixed = new PrefixedQuery(prefix, configOf(text, values as unknown[]), (error, result) => (error ? reject(error) : resolve(last(result))));
+      void query(prefixed);
+    });
   };
 }

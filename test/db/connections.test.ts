@@ -45,7 +45,7 @@ describe.skipIf(!ENGINES.includes('postgres'))('pooled connections (postgres)', 
   });
 });
 
-// A transaction's first statement, when it has no parameters, travels with its `begin`: one round trip.
+// A transaction's `begin` and `set local` statements travel with its first statement: one round trip.
 describe.skipIf(!ENGINES.includes('postgres'))('begin with the statement after it (postgres)', () => {
   let created: { url: string; drop(): Promise<void> };
   let pool: pg.Pool;
@@ -77,11 +77,12 @@ describe.skipIf(!ENGINES.includes('postgres'))('begin with the statement after i
   const inTransaction = async (query: (text: string) => Promise<pg.QueryResult>) =>
     (await query('select now() = statement_timestamp() as fresh')).rows[0].fresh === false;
 
-  it('sends a begin and a statement without parameters as one request, in the transaction', async () => {
+  it('sends a begin, its set local and a statement without parameters as one request, in the transaction', async () => {
     const trips = await roundTrips(async (query) => {
       expect((await query('begin')).rows).toEqual([]);
       const set = await query('set local plan_cache_mode = force_generic_plan');
       expect(set.command).toBe('SET');
+      expect((await query('select 1 as one')).rows).toEqual([{ one: 1 }]);
       await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await inTransaction(query)).toBe(true);
       expect((await query('select current_setting($1) as mode', ['plan_cache_mode'])).rows[0].mode).toBe('force_generic_plan');
@@ -93,17 +94,31 @@ describe.skipIf(!ENGINES.includes('postgres'))('begin with the statement after i
     });
   });
 
-  it('sends the begin first when the statement after it has parameters, and nothing for an empty transaction', async () => {
+  it('sends a begin and its set local with a statement that has parameters, and nothing for an empty transaction', async () => {
     const trips = await roundTrips(async (query) => {
       await query('begin');
-      expect((await query('select $1::int as v', [7])).rows).toEqual([{ v: 7 }]);
+      await query('set local plan_cache_mode = force_generic_plan');
+      expect((await query('select $1::int as v, current_setting($2) as mode', [7, 'plan_cache_mode'])).rows).toEqual([{ v: 7, mode: 'force_generic_plan' }]);
       await new Promise((resolve) => setTimeout(resolve, 5));
       expect(await inTransaction(query)).toBe(true);
       await query('rollback');
       await query('begin');
+      await query('set local plan_cache_mode = force_generic_plan');
       await query('commit');
     });
-    expect(trips).toBe(4);
+    expect(trips).toBe(3);
+  });
+
+  it('runs nothing after a statement sent in front that fails', async () => {
+    await roundTrips(async (query) => {
+      await query('create table if not exists begin_test (v int)');
+      await query('delete from begin_test');
+      await query('begin');
+      await query('set local plan_cache_mode = no_such_mode');
+      await expect(query('insert into begin_test values ($1)', [1])).rejects.toThrow(/plan_cache_mode/);
+      await query('rollback');
+      expect((await query('select count(*)::int as n from begin_test')).rows[0].n).toBe(0);
+    });
   });
 
   it('fails the statement that fails, and the transaction is rolled back as before', async () => {
