@@ -4,7 +4,7 @@
 -- Prospector data is shared by every community, and so is this: no community_id (design.md).
 create table prospector_import_checkpoints (
   -- The file's identity and what it holds: the kind, the file's size and a hash of its first bytes
-  -- (src/cli/prospector-file.ts). The path is not part of it, so a file that was moved or copied resumes.
+  -- (src/cli/prospector-import.ts). The path is not part of it, so a file that was moved or copied resumes.
   file_key text primary key,
   kind text not null check (kind in ('companies', 'contacts')),
   path text not null,

@@ -92,7 +92,7 @@ export async function lockContacts(trx: Transaction<DB>, communityId: number, co
 
 /**
  * Every table whose rows point at a contact, by how a merge moves them to the survivor. Nothing else may
- * name a contact: test/db/contact-references.test.ts checks the schema against this list, so a new table
+ * name a contact: test/service/identity.test.ts checks the schema against this list, so a new table
  * that points at contacts is moved by merges (and considered by erasure) or the test says so.
  */
 export const CONTACT_REFERENCES = {
