@@ -2629,6 +2629,24 @@ export interface components {
             /** @description What the IDs alone do not say: the change, counts, the job enqueued. */
             detail: unknown;
         };
+        Provider: {
+            /** @description sig_N */
+            id: string;
+            name: string;
+            serviceName: string;
+        };
+        Source: {
+            /** @description sig_N */
+            id: string;
+            /** @description The numeric ID the core pushes take as destinationSourceId */
+            sourceId: number;
+            name: string;
+            kind: string;
+            path: string | null;
+            visible: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
         CoreContactLookupResult: {
             fullName: string;
             /** @description "" when there is no value */
@@ -2821,24 +2839,6 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             retiredAt: string | null;
-        };
-        Provider: {
-            /** @description sig_N */
-            id: string;
-            name: string;
-            serviceName: string;
-        };
-        Source: {
-            /** @description sig_N */
-            id: string;
-            /** @description The numeric ID the core pushes take as destinationSourceId */
-            sourceId: number;
-            name: string;
-            kind: string;
-            path: string | null;
-            visible: boolean;
-            /** Format: date-time */
-            createdAt: string;
         };
         LeadScore: {
             /** @description ls_N */
