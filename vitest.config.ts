@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
  * The files that take longest, longest first (measured in a CI run on the 2-core machine, both engines: from
  * 182 s for the bench's tiny run down to 22 s). Vitest orders files by their last durations when it has
  * them, but CI starts from a fresh clone, where it orders them by size: these small files came last, and one
- * worker walked 5,000 contacts while the other had nothing left to run. Starting with them lets the short
+ * worker walked thousands of contacts while the other had nothing left to run. Starting with them lets the short
  * files fill in around them, so both workers finish together.
  */
 const LONGEST_FIRST = [
@@ -54,6 +54,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file builds its own databases; PGlite is CPU-bound WASM, so keep parallelism near the cores.
     maxWorkers: 2,
+    // A worker keeps the modules it has loaded from one file to the next: loading the app anew for every
+    // file was a fifth of the run. So no module may hold state a test depends on (a server's caches belong
+    // to its services; module-level maps only memoize what never changes), and a test of what loading a
+    // module does runs it in a process of its own (test/unit/gazetteer.test.ts).
+    isolate: false,
     sequence: { sequencer: LongestFirstSequencer },
   },
 });

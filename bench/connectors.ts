@@ -43,6 +43,8 @@ export interface ConnectorsContext {
   concurrency: number;
   seconds: number;
   rounds: number;
+  /** The receiver's warm-up, Hearth and bare, before its rounds (2 s when not given; the bench's own test takes less). */
+  warmupSeconds?: number;
   log: (line: string) => void;
   track: (child: ServerChild) => void;
   trackDatabase: (database: BenchDatabase) => void;
@@ -126,7 +128,7 @@ async function translatePages(standIn: GitHubStandIn, profiles: boolean) {
   const settings = { repositories: [REPOSITORY], apiUrl: standIn.url };
   const secrets = { token: TOKEN, webhookSecret: WEBHOOK_SECRET };
   // A signal per request group: Octokit leaves a listener on the signal of every request it makes.
-  const access = (): PlatformAccess => ({ fetch: globalThis.fetch, now: () => new Date(), signal: new AbortController().signal });
+  const access = (): PlatformAccess => ({ fetch: globalThis.fetch, now: () => new Date(), signal: new AbortController().signal, cache: new Map() });
   const pages: Translation[] = [];
   let started = performance.now();
   for (const stream of await kind.streams(settings, secrets, access())) {
@@ -406,8 +408,9 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
     };
 
     log(`Receiver: ${context.rounds} rounds of ${context.seconds} s at ${context.rate} deliveries/s (open loop), Hearth and bare…`);
-    await measureThroughput(hearthUrl, { concurrency: context.concurrency, seconds: 2, raw: { request: nextRun(), status: 202 } });
-    await measureThroughput(bareUrl, { concurrency: context.concurrency, seconds: 2, raw: { request: nextRun(), status: 202 } });
+    const warmup = context.warmupSeconds ?? 2;
+    await measureThroughput(hearthUrl, { concurrency: context.concurrency, seconds: warmup, raw: { request: nextRun(), status: 202 } });
+    await measureThroughput(bareUrl, { concurrency: context.concurrency, seconds: warmup, raw: { request: nextRun(), status: 202 } });
     await drain();
     const openLoop: { hearth: Throughput & { late: number }; bare: Throughput & { late: number }; drain: { backlog: number; seconds: number } }[] = [];
     const hearthLatencies: number[] = [];

@@ -14,7 +14,10 @@ export function component<T extends TSchema>(name: string, schema: T): TUnsafe<S
   return Type.Unsafe<Static<T>>({ $ref: `${name}#` });
 }
 
-/** Every named schema, for `app.addSchema` before the routes that refer to them. */
+/**
+ * Every named schema, for `app.addSchema` before the routes that refer to them, by name: the order modules
+ * happen to be loaded in must not move the OpenAPI document's components.
+ */
 export function components(): TSchema[] {
-  return [...named.values()];
+  return [...named.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, schema]) => schema);
 }

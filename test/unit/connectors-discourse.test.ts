@@ -16,7 +16,7 @@ const checkActivity = compileBodyValidator(ActivityPushBody);
 const checkUser = compileBodyValidator(UserPushBody);
 
 function access(clock = new ManualClock('2026-02-01T00:00:00.000Z')): PlatformAccess {
-  return { fetch: globalThis.fetch, now: () => clock.now(), signal: new AbortController().signal };
+  return { fetch: globalThis.fetch, now: () => clock.now(), signal: new AbortController().signal, cache: new Map() };
 }
 
 function translated(delivery: SignedDelivery, settings: DiscourseSettings): Translation {

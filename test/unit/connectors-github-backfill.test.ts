@@ -15,7 +15,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const github = createGitHubConnector({ retryBaseMs: 1, retries: 2, serverErrorWaitMs: 60_000, throttle: false });
 const throttled = createGitHubConnector({ retryBaseMs: 1, retries: 2, serverErrorWaitMs: 60_000 });
 const clock = new ManualClock('2026-03-01T12:00:00Z');
-const access: PlatformAccess = { fetch: (...args) => fetch(...args), now: () => clock.now(), signal: new AbortController().signal };
+const access: PlatformAccess = { fetch: (...args) => fetch(...args), now: () => clock.now(), signal: new AbortController().signal, cache: new Map() };
 const TOKEN = 'ghp_hearth_test';
 const secrets: GitHubSecrets = { token: TOKEN, webhookSecret: 'w' };
 

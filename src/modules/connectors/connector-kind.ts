@@ -40,6 +40,12 @@ export interface PlatformAccess {
   fetch: typeof fetch;
   now(): Date;
   signal: AbortSignal;
+  /**
+   * What a kind keeps between calls (a forum's categories, a GitHub App's installation token): one map per
+   * connector service, so two servers in one process (the tests') never see each other's entries. Keys
+   * start with the kind's name.
+   */
+  cache: Map<string, unknown>;
 }
 
 /**

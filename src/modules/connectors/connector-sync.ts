@@ -5,11 +5,18 @@ import { formatId } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobContext, JobOf, JobPayloads, JobQueue } from '../../jobs/job-queue.ts';
 import type { IngestionService } from '../ingestion/index.ts';
-import { CredentialRejected, RateLimitWait, type ConnectorKind, type Headers, type StreamPage, type Translation } from './connector-kind.ts';
+import {
+  CredentialRejected,
+  RateLimitWait,
+  type ConnectorKind,
+  type Headers,
+  type PlatformAccess,
+  type StreamPage,
+  type Translation,
+} from './connector-kind.ts';
 import { openSecrets, redactSecrets, SecretsUnreadable, type SecretsKey } from './connector-secrets.ts';
 import * as connectors from './connector.repository.ts';
 import type { ConnectorRow, DeliveryRow } from './connector.repository.ts';
-import { platformAccess } from './platform-access.ts';
 
 export const CONNECTOR_SYNC_JOB = 'connector.sync';
 
@@ -123,7 +130,8 @@ export function createConnectorSync(deps: {
   ingestion: IngestionService;
   kinds: Map<string, AnyKind>;
   key: SecretsKey;
-  allowPrivateFetch: boolean;
+  /** How a run reaches the platform (the service's outbound rules and its kinds' cache). */
+  access(signal: AbortSignal): PlatformAccess;
   syncIntervalMs: number;
   log?: { warn(details: object, message: string): void };
 }) {
@@ -194,7 +202,7 @@ export function createConnectorSync(deps: {
     }
 
     const writer = connectorWriter(communityId, sourceId);
-    const access = platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal: context.signal, now: () => clock.now() });
+    const access = deps.access(context.signal);
     const settings = connector.settings;
     const totals = { pages: 0, users: 0, activities: 0, rejected: 0, profiles: 0 };
     try {

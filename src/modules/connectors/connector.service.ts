@@ -107,7 +107,11 @@ export function createConnectorService(deps: ConnectorDeps) {
   const settingsCheckers = new Map([...kinds.values()].map((kind) => [kind.kind, checkerOf(kind.settingsSchema, 'settings')]));
   const secretsCheckers = new Map([...kinds.values()].map((kind) => [kind.kind, checkerOf(kind.secretsSchema, 'secrets')]));
 
-  const sync = createConnectorSync({ ...deps, kinds, key, syncIntervalMs: deps.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS });
+  // The kinds' cache lives as long as this service, not the module: two servers in one process keep their own.
+  const platformCache = new Map<string, unknown>();
+  const accessFor = (signal: AbortSignal) =>
+    platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal, now: () => clock.now(), cache: platformCache });
+  const sync = createConnectorSync({ ...deps, kinds, key, access: accessFor, syncIntervalMs: deps.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS });
 
   function kindOf(name: unknown): AnyKind {
     const kind = typeof name === 'string' ? kinds.get(name) : undefined;
@@ -220,11 +224,7 @@ export function createConnectorService(deps: ConnectorDeps) {
   async function tryKind(kind: AnyKind, settings: unknown, secrets: unknown): Promise<{ ok: boolean; message: string }> {
     const stop = AbortSignal.timeout(TEST_TIMEOUT_MS);
     try {
-      const message = await kind.test(
-        settings,
-        secrets,
-        platformAccess({ allowPrivateAddresses: deps.allowPrivateFetch, signal: stop, now: () => clock.now() }),
-      );
+      const message = await kind.test(settings, secrets, accessFor(stop));
       return { ok: true, message: redactSecrets(message, secretsOf(secrets)) };
     } catch (error) {
       // What the platform answered may echo the credential.

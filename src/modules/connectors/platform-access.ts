@@ -38,6 +38,6 @@ export function platformFetch(options: { allowPrivateAddresses: boolean; signal:
   return guarded as typeof fetch;
 }
 
-export function platformAccess(options: { allowPrivateAddresses: boolean; signal: AbortSignal; now(): Date }): PlatformAccess {
-  return { fetch: platformFetch(options), now: options.now, signal: options.signal };
+export function platformAccess(options: { allowPrivateAddresses: boolean; signal: AbortSignal; now(): Date; cache: Map<string, unknown> }): PlatformAccess {
+  return { fetch: platformFetch(options), now: options.now, signal: options.signal, cache: options.cache };
 }

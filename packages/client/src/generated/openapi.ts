@@ -2573,201 +2573,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description v2 error */
-        V2Error: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                code: string;
-                message: string;
-                invalidIds?: string[];
-            };
-        };
-        /** @description core error: 400 {reason, docs, detail}, 404 {status: "not-found", reason} */
-        CoreError: {
-            reason: string;
-            docs?: string;
-            detail?: string;
-            status?: string;
-        };
-        /** @description Missing, invalid, expired or revoked token, or a missing scope */
-        Forbidden: {
-            /** @enum {string} */
-            status: "forbidden";
-            reason?: string;
-        };
-        /** @description Too many requests for this token (or client address) in the current interval */
-        RateLimited: {
-            reason: string;
-            rateLimit: {
-                intervalLimit: number;
-                intervalRemaining: number;
-                intervalResetSeconds: number;
-                waitMs: number;
-            };
-        };
-        MessageError: {
-            /** @enum {boolean} */
-            success: false;
-            message: string;
-        };
-        AuditLogEntry: {
-            /** @description au_N */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When the write committed its transaction.
-             */
-            at: string;
-            /** @description `user:<login email>`, `token:<token name>`, `cli:<os user>@<host>` or `job:<id>`. */
-            actor: string;
-            tokenId: string | null;
-            /** @description `<entity>.<verb>`, e.g. `contact.push`, `segment.rename`, `contacts.bulk_update`. */
-            operation: string;
-            /** @description Every record the write created or changed (c_N, o_N, s_N, l_N, ...). */
-            entityIds: string[];
-            /** @description What the IDs alone do not say: the change, counts, the job enqueued. */
-            detail: unknown;
-        };
-        Provider: {
-            /** @description sig_N */
-            id: string;
-            name: string;
-            serviceName: string;
-        };
-        Source: {
-            /** @description sig_N */
-            id: string;
-            /** @description The numeric ID the core pushes take as destinationSourceId */
-            sourceId: number;
-            name: string;
-            kind: string;
-            path: string | null;
-            visible: boolean;
-            /** Format: date-time */
-            createdAt: string;
-        };
-        CoreContactLookupResult: {
-            fullName: string;
-            /** @description "" when there is no value */
-            avatar: string;
-            /** @description "" when there is no value */
-            bio: string;
-            /** @description "" when there is no value */
-            organization: string;
-            /** @description "" when there is no value */
-            title: string;
-            /** Format: date-time */
-            first_seen: string;
-            /** @description date-time of the latest activity; "" when there is none */
-            last_active: string;
-            url: string;
-            /** @description "" when there is no value */
-            twitter: string;
-            /** @description "" when there is no value */
-            github: string;
-            /** @description "" when there is no value */
-            linkedin: string;
-            /** @description "" when there is no value */
-            discord: string;
-            /** @description "" when there is no value */
-            youtube: string;
-            common_room_member_url: string;
-            activities_count: number;
-            segments: {
-                id: number;
-                name: string;
-            }[];
-            custom_fields: {
-                name: string;
-                type: string;
-                value: unknown;
-            }[];
-            location: {
-                city: string | null;
-                region: string | null;
-                country: string | null;
-                countryCode: string | null;
-                worldRegion: string | null;
-            };
-            member_tags: {
-                id: string;
-                name: string;
-            }[];
-        };
-        Location: {
-            /** @description loc_N */
-            id: string;
-            /** @description e.g. "Austin, Texas, United States", "Texas, United States", "United States", "North America" */
-            name: string;
-            /** @enum {unknown} */
-            type: "city" | "country" | "country_region" | "world_region";
-            city: string | null;
-            region: string | null;
-            country: string | null;
-        };
-        Segment: {
-            /** @description s_N */
-            id: string;
-            name: string;
-            /** @enum {unknown} */
-            entityType: "contact" | "organization" | "object";
-            /** @description Members of the segment (opt-in: `cols=entityCount`). */
-            entityCount?: number;
-            /** @description The segment in the web console (opt-in: `cols=url`). */
-            url?: string;
-        };
-        CoreTag: {
-            /** @description l_N */
-            id: string;
-            name: string;
-            description: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description What the tag may be assigned to */
-            entityTypes: ("member" | "activity" | "company")[];
-            /**
-             * Format: date-time
-             * @description Present when the tag is deleted
-             */
-            deletedAt?: string;
-        };
-        Tag: {
-            /** @description l_N */
-            id: string;
-            name: string;
-            description: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** @description What the tag may be assigned to */
-            entityTypes: ("contact" | "activity" | "organization")[];
-            deletedAt: string | null;
-        };
-        FullActivity: {
-            /** @description a_N */
-            id: string;
-            /** @description The pushed `activityType`: an ID of GET /api/v2/activity-types */
-            type: string;
-            /** Format: date-time */
-            activityTime: string;
-            /** @description c_N: the contact who did it */
-            contactId: string;
-            content: string | null;
-            isUserInitiated: boolean;
-            /** @description Distinct contacts among the activity and every activity threaded under it, at all depths */
-            participantCount: number;
-            /** @description sig_N: the source it was pushed to */
-            providerId: string;
-            /** @description The name of that source */
-            providerName: string;
-            /** @description Activities threaded under it, at all depths */
-            replyCount: number;
-            sentiment: ("positive" | "negative" | "neutral") | null;
-            /** @description The channel or repository it came from: one name, or empty */
-            subSourceNames: string[];
-            /** @description The activity's address in the web console */
-            url: string;
-        };
         Activity: {
             /** @description a_N */
             id: string;
@@ -2793,6 +2598,14 @@ export interface components {
             /** @description The activity's address in the web console */
             url?: string;
         };
+        ActivityCategory: {
+            /** @description cat_<value> */
+            id: string;
+            /** @description For display */
+            name: string;
+            /** @description The category as activity types name it (e.g. `social`) */
+            value: string;
+        };
         ActivitySentiment: {
             /**
              * @description The value activities carry as `sentiment` (and filter by)
@@ -2802,24 +2615,10 @@ export interface components {
             /** @description For display */
             name: string;
         };
-        CustomField: {
-            /** @description cf_N */
+        ActivityType: {
+            /** @description The value pushed as activityType and shown as an activity's type */
             id: string;
-            name: string;
-            /** @description What the field applies to: contact, organization, object. */
-            entityTypes: string[];
-            keyField: boolean;
-            /** @description string, url, int, number, date, boolean or enum */
-            valueType: string;
-            sampleValues: {
-                type: string;
-                value: unknown;
-            }[];
-            description: string | null;
-            targetSubTypes: string[];
-            /** @description Who fills the field: `user` for fields the community defined. */
-            providedBy: string;
-            objectTypeId: string | null;
+            displayName: string;
         };
         AdminCustomField: {
             /** @description cf_N */
@@ -2839,17 +2638,6 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             retiredAt: string | null;
-        };
-        LeadScore: {
-            /** @description ls_N */
-            id: string;
-            name: string;
-            enabled: boolean;
-            /** @description contact or organization */
-            entityType: string;
-            isPrimaryScore: boolean;
-            /** @description percentile or score */
-            outputType: string;
         };
         AdminLeadScore: {
             /** @description ls_N */
@@ -2895,112 +2683,155 @@ export interface components {
             updatedAt: string;
             retiredAt: string | null;
         };
-        LeadScoreDryRun: {
-            entityType: string;
-            /** @description Records the definition would score. */
-            scored: number;
-            /** @description Of them, those whose score would not be 0. */
-            nonZero: number;
-            top: {
-                /** @description c_N or o_N */
-                id: string;
-                name: string;
-                score: number;
-                percentile: number;
-                keyFactors: {
-                    label: string;
-                    value: string;
-                    strength: number;
-                }[];
-            }[];
-        };
-        Organization: {
-            /** @description o_N */
+        AppUser: {
+            /** @description u_N */
             id: string;
             name: string;
-            /** @description The registrable domain the organization is keyed by, lowercase. */
-            primaryDomain: string;
-            about?: string | null;
-            /** @description Contacts linked to the organization. */
-            contactsCount?: number;
-            employees?: number | null;
-            linkedInUrl?: string | null;
-            /** @description The website (from the primary domain), then LinkedIn (from `linkedInUrl`). */
-            profiles?: {
-                /** @description What the profile is known by there: the domain of the website, the LinkedIn company handle. */
-                name: string;
-                /** @description `website` or `linkedin` */
-                type: string;
-                url: string;
+            loginEmail: string;
+            /**
+             * @description admin: everything, tokens, users and sources included; member: reads and writes data.
+             * @enum {unknown}
+             */
+            role: "admin" | "member";
+            /** @description Whether the user has set a password (else they sign in by a one-time link). */
+            hasPassword: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        AuditLogEntry: {
+            /** @description au_N */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the write committed its transaction.
+             */
+            at: string;
+            /** @description `user:<login email>`, `token:<token name>`, `cli:<os user>@<host>` or `job:<id>`. */
+            actor: string;
+            tokenId: string | null;
+            /** @description `<entity>.<verb>`, e.g. `contact.push`, `segment.rename`, `contacts.bulk_update`. */
+            operation: string;
+            /** @description Every record the write created or changed (c_N, o_N, s_N, l_N, ...). */
+            entityIds: string[];
+            /** @description What the IDs alone do not say: the change, counts, the job enqueued. */
+            detail: unknown;
+        };
+        /** @description A community’s buying committee: seniorities (rows) by departments (columns). */
+        BuyingCommittee: {
+            /** @description The rows of the committee, in order. */
+            seniorities: components["schemas"]["BuyingCommitteeSeniority"][];
+            /** @description The columns of the committee, in order. */
+            departments: components["schemas"]["BuyingCommitteeDepartment"][];
+        };
+        /** @description One seniority of a buying committee by one department, with its candidates at one organization. */
+        BuyingCommitteeCell: {
+            /** @description `bcc_<seniorityId>_<departmentId>` */
+            id: string;
+            seniority: components["schemas"]["BuyingCommitteeSeniority"];
+            department: components["schemas"]["BuyingCommitteeDepartment"];
+            /** @description Up to 5 engagement-ranked candidates, then up to 5 recently touched ones that are not among them; empty when nobody is classified into the cell. */
+            contacts: components["schemas"]["BuyingCommitteeContact"][];
+        };
+        /** @description A candidate of a buying committee cell. */
+        BuyingCommitteeContact: {
+            /** @description `c_N` for a contact of the community, `pc_N` for a person of the prospector data. */
+            id: string;
+            /**
+             * @description Where the candidate comes from.
+             * @enum {unknown}
+             */
+            source: "contact" | "prospector";
+            name: string;
+            /** @description The title that placed the candidate in the cell, as stored. */
+            title: string;
+            email: string | null;
+            linkedInHandle: string | null;
+            /** @description Every activity of the contact; 0 for a prospector contact. */
+            activityCountAll: number;
+            latestActivityTime: string | null;
+            /**
+             * @description `engagement`: among the cell’s five with the most activities (ties: contacts before prospector contacts, then by ID); `recency`: among the five most recently active of the others.
+             * @enum {unknown}
+             */
+            rankedBy: "engagement" | "recency";
+        };
+        BuyingCommitteeDepartment: {
+            /** @description The department’s ID in this committee: a positive integer, unique among its departments. */
+            id: number;
+            /** @description Lowercase letters, digits and `_`, starting with a letter (at most 64), unique in the committee. A key of the title classifier (`executive`, `engineering`, `product`, `design`, `data`, `it_security`, `developer_relations`, `marketing`, `sales`, `customer_success`, `finance`, `legal`, `hr`, `operations`, `research`) gets the people whose title it classifies so. */
+            key: string;
+            /** @description For display; at most 200 characters. */
+            name: string;
+        };
+        BuyingCommitteeSeniority: {
+            /** @description The seniority’s ID in this committee: a positive integer, unique among its seniorities. */
+            id: number;
+            /** @description Lowercase letters, digits and `_`, starting with a letter (at most 64), unique in the committee. A key of the title classifier (`c_level`, `vp`, `head`, `director`, `manager`, `lead`, `senior`, `individual_contributor`, `intern`) gets the people whose title it classifies so. */
+            key: string;
+            /** @description For display; at most 200 characters. */
+            name: string;
+        };
+        Connector: {
+            /** @description sig_N: the connector's source */
+            id: string;
+            /** @description The N of sig_N, as the core pushes and data-available take it */
+            sourceId: number;
+            /** @description `github`, `discourse` */
+            kind: string;
+            /** @description The source's name */
+            name: string;
+            /** @description The kind's settings (its `settingsSchema`, GET /api/v2/admin/connector-kinds) */
+            settings: unknown;
+            /** @description The names of the secrets set (never their values) */
+            secrets: string[];
+            /** @description Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked) */
+            receiverUrl: string;
+            /** @enum {unknown} */
+            state: "active" | "backfilling" | "waiting" | "paused" | "failed";
+            reason: string | null;
+            waitingUntil: string | null;
+            streams: {
+                stream: string;
+                /** @description Caught up: later syncs read what is new */
+                done: boolean;
+                /** @description The platform's records this stream has read (stars, issues, posts; not the pushes they made): comparable with `total` */
+                records: number;
+                total: number | null;
+                /** Format: date-time */
+                updatedAt: string;
             }[];
-            revenueRangeMin?: number | null;
-            revenueRangeMax?: number | null;
-            subIndustry?: string | null;
-            location?: {
-                city: string | null;
-                region: string | null;
-                country: string | null;
-            } | null;
-            /** @description Custom field values by field ID (`cf_<id>`); only fields with a value appear. */
-            customFields?: {
-                [key: string]: {
-                    type: string;
-                    value: unknown;
-                };
+            lastEventAt: string | null;
+            lastSyncAt: string | null;
+            last24h: {
+                /** @description Deliveries stored in the current hour and the 23 before (not redeliveries) */
+                deliveries: number;
+                /** @description Pushes stored into the source (users and activities, by deliveries, syncs and profiles) in the same hours */
+                records: number;
             };
-            /** @description Stored scores of the enabled lead score definitions. */
-            leadScores?: {
-                scoreId: number;
-                score: number;
-                percentile: number;
-            }[];
-            leadScoreKeyFactors?: {
-                scoreId: number;
-                factors: {
-                    label: string;
-                    value: string;
-                    strength: number;
-                }[];
-            }[];
-            /** @description Answers to the live research prompts, the primary one first; [] without a model and without imports. */
-            researchResults?: {
-                /** @description The research prompt (/api/v2/admin/research-prompts). */
-                promptId: string;
-                /** @description Imported, or written by the configured model over the organization's own data (docs/insights.md). */
-                answer: string;
-                isPrimaryPrompt: boolean;
-                promptName: string;
-            }[];
-            /** @description The latest 5 by `firstSeenAt`, newest first. */
-            recentJobOpenings?: {
-                jobTitle: string;
-                jobDescription: string | null;
-                /** Format: date-time */
-                firstSeenAt: string;
-                isClosed: boolean;
-                location: string | null;
-                url: string | null;
-            }[];
-            /** @description The latest 5 by `publishedAt`, newest first. */
-            recentNews?: {
-                title: string;
-                /** Format: date-time */
-                publishedAt: string;
-                category: string | null;
-                articleSentence: string | null;
-                url: string | null;
-            }[];
-            surgingTopics?: string[];
-            /** @description Up to 5 of its contacts with the most activities (ties by ID); anonymized contacts are left out. */
-            topContacts?: {
-                /** @description c_N */
-                id: string;
-                name: string;
-            }[];
-            /** @description Tag IDs (l_N); GET /api/v2/tags resolves them. */
-            tags?: string[];
-            /** @description The organization's address in the web console. */
-            url?: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ConnectorKind: {
+            kind: string;
+            platformName: string;
+            /** @description JSON Schema of the settings */
+            settingsSchema: unknown;
+            /** @description JSON Schema of the secrets */
+            secretsSchema: unknown;
+        };
+        ConsoleSession: {
+            user: components["schemas"]["AppUser"];
+            communityId: string;
+            communityName: string;
+            /** @description The scopes of the user's role: what the session may call. */
+            scopes: string[];
+            /** @description Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie. */
+            csrfToken: string;
+            expiresAt: string | null;
+            /** @description The session was opened by a one-time link and the user has no password yet. */
+            passwordRequired: boolean;
+            /** @description Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one. */
+            currentPasswordNeeded: boolean;
         };
         Contact: {
             /** @description c_N */
@@ -3108,53 +2939,200 @@ export interface components {
             /** Format: date-time */
             mergedAt: string;
         };
-        ActivityType: {
-            /** @description The value pushed as activityType and shown as an activity's type */
-            id: string;
-            displayName: string;
+        CoreContactLookupResult: {
+            fullName: string;
+            /** @description "" when there is no value */
+            avatar: string;
+            /** @description "" when there is no value */
+            bio: string;
+            /** @description "" when there is no value */
+            organization: string;
+            /** @description "" when there is no value */
+            title: string;
+            /** Format: date-time */
+            first_seen: string;
+            /** @description date-time of the latest activity; "" when there is none */
+            last_active: string;
+            url: string;
+            /** @description "" when there is no value */
+            twitter: string;
+            /** @description "" when there is no value */
+            github: string;
+            /** @description "" when there is no value */
+            linkedin: string;
+            /** @description "" when there is no value */
+            discord: string;
+            /** @description "" when there is no value */
+            youtube: string;
+            common_room_member_url: string;
+            activities_count: number;
+            segments: {
+                id: number;
+                name: string;
+            }[];
+            custom_fields: {
+                name: string;
+                type: string;
+                value: unknown;
+            }[];
+            location: {
+                city: string | null;
+                region: string | null;
+                country: string | null;
+                countryCode: string | null;
+                worldRegion: string | null;
+            };
+            member_tags: {
+                id: string;
+                name: string;
+            }[];
         };
-        ActivityCategory: {
-            /** @description cat_<value> */
-            id: string;
-            /** @description For display */
-            name: string;
-            /** @description The category as activity types name it (e.g. `social`) */
-            value: string;
+        /** @description core error: 400 {reason, docs, detail}, 404 {status: "not-found", reason} */
+        CoreError: {
+            reason: string;
+            docs?: string;
+            detail?: string;
+            status?: string;
         };
-        AppUser: {
-            /** @description u_N */
+        CoreTag: {
+            /** @description l_N */
             id: string;
             name: string;
-            loginEmail: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description What the tag may be assigned to */
+            entityTypes: ("member" | "activity" | "company")[];
             /**
-             * @description admin: everything, tokens, users and sources included; member: reads and writes data.
-             * @enum {unknown}
+             * Format: date-time
+             * @description Present when the tag is deleted
              */
-            role: "admin" | "member";
-            /** @description Whether the user has set a password (else they sign in by a one-time link). */
-            hasPassword: boolean;
+            deletedAt?: string;
+        };
+        CustomField: {
+            /** @description cf_N */
+            id: string;
+            name: string;
+            /** @description What the field applies to: contact, organization, object. */
+            entityTypes: string[];
+            keyField: boolean;
+            /** @description string, url, int, number, date, boolean or enum */
+            valueType: string;
+            sampleValues: {
+                type: string;
+                value: unknown;
+            }[];
+            description: string | null;
+            targetSubTypes: string[];
+            /** @description Who fills the field: `user` for fields the community defined. */
+            providedBy: string;
+            objectTypeId: string | null;
+        };
+        CustomObject: {
+            /** @description co_N */
+            id: string;
+            name: string;
+            /** @description The object's key within its type (opt-in: `cols=recordKey`). */
+            recordKey?: string;
+            /** @description Custom field values by field ID (`cf_<id>`); only fields with a value appear. */
+            customFields: {
+                [key: string]: {
+                    type: string;
+                    value: unknown;
+                };
+            };
+        };
+        Feed: {
+            /** @description feed_N */
+            id: string;
+            organizationId: string | null;
+            objectId: string | null;
+            /** @enum {unknown} */
+            kind: "greenhouse" | "lever" | "ashby" | "rss";
+            url: string;
+            intervalMinutes: number;
+            lastFetchedAt: string | null;
+            lastStatus: string | null;
+            /** @description Failed fetches in a row */
+            failures: number;
+            /** Format: date-time */
+            nextFetchAt: string;
             /** Format: date-time */
             createdAt: string;
         };
-        ConsoleSession: {
-            user: components["schemas"]["AppUser"];
-            communityId: string;
-            communityName: string;
-            /** @description The scopes of the user's role: what the session may call. */
-            scopes: string[];
-            /** @description Send it as `X-CSRF-Token` with every POST, PATCH, PUT and DELETE made with the session cookie. */
-            csrfToken: string;
-            expiresAt: string | null;
-            /** @description The session was opened by a one-time link and the user has no password yet. */
-            passwordRequired: boolean;
-            /** @description Whether changing the password asks for the current one: not in a session opened by a one-time link until it has set one. */
-            currentPasswordNeeded: boolean;
+        /** @description Missing, invalid, expired or revoked token, or a missing scope */
+        Forbidden: {
+            /** @enum {string} */
+            status: "forbidden";
+            reason?: string;
         };
-        SignInLink: {
-            /** @description Shown once; good for one sign-in within a day. */
-            url: string;
+        FullActivity: {
+            /** @description a_N */
+            id: string;
+            /** @description The pushed `activityType`: an ID of GET /api/v2/activity-types */
+            type: string;
             /** Format: date-time */
-            expiresAt: string;
+            activityTime: string;
+            /** @description c_N: the contact who did it */
+            contactId: string;
+            content: string | null;
+            isUserInitiated: boolean;
+            /** @description Distinct contacts among the activity and every activity threaded under it, at all depths */
+            participantCount: number;
+            /** @description sig_N: the source it was pushed to */
+            providerId: string;
+            /** @description The name of that source */
+            providerName: string;
+            /** @description Activities threaded under it, at all depths */
+            replyCount: number;
+            sentiment: ("positive" | "negative" | "neutral") | null;
+            /** @description The channel or repository it came from: one name, or empty */
+            subSourceNames: string[];
+            /** @description The activity's address in the web console */
+            url: string;
+        };
+        IndustryCode: {
+            /** @description naics_<code> */
+            id: string;
+            /** @description The NAICS 2022 code: 2 digits (sector) to 6 (national industry) */
+            code: number;
+            name: string;
+        };
+        Job: {
+            /** @description The job ID, as other answers give it (`jobId`) and `hearth jobs show ID` takes it. */
+            id: number;
+            /** @description What the job does: `privacy.erase`, `source.import`, `lead_scores.recompute`, `insights.generate`, ... */
+            kind: string;
+            /**
+             * @description `queued` (waiting for its time or a worker; a failed attempt with attempts left waits here), `running`, `completed` or `failed` (for good).
+             * @enum {unknown}
+             */
+            status: "queued" | "running" | "completed" | "failed";
+            /** @description Attempts started so far. */
+            attempts: number;
+            /** @description Attempts before the job fails for good. */
+            maxAttempts: number;
+            /** @description What the job works on: IDs, never personal data. */
+            payload: unknown;
+            /** @description How far the running (or last) attempt got, as the job reports it; `{}` before it reports. */
+            progress: unknown;
+            /** @description What the job returned when it completed; null before. */
+            result: unknown;
+            error: string | null;
+            /**
+             * Format: date-time
+             * @description When it was enqueued.
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Not before this time: the next attempt of a retry waiting for its backoff.
+             */
+            runAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            lockedBy: string | null;
+            lockedUntil: string | null;
         };
         JobOpeningItem: {
             /** @description job_N */
@@ -3166,6 +3144,84 @@ export interface components {
             firstSeenAt: string;
             isClosed: boolean;
             url?: string | null;
+        };
+        JobTitle: {
+            /** @description The title as contacts or prospector contacts carry it */
+            value: string;
+        };
+        LeadScore: {
+            /** @description ls_N */
+            id: string;
+            name: string;
+            enabled: boolean;
+            /** @description contact or organization */
+            entityType: string;
+            isPrimaryScore: boolean;
+            /** @description percentile or score */
+            outputType: string;
+        };
+        LeadScoreDryRun: {
+            entityType: string;
+            /** @description Records the definition would score. */
+            scored: number;
+            /** @description Of them, those whose score would not be 0. */
+            nonZero: number;
+            top: {
+                /** @description c_N or o_N */
+                id: string;
+                name: string;
+                score: number;
+                percentile: number;
+                keyFactors: {
+                    label: string;
+                    value: string;
+                    strength: number;
+                }[];
+            }[];
+        };
+        Location: {
+            /** @description loc_N */
+            id: string;
+            /** @description e.g. "Austin, Texas, United States", "Texas, United States", "United States", "North America" */
+            name: string;
+            /** @enum {unknown} */
+            type: "city" | "country" | "country_region" | "world_region";
+            city: string | null;
+            region: string | null;
+            country: string | null;
+        };
+        Me: {
+            /** @description The user's contact (c_N): the one holding their login email, else the one made with the user */
+            id: string;
+            /** @description com_N */
+            communityId: string;
+            name: string;
+            title: string | null;
+            role: string;
+            loginEmail: string;
+            profiles: {
+                type: string;
+                handle: string;
+            }[];
+            /** @description Bookmarked segments */
+            segments: {
+                id: string;
+                name: string;
+            }[];
+            personas: {
+                id: string;
+                name: string;
+            }[];
+            company: {
+                name: string;
+                domains: string[];
+                summary: string;
+            };
+        };
+        MessageError: {
+            /** @enum {boolean} */
+            success: false;
+            message: string;
         };
         NewsListItem: {
             /** @description news_N */
@@ -3187,19 +3243,119 @@ export interface components {
                 targetObjectTypeId: string | null;
             }[];
         };
-        CustomObject: {
-            /** @description co_N */
+        Organization: {
+            /** @description o_N */
             id: string;
             name: string;
-            /** @description The object's key within its type (opt-in: `cols=recordKey`). */
-            recordKey?: string;
+            /** @description The registrable domain the organization is keyed by, lowercase. */
+            primaryDomain: string;
+            about?: string | null;
+            /** @description Contacts linked to the organization. */
+            contactsCount?: number;
+            employees?: number | null;
+            linkedInUrl?: string | null;
+            /** @description The website (from the primary domain), then LinkedIn (from `linkedInUrl`). */
+            profiles?: {
+                /** @description What the profile is known by there: the domain of the website, the LinkedIn company handle. */
+                name: string;
+                /** @description `website` or `linkedin` */
+                type: string;
+                url: string;
+            }[];
+            revenueRangeMin?: number | null;
+            revenueRangeMax?: number | null;
+            subIndustry?: string | null;
+            location?: {
+                city: string | null;
+                region: string | null;
+                country: string | null;
+            } | null;
             /** @description Custom field values by field ID (`cf_<id>`); only fields with a value appear. */
-            customFields: {
+            customFields?: {
                 [key: string]: {
                     type: string;
                     value: unknown;
                 };
             };
+            /** @description Stored scores of the enabled lead score definitions. */
+            leadScores?: {
+                scoreId: number;
+                score: number;
+                percentile: number;
+            }[];
+            leadScoreKeyFactors?: {
+                scoreId: number;
+                factors: {
+                    label: string;
+                    value: string;
+                    strength: number;
+                }[];
+            }[];
+            /** @description Answers to the live research prompts, the primary one first; [] without a model and without imports. */
+            researchResults?: {
+                /** @description The research prompt (/api/v2/admin/research-prompts). */
+                promptId: string;
+                /** @description Imported, or written by the configured model over the organization's own data (docs/insights.md). */
+                answer: string;
+                isPrimaryPrompt: boolean;
+                promptName: string;
+            }[];
+            /** @description The latest 5 by `firstSeenAt`, newest first. */
+            recentJobOpenings?: {
+                jobTitle: string;
+                jobDescription: string | null;
+                /** Format: date-time */
+                firstSeenAt: string;
+                isClosed: boolean;
+                location: string | null;
+                url: string | null;
+            }[];
+            /** @description The latest 5 by `publishedAt`, newest first. */
+            recentNews?: {
+                title: string;
+                /** Format: date-time */
+                publishedAt: string;
+                category: string | null;
+                articleSentence: string | null;
+                url: string | null;
+            }[];
+            surgingTopics?: string[];
+            /** @description Up to 5 of its contacts with the most activities (ties by ID); anonymized contacts are left out. */
+            topContacts?: {
+                /** @description c_N */
+                id: string;
+                name: string;
+            }[];
+            /** @description Tag IDs (l_N); GET /api/v2/tags resolves them. */
+            tags?: string[];
+            /** @description The organization's address in the web console. */
+            url?: string;
+        };
+        ProspectorCompany: {
+            /** @description pco_N */
+            id: string;
+            name: string;
+            description?: string | null;
+            primaryWebsite?: string | null;
+            logoUrl?: string | null;
+            subIndustry?: string | null;
+            employees?: number | null;
+            raised?: number | null;
+            /** @description Its LinkedIn company pages (`linkedin.com/company/<handle>`) (opt-in). */
+            linkedInHandles?: string[];
+            /** @description Products it uses, spelled as GET /api/v2/tech-stack-products spells them (opt-in). */
+            technologies?: string[];
+            location?: {
+                address: string | null;
+                city: string | null;
+                state: string | null;
+                country: string | null;
+                countryCode: string | null;
+            } | null;
+            revenueRange?: {
+                min: number | null;
+                max: number | null;
+            } | null;
         };
         ProspectorCompanyRecord: {
             domain?: string | null;
@@ -3228,65 +3384,6 @@ export interface components {
             } | null;
             score?: number | null;
         };
-        ProspectorContactRecord: {
-            /** @description The key: `jane-doe` or `https://www.linkedin.com/in/jane-doe`, matched in any case. */
-            linkedInHandle: string;
-            fullName: string;
-            name?: string | null;
-            avatarUrl?: string | null;
-            title?: string | null;
-            role?: string | null;
-            seniority?: string | null;
-            linkedInFollowerCount?: number | null;
-            /** @description As given; kept once in any case. */
-            skills?: string[];
-            location?: {
-                city?: string | null;
-                region?: string | null;
-                country?: string | null;
-            } | null;
-            companyDomain?: string | null;
-            lastOrgChange?: string | null;
-        };
-        IndustryCode: {
-            /** @description naics_<code> */
-            id: string;
-            /** @description The NAICS 2022 code: 2 digits (sector) to 6 (national industry) */
-            code: number;
-            name: string;
-        };
-        TechProduct: {
-            /** @description p_N */
-            id: string;
-            product: string;
-            vendor: string;
-        };
-        ProspectorCompany: {
-            /** @description pco_N */
-            id: string;
-            name: string;
-            description?: string | null;
-            primaryWebsite?: string | null;
-            logoUrl?: string | null;
-            subIndustry?: string | null;
-            employees?: number | null;
-            raised?: number | null;
-            /** @description Its LinkedIn company pages (`linkedin.com/company/<handle>`) (opt-in). */
-            linkedInHandles?: string[];
-            /** @description Products it uses, spelled as GET /api/v2/tech-stack-products spells them (opt-in). */
-            technologies?: string[];
-            location?: {
-                address: string | null;
-                city: string | null;
-                state: string | null;
-                country: string | null;
-                countryCode: string | null;
-            } | null;
-            revenueRange?: {
-                min: number | null;
-                max: number | null;
-            } | null;
-        };
         ProspectorContact: {
             /** @description pc_N */
             id: string;
@@ -3308,35 +3405,41 @@ export interface components {
             /** @description Skills, as imported (opt-in). */
             skills?: string[];
         };
-        WebsiteVisit: {
-            /** @description w_N */
-            id: string;
-            /** Format: date-time */
-            visitTime: string;
-            /** @description The page visited (opt-in: `cols=url`). */
-            url?: string;
-            contactId?: string | null;
-            organizationId?: string | null;
+        ProspectorContactRecord: {
+            /** @description The key: `jane-doe` or `https://www.linkedin.com/in/jane-doe`, matched in any case. */
+            linkedInHandle: string;
+            fullName: string;
+            name?: string | null;
+            avatarUrl?: string | null;
+            title?: string | null;
+            role?: string | null;
+            seniority?: string | null;
+            linkedInFollowerCount?: number | null;
+            /** @description As given; kept once in any case. */
+            skills?: string[];
+            location?: {
+                city?: string | null;
+                region?: string | null;
+                country?: string | null;
+            } | null;
+            companyDomain?: string | null;
+            lastOrgChange?: string | null;
         };
-        WebsiteTracker: {
-            /** @description sig_N: the source whose visits the key records */
-            sourceId: string;
-            /** @description The public key (pk_…): written into the site's pages; it can only record page views and identify calls into this source */
-            key: string;
-            /** @description Origins whose pages may send, and the only origins of the page URLs recorded; empty: the tracker records nothing until an admin names them */
-            allowedOrigins: string[];
-            /** @description Whether identify calls without a valid signature link a browser's visits to a contact (off: they are kept apart, linked to nothing) */
-            allowUnverifiedIdentify: boolean;
-            /** @description tsk_…: the secret the site's backend signs identified addresses with (hex HMAC-SHA256 of the lower-cased address). Only in the answer that made it (enabling, rotating the key or the secret); never shown again. */
-            identifySecret?: string;
-            identifySecretCreatedAt: string | null;
-            /**
-             * Format: date-time
-             * @description When this key was made (enabled or rotated)
-             */
-            createdAt: string;
-            /** @description The HTML to put in the site's pages */
-            snippet: string;
+        Provider: {
+            /** @description sig_N */
+            id: string;
+            name: string;
+            serviceName: string;
+        };
+        /** @description Too many requests for this token (or client address) in the current interval */
+        RateLimited: {
+            reason: string;
+            rateLimit: {
+                intervalLimit: number;
+                intervalRemaining: number;
+                intervalResetSeconds: number;
+                waitMs: number;
+            };
         };
         RemovalRequest: {
             id: number;
@@ -3354,14 +3457,91 @@ export interface components {
                 [key: string]: number;
             };
         };
-        JobTitle: {
-            /** @description The title as contacts or prospector contacts carry it */
-            value: string;
+        ResearchPrompt: {
+            promptId: string;
+            promptName: string;
+            prompt: string;
+            isPrimaryPrompt: boolean;
+            /** @description Organizations with an answer (imported or the model’s). */
+            answerCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the prompt text last changed: the model’s answers older than it are written again.
+             */
+            updatedAt: string;
+            retiredAt: string | null;
+        };
+        Segment: {
+            /** @description s_N */
+            id: string;
+            name: string;
+            /** @enum {unknown} */
+            entityType: "contact" | "organization" | "object";
+            /** @description Members of the segment (opt-in: `cols=entityCount`). */
+            entityCount?: number;
+            /** @description The segment in the web console (opt-in: `cols=url`). */
+            url?: string;
+        };
+        SignInLink: {
+            /** @description Shown once; good for one sign-in within a day. */
+            url: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        Source: {
+            /** @description sig_N */
+            id: string;
+            /** @description The numeric ID the core pushes take as destinationSourceId */
+            sourceId: number;
+            name: string;
+            kind: string;
+            path: string | null;
+            visible: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        Tag: {
+            /** @description l_N */
+            id: string;
+            name: string;
+            description: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description What the tag may be assigned to */
+            entityTypes: ("contact" | "activity" | "organization")[];
+            deletedAt: string | null;
+        };
+        TechProduct: {
+            /** @description p_N */
+            id: string;
+            product: string;
+            vendor: string;
+        };
+        Token: {
+            jti: string;
+            name: string;
+            scopes: string[];
+            /** Format: date-time */
+            createdAt: string;
+            expiresAt: string | null;
+            revokedAt: string | null;
         };
         Topic: {
             /** @description tp_N */
             id: string;
             name: string;
+        };
+        /** @description v2 error */
+        V2Error: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                code: string;
+                message: string;
+                invalidIds?: string[];
+            };
         };
         Webhook: {
             /** @description wh_N */
@@ -3382,28 +3562,6 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-        };
-        WebhookWithSecret: {
-            /** @description wh_N */
-            id: string;
-            url: string;
-            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
-            description: string | null;
-            lightFilter: {
-                [key: string]: unknown;
-            } | null;
-            filterEntity: ("contact" | "activity" | "organization") | null;
-            enabled: boolean;
-            disabledAt: string | null;
-            disabledReason: string | null;
-            failingSince: string | null;
-            previousSecretUntil: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-            /** @description `whsec_<base64 key>`: shown when the webhook is created and when its secret is rotated, not afterwards */
-            secret: string;
         };
         WebhookDelivery: {
             /** @description whd_N */
@@ -3464,215 +3622,57 @@ export interface components {
                 durationMs: number;
             }[];
         };
-        Job: {
-            /** @description The job ID, as other answers give it (`jobId`) and `hearth jobs show ID` takes it. */
-            id: number;
-            /** @description What the job does: `privacy.erase`, `source.import`, `lead_scores.recompute`, `insights.generate`, ... */
-            kind: string;
-            /**
-             * @description `queued` (waiting for its time or a worker; a failed attempt with attempts left waits here), `running`, `completed` or `failed` (for good).
-             * @enum {unknown}
-             */
-            status: "queued" | "running" | "completed" | "failed";
-            /** @description Attempts started so far. */
-            attempts: number;
-            /** @description Attempts before the job fails for good. */
-            maxAttempts: number;
-            /** @description What the job works on: IDs, never personal data. */
-            payload: unknown;
-            /** @description How far the running (or last) attempt got, as the job reports it; `{}` before it reports. */
-            progress: unknown;
-            /** @description What the job returned when it completed; null before. */
-            result: unknown;
-            error: string | null;
-            /**
-             * Format: date-time
-             * @description When it was enqueued.
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description Not before this time: the next attempt of a retry waiting for its backoff.
-             */
-            runAt: string;
-            startedAt: string | null;
-            finishedAt: string | null;
-            lockedBy: string | null;
-            lockedUntil: string | null;
-        };
-        Me: {
-            /** @description The user's contact (c_N): the one holding their login email, else the one made with the user */
+        WebhookWithSecret: {
+            /** @description wh_N */
             id: string;
-            /** @description com_N */
-            communityId: string;
-            name: string;
-            title: string | null;
-            role: string;
-            loginEmail: string;
-            profiles: {
-                type: string;
-                handle: string;
-            }[];
-            /** @description Bookmarked segments */
-            segments: {
-                id: string;
-                name: string;
-            }[];
-            personas: {
-                id: string;
-                name: string;
-            }[];
-            company: {
-                name: string;
-                domains: string[];
-                summary: string;
-            };
-        };
-        Feed: {
-            /** @description feed_N */
-            id: string;
-            organizationId: string | null;
-            objectId: string | null;
-            /** @enum {unknown} */
-            kind: "greenhouse" | "lever" | "ashby" | "rss";
             url: string;
-            intervalMinutes: number;
-            lastFetchedAt: string | null;
-            lastStatus: string | null;
-            /** @description Failed fetches in a row */
-            failures: number;
-            /** Format: date-time */
-            nextFetchAt: string;
+            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
+            description: string | null;
+            lightFilter: {
+                [key: string]: unknown;
+            } | null;
+            filterEntity: ("contact" | "activity" | "organization") | null;
+            enabled: boolean;
+            disabledAt: string | null;
+            disabledReason: string | null;
+            failingSince: string | null;
+            previousSecretUntil: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description `whsec_<base64 key>`: shown when the webhook is created and when its secret is rotated, not afterwards */
+            secret: string;
         };
-        BuyingCommitteeSeniority: {
-            /** @description The seniority’s ID in this committee: a positive integer, unique among its seniorities. */
-            id: number;
-            /** @description Lowercase letters, digits and `_`, starting with a letter (at most 64), unique in the committee. A key of the title classifier (`c_level`, `vp`, `head`, `director`, `manager`, `lead`, `senior`, `individual_contributor`, `intern`) gets the people whose title it classifies so. */
+        WebsiteTracker: {
+            /** @description sig_N: the source whose visits the key records */
+            sourceId: string;
+            /** @description The public key (pk_…): written into the site's pages; it can only record page views and identify calls into this source */
             key: string;
-            /** @description For display; at most 200 characters. */
-            name: string;
-        };
-        BuyingCommitteeDepartment: {
-            /** @description The department’s ID in this committee: a positive integer, unique among its departments. */
-            id: number;
-            /** @description Lowercase letters, digits and `_`, starting with a letter (at most 64), unique in the committee. A key of the title classifier (`executive`, `engineering`, `product`, `design`, `data`, `it_security`, `developer_relations`, `marketing`, `sales`, `customer_success`, `finance`, `legal`, `hr`, `operations`, `research`) gets the people whose title it classifies so. */
-            key: string;
-            /** @description For display; at most 200 characters. */
-            name: string;
-        };
-        /** @description A community’s buying committee: seniorities (rows) by departments (columns). */
-        BuyingCommittee: {
-            /** @description The rows of the committee, in order. */
-            seniorities: components["schemas"]["BuyingCommitteeSeniority"][];
-            /** @description The columns of the committee, in order. */
-            departments: components["schemas"]["BuyingCommitteeDepartment"][];
-        };
-        /** @description A candidate of a buying committee cell. */
-        BuyingCommitteeContact: {
-            /** @description `c_N` for a contact of the community, `pc_N` for a person of the prospector data. */
-            id: string;
-            /**
-             * @description Where the candidate comes from.
-             * @enum {unknown}
-             */
-            source: "contact" | "prospector";
-            name: string;
-            /** @description The title that placed the candidate in the cell, as stored. */
-            title: string;
-            email: string | null;
-            linkedInHandle: string | null;
-            /** @description Every activity of the contact; 0 for a prospector contact. */
-            activityCountAll: number;
-            latestActivityTime: string | null;
-            /**
-             * @description `engagement`: among the cell’s five with the most activities (ties: contacts before prospector contacts, then by ID); `recency`: among the five most recently active of the others.
-             * @enum {unknown}
-             */
-            rankedBy: "engagement" | "recency";
-        };
-        /** @description One seniority of a buying committee by one department, with its candidates at one organization. */
-        BuyingCommitteeCell: {
-            /** @description `bcc_<seniorityId>_<departmentId>` */
-            id: string;
-            seniority: components["schemas"]["BuyingCommitteeSeniority"];
-            department: components["schemas"]["BuyingCommitteeDepartment"];
-            /** @description Up to 5 engagement-ranked candidates, then up to 5 recently touched ones that are not among them; empty when nobody is classified into the cell. */
-            contacts: components["schemas"]["BuyingCommitteeContact"][];
-        };
-        Token: {
-            jti: string;
-            name: string;
-            scopes: string[];
-            /** Format: date-time */
-            createdAt: string;
-            expiresAt: string | null;
-            revokedAt: string | null;
-        };
-        ResearchPrompt: {
-            promptId: string;
-            promptName: string;
-            prompt: string;
-            isPrimaryPrompt: boolean;
-            /** @description Organizations with an answer (imported or the model’s). */
-            answerCount: number;
-            /** Format: date-time */
-            createdAt: string;
+            /** @description Origins whose pages may send, and the only origins of the page URLs recorded; empty: the tracker records nothing until an admin names them */
+            allowedOrigins: string[];
+            /** @description Whether identify calls without a valid signature link a browser's visits to a contact (off: they are kept apart, linked to nothing) */
+            allowUnverifiedIdentify: boolean;
+            /** @description tsk_…: the secret the site's backend signs identified addresses with (hex HMAC-SHA256 of the lower-cased address). Only in the answer that made it (enabling, rotating the key or the secret); never shown again. */
+            identifySecret?: string;
+            identifySecretCreatedAt: string | null;
             /**
              * Format: date-time
-             * @description When the prompt text last changed: the model’s answers older than it are written again.
+             * @description When this key was made (enabled or rotated)
              */
-            updatedAt: string;
-            retiredAt: string | null;
-        };
-        Connector: {
-            /** @description sig_N: the connector's source */
-            id: string;
-            /** @description The N of sig_N, as the core pushes and data-available take it */
-            sourceId: number;
-            /** @description `github`, `discourse` */
-            kind: string;
-            /** @description The source's name */
-            name: string;
-            /** @description The kind's settings (its `settingsSchema`, GET /api/v2/admin/connector-kinds) */
-            settings: unknown;
-            /** @description The names of the secrets set (never their values) */
-            secrets: string[];
-            /** @description Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked) */
-            receiverUrl: string;
-            /** @enum {unknown} */
-            state: "active" | "backfilling" | "waiting" | "paused" | "failed";
-            reason: string | null;
-            waitingUntil: string | null;
-            streams: {
-                stream: string;
-                /** @description Caught up: later syncs read what is new */
-                done: boolean;
-                /** @description The platform's records this stream has read (stars, issues, posts; not the pushes they made): comparable with `total` */
-                records: number;
-                total: number | null;
-                /** Format: date-time */
-                updatedAt: string;
-            }[];
-            lastEventAt: string | null;
-            lastSyncAt: string | null;
-            last24h: {
-                /** @description Deliveries stored in the current hour and the 23 before (not redeliveries) */
-                deliveries: number;
-                /** @description Pushes stored into the source (users and activities, by deliveries, syncs and profiles) in the same hours */
-                records: number;
-            };
-            /** Format: date-time */
             createdAt: string;
+            /** @description The HTML to put in the site's pages */
+            snippet: string;
         };
-        ConnectorKind: {
-            kind: string;
-            platformName: string;
-            /** @description JSON Schema of the settings */
-            settingsSchema: unknown;
-            /** @description JSON Schema of the secrets */
-            secretsSchema: unknown;
+        WebsiteVisit: {
+            /** @description w_N */
+            id: string;
+            /** Format: date-time */
+            visitTime: string;
+            /** @description The page visited (opt-in: `cols=url`). */
+            url?: string;
+            contactId?: string | null;
+            organizationId?: string | null;
         };
     };
     responses: never;

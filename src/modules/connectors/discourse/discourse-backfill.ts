@@ -36,7 +36,7 @@ function readCheckpoint(value: JsonValue | null): PostsCheckpoint {
 }
 
 /** The forum's categories by ID (slug for subSource), read once per forum and again when an unknown one appears. */
-const categoryCache = new Map<string, { at: number; byId: Map<number, DiscourseCategory> }>();
+type CachedCategories = { at: number; byId: Map<number, DiscourseCategory> };
 const CATEGORY_CACHE_MS = 10 * 60_000;
 
 async function categoryFor(
@@ -46,13 +46,13 @@ async function categoryFor(
   access: PlatformAccess,
 ): Promise<string | null> {
   if (id === null || id === undefined) return null;
-  const key = forumBase(settings);
-  let cached = categoryCache.get(key);
+  const key = `discourse categories ${forumBase(settings)}`;
+  let cached = access.cache.get(key) as CachedCategories | undefined;
   const stale = !cached || access.now().getTime() - cached.at > CATEGORY_CACHE_MS;
   if (stale || (!cached!.byId.has(id) && access.now().getTime() - cached!.at > 5_000)) {
     const site = await discourseGet<{ categories?: DiscourseCategory[] }>('/site.json', settings, secrets, access);
     cached = { at: access.now().getTime(), byId: new Map((site.categories ?? []).map((category) => [category.id, category])) };
-    categoryCache.set(key, cached);
+    access.cache.set(key, cached);
   }
   const category = cached!.byId.get(id);
   // As the webhooks name it (Discourse's Category#slug_for_url): a category whose name makes no slug is "<id>-category".

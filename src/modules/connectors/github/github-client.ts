@@ -37,9 +37,6 @@ interface CachedToken {
   expiresAt: number;
 }
 
-// Installation tokens live an hour; one per installation is enough for every page until near its end.
-const installationTokens = new Map<string, CachedToken>();
-
 function credentialName(secrets: GitHubSecrets): string {
   return 'token' in secrets ? 'access token' : 'GitHub App credentials';
 }
@@ -48,10 +45,11 @@ async function tokenOf(settings: GitHubSettings, secrets: GitHubSecrets, access:
   if ('token' in secrets) return secrets.token;
   if (!settings.installationId)
     throw new CredentialRejected('A GitHub App needs settings.installationId (the installation of the app on the account or organization).');
-  const key = createHash('sha256')
+  // Installation tokens live an hour; one per installation is enough for every page until near its end.
+  const key = `github installation token ${createHash('sha256')
     .update(`${apiUrlOf(settings)}\n${secrets.appId}\n${settings.installationId}\n${secrets.privateKey}`)
-    .digest('hex');
-  const cached = installationTokens.get(key);
+    .digest('hex')}`;
+  const cached = access.cache.get(key) as CachedToken | undefined;
   if (cached && cached.expiresAt - 5 * 60_000 > access.now().getTime()) return cached.token;
   const auth = createAppAuth({
     appId: secrets.appId,
@@ -61,7 +59,7 @@ async function tokenOf(settings: GitHubSettings, secrets: GitHubSecrets, access:
   });
   try {
     const result = await auth({ type: 'installation' });
-    installationTokens.set(key, { token: result.token, expiresAt: Date.parse(result.expiresAt) });
+    access.cache.set(key, { token: result.token, expiresAt: Date.parse(result.expiresAt) });
     return result.token;
   } catch (error) {
     const status = (error as { status?: number }).status;
