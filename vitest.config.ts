@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The files that take longest, longest first (measured in a CI run on the 2-core machine, both engines: from
- * 182 s for the bench's tiny run down to 22 s). Vitest orders files by their last durations when it has
+ * about 105 s for the bench's tiny run down to 16 s). Vitest orders files by their last durations when it has
  * them, but CI starts from a fresh clone, where it orders them by size: these small files came last, and one
  * worker walked thousands of contacts while the other had nothing left to run. Starting with them lets the short
  * files fill in around them, so both workers finish together.
@@ -12,26 +12,26 @@ import { defineConfig } from 'vitest/config';
 const LONGEST_FIRST = [
   'test/process/bench.test.ts',
   'test/http/contacts-walk-pglite.test.ts',
-  'test/http/contacts-walk-postgres.test.ts',
-  'test/process/cli-embedded.test.ts',
-  'test/http/ingestion-batch.test.ts',
-  'test/process/ingestion-durability.test.ts',
   'test/process/prospector-import-embedded.test.ts',
+  'test/process/ingestion-durability.test.ts',
   'test/process/connector-crash.test.ts',
+  'test/http/contacts-walk-postgres.test.ts',
+  'test/http/ingestion-batch.test.ts',
   'test/http/openapi-fuzz.test.ts',
   'test/service/ingest-batch.test.ts',
-  'test/process/prospector-import-postgres.test.ts',
-  'test/process/bulk-update-crash.test.ts',
-  'test/process/first-run.test.ts',
-  'test/process/data-available-cli.test.ts',
-  'test/http/ingestion-fuzz.test.ts',
+  'test/process/cli-embedded.test.ts',
   'test/http/connectors.test.ts',
+  'test/process/prospector-import-postgres.test.ts',
+  'test/process/first-run.test.ts',
   'test/process/user-cli.test.ts',
+  'test/process/data-available-cli.test.ts',
+  'test/http/console-connectors.test.ts',
   'test/process/feed-crash.test.ts',
+  'test/http/connector-review.test.ts',
+  'test/http/ingestion-fuzz.test.ts',
   'test/http/sign-in-throttling.test.ts',
+  'test/process/bulk-update-crash.test.ts',
   'test/process/webhook-crash.test.ts',
-  'test/process/cli-server.test.ts',
-  'test/http/providers.test.ts',
 ];
 
 class LongestFirstSequencer extends BaseSequencer {

@@ -173,20 +173,26 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-bench-'));
   try {
     // ---- Single pushes: empty PostgreSQL databases, the embedded one, and the seeded one -----------------
-    const hearth8 = await hearthOn('hearth8', 8);
-    const bare8 = await emptyBare('bare8', 8);
-    const hearth32 = await hearthOn('hearth32', 32);
-    const bare32 = await emptyBare('bare32', 32);
-    const embeddedSetup = await prepare({ engine: 'pglite', dataDir, command: 'bench' });
-    const embedded = await start('hearth-server.ts', { BENCH_DATA_DIR: dataDir });
-    const embedded8 = series({
-      name: 'embedded8',
-      url: `${embedded.url}/community/v1/source/${embeddedSetup.sourceId}/activity`,
-      token: embeddedSetup.token,
-      concurrency: 8,
-      perRequest: 1,
-      empty: true,
-    });
+    // Servers start together (each a child process of its own); nothing is measured until all have.
+    const embeddedOn = async () => {
+      const embeddedSetup = await prepare({ engine: 'pglite', dataDir, command: 'bench' });
+      const embedded = await start('hearth-server.ts', { BENCH_DATA_DIR: dataDir });
+      return series({
+        name: 'embedded8',
+        url: `${embedded.url}/community/v1/source/${embeddedSetup.sourceId}/activity`,
+        token: embeddedSetup.token,
+        concurrency: 8,
+        perRequest: 1,
+        empty: true,
+      });
+    };
+    const [hearth8, bare8, hearth32, bare32, embedded8] = await Promise.all([
+      hearthOn('hearth8', 8),
+      emptyBare('bare8', 8),
+      hearthOn('hearth32', 32),
+      emptyBare('bare32', 32),
+      embeddedOn(),
+    ]);
     const singles = [hearth8, bare8, hearth32, bare32, embedded8];
     let seeded: Record<'hearth8' | 'bare8' | 'hearth32' | 'bare32', Series> | null = null;
     if (context.seeded) {
@@ -211,8 +217,7 @@ export async function measureFirstBackfill(context: FirstBackfillContext): Promi
     await stopAll();
 
     // ---- The batch route ---------------------------------------------------------------------------------
-    const hearthBatch = await hearthOn('hearthBatch', BATCH_IN_FLIGHT, BATCH);
-    const bareBatch = await emptyBare('bareBatch', BATCH_IN_FLIGHT, BATCH);
+    const [hearthBatch, bareBatch] = await Promise.all([hearthOn('hearthBatch', BATCH_IN_FLIGHT, BATCH), emptyBare('bareBatch', BATCH_IN_FLIGHT, BATCH)]);
     log(`Batch pushes of ${BATCH} activities, ${BATCH_IN_FLIGHT} request in flight, into empty databases, ${context.rounds} × ${context.seconds} s…`);
     await measureRounds([hearthBatch, bareBatch], context);
     for (const one of [hearthBatch, bareBatch])

@@ -20,9 +20,9 @@ import { call, childEnv, freshDatabaseEnv, jwtPayload, Processes, REPO_ROOT, typ
  * cli-embedded.test.ts and cli-postgres.test.ts run it, as two files so that they run in parallel.
  *
  * On the embedded database, a command that opens the data directory itself starts the whole database
- * engine (some 3 s of CPU each, over a hundred commands here). So there the first commands (`community
- * create`, the audit's) open the database themselves, then a `hearth serve` holds the directory and the
- * other commands run inside it, through its socket, as they do whenever a server runs; cli-server.test.ts
+ * engine (some 3 s of CPU each, over a hundred commands here). So there the first command (`community
+ * create`) opens the database itself, then a `hearth serve` holds the directory and the other commands
+ * run inside it, through its socket, as they do whenever a server runs; cli-server.test.ts
  * checks that they answer the same there. The last test stops the server and opens the directory again
  * from a command. On PostgreSQL any number of processes may open the database, but each `hearth` process
  * costs some 2 s (loading the app, opening the database, mostly CPU): there `--help` and
@@ -168,70 +168,72 @@ export function describeCli(engine: Engine) {
       expect(json(created)).toEqual({ communityId: expect.stringMatching(/^com_\d+$/) });
     });
 
-    // Before any server starts on the embedded database: the test reads the community's whole log, to which
-    // a server's first start adds its bootstrap (the community's "API" source).
-    it(
-      "audit lists the CLI's writes as cli:<user>@<host>, newest first, with filters; a bad --since is a clear error; prune records itself",
-      { timeout: 180_000 },
-      async () => {
-        const issued = json<{ jti: string }>(await hearth('token', 'create', '--community', communityId, '--name', 'audited', '--json'));
-        expect((await hearth('token', 'revoke', issued.jti)).code).toBe(0);
-        type Entry = {
-          id: string;
-          communityId: string;
-          actor: string;
-          tokenId: string | null;
-          operation: string;
-          entityIds: string[];
-          detail: Record<string, unknown>;
-        };
-        const actor = `cli:${os.userInfo().username}@${os.hostname()}`;
-
-        const forToken = json<Entry[]>(await hearth('audit', '--community', communityId, '--entity', issued.jti, '--json'));
-        expect(forToken).toEqual([
-          expect.objectContaining({ communityId, actor, tokenId: null, operation: 'token.revoke', entityIds: [issued.jti] }),
-          expect.objectContaining({
-            communityId,
-            actor,
-            tokenId: null,
-            operation: 'token.create',
-            entityIds: [issued.jti],
-            detail: expect.objectContaining({ name: 'audited' }),
-          }),
-        ]);
-        const made = json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', 'P1D', '--json'));
-        expect(made).toEqual([expect.objectContaining({ operation: 'community.create', entityIds: [communityId], detail: { name: 'X' } })]);
-        // The short form is the same duration; a future bound leaves nothing.
-        expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', '1d', '--json'))).toEqual(made);
-        expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--until', '2h', '--json'))).toEqual([]);
-
-        const table = await hearth('audit', '--community', communityId, '--entity', issued.jti, '--limit', '1');
-        expect(table.code, table.stderr).toBe(0);
-        expect(table.stdout.trimEnd().split('\n')).toHaveLength(2);
-        expect(table.stdout.split('\n')[0]).toMatch(/^ENTRY +AT +COMMUNITY +ACTOR +OPERATION +IDS +TOKEN$/);
-        expect(table.stdout.split('\n')[1]).toMatch(
-          new RegExp(`^au_\\d+ +\\S+ +${communityId} +${actor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +token\\.revoke +${issued.jti}`),
-        );
-
-        expectRefusal(
-          await hearth('audit', '--since', 'last week'),
-          'since must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "last week"',
-        );
-
-        // Pruning everything before now leaves the community one entry: the prune's own.
-        const pruned = json<{ before: string; deleted: number }>(await hearth('audit', 'prune', '--before', 'PT0S', '--community', communityId, '--json'));
-        expect(pruned.deleted).toBeGreaterThanOrEqual(3);
-        expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--json'))).toEqual([
-          expect.objectContaining({ actor, operation: 'audit.prune', entityIds: [], detail: { before: pruned.before, deleted: pruned.deleted } }),
-        ]);
-      },
-    );
-
     describe('the other commands', () => {
       // On the embedded database, a server holds the directory from here on and runs the commands (see the top of the file).
       beforeAll(async () => {
         if (engine === 'pglite') server = await processes.serve(env);
       });
+
+      it(
+        "audit lists the CLI's writes as cli:<user>@<host>, newest first, with filters; a bad --since is a clear error; prune records itself",
+        { timeout: 180_000 },
+        async () => {
+          const issued = json<{ jti: string }>(await hearth('token', 'create', '--community', communityId, '--name', 'audited', '--json'));
+          expect((await hearth('token', 'revoke', issued.jti)).code).toBe(0);
+          type Entry = {
+            id: string;
+            communityId: string;
+            actor: string;
+            tokenId: string | null;
+            operation: string;
+            entityIds: string[];
+            detail: Record<string, unknown>;
+          };
+          const actor = `cli:${os.userInfo().username}@${os.hostname()}`;
+
+          const forToken = json<Entry[]>(await hearth('audit', '--community', communityId, '--entity', issued.jti, '--json'));
+          expect(forToken).toEqual([
+            expect.objectContaining({ communityId, actor, tokenId: null, operation: 'token.revoke', entityIds: [issued.jti] }),
+            expect.objectContaining({
+              communityId,
+              actor,
+              tokenId: null,
+              operation: 'token.create',
+              entityIds: [issued.jti],
+              detail: expect.objectContaining({ name: 'audited' }),
+            }),
+          ]);
+          const made = json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', 'P1D', '--json'));
+          // Newest first: on the embedded database, the server's first start bootstrapped the community (its "API" source).
+          expect(made).toEqual([
+            ...(engine === 'pglite' ? [expect.objectContaining({ operation: 'community.bootstrap', actor })] : []),
+            expect.objectContaining({ operation: 'community.create', entityIds: [communityId], detail: { name: 'X' } }),
+          ]);
+          // The short form is the same duration; a future bound leaves nothing.
+          expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--since', '1d', '--json'))).toEqual(made);
+          expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--operation', 'community.*', '--until', '2h', '--json'))).toEqual([]);
+
+          const table = await hearth('audit', '--community', communityId, '--entity', issued.jti, '--limit', '1');
+          expect(table.code, table.stderr).toBe(0);
+          expect(table.stdout.trimEnd().split('\n')).toHaveLength(2);
+          expect(table.stdout.split('\n')[0]).toMatch(/^ENTRY +AT +COMMUNITY +ACTOR +OPERATION +IDS +TOKEN$/);
+          expect(table.stdout.split('\n')[1]).toMatch(
+            new RegExp(`^au_\\d+ +\\S+ +${communityId} +${actor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} +token\\.revoke +${issued.jti}`),
+          );
+
+          expectRefusal(
+            await hearth('audit', '--since', 'last week'),
+            'since must be an ISO 8601 date, date-time with offset (2026-11-01T09:00:00Z) or duration back from now (P7D, PT1H); got "last week"',
+          );
+
+          // Pruning everything before now leaves the community one entry: the prune's own.
+          const pruned = json<{ before: string; deleted: number }>(await hearth('audit', 'prune', '--before', 'PT0S', '--community', communityId, '--json'));
+          expect(pruned.deleted).toBeGreaterThanOrEqual(3);
+          expect(json<Entry[]>(await hearth('audit', '--community', communityId, '--json'))).toEqual([
+            expect.objectContaining({ actor, operation: 'audit.prune', entityIds: [], detail: { before: pruned.before, deleted: pruned.deleted } }),
+          ]);
+        },
+      );
 
       it('token create, list and revoke', { timeout: 180_000 }, async () => {
         const issued = json<{ token: string; jti: string }>(
