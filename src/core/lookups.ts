@@ -1,4 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
+import { LAST_STATEMENT_MARK } from '../db/prepared-statements.ts';
 import type { Executor } from './executor.ts';
 
 /**
@@ -46,19 +47,23 @@ export type Write = RawBuilder<unknown> | null;
  * Runs independent writes as one statement, one round trip: each a data-modifying CTE, all run to
  * completion. None may depend on another's effect (they all see the database as it was before the
  * statement), and no two may change the same row. The writes under `returning` end in a RETURNING: their
- * rows come back as JSON objects, by key (an empty array for a null write).
+ * rows come back as JSON objects, by key (an empty array for a null write). With `last`, the statement is
+ * its transaction's last (LAST_STATEMENT_MARK): the caller sends nothing after it but the commit, which
+ * goes with it on PostgreSQL.
  */
 export async function writeTogether<R extends Record<string, Write> = Record<never, Write>>(
   db: Executor,
   writes: Write[],
   returning?: R,
+  options: { last?: boolean } = {},
 ): Promise<{ [K in keyof R]: Record<string, unknown>[] }> {
   const wanted = writes.filter((write): write is RawBuilder<unknown> => write !== null);
   const returned = Object.entries(returning ?? {}).filter((entry): entry is [string, RawBuilder<unknown>] => entry[1] !== null);
   const results = Object.fromEntries(Object.keys(returning ?? {}).map((key) => [key, [] as Record<string, unknown>[]]));
   if (wanted.length + returned.length === 0) return results as { [K in keyof R]: Record<string, unknown>[] };
+  const mark = sql.raw(options.last ? LAST_STATEMENT_MARK : '');
   if (wanted.length === 1 && returned.length === 0) {
-    await wanted[0]!.execute(db);
+    await sql`${mark}${wanted[0]!}`.execute(db);
     return results as { [K in keyof R]: Record<string, unknown>[] };
   }
   const ctes = [
@@ -66,9 +71,9 @@ export async function writeTogether<R extends Record<string, Write> = Record<nev
     ...returned.map(([, write], index) => sql`${sql.ref(`returning_${index}`)} as (${write})`),
   ];
   const columns = returned.map(([key], index) => sql`(select coalesce(json_agg(r), '[]'::json) from ${sql.ref(`returning_${index}`)} r) as ${sql.ref(key)}`);
-  const { rows } = await sql<Record<string, Record<string, unknown>[]>>`with ${sql.join(ctes)} select ${columns.length ? sql.join(columns) : sql``}`.execute(
-    db,
-  );
+  const { rows } = await sql<
+    Record<string, Record<string, unknown>[]>
+  >`${mark}with ${sql.join(ctes)} select ${columns.length ? sql.join(columns) : sql``}`.execute(db);
   for (const [key] of returned) results[key] = rows[0]![key]!;
   return results as { [K in keyof R]: Record<string, unknown>[] };
 }

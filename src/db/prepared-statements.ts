@@ -58,8 +58,15 @@ export function preparingPool(pool: pg.Pool): pg.Pool {
 /** What node-postgres answers a statement run for its effect alone: what Kysely reads of it (nothing). */
 const done = (command: string) => ({ command, rowCount: null, rows: [], fields: [] });
 
-/** The answer of the last statement of several sent together. */
-const last = (results: unknown) => (Array.isArray(results) ? results.at(-1) : results);
+/** The answer of one statement of several sent together (node-postgres answers an array for several). */
+const answerAt = (results: unknown, index: number) => (Array.isArray(results) ? results[index] : results);
+
+/**
+ * Starts a transaction's last statement: sent with `commit` right behind it, in the same round trip
+ * (`lastStatement`). A comment, so the statement means the same where nothing reads the mark: the embedded
+ * database's driver runs it, and then Kysely's `commit`, as they are.
+ */
+export const LAST_STATEMENT_MARK = '/* last statement, then commit */ ';
 
 /** node-postgres's connection, as far as a query writes to it. */
 interface ProtocolWriter {
@@ -69,28 +76,45 @@ interface ProtocolWriter {
 }
 
 /**
- * A statement with parameters, with statements that take none written in front of it, in the same write and
- * the same extended-protocol block (one Sync): the server runs them in order and answers once, and if one
- * fails, it runs none of those after it. The answer is the last statement's.
+ * A statement with parameters, with statements that take none written in front of it and behind it, in the
+ * same write and the same extended-protocol block (one Sync): the server runs them in order and answers
+ * once, and if one fails, it runs none of those after it. The answer is the statement's.
  */
-class PrefixedQuery extends pg.Query {
+class BlockQuery extends pg.Query {
   constructor(
     private readonly prefix: string[],
     config: pg.QueryConfig,
+    private readonly suffix: string[],
     callback: (error: Error | undefined, result: unknown) => void,
   ) {
-    super(config, undefined, callback);
+    super(config, undefined, (error: Error | undefined, result: unknown) => callback(error, answerAt(result, prefix.length)));
   }
 
-  // node-postgres writes a statement with parameters here (Parse, Bind, Describe, Execute, Sync), between
-  // corking and uncorking its socket.
-  prepare(connection: ProtocolWriter): void {
-    for (const text of this.prefix) {
+  private static writeAll(connection: ProtocolWriter, texts: string[]): void {
+    for (const text of texts) {
       connection.parse({ text, name: '', types: [] });
       connection.bind({});
       connection.execute({});
     }
+  }
+
+  // node-postgres writes a statement with parameters here (Parse, Bind, Describe, then _getRows), between
+  // corking and uncorking its socket.
+  prepare(connection: ProtocolWriter): void {
+    BlockQuery.writeAll(connection, this.prefix);
     (pg.Query.prototype as unknown as { prepare(connection: ProtocolWriter): void }).prepare.call(this, connection);
+  }
+
+  // Execute and Sync, when the statement's values were bound (a failed bind syncs without coming here, so
+  // nothing behind the statement runs). Rows asked for in pages (a cursor) never come here with a suffix.
+  _getRows(connection: ProtocolWriter & { sync(): void }, rows: number | undefined): void {
+    if (rows || this.suffix.length === 0) {
+      (pg.Query.prototype as unknown as { _getRows(connection: ProtocolWriter, rows: number | undefined): void })._getRows.call(this, connection, rows);
+      return;
+    }
+    connection.execute({ portal: (this as unknown as { portal?: string }).portal, rows });
+    BlockQuery.writeAll(connection, this.suffix);
+    connection.sync();
   }
 }
 
@@ -99,17 +123,24 @@ class PrefixedQuery extends pg.Query {
  *
  * A transaction's `begin`, and the `set local` statements right after it (ingestion's plan setting), are not
  * sent on their own: they are answered at once (their answers hold nothing) and go in front of the next
- * statement, in the same round trip. With parameters, that statement goes in the same extended-protocol
- * block (PrefixedQuery); without, they all go as one simple query. Either way, when one of them fails the
- * server runs nothing after it, and the statement's caller gets the error. A `commit` or `rollback` while
- * they wait ends a transaction that ran nothing: none of them is sent. A transaction's first real statement
- * then costs one round trip, where `begin` and it took two.
+ * statement, in the same round trip. A statement that starts with LAST_STATEMENT_MARK, in a transaction,
+ * goes with `commit` behind it, in the same round trip, and Kysely's `commit` that follows is answered at
+ * once. With parameters, the statement and those around it go in one extended-protocol block (BlockQuery);
+ * without, they all go as one simple query. Either way, when one of them fails the server runs nothing
+ * after it (a failed last statement leaves its transaction open and failed, for Kysely's `rollback`), and
+ * the statement's caller gets the error, the commit's included. A `commit` or `rollback` while statements
+ * wait ends a transaction that ran nothing: none of them is sent. A transaction of one read and one write
+ * then costs two round trips, where `begin`, the read, the write and `commit` took four.
  */
 function nameRepeatedStatements(client: pg.PoolClient): void {
   namings.add(client);
   const names = new StatementNames();
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   const waiting: string[] = [];
+  /** Between a `begin` and its `commit` or `rollback`. */
+  let inTransaction = false;
+  /** The transaction's last statement and its commit were answered: only Kysely's `commit` may follow. */
+  let committed = false;
   const plain = (values: unknown) => values === undefined || (Array.isArray(values) && values.length === 0);
   const configOf = (text: string, values: unknown[]): pg.QueryConfig => {
     const name = names.nameOf(text);
@@ -121,6 +152,15 @@ function nameRepeatedStatements(client: pg.PoolClient): void {
     return query(configOf(text, values), callback);
   };
   (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    if (committed) {
+      committed = false;
+      inTransaction = false;
+      if (text === 'commit' && plain(values) && callback === undefined) return Promise.resolve(done('COMMIT'));
+      // The transaction is over: whatever its caller sends now would run outside it.
+      return Promise.reject(new Error(`a statement after a transaction's last statement, which committed it: ${String(text).slice(0, 100)}`));
+    }
+    if (text === 'begin') inTransaction = true;
+    else if (text === 'commit' || text === 'rollback') inTransaction = false;
     // Only promise calls with a text (Kysely's) are held. A callback or a query object (a cursor) is
     // answered by what query returns at once: what waits is queued before it, as node-postgres runs a
     // client's queries in order; should it fail, the statement after it fails too, and says why.
@@ -132,13 +172,21 @@ function nameRepeatedStatements(client: pg.PoolClient): void {
       waiting.push(text);
       return Promise.resolve(done(text === 'begin' ? 'BEGIN' : 'SET'));
     }
-    if (waiting.length === 0) return send(text, values);
     const prefix = waiting.splice(0);
-    if ((text === 'commit' || text === 'rollback') && plain(values)) return Promise.resolve(done(text.toUpperCase()));
-    if (plain(values)) return query([...prefix, text].join(';\n')).then(last);
-    return new Promise((resolve, reject) => {
-      const prefixed = new PrefixedQuery(prefix, configOf(text, values as unknown[]), (error, result) => (error ? reject(error) : resolve(last(result))));
-      void query(prefixed);
-    });
+    if (prefix.length && (text === 'commit' || text === 'rollback') && plain(values)) return Promise.resolve(done(text.toUpperCase()));
+    const last = inTransaction && text.startsWith(LAST_STATEMENT_MARK);
+    const suffix = last ? ['commit'] : [];
+    if (prefix.length + suffix.length === 0) return send(text, values);
+    const answered = plain(values)
+      ? query([...prefix, text, ...suffix].join(';\n')).then((results) => answerAt(results, prefix.length))
+      : new Promise((resolve, reject) => {
+          void query(new BlockQuery(prefix, configOf(text, values as unknown[]), suffix, (error, result) => (error ? reject(error) : resolve(result))));
+        });
+    return last
+      ? answered.then((result) => {
+          committed = true;
+          return result;
+        })
+      : answered;
   };
 }

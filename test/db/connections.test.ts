@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { MAX_NAMED, preparingPool } from '../../src/db/prepared-statements.ts';
+import { LAST_STATEMENT_MARK, MAX_NAMED, preparingPool } from '../../src/db/prepared-statements.ts';
 import { useGenericPlans } from '../../src/db/transaction.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ENGINES, createPostgresDatabase, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -128,6 +128,95 @@ describe.skipIf(!ENGINES.includes('postgres'))('begin with the statement after i
       await expect(query('insert into begin_test values (1); select 1 / 0')).rejects.toThrow(/division by zero/);
       await query('rollback');
       expect((await query('select count(*)::int as n from begin_test')).rows[0].n).toBe(0);
+    });
+  });
+
+  describe("a transaction's last statement, sent with its commit", () => {
+    const count = async () => {
+      const other = new pg.Client({ connectionString: created.url });
+      await other.connect();
+      try {
+        return (await other.query('select count(*)::int as n from last_test')).rows[0].n as number;
+      } finally {
+        await other.end();
+      }
+    };
+    beforeAll(async () => {
+      await roundTrips(async (query) => {
+        await query('create table last_test (v int unique deferrable initially deferred)');
+      });
+    });
+
+    it('sends begin, set local, a read, the last write and commit in two round trips; the commit after it is answered at once', async () => {
+      await roundTrips((query) => query('delete from last_test').then(() => undefined));
+      const trips = await roundTrips(async (query) => {
+        await query('begin');
+        await query('set local plan_cache_mode = force_generic_plan');
+        expect((await query('select $1::int as v', [1])).rows).toEqual([{ v: 1 }]);
+        const written = await query(`${LAST_STATEMENT_MARK}insert into last_test values ($1), ($2) returning v`, [1, 2]);
+        expect(written.rows).toEqual([{ v: 1 }, { v: 2 }]);
+        // Committed already: another session sees the rows before this one says commit.
+        expect(await count()).toBe(2);
+        expect((await query('commit')).command).toBe('COMMIT');
+      });
+      expect(trips).toBe(2);
+      // The session is out of its transaction: a statement now runs by itself.
+      await roundTrips(async (query) => {
+        expect((await query('select now() = statement_timestamp() as fresh')).rows[0].fresh).toBe(true);
+      });
+    });
+
+    it('sends the whole transaction as one request when the last statement is its first, with or without parameters', async () => {
+      await roundTrips((query) => query('delete from last_test').then(() => undefined));
+      const trips = await roundTrips(async (query) => {
+        await query('begin');
+        await query(`${LAST_STATEMENT_MARK}insert into last_test values ($1)`, [1]);
+        await query('commit');
+        await query('begin');
+        await query(`${LAST_STATEMENT_MARK}insert into last_test values (2)`);
+        await query('commit');
+      });
+      expect(trips).toBe(2);
+      expect(await count()).toBe(2);
+    });
+
+    it('commits nothing when the last statement fails, and leaves the transaction to its rollback', async () => {
+      await roundTrips((query) => query('delete from last_test').then(() => undefined));
+      await roundTrips(async (query) => {
+        await query('begin');
+        await query('insert into last_test values ($1)', [1]);
+        await expect(query(`${LAST_STATEMENT_MARK}insert into last_test values ($1::int / 0)`, [1])).rejects.toThrow(/division by zero/);
+        await expect(query('select 1')).rejects.toThrow(/current transaction is aborted/);
+        await query('rollback');
+      });
+      expect(await count()).toBe(0);
+    });
+
+    it('fails the statement when its commit fails (a deferred constraint), and stores nothing', async () => {
+      await roundTrips((query) => query('delete from last_test').then(() => undefined));
+      await roundTrips(async (query) => {
+        await query('begin');
+        await expect(query(`${LAST_STATEMENT_MARK}insert into last_test values ($1), ($1)`, [5])).rejects.toMatchObject({ code: '23505' });
+        // The failed commit ended the transaction: Kysely's rollback finds none, which is no error.
+        await query('rollback');
+      });
+      expect(await count()).toBe(0);
+    });
+
+    it('refuses a statement after the last one, which would run outside the transaction', async () => {
+      await roundTrips(async (query) => {
+        await query('begin');
+        await query(`${LAST_STATEMENT_MARK}insert into last_test values ($1)`, [9]);
+        await expect(query('insert into last_test values ($1)', [10])).rejects.toThrow(/after a transaction's last statement/);
+      });
+      expect(await count()).toBe(1);
+    });
+
+    it('runs a marked statement outside a transaction as any other', async () => {
+      await roundTrips(async (query) => {
+        await query(`${LAST_STATEMENT_MARK}insert into last_test values ($1)`, [11]);
+        expect((await query('select count(*)::int as n from last_test where v = $1', [11])).rows[0].n).toBe(1);
+      });
     });
   });
 });

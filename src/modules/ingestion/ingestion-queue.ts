@@ -47,7 +47,7 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
     const attempt = (oneByOne: boolean) =>
       retryingTransaction(deps.db, async (trx) => {
         await useGenericPlans(trx);
-        return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items);
+        return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items, { endsTransaction: true });
       });
     try {
       return await attempt(false);
