@@ -125,35 +125,44 @@ export async function findOrCreateSubSource(trx: Transaction<DB>, communityId: n
 
 /**
  * upsertActivity for many activities in one statement, parents left to threadLinks. Each key (source,
- * type, id) is given once. Returns, in the order given, each row's ID and the contact it belonged to before.
- * `alongside`: writes of the caller's that run in the same statement (each a data-modifying statement
- * without a WITH of its own, independent of the activities), which saves them a round trip.
+ * type, id) is given once. Returns, in the order given, each row's ID and the contact it belonged to before
+ * (null when it is new). `alongside`: writes of the caller's that run in the same statement (each a
+ * data-modifying statement without a WITH of its own, independent of the activities), which saves them a
+ * round trip. An activity's contact is an ID, or `{ made: k }`: the k-th (from 1) of the contacts that
+ * `madeContacts` inserts in the same statement (an insert of contacts without a WITH of its own, returning
+ * their IDs, handed out in its rows' order, as contactInserts makes it); their IDs come back in that order,
+ * those no activity names included.
  */
 export async function upsertActivities(
   trx: Transaction<DB>,
   communityId: number,
-  activities: Omit<ActivityWrite, 'communityId' | 'now'>[],
+  activities: (Omit<ActivityWrite, 'communityId' | 'now' | 'contactId'> & { contactId: number | { made: number } })[],
   now: Date,
   alongside: Write[] = [],
-): Promise<{ id: number; previousContactId: number | null }[]> {
-  if (activities.length === 0) return [];
+  madeContacts: Write = null,
+): Promise<{ activities: { id: number; previousContactId: number | null }[]; madeContactIds: number[] }> {
+  if (activities.length === 0) return { activities: [], madeContactIds: [] };
   const others = alongside.filter((write) => write !== null).map((write, index) => sql`, ${sql.ref(`alongside_${index}`)} as (${write})`);
-  const column = <T>(pick: (activity: Omit<ActivityWrite, 'communityId' | 'now'>) => T) => activities.map(pick);
-  const result = await sql<{ n: string; id: number; previousContactId: number | null }>`
-    with input as (
+  const column = <T>(pick: (activity: (typeof activities)[number]) => T) => activities.map(pick);
+  const given = (contact: number | { made: number }) => (typeof contact === 'number' ? contact : null);
+  const made = (contact: number | { made: number }) => (typeof contact === 'number' ? null : contact.made);
+  // Without new contacts the statement keeps the shape it always had (no contact CTE to plan).
+  const contactOf = madeContacts ? sql`coalesce(t.given_contact_id, (select m.id from made_ids m where m.k = t.made_k))` : sql`t.given_contact_id`;
+  const result = await sql<{ n: string; id: number; previousContactId: number | null; madeContactIds: number[] | null }>`
+    with ${madeContacts ? sql`made_contacts as (${madeContacts}), made_ids as (select id, row_number() over (order by id) as k from made_contacts), ` : sql``}input as (
       -- With the contact each activity had before (all of the statement sees the table as it was), by one
       -- index probe per row.
-      select t.*, (
+      select t.*, ${contactOf} as contact_id, (
         select a.contact_id from activities a
         where a.community_id = ${communityId} and a.source_id = t.source_id and a.activity_type = t.activity_type and a.external_id = t.external_id
       ) as previous_contact_id
       from unnest(
         ${column((a) => a.sourceId)}::bigint[], ${column((a) => a.activityType)}::text[], ${column((a) => a.externalId)}::text[],
-        ${column((a) => a.contactId)}::bigint[], ${column((a) => a.activityTime)}::timestamptz[], ${column((a) => a.title)}::text[],
-        ${column((a) => a.content)}::text[], ${column((a) => a.contentType)}::text[], ${column((a) => a.url)}::text[],
+        ${column((a) => given(a.contactId))}::bigint[], ${column((a) => made(a.contactId))}::bigint[], ${column((a) => a.activityTime)}::timestamptz[],
+        ${column((a) => a.title)}::text[], ${column((a) => a.content)}::text[], ${column((a) => a.contentType)}::text[], ${column((a) => a.url)}::text[],
         ${column((a) => a.sentiment)}::text[], ${column((a) => a.parent?.activityType ?? null)}::text[],
         ${column((a) => a.parent?.externalId ?? null)}::text[], ${column((a) => a.subSourceId)}::bigint[]
-      ) with ordinality as t(source_id, activity_type, external_id, contact_id, activity_time, title, content, content_type, url,
+      ) with ordinality as t(source_id, activity_type, external_id, given_contact_id, made_k, activity_time, title, content, content_type, url,
         sentiment, parent_activity_type, parent_external_id, sub_source_id, n)
     ),
     upserted as (
@@ -169,14 +178,19 @@ export async function upsertActivities(
         parent_id = null, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
       returning id, source_id, activity_type, external_id
     )${sql.join(others, sql``)}
-    select i.n, u.id, i.previous_contact_id as "previousContactId"
+    select i.n, u.id, i.previous_contact_id as "previousContactId",
+      -- Every new contact's ID, once (on the first row): they include those that no activity names.
+      ${madeContacts ? sql`case when i.n = 1 then (select array_agg(id order by id) from made_contacts) end` : sql`null::bigint[]`} as "madeContactIds"
     from input i
     join upserted u on u.source_id = i.source_id and u.activity_type = i.activity_type and u.external_id = i.external_id`.execute(trx);
   const byOrdinal = new Map(result.rows.map((row) => [Number(row.n), row]));
-  return activities.map((_, index) => {
-    const row = byOrdinal.get(index + 1)!;
-    return { id: Number(row.id), previousContactId: row.previousContactId === null ? null : Number(row.previousContactId) };
-  });
+  return {
+    activities: activities.map((_, index) => {
+      const row = byOrdinal.get(index + 1)!;
+      return { id: Number(row.id), previousContactId: row.previousContactId === null ? null : Number(row.previousContactId) };
+    }),
+    madeContactIds: (byOrdinal.get(1)!.madeContactIds ?? []).map(Number),
+  };
 }
 
 /**

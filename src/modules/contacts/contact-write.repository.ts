@@ -50,17 +50,14 @@ export async function refreshActivityStats(trx: Transaction<DB>, communityId: nu
 
 /**
  * New contacts in one statement, each written once with everything the run knows of it: its name, the
- * fields its pushes set (as contactUpdates takes them) and what its activities add. Their IDs, in the
- * order of `rows`. Every field is in the statement whether a row sets it or not, so the text is the same
- * for every batch and its prepared plan serves them all.
+ * fields its pushes set (as contactUpdates takes them) and what its activities add. Every field is in the
+ * statement whether a row sets it or not, so the text is the same for every batch and its prepared plan
+ * serves them all. Rows are inserted in the order of `rows`, so the sequence hands out ascending IDs in
+ * that order: the k-th row's ID is the k-th smallest the statement returns. A write, for the caller to run
+ * by itself (insertContacts) or inside its own statement (as ingestion's activities upsert does).
  */
-export async function insertContacts(
-  trx: Transaction<DB>,
-  communityId: number,
-  rows: { name: string; fields: ContactFields; added?: AddedActivities }[],
-  now: Date,
-): Promise<number[]> {
-  if (rows.length === 0) return [];
+export function contactInserts(communityId: number, rows: { name: string; fields: ContactFields; added?: AddedActivities }[], now: Date): Write {
+  if (rows.length === 0) return null;
   const columns = [...WRITTEN_COLUMNS].filter(([column]) => column !== 'name');
   const values = columns.map(([column, type]) => {
     // A field no push set takes the column's default (all null but the phones' empty list).
@@ -68,15 +65,26 @@ export async function insertContacts(
     return sql`case when e.r -> 'f' ? ${column} then (e.r -> 'f' ->> ${column})::${sql.raw(type)} else ${fallback} end`;
   });
   const input = rows.map((row) => ({ name: row.name, f: row.fields, count: row.added?.count ?? 0, first: row.added?.first, latest: row.added?.latest }));
-  // Rows are inserted in ordinal order, so the sequence hands out ascending IDs in that order.
-  const result = await sql<{ id: number }>`
+  return sql`
     insert into contacts (community_id, name, ${sql.join(columns.map(([column]) => sql.ref(column)))},
       activity_count_all, first_activity_at, latest_activity_at, created_at, updated_at)
     select ${communityId}, coalesce(e.r -> 'f' ->> 'name', e.r ->> 'name'), ${sql.join(values)},
       (e.r ->> 'count')::int, (e.r ->> 'first')::timestamptz, (e.r ->> 'latest')::timestamptz, ${now}, ${now}
     from jsonb_array_elements(${JSON.stringify(input)}::jsonb) with ordinality as e(r, n)
     order by e.n
-    returning id`.execute(trx);
+    returning id`;
+}
+
+/** contactInserts run by itself: the new contacts' IDs, in the order of `rows`. */
+export async function insertContacts(
+  trx: Transaction<DB>,
+  communityId: number,
+  rows: { name: string; fields: ContactFields; added?: AddedActivities }[],
+  now: Date,
+): Promise<number[]> {
+  const write = contactInserts(communityId, rows, now);
+  if (write === null) return [];
+  const result = await sql<{ id: number }>`${write}`.execute(trx);
   return result.rows.map((row) => Number(row.id)).sort((a, b) => a - b);
 }
 

@@ -204,17 +204,16 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
   );
 
   // The new contacts, each written once: with the fields its pushes set and what its activities add (all
-  // of them new to it, unless the upsert finds one existed: then it is recounted with the others).
+  // of them new to it, unless the upsert finds one existed: then it is recounted with the others). With
+  // activities, in the statement that upserts them: one round trip for both.
   const activityPushes = lastPushOfEachActivity(stored);
   const addedToMade = new Map<ContactRef, contacts.AddedActivities>();
   for (const { item, contact } of activityPushes) if (made.has(contact)) addTo(addedToMade, contact, item.activity!.time);
-  const madeIds = await contactTx.insertContacts(
-    trx,
-    communityId,
-    [...made].map((ref) => ({ name: ref.name, fields: fieldsOf.get(ref) ?? {}, added: addedToMade.get(ref) })),
-    now,
-  );
-  [...made].forEach((ref, index) => (ref.id = madeIds[index]!));
+  const madeRefs = [...made];
+  const madeRows = madeRefs.map((ref) => ({ name: ref.name, fields: fieldsOf.get(ref) ?? {}, added: addedToMade.get(ref) }));
+  const upserted = await upsertActivitiesOf(trx, communityId, activityPushes, madeRefs, contactTx.contactInserts(communityId, madeRows, now), now);
+  const madeIds = activityPushes.length ? upserted.madeContactIds : await contactTx.insertContacts(trx, communityId, madeRows, now);
+  madeRefs.forEach((ref, index) => (ref.id = madeIds[index]!));
 
   // Who the person is: identities not held yet, and each source's profile (its fields, latest first),
   // written with the last writes.
@@ -252,7 +251,15 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
     await applyTags(trx, item.origin, { type: 'contact', id: contact.id! }, item.tags, outcome.warnings);
   }
 
-  const { added, recount, topicLinks, threadLinks, mayLoop } = await storeActivities(trx, communityId, stored, activityPushes, made, outcomes, now);
+  const { added, recount, topicLinks, threadLinks, mayLoop } = await linkActivities(
+    trx,
+    communityId,
+    stored,
+    activityPushes,
+    upserted.activities,
+    made,
+    outcomes,
+  );
   // Nothing to read after the last writes (no thread loop to look for, no counts to take again): they go
   // with the transaction's commit when the caller ends it here.
   const last = endsTransaction && !mayLoop && recount.length === 0;
@@ -332,36 +339,35 @@ function addTo<K>(added: Map<K, contacts.AddedActivities>, contact: K, time: Dat
 }
 
 /**
- * The activities of the run (`last`: lastPushOfEachActivity of `stored`), upserted together, with their topics.
- * Returns what they add to the counts of contacts that existed (`made` ones were written with theirs), the
- * contacts to recount (those an activity that existed left or joined: its time may have changed too), and
- * the writes of their thread and topic links, for the caller to run with its last writes.
+ * The activities of the run (`last`: lastPushOfEachActivity of the stored pushes), upserted together, with
+ * their topics and the run's new contacts (`madeContacts`, the insert of `madeRefs`, which have no ID yet):
+ * each activity's row, and the new contacts' IDs in the order of `madeRefs`.
  */
-async function storeActivities(
+async function upsertActivitiesOf(
   trx: Transaction<DB>,
   communityId: number,
-  stored: (ResolvedPush & { contact: ContactRef })[],
   last: (ResolvedPush & { contact: ContactRef })[],
-  made: Set<ContactRef>,
-  outcomes: Map<ResolvedPush, PushOutcome>,
+  madeRefs: ContactRef[],
+  madeContacts: Write,
   now: Date,
-): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[]; topicLinks: Write; threadLinks: Write; mayLoop: boolean }> {
-  const added = new Map<number, contacts.AddedActivities>();
-  const pushes = stored.filter((push) => push.item.activity !== null);
-  if (pushes.length === 0) return { added, recount: [], topicLinks: null, threadLinks: null, mayLoop: false };
+): Promise<{ activities: { id: number; previousContactId: number | null }[]; madeContactIds: number[] }> {
+  if (last.length === 0) return { activities: [], madeContactIds: [] };
   const subSourceKey = (item: PushItem) => `${item.origin.sourceId}\u0000${item.activity!.subSource}`;
   const wanted = new Map<string, { sourceId: number; name: string }>();
-  for (const { item } of pushes) {
+  for (const { item } of last) {
     if (item.activity!.subSource) wanted.set(subSourceKey(item), { sourceId: item.origin.sourceId, name: item.activity!.subSource });
   }
   const subSources = await activityTx.findOrCreateSubSources(trx, communityId, [...wanted.values()]);
-
+  const madeAt = new Map(madeRefs.map((ref, index) => [ref, index + 1]));
   // The activities' topics are made in the statement that upserts them, so that the last statement, which
   // links them, sees them.
-  const upserted = await activityTx.upsertActivities(
+  return activityTx.upsertActivities(
     trx,
     communityId,
-    last.map(({ item, contact }) => activityRow(item, contact.id!, item.activity!.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null)),
+    last.map(({ item, contact }) => {
+      const subSourceId = item.activity!.subSource ? (subSources.get(subSourceKey(item)) ?? null) : null;
+      return { ...activityRow(item, 0, subSourceId), contactId: contact.id ?? { made: madeAt.get(contact)! } };
+    }),
     now,
     [
       topicTx.topicsMade(
@@ -369,7 +375,29 @@ async function storeActivities(
         last.flatMap(({ item }) => item.activity!.topics),
       ),
     ],
+    madeContacts,
   );
+}
+
+/**
+ * What the run's upserted activities (`upserted`, in the order of `last`, lastPushOfEachActivity of `stored`) add to the counts of contacts
+ * that existed (`made` ones were written with theirs), the contacts to recount (those an activity that
+ * existed left or joined: its time may have changed too), and the writes of their thread and topic links,
+ * for the caller to run with its last writes; each push's outcome gets its activity, and the activity its
+ * tags.
+ */
+async function linkActivities(
+  trx: Transaction<DB>,
+  communityId: number,
+  stored: (ResolvedPush & { contact: ContactRef })[],
+  last: (ResolvedPush & { contact: ContactRef })[],
+  upserted: { id: number; previousContactId: number | null }[],
+  made: Set<ContactRef>,
+  outcomes: Map<ResolvedPush, PushOutcome>,
+): Promise<{ added: Map<number, contacts.AddedActivities>; recount: number[]; topicLinks: Write; threadLinks: Write; mayLoop: boolean }> {
+  const added = new Map<number, contacts.AddedActivities>();
+  if (last.length === 0) return { added, recount: [], topicLinks: null, threadLinks: null, mayLoop: false };
+  const pushes = stored.filter((push) => push.item.activity !== null);
   const idOf = new Map(last.map((push, index) => [activityKey(push.item), upserted[index]!.id]));
   const threadLinks = activityTx.threadLinks(
     communityId,
