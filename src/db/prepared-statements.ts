@@ -62,9 +62,9 @@ const done = (command: string) => ({ command, rowCount: null, rows: [], fields: 
 const answerAt = (results: unknown, index: number) => (Array.isArray(results) ? results[index] : results);
 
 /**
- * Starts a transaction's last statement: sent with `commit` right behind it, in the same round trip
- * (`lastStatement`). A comment, so the statement means the same where nothing reads the mark: the embedded
- * database's driver runs it, and then Kysely's `commit`, as they are.
+ * Starts a transaction's last statement: sent with `commit` right behind it, in the same round trip (see
+ * nameRepeatedStatements). A comment, so the statement means the same where nothing reads the mark: the
+ * embedded database's driver runs it, and then Kysely's `commit`, as they are.
  */
 export const LAST_STATEMENT_MARK = '/* last statement, then commit */ ';
 
