@@ -37,14 +37,14 @@ export interface WebhooksContext {
   log: (line: string) => void;
 }
 
-/** The triggers of migration 0029 that write events on the push path. */
+/** The row triggers that write events on the push path (migration 0039). */
 const EVENT_TRIGGERS = [
-  ['contacts', 'webhook_events_contacts_inserted'],
-  ['contacts', 'webhook_events_contacts_updated'],
-  ['activities', 'webhook_events_activities_inserted'],
-  ['organizations', 'webhook_events_organizations_inserted'],
-  ['contact_merges', 'webhook_events_merges_inserted'],
-  ['tag_assignments', 'webhook_events_tags_assigned'],
+  ['contacts', 'webhook_event_contact_inserted'],
+  ['contacts', 'webhook_event_contact_updated'],
+  ['activities', 'webhook_event_activity_inserted'],
+  ['organizations', 'webhook_event_organization_inserted'],
+  ['contact_merges', 'webhook_event_merge_inserted'],
+  ['tag_assignments', 'webhook_event_tag_assigned'],
 ] as const;
 
 /** Requests in flight, as the delivery step has (webhook.service.ts CONCURRENCY). */

@@ -153,7 +153,7 @@ export async function createServices(deps: ServiceDeps) {
     organizations,
     contactLookup: createContactLookupService({ db, publicUrl: deps.config.publicUrl }),
     me: createMeService({ db, clock }),
-    tags: createTagService({ db, cursors }),
+    tags: createTagService({ db, cursors, clock }),
     locations: createLocationService({ db, cursors }),
     topics: createTopicService({ db, cursors }),
     jobTitles: createJobTitleService({ db, cursors }),

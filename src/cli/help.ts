@@ -58,6 +58,18 @@ export const HELP: CommandHelp[] = [
     ],
   },
   {
+    name: 'db',
+    summary: 'the database on a Citus cluster',
+    subcommands: [
+      {
+        name: 'distribute',
+        usage: 'db distribute [--database-url URL] [--json]',
+        about:
+          "Distributes the tables of a Citus coordinator's database by community (reference tables for those all communities share), and lists where each table lives. Idempotent; every command distributes new tables too (docs/scaling.md).",
+      },
+    ],
+  },
+  {
     name: 'community',
     summary: 'communities (tenants)',
     subcommands: [

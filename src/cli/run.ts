@@ -11,6 +11,7 @@ import { backupCommand } from './commands/backup.ts';
 import { buyingCommitteeCommand } from './commands/buying-committee.ts';
 import { communityCommand } from './commands/community.ts';
 import { customFieldCommand } from './commands/custom-field.ts';
+import { dbCommand } from './commands/db.ts';
 import { exportCommand } from './commands/export.ts';
 import { feedCommand } from './commands/feed.ts';
 import { ingestionCommand } from './commands/ingestion.ts';
@@ -55,6 +56,7 @@ const COMMANDS: Command[] = [
   insightsCommand,
   exportCommand,
   backupCommand,
+  dbCommand,
   { name: 'migrate', run: { '': async ({ database, print }) => (print(`Migrations applied (${database.engine}).`), 0) } },
 ];
 

@@ -1,6 +1,10 @@
+import { sql } from 'kysely';
+import type { Executor } from './executor.ts';
+
 /**
- * Rows a process has read, kept while it hears every change to their table (a trigger notifies at commit):
- * token rows (`api_tokens`, migration 0005) and website tracker keys (`website_trackers`, migration 0028).
+ * Rows a process has read, kept while it hears every change to their table (the writer announces each
+ * change, heard at commit: announceChange): token rows (`api_tokens`) and website tracker keys
+ * (`website_trackers`).
  * A revoked token or key is therefore refused as soon as the notification arrives, milliseconds after the
  * revocation commits, and the database is read only for rows the process has not seen. While the process
  * is not listening (starting, or its listening connection dropped), nothing is cached and every request
@@ -48,4 +52,14 @@ export function createListenedCache<Row>(options: { ttlMs: number; maxEntries: n
       entries.set(key, { row, at: options.now() });
     },
   };
+}
+
+/**
+ * Tells every listening process, when the caller's transaction commits, that the row with `key` changed.
+ * Sent by the writer on its own connection rather than by a trigger: on a Citus cluster a table's triggers
+ * run on the worker holding the row, whose notifications no Hearth process hears (docs/scaling.md). A
+ * change made by hand in SQL must send it too: `select pg_notify('<channel>', '<key>')`.
+ */
+export async function announceChange(db: Executor, channel: string, key: string): Promise<void> {
+  await sql`select pg_notify(${channel}, ${key})`.execute(db);
 }

@@ -2,11 +2,12 @@ import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { DB } from '../db/schema.ts';
 
 /** Community tables whose rows are locked one at a time by their ID. */
-type LockableTable = 'contacts' | 'sources' | 'tags';
+type LockableTable = 'contacts' | 'sources' | 'tags' | 'lead_score_definitions' | 'custom_fields';
 
 /**
  * Locks one row of a community until the transaction ends, so writes to it take turns. False when the row
- * does not exist (in this community).
+ * does not exist (in this community). A statement of its own: a read with subqueries cannot lock rows on a
+ * Citus cluster, so such a read locks first, then reads (docs/scaling.md).
  */
 export async function lockRow(trx: Transaction<DB>, table: LockableTable, communityId: number, id: number): Promise<boolean> {
   const { rows } = await sql`select 1 from ${sql.table(table)} where community_id = ${communityId} and id = ${id} for update`.execute(trx);

@@ -21,6 +21,8 @@ export interface Database {
   engine: Engine;
   /** Whether several processes may use this database at once (PostgreSQL), or only this one (PGlite). */
   shared: boolean;
+  /** Whether it is a Citus coordinator's database, its tables distributed by community (docs/scaling.md). */
+  citus: boolean;
   /** Listens to a notification channel until the database closes (see ListenHandlers). */
   listen: Listen;
   /** Cancels the statements these backends are running (a request whose client left; request-scope.ts). */
@@ -108,7 +110,8 @@ export function databaseTarget(config: { databaseUrl: string | null; dataDir: st
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   const database = target.engine === 'postgres' ? openPostgres(target) : await openPGlite(target);
   try {
-    await migrateToLatest(database.db);
+    const { citus } = await migrateToLatest(database.db);
+    database.citus = citus;
   } catch (error) {
     await database.close().catch(() => undefined);
     // The first statement is where a server that refuses, or a database that is missing, shows.
@@ -130,8 +133,17 @@ function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600
   pool.on('error', () => {});
   // No JIT compilation: Hearth's statements run in milliseconds, and the planner's estimates for a batch's
   // arrays are large enough to make PostgreSQL compile statements (about 300 ms each) that then run in one.
-  // Set once per connection, before its first statement (the client runs its queries in order).
-  pool.on('connect', (client) => void client.query('set jit = off').catch(() => undefined));
+  // Set once per connection, before its first statement (the client runs its queries in order). On a Citus
+  // coordinator every statement is planned for its values: Citus routes a statement to its shard only on
+  // such a plan, and cannot make a distributed plan of the generic plan of a statement with subqueries
+  // (docs/scaling.md).
+  pool.on('connect', (client) => {
+    void client
+      .query(
+        `set jit = off; select set_config('plan_cache_mode', 'force_custom_plan', false) where exists (select 1 from pg_extension where extname = 'citus')`,
+      )
+      .catch(() => undefined);
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: scopedPool(preparingPool(pool)) }), ...(log ? { log } : {}) });
   const statistics = new PlannerStatistics(db);
   statistics.start(STATISTICS_INTERVAL_MS);
@@ -172,6 +184,7 @@ function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600
     db,
     engine: 'postgres',
     shared: true,
+    citus: false,
     listen,
     async cancel(backends) {
       if (backends.length === 0) return;
@@ -219,6 +232,7 @@ async function openPGlite(target: DatabaseTarget & { engine: 'pglite' }): Promis
       engine: 'pglite',
       poolUse: () => dialect.use(),
       shared: false,
+      citus: false,
       // One process, one connection: nothing can be missed.
       async listen(channel, handlers) {
         await pglite.listen(channel, (payload) => handlers.message(payload));

@@ -2,15 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DB } from './schema.ts';
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type QueryExecutorProvider } from 'kysely';
+import { citusPresent, distributeTables, tablesDistributed, type Distribution } from './citus.ts';
+import { splitStatements } from './sql-statements.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /**
  * Migrations are plain SQL files, numbered, run in order, once, inside one transaction each. Kysely's
  * migrator takes an advisory lock, so processes starting together on one PostgreSQL do not race.
+ *
+ * On a Citus coordinator each statement is sent by itself, in the sequential mode Citus needs for DDL
+ * and foreign keys in one transaction, and a table a migration creates is distributed at once when the
+ * database is distributed already, so that the migration's next statements can add its foreign keys
+ * (docs/scaling.md, "Migrations").
  */
 class SqlFileMigrationProvider implements MigrationProvider {
+  constructor(private readonly citus: boolean) {}
+
   async getMigrations(): Promise<Record<string, Migration>> {
     const migrations: Record<string, Migration> = {};
     for (const file of fs
@@ -19,19 +28,44 @@ class SqlFileMigrationProvider implements MigrationProvider {
       .sort()) {
       const script = fs.readFileSync(path.join(MIGRATIONS_DIR, file), 'utf8');
       migrations[file.replace(/\.sql$/, '')] = {
-        up: async (db) => {
-          await sql.raw(script).execute(db);
-        },
+        up: this.citus
+          ? (db) => runOnCoordinator(db, script)
+          : async (db) => {
+              await sql.raw(script).execute(db);
+            },
       };
     }
     return migrations;
   }
 }
 
-export async function migrateToLatest(db: Kysely<DB>): Promise<void> {
-  const provider = new SqlFileMigrationProvider();
+async function runOnCoordinator(db: QueryExecutorProvider, script: string): Promise<void> {
+  await sql`set local citus.multi_shard_modify_mode to 'sequential'`.execute(db);
+  // Triggers on distributed tables are allowed: those Hearth keeps run on shards (docs/scaling.md).
+  await sql`set local citus.enable_unsafe_triggers = on`.execute(db);
+  const distributed = await tablesDistributed(db);
+  for (const statement of splitStatements(script)) {
+    await sql.raw(statement).execute(db);
+    if (distributed && /^\s*create\s+(unlogged\s+)?table\b/i.test(withoutLeadingComments(statement))) await distributeTables(db);
+  }
+}
+
+function withoutLeadingComments(statement: string): string {
+  return statement.replace(/^(\s*--[^\n]*\n)*/, '');
+}
+
+/**
+ * Brings the database to the latest migration. On a Citus coordinator, also distributes the tables that
+ * are not yet (a new database's, once all its migrations have run), in the same transaction.
+ */
+export async function migrateToLatest(db: Kysely<DB>): Promise<{ citus: boolean }> {
+  const citus = await citusPresent(db);
+  const provider = new SqlFileMigrationProvider(citus);
   const migrations = await provider.getMigrations();
-  if (await allApplied(db, Object.keys(migrations))) return;
+  if (await allApplied(db, Object.keys(migrations))) {
+    if (citus) await distributeAll(db);
+    return { citus };
+  }
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
@@ -46,6 +80,19 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<void> {
       cause: error,
     });
   }
+  if (citus) await distributeAll(db);
+  return { citus };
+}
+
+/**
+ * Distributes the tables of a Citus coordinator's database that are not yet (`hearth db distribute`), all
+ * at once or nothing: distribution drops foreign keys and adds them back.
+ */
+export async function distributeAll(db: Kysely<DB>): Promise<Distribution> {
+  return db.transaction().execute(async (trx) => {
+    await sql`set local citus.multi_shard_modify_mode to 'sequential'`.execute(trx);
+    return distributeTables(trx);
+  });
 }
 
 /**

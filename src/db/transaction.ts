@@ -33,7 +33,10 @@ export async function retryingTransaction<T>(db: Kysely<DB>, work: (trx: Transac
  * small batches of single pushes that planning was half the database's work (PostgreSQL CPU per push at
  * 8 connections 1.0 ms, 0.5 ms with generic plans), and for batches of 1,000 the generic plans are as
  * fast (docs/performance.md).
+ *
+ * Not in a session that must plan each statement for its values: a Citus coordinator's, whose connections
+ * say so when they open (database.ts; docs/scaling.md).
  */
 export async function useGenericPlans(trx: Transaction<DB>): Promise<void> {
-  await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
+  await sql`select set_config('plan_cache_mode', 'force_generic_plan', true) where current_setting('plan_cache_mode') <> 'force_custom_plan'`.execute(trx);
 }

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
+import type { CommunityTurns } from '../core/community-turns.ts';
 import type { CursorPosition } from '../core/cursor.ts';
 import type { DB, JsonValue } from '../db/schema.ts';
 import { keysetPage, type KeysetPage } from '../db/keyset.ts';
@@ -143,61 +144,84 @@ export async function wakeJob(db: Kysely<DB>, communityId: number, id: number, n
 
 export type Claim = { job: JobRow; exhausted: false } | { job: JobRow; exhausted: true } | null;
 
+/** At most this many communities are visited by one claim; the others get their turn in the next. */
+const MAX_CANDIDATES = 1_000;
+
 /**
- * Takes the next due job of one of `kinds`, across communities: a queued job whose time has come, or a
- * running one whose lease expired (its worker died). `FOR UPDATE SKIP LOCKED` lets any number of workers
- * poll at once: a row one of them is claiming is invisible to the others, so no job is taken twice.
+ * Takes the next due job of one of `kinds`: a queued job whose time has come, or a running one whose lease
+ * expired (its worker died). The communities with due jobs take turns (core/community-turns.ts), and
+ * within one the oldest due job goes first. `FOR UPDATE SKIP LOCKED` lets any number of workers poll at
+ * once: a row one of them is claiming is invisible to the others, so no job is taken twice.
  *
  * A job whose lease expired after its last allowed attempt is not run again: it is marked failed and
  * returned as `exhausted`.
  */
-export async function claimNextJob(db: Kysely<DB>, claim: { kinds: string[]; workerId: string; now: Date; leaseUntil: Date }): Promise<Claim> {
+export async function claimNextJob(
+  db: Kysely<DB>,
+  claim: { kinds: string[]; workerId: string; now: Date; leaseUntil: Date; turns: CommunityTurns },
+): Promise<Claim> {
   if (claim.kinds.length === 0) return null;
-  return db.transaction().execute(async (trx) => {
-    const due = await trx
-      .selectFrom('jobs')
-      .select(['community_id as communityId', 'id', 'status', 'attempts', 'max_attempts as maxAttempts'])
-      .where('kind', 'in', claim.kinds)
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', claim.now)]),
-          eb.and([eb('status', '=', 'running'), eb('locked_until', '<=', claim.now)]),
-        ]),
-      )
-      .orderBy('run_at')
-      .orderBy('id')
-      .limit(1)
-      .forUpdate()
-      .skipLocked()
-      .executeTakeFirst();
-    if (!due) return null;
+  const isDue = (eb: ExpressionBuilder<DB, 'jobs'>) =>
+    eb.and([
+      eb('kind', 'in', claim.kinds),
+      eb.or([
+        eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', claim.now)]),
+        eb.and([eb('status', '=', 'running'), eb('locked_until', '<=', claim.now)]),
+      ]),
+    ]);
+  const candidates = await db.selectFrom('jobs').select('community_id as communityId').distinct().where(isDue).limit(MAX_CANDIDATES).execute();
+  const [taken] = await claim.turns.claim(
+    candidates.map((row) => Number(row.communityId)),
+    1,
+    async (communityId) => {
+      const claimed = await claimIn(communityId);
+      return claimed ? [claimed] : [];
+    },
+  );
+  return taken ?? null;
 
-    const row = trx.updateTable('jobs').where('community_id', '=', due.communityId).where('id', '=', due.id);
-    if (due.status === 'running' && due.attempts >= due.maxAttempts) {
+  function claimIn(communityId: number): Promise<Claim> {
+    return db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('jobs')
+        .select(['community_id as communityId', 'id', 'status', 'attempts', 'max_attempts as maxAttempts'])
+        .where('community_id', '=', communityId)
+        .where(isDue)
+        .orderBy('run_at')
+        .orderBy('id')
+        .limit(1)
+        .forUpdate()
+        .skipLocked()
+        .executeTakeFirst();
+      if (!due) return null;
+
+      const row = trx.updateTable('jobs').where('community_id', '=', due.communityId).where('id', '=', due.id);
+      if (due.status === 'running' && due.attempts >= due.maxAttempts) {
+        const job = await row
+          .set({
+            status: 'failed',
+            error: 'its worker stopped while running it (lease expired) and no attempts remain',
+            locked_by: null,
+            locked_until: null,
+            finished_at: claim.now,
+          })
+          .returning(columns)
+          .executeTakeFirstOrThrow();
+        return { job, exhausted: true as const };
+      }
       const job = await row
-        .set({
-          status: 'failed',
-          error: 'its worker stopped while running it (lease expired) and no attempts remain',
-          locked_by: null,
-          locked_until: null,
-          finished_at: claim.now,
-        })
+        .set((eb) => ({
+          status: 'running',
+          attempts: eb('attempts', '+', 1),
+          locked_by: claim.workerId,
+          locked_until: claim.leaseUntil,
+          started_at: eb.fn.coalesce('started_at', eb.val(claim.now)),
+        }))
         .returning(columns)
         .executeTakeFirstOrThrow();
-      return { job, exhausted: true as const };
-    }
-    const job = await row
-      .set((eb) => ({
-        status: 'running',
-        attempts: eb('attempts', '+', 1),
-        locked_by: claim.workerId,
-        locked_until: claim.leaseUntil,
-        started_at: eb.fn.coalesce('started_at', eb.val(claim.now)),
-      }))
-      .returning(columns)
-      .executeTakeFirstOrThrow();
-    return { job, exhausted: false as const };
-  });
+      return { job, exhausted: false as const };
+    });
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
+import { CommunityTurns } from '../core/community-turns.ts';
 import type { DB } from '../db/schema.ts';
 import type { JobQueue, PayloadMap } from './job-queue.ts';
 import { claimNextJob, completeJob, expireRunningLeases, extendLease, failJob, releaseJob, saveProgress, type JobRow } from './job.repository.ts';
@@ -57,6 +58,8 @@ export function createWorker(options: WorkerOptions) {
   let wake: (() => void) | null = null;
   /** When each background step last started (real time: steps pace the worker, not the data). */
   const stepStarted = new Map<string, number>();
+  /** The communities with due jobs take turns (core/community-turns.ts). */
+  const turns = new CommunityTurns();
 
   const leaseUntil = () => new Date(clock.now().getTime() + leaseMs);
 
@@ -96,7 +99,7 @@ export function createWorker(options: WorkerOptions) {
   /** Claims and runs one due job; false when none was due. */
   async function runOnce(): Promise<boolean> {
     const now = clock.now();
-    const claim = await claimNextJob(db, { kinds: queue.kinds(), workerId: id, now, leaseUntil: new Date(now.getTime() + leaseMs) });
+    const claim = await claimNextJob(db, { kinds: queue.kinds(), workerId: id, now, leaseUntil: new Date(now.getTime() + leaseMs), turns });
     if (!claim) return false;
     if (claim.exhausted) log.error({ jobId: claim.job.id, kind: claim.job.kind }, claim.job.error ?? 'job failed');
     else await run(claim.job);

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import type { DB, JsonObject } from '../../src/db/schema.ts';
 import { createJobQueue, type JobHandler } from '../../src/jobs/job-queue.ts';
 import { claimNextJob, completeJob, insertJob } from '../../src/jobs/job.repository.ts';
+import { CommunityTurns } from '../../src/core/community-turns.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { ENGINES, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
@@ -137,6 +138,20 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
     expect(calls).toBe(3);
   });
 
+  it('lets communities with due jobs take turns, the oldest job of each first', async () => {
+    const ran: string[] = [];
+    const { kind, queue, worker, clock } = setup(async (row) => {
+      ran.push((row.payload as { name: string }).name);
+    });
+    const other = (await db.insertInto('communities').values({ name: 'Jobs, too' }).returning('id').executeTakeFirstOrThrow()).id;
+    // The first community's backlog is older than anything of the other's.
+    for (const name of ['a1', 'a2', 'a3']) await queue.enqueue(db, { communityId, kind, payload: { name } });
+    clock.advance(1_000);
+    for (const name of ['b1', 'b2']) await queue.enqueue(db, { communityId: other, kind, payload: { name } });
+    while (await worker.runOnce());
+    expect(ran).toEqual(['a1', 'b1', 'a2', 'b2', 'a3']);
+  });
+
   it('claims again a job whose worker died (its lease expired), and ignores the dead worker afterwards', async () => {
     let runs = 0;
     const { enqueue, worker, clock, kind } = setup(async () => {
@@ -146,7 +161,13 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
     const id = await enqueue();
     // A worker claims the job, then its process dies: it never reports back.
     const now = clock.now();
-    const dead = await claimNextJob(db, { kinds: [kind], workerId: 'dead-worker', now, leaseUntil: new Date(now.getTime() + 60_000) });
+    const dead = await claimNextJob(db, {
+      kinds: [kind],
+      workerId: 'dead-worker',
+      now,
+      leaseUntil: new Date(now.getTime() + 60_000),
+      turns: new CommunityTurns(),
+    });
     expect(dead).toMatchObject({ exhausted: false, job: { id, status: 'running', lockedBy: 'dead-worker', attempts: 1 } });
 
     // While the lease holds, nobody else takes the job.
@@ -169,7 +190,7 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
     });
     const id = await enqueue({ maxAttempts: 1 });
     const now = clock.now();
-    await claimNextJob(db, { kinds: [kind], workerId: 'dead-worker', now, leaseUntil: new Date(now.getTime() + 60_000) });
+    await claimNextJob(db, { kinds: [kind], workerId: 'dead-worker', now, leaseUntil: new Date(now.getTime() + 60_000), turns: new CommunityTurns() });
     clock.advance(60_000);
     expect(await worker.runOnce()).toBe(true);
     expect(runs).toBe(0);
@@ -230,7 +251,13 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
       const queue = queueOn(before.db, async () => {});
       const ids = [await queue.enqueue(before.db, { communityId: community, kind }), await queue.enqueue(before.db, { communityId: community, kind })];
       const now = clock.now();
-      await claimNextJob(before.db, { kinds: [kind], workerId: 'about-to-die', now, leaseUntil: new Date(now.getTime() + 60_000) });
+      await claimNextJob(before.db, {
+        kinds: [kind],
+        workerId: 'about-to-die',
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+        turns: new CommunityTurns(),
+      });
       await before.close();
 
       before = await open();
@@ -295,7 +322,7 @@ describe.each(ENGINES)('jobs (%s)', (engine) => {
       }, new ManualClock(new Date()));
       const id = await queue.enqueue(db, { communityId, kind });
       const now = new Date();
-      await claimNextJob(db, { kinds: [kind], workerId: 'killed-process', now, leaseUntil: new Date(now.getTime() + 3_600_000) });
+      await claimNextJob(db, { kinds: [kind], workerId: 'killed-process', now, leaseUntil: new Date(now.getTime() + 3_600_000), turns: new CommunityTurns() });
 
       // Another process sharing the database waits out the lease: the job may still be running there.
       const shared = createWorker({ db, clock: systemClock, queue, pollIntervalMs: 20 });

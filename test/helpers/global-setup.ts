@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withAdmin } from './admin-connection.ts';
+import { createServerDatabase, dropServerDatabase, inDatabase, markTemplate } from './admin-connection.ts';
 import type { TestProject } from 'vitest/node';
 import { dumpMigratedPGlite, openDatabase } from '../../src/db/database.ts';
 
@@ -59,19 +59,12 @@ export default async function setup(project: TestProject) {
     return;
   }
   const name = `hearth_template_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await withAdmin(server, (client) => client.query(`create database ${name}`));
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 1 });
+  await createServerDatabase(server, name, null);
+  const database = await openDatabase({ engine: 'postgres', url: inDatabase(server, name), poolSize: 1 });
   await database.close();
-  // No connections from now on: a template must have none while it is copied, and without them autovacuum
-  // leaves it alone too, so every copy starts from the statistics a migration leaves.
-  await withAdmin(server, (client) => client.query(`alter database ${name} with is_template true allow_connections false`));
+  // Without connections autovacuum leaves the template alone too, so every copy starts from the
+  // statistics a migration leaves.
+  await markTemplate(server, name);
   project.provide('postgresTemplate', name);
-  return async () => {
-    await withAdmin(server, async (client) => {
-      await client.query(`alter database ${name} with is_template false`);
-      await client.query(`drop database if exists ${name}`);
-    });
-  };
+  return () => dropServerDatabase(server, name);
 }

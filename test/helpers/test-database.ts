@@ -2,10 +2,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { inject } from 'vitest';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.ts';
-import { withAdmin } from './admin-connection.ts';
+import { createServerDatabase, dropServerDatabase, inDatabase } from './admin-connection.ts';
 
-/** PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server. */
-export const ENGINES: Engine[] = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+/**
+ * PGlite always; PostgreSQL too when TEST_DATABASE_URL names a server. TEST_ENGINES=postgres runs only the
+ * latter (a run against a Citus cluster, docs/scaling.md).
+ */
+export const ENGINES: Engine[] = (process.env.TEST_DATABASE_URL ? (['pglite', 'postgres'] as const) : (['pglite'] as const)).filter(
+  (engine) => !process.env.TEST_ENGINES || process.env.TEST_ENGINES.split(',').includes(engine),
+);
 
 export interface TestDatabase {
   database: Database;
@@ -44,11 +49,6 @@ export async function createPostgresDatabase(options: { template?: string | null
   const server = process.env.TEST_DATABASE_URL;
   if (!server) throw new Error('TEST_DATABASE_URL is not set');
   const name = `hearth_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  await withAdmin(server, (client) => client.query(`create database ${name}${options.template ? ` template ${options.template}` : ''}`));
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () => withAdmin(server, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
-  };
+  await createServerDatabase(server, name, options.template ?? null);
+  return { url: inDatabase(server, name), drop: () => dropServerDatabase(server, name) };
 }

@@ -227,7 +227,7 @@ describe.each(ENGINES)('GitHub and Discourse connectors end to end (%s)', (engin
     // Each answer is threaded under what it answers (when that is stored: not the system user's topic), whichever came first.
     const threads = await t.services.db
       .selectFrom('activities as a')
-      .leftJoin('activities as p', 'p.id', 'a.parent_id')
+      .leftJoin('activities as p', (join) => join.onRef('p.community_id', '=', 'a.community_id').onRef('p.id', '=', 'a.parent_id'))
       .select(['a.external_id as id', 'a.parent_external_id as parent', 'p.external_id as threadedUnder'])
       .where('a.source_id', 'in', [gh.sourceId, dc.sourceId])
       .where('a.parent_external_id', 'is not', null)

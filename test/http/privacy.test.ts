@@ -680,9 +680,10 @@ async function scan(db: Kysely<DB>, needles: string[], exceptCommunity: number):
   const found: Record<string, string[]> = {};
   for (const { table, column, scoped } of columns.rows) {
     const where = scoped ? sql`community_id is distinct from ${exceptCommunity}` : sql`true`;
+    // A join, not a correlated subquery over the needles, which a Citus cluster cannot run.
     const result = await sql<{ needle: string }>`
-      select n.needle from unnest(${needles}::text[]) as n(needle)
-      where exists (select 1 from ${sql.table(table)} where ${where} and strpos(lower(${sql.ref(column)}::text), n.needle) > 0)
+      select distinct n.needle from ${sql.table(table)} cross join unnest(${needles}::text[]) as n(needle)
+      where ${where} and strpos(lower(${sql.ref(column)}::text), n.needle) > 0
     `.execute(db);
     if (result.rows.length > 0) found[`${table}.${column}`] = result.rows.map((row) => row.needle);
   }

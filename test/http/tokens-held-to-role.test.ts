@@ -139,11 +139,14 @@ describe.each(ENGINES)('tokens held to their user’s role (%s)', (engine) => {
     const id = Number(di.id.slice(2));
     // What a token made while its user was being demoted would hold: the admin scope, for a member.
     await t.services.db.updateTable('app_users').set({ role: 'member' }).where('community_id', '=', t.communityId).where('id', '=', id).execute();
-    await t.services.db.updateTable('api_tokens').set({ name: 'di’s, touched' }).where('jti', '=', made.jti).execute();
+    // A change by hand announces itself as Hearth's writers do (docs/scaling.md, "Notifications").
+    const announce = () => sql`select pg_notify('hearth_tokens_changed', ${made.jti})`.execute(t.services.db);
+    await announce();
     await expect.poll(async () => (await t.get('/api/v2/admin/tokens', made.token)).statusCode).toBe(403);
     expect((await t.get('/api/v2/contacts?limit=1', made.token)).statusCode).toBe(200);
     // A user deleted by hand: the token's user is gone, and so is the token.
     await t.services.db.deleteFrom('app_users').where('community_id', '=', t.communityId).where('id', '=', id).execute();
+    await announce();
     await expect
       .poll(async () => (await t.get('/api/v2/contacts?limit=1', made.token)).json().reason)
       .toBe('the user this token was made for has been removed');

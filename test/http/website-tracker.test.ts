@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
@@ -460,14 +461,17 @@ describe.each(ENGINES)('website tracker (%s)', (engine) => {
     });
   });
 
-  it('refuses a key revoked behind its back (a plain UPDATE) once the database has notified the change', async () => {
+  it('refuses a key revoked behind its back (a plain UPDATE, announced as docs/scaling.md says) once the change is heard', async () => {
     const source = (await t.services.sources.create(cliWriter(t.communityId), { name: 'Behind its back' })).id;
     const { key } = await enable(t, source, { allowedOrigins: [SITE] });
     const view = { url: 'https://hearth.dev/cached', anonymousId: 'browser-cache' };
     // Read, then kept in memory.
     expect((await beacon(t, key, 'pageview', view)).statusCode).toBe(202);
     expect((await beacon(t, key, 'pageview', view)).statusCode).toBe(202);
-    await t.services.db.updateTable('website_trackers').set({ revoked_at: new Date() }).where('public_key', '=', key).execute();
+    await t.services.db.transaction().execute(async (trx) => {
+      await trx.updateTable('website_trackers').set({ revoked_at: new Date() }).where('public_key', '=', key).execute();
+      await sql`select pg_notify('hearth_trackers_changed', ${key})`.execute(trx);
+    });
     const deadline = Date.now() + 5_000;
     let status = 202;
     while (status === 202 && Date.now() < deadline) {

@@ -442,7 +442,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     expect(rates.pushes.without[0]).toBeGreaterThan(0);
     expect(rates.pushes.untriggered[0]).toBeGreaterThan(0);
     // The triggers switched off for the diagnostic are on again.
-    expect((await one(sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'webhook_events_%' and tgenabled = 'D'`)).n).toBe(0);
+    expect((await one(sql<{ n: number }>`select count(*)::int as n from pg_trigger where tgname like 'webhook_event_%' and tgenabled = 'D'`)).n).toBe(0);
     expect(figures.map((figure) => figure.name)).toEqual(['webhook deliveries, 60 events, vs bare client', 'pushes with a webhook, 2 connections, vs none']);
     expect(lines.some((line) => line.includes('round 1: Hearth'))).toBe(true);
     expect((await one(sql<{ n: number }>`select count(*)::int as n from webhook_subscriptions`)).n).toBe(0);

@@ -383,6 +383,13 @@ export function describeCli(engine: Engine) {
         expectUsageError(await hearth('jobs', 'show'), 'the job ID is required');
       });
 
+      it('db distribute on a database without Citus says what to do first', { timeout: 180_000 }, async () => {
+        expectUsageError(
+          await hearth('db', 'distribute'),
+          'this database has no Citus extension: create it on the coordinator and the workers and add the workers first (docs/scaling.md, "Moving to Citus")',
+        );
+      });
+
       it('buying-committee set, show, remove and keys; a bad file is refused with every fault named', { timeout: 240_000 }, async () => {
         const dir = processes.tempDir();
         const committee = {

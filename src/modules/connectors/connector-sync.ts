@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
+import { CommunityTurns } from '../../core/community-turns.ts';
 import { formatId } from '../../core/ids.ts';
 import type { Writer } from '../../core/writer.ts';
 import type { JobContext, JobOf, JobPayloads, JobQueue } from '../../jobs/job-queue.ts';
@@ -136,6 +137,8 @@ export function createConnectorSync(deps: {
   log?: { warn(details: object, message: string): void };
 }) {
   const { db, clock, jobs, ingestion } = deps;
+  /** The communities with deliveries waiting take turns (core/community-turns.ts). */
+  const turns = new CommunityTurns();
 
   /** Pushes a translation through the batch ingestion path, users first, then activities: one answer per item, in order. */
   async function push(writer: Writer, sourceId: number, translation: Translation): Promise<Answers> {
@@ -343,7 +346,7 @@ export function createConnectorSync(deps: {
   /** Turns stored deliveries into pushes, oldest first, until none is waiting. */
   async function processDeliveries(): Promise<void> {
     for (;;) {
-      const claimed = await connectors.claimDeliveries(db, clock.now(), DELIVERY_LEASE_MS, DELIVERY_BATCH);
+      const claimed = await connectors.claimDeliveries(db, clock.now(), DELIVERY_LEASE_MS, DELIVERY_BATCH, turns);
       if (claimed.length === 0) return;
       // A connector's deliveries of one claim are stored with one call of the batch path, as a sync's page is.
       const byConnector = new Map<string, DeliveryRow[]>();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { JsonValue } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import type { CommunityTurns } from '../../core/community-turns.ts';
 
 export type ConnectorState = 'active' | 'backfilling' | 'waiting' | 'paused' | 'failed';
 
@@ -308,21 +309,39 @@ export interface DeliveryRow {
 }
 
 /**
- * Claims the oldest unprocessed deliveries of connectors that are not paused (any community) for `leaseMs`:
- * another worker skips them until then; a claim whose worker died runs out and they are taken again.
+ * Claims unprocessed deliveries of connectors that are not paused for `leaseMs`, the communities with some
+ * taking turns (core/community-turns.ts) and each community's oldest first: another worker skips them until
+ * then; a claim whose worker died runs out and they are taken again.
  */
-export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
+export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, limit: number, turns: CommunityTurns): Promise<DeliveryRow[]> {
+  const { rows: candidates } = await sql<{ communityId: number }>`
+    select distinct d.community_id as "communityId" from connector_deliveries d
+    join connectors k on k.community_id = d.community_id and k.source_id = d.source_id
+    where d.processed_at is null and (d.claimed_until is null or d.claimed_until < ${now}) and k.state <> 'paused'
+    limit ${MAX_CANDIDATES}`.execute(db);
+  return turns.claim(
+    candidates.map((row) => Number(row.communityId)),
+    limit,
+    (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseMs, wanted),
+  );
+}
+
+/** At most this many communities are visited by one claim; the others get their turn in the next. */
+const MAX_CANDIDATES = 1_000;
+
+async function claimDeliveriesOf(db: Executor, communityId: number, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await sql<DeliveryRow>`
     update connector_deliveries d set claimed_until = ${new Date(now.getTime() + leaseMs)}, attempts = d.attempts + 1
     from (
       select d2.community_id, d2.id from connector_deliveries d2
       join connectors k on k.community_id = d2.community_id and k.source_id = d2.source_id
-      where d2.processed_at is null and (d2.claimed_until is null or d2.claimed_until < ${now}) and k.state <> 'paused'
+      where d2.community_id = ${communityId} and d2.processed_at is null and (d2.claimed_until is null or d2.claimed_until < ${now})
+        and k.state <> 'paused'
       order by d2.id
       limit ${limit}
       for update of d2 skip locked
     ) due
-    where d.community_id = due.community_id and d.id = due.id
+    where d.community_id = ${communityId} and d.community_id = due.community_id and d.id = due.id
     returning d.community_id as "communityId", d.id, d.source_id as "sourceId", d.event, d.headers, d.payload, d.attempts`.execute(db);
   return rows
     .map((row) => ({ ...row, communityId: Number(row.communityId), id: Number(row.id), sourceId: Number(row.sourceId), attempts: Number(row.attempts) }))

@@ -20,7 +20,7 @@ interface ColumnRoles {
   read?: string;
   /** The v2 field it feeds, when webhook event payloads carry it (several columns can feed one field). */
   payload?: ContactColumn;
-  /** A change to it makes a `contact.updated` webhook event (the trigger of migration 0029 compares these). */
+  /** A change to it makes a `contact.updated` webhook event (the condition of the `webhook_event_contact_updated` trigger compares these). */
   watched?: true;
 }
 

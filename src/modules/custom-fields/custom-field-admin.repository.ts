@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import { lockRow } from '../../core/query-fragments.ts';
 
 /** What an admin decides of a custom field. */
 export interface DefinitionFields {
@@ -39,11 +40,15 @@ export async function adminDefinitions(db: Executor, communityId: number, includ
   return rows;
 }
 
-export async function adminDefinition(db: Executor, communityId: number, id: number, forUpdate = false): Promise<AdminDefinitionRow | undefined> {
+export async function adminDefinition(db: Executor, communityId: number, id: number): Promise<AdminDefinitionRow | undefined> {
   const { rows } = await sql<AdminDefinitionRow>`
-    select ${adminColumns} from custom_fields f where f.community_id = ${communityId} and f.id = ${id}
-    ${forUpdate ? sql`for update of f` : sql``}`.execute(db);
+    select ${adminColumns} from custom_fields f where f.community_id = ${communityId} and f.id = ${id}`.execute(db);
   return rows[0];
+}
+
+/** The definition, locked until the transaction ends. */
+export async function lockedDefinition(trx: Transaction<DB>, communityId: number, id: number): Promise<AdminDefinitionRow | undefined> {
+  return (await lockRow(trx, 'custom_fields', communityId, id)) ? adminDefinition(trx, communityId, id) : undefined;
 }
 
 /** "cf" in ASCII: the first key of the lock that orders changes to a community's field names. */

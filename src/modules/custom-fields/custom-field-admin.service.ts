@@ -88,14 +88,18 @@ export function createCustomFieldAdminService(deps: { db: Kysely<DB>; clock: Clo
     if (missing.length) throw notFound('source_not_found', `no source ${missing.join(', ')} in this community`);
   }
 
-  async function fieldOf(communityId: number, id: number, trx: Kysely<DB> = db, forUpdate = false): Promise<AdminDefinitionRow> {
-    const row = await admin.adminDefinition(trx, communityId, id, forUpdate);
+  async function fieldOf(communityId: number, id: number, executor: Kysely<DB> = db): Promise<AdminDefinitionRow> {
+    return found(id, await admin.adminDefinition(executor, communityId, id));
+  }
+
+  function found(id: number, row: AdminDefinitionRow | undefined): AdminDefinitionRow {
     if (!row) throw notFound('custom_field_not_found', `custom field ${formatId('custom_field', id)} not found`);
     return row;
   }
 
-  async function liveFieldOf(trx: Kysely<DB>, communityId: number, id: number): Promise<AdminDefinitionRow> {
-    const row = await fieldOf(communityId, id, trx, true);
+  /** The live field, locked until the transaction ends. */
+  async function liveFieldOf(trx: Transaction<DB>, communityId: number, id: number): Promise<AdminDefinitionRow> {
+    const row = found(id, await admin.lockedDefinition(trx, communityId, id));
     if (row.retiredAt) throw notFound('custom_field_not_found', `custom field ${formatId('custom_field', id)} was retired`);
     return row;
   }

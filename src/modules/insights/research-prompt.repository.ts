@@ -28,11 +28,14 @@ export async function researchPrompts(db: Executor, communityId: number, include
   return rows;
 }
 
-/** The live prompt with this key. */
+/**
+ * The live prompt with this key; with `forUpdate`, locked until the transaction ends, by a statement of its
+ * own (a cluster cannot lock rows in a query with a subquery, as the answer count is).
+ */
 export async function livePrompt(db: Executor, communityId: number, key: string, forUpdate = false): Promise<ResearchPromptRow | undefined> {
+  if (forUpdate) await sql`select 1 from research_prompts where community_id = ${communityId} and key = ${key} and retired_at is null for update`.execute(db);
   const { rows } = await sql<ResearchPromptRow>`
-    select ${columns} from research_prompts p where p.community_id = ${communityId} and p.key = ${key} and p.retired_at is null
-    ${forUpdate ? sql`for update of p` : sql``}`.execute(db);
+    select ${columns} from research_prompts p where p.community_id = ${communityId} and p.key = ${key} and p.retired_at is null`.execute(db);
   return rows[0];
 }
 

@@ -1,6 +1,8 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type SqlBool, type Transaction } from 'kysely';
+import type { CommunityTurns } from '../../core/community-turns.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
+import { lockRow } from '../../core/query-fragments.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
 import type { ScoreRules } from './lead-score-rules.ts';
 
@@ -47,11 +49,15 @@ export async function adminDefinitions(db: Executor, communityId: number, includ
   return rows.map(fromRow);
 }
 
-export async function adminDefinition(db: Executor, communityId: number, id: number, forUpdate = false): Promise<AdminLeadScoreRow | undefined> {
+export async function adminDefinition(db: Executor, communityId: number, id: number): Promise<AdminLeadScoreRow | undefined> {
   const { rows } = await sql<AdminLeadScoreRow>`
-    select ${adminColumns} from lead_score_definitions d where d.community_id = ${communityId} and d.id = ${id}
-    ${forUpdate ? sql`for update of d` : sql``}`.execute(db);
+    select ${adminColumns} from lead_score_definitions d where d.community_id = ${communityId} and d.id = ${id}`.execute(db);
   return rows.map(fromRow)[0];
+}
+
+/** The definition, locked until the transaction ends. */
+export async function lockedDefinition(trx: Transaction<DB>, communityId: number, id: number): Promise<AdminLeadScoreRow | undefined> {
+  return (await lockRow(trx, 'lead_score_definitions', communityId, id)) ? adminDefinition(trx, communityId, id) : undefined;
 }
 
 /** "ls" in ASCII: the first key of the lock that orders changes to a community's primary scores. */
@@ -130,28 +136,42 @@ export async function computedDefinitions(db: Executor, communityId: number): Pr
 }
 
 /**
- * Computed definitions, in any community, last computed in full (or changed, if never computed) before
- * `before`, for which no daily recompute was asked since then: each is marked asked at `now`.
+ * Computed definitions last computed in full (or changed, if never computed) before `before`, for which no
+ * daily recompute was asked since then: each is marked asked at `now`. The communities with such
+ * definitions take turns (core/community-turns.ts).
  */
 export async function takeStaleDefinitions(
   db: Executor,
   before: Date,
   now: Date,
   limit: number,
+  turns: CommunityTurns,
 ): Promise<{ communityId: number; id: number; version: number }[]> {
-  const { rows } = await sql<{ communityId: number; id: number; version: number }>`
-    update lead_score_definitions d set refresh_asked_at = ${now}
-    from (
-      select community_id, id from lead_score_definitions
-      where enabled and retired_at is null and rules is not null
-        and coalesce(computed_at, updated_at) < ${before} and (refresh_asked_at is null or refresh_asked_at < ${before})
-      order by coalesce(computed_at, updated_at) limit ${limit}
-      for update skip locked
-    ) s
-    where d.community_id = s.community_id and d.id = s.id
-    returning d.community_id as "communityId", d.id, d.version`.execute(db);
-  return rows.map((row) => ({ communityId: Number(row.communityId), id: Number(row.id), version: row.version }));
+  const stale = sql<SqlBool>`enabled and retired_at is null and rules is not null
+    and coalesce(computed_at, updated_at) < ${before} and (refresh_asked_at is null or refresh_asked_at < ${before})`;
+  const { rows: candidates } = await sql<{ communityId: number }>`
+    select distinct community_id as "communityId" from lead_score_definitions where ${stale} limit ${MAX_CANDIDATES}`.execute(db);
+  return turns.claim(
+    candidates.map((row) => Number(row.communityId)),
+    limit,
+    async (communityId, wanted) => {
+      const { rows } = await sql<{ communityId: number; id: number; version: number }>`
+        update lead_score_definitions d set refresh_asked_at = ${now}
+        from (
+          select community_id, id from lead_score_definitions
+          where community_id = ${communityId} and ${stale}
+          order by coalesce(computed_at, updated_at) limit ${wanted}
+          for update skip locked
+        ) s
+        where d.community_id = ${communityId} and d.community_id = s.community_id and d.id = s.id
+        returning d.community_id as "communityId", d.id, d.version`.execute(db);
+      return rows.map((row) => ({ communityId: Number(row.communityId), id: Number(row.id), version: row.version }));
+    },
+  );
 }
+
+/** At most this many communities are visited by one claim; the others get their turn in the next. */
+const MAX_CANDIDATES = 1_000;
 
 /** Which of the rules' references do not exist in the community (live, and for the entity type where that applies). */
 export async function missingReferences(

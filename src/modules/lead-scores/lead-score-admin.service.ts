@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/schema.ts';
 import { HearthError, notFound } from '../../core/errors.ts';
@@ -88,14 +88,21 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
     return rules;
   }
 
-  async function definitionOf(communityId: number, id: number, executor: Kysely<DB> = db, forUpdate = false): Promise<AdminLeadScoreRow> {
-    const row = await admin.adminDefinition(executor, communityId, id, forUpdate);
+  async function definitionOf(communityId: number, id: number, executor: Kysely<DB> = db): Promise<AdminLeadScoreRow> {
+    return found(id, await admin.adminDefinition(executor, communityId, id));
+  }
+
+  function found(id: number, row: AdminLeadScoreRow | undefined): AdminLeadScoreRow {
     if (!row) throw notFound('lead_score_not_found', `lead score ${formatId('lead_score', id)} not found`);
     return row;
   }
 
-  async function liveDefinitionOf(executor: Kysely<DB>, communityId: number, id: number): Promise<AdminLeadScoreRow> {
-    const row = await definitionOf(communityId, id, executor, true);
+  /** The live definition, locked until the transaction ends. */
+  async function liveDefinitionOf(trx: Transaction<DB>, communityId: number, id: number): Promise<AdminLeadScoreRow> {
+    return live(id, found(id, await admin.lockedDefinition(trx, communityId, id)));
+  }
+
+  function live(id: number, row: AdminLeadScoreRow): AdminLeadScoreRow {
     if (row.retiredAt) throw notFound('lead_score_not_found', `lead score ${formatId('lead_score', id)} was retired`);
     return row;
   }
@@ -142,7 +149,7 @@ export function createLeadScoreAdminService(deps: { db: Kysely<DB>; clock: Clock
 
     /** PATCH /api/v2/admin/lead-scores/{id}: what is given changes; each rule member given replaces the stored one whole. */
     async update(writer: Writer, id: number, changes: LeadScoreChanges) {
-      const before = await liveDefinitionOf(db, writer.communityId, id);
+      const before = live(id, await definitionOf(writer.communityId, id));
       const changesRules = RULE_MEMBERS.some((member) => changes[member] !== undefined);
       let rules = before.rules;
       if (changesRules) {

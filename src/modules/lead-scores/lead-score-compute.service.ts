@@ -1,3 +1,4 @@
+import { CommunityTurns } from '../../core/community-turns.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
@@ -120,6 +121,8 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
   }
 
   /** Definitions whose values the step changed and whose percentiles are still to refresh; when each was last refreshed. */
+  /** The communities with stale definitions take turns (core/community-turns.ts). */
+  const turns = new CommunityTurns();
   const stalePercentiles = new Map<string, { communityId: number; scoreId: number; entityType: LeadScoreEntity }>();
   const percentilesRefreshedAt = new Map<string, number>();
 
@@ -170,7 +173,7 @@ export function createLeadScoreComputeService(deps: { db: Kysely<DB>; clock: Clo
     const now = clock.now();
     await db.transaction().execute(async (trx) => {
       // The definitions' row locks (taken by the update) make the check for an unfinished job and the enqueue one.
-      for (const stale of await takeStaleDefinitions(trx, new Date(now.getTime() - FULL_REFRESH_MS), now, 100)) {
+      for (const stale of await takeStaleDefinitions(trx, new Date(now.getTime() - FULL_REFRESH_MS), now, 100, turns)) {
         await enqueueRecompute(trx, stale.communityId, stale.id, stale.version);
       }
     });

@@ -105,6 +105,9 @@ export interface ContactValues {
   last_org_change_at: string | null;
 }
 
+/** The key of pg_advisory_xact_lock(bigint) that one transaction at a time holds to write prospector contacts ("pc"). */
+const WRITE_LOCK = 0x7063;
+
 const WRITTEN = [
   'name',
   'full_name',
@@ -123,10 +126,15 @@ const WRITTEN = [
 
 /**
  * Inserts the contacts, or replaces every column of those whose LinkedIn handle is known; a contact whose
- * columns are all as given is left alone. One statement over the JSON of every record. Returns how many
- * were added and how many changed.
+ * columns are all as given is left alone. One statement over the JSON of every record, which also logs how
+ * the count of each job title moved (`prospector_title_changes`, folded into each community's job titles:
+ * docs/architecture.md, "Job titles"); blank titles are no title. Returns how many were added and how many changed.
+ *
+ * In the caller's transaction, which it makes the only one writing prospector contacts until it ends: the
+ * titles the log takes away are then those the statement's snapshot shows, the ones it replaces.
  */
 export async function upsertContacts(db: Executor, contacts: ContactValues[]): Promise<{ added: number; changed: number }> {
+  await sql`select pg_advisory_xact_lock(${WRITE_LOCK})`.execute(db);
   const list = (names: readonly string[], prefix = '') => sql.raw(names.map((name) => `${prefix}${name}`).join(', '));
   const result = await sql<{ added: number; changed: number }>`
     with given as (
@@ -134,12 +142,23 @@ export async function upsertContacts(db: Executor, contacts: ContactValues[]): P
         linkedin_handle text, name text, full_name text, avatar_url text, company_id bigint, title text, role text,
         seniority text, linkedin_follower_count integer, skills text[], city text, region text, country text,
         last_org_change_at timestamptz)
+    ), previous as (
+      select linkedin_handle, title from prospector_contacts where linkedin_handle in (select linkedin_handle from given)
     ), written as (
       insert into prospector_contacts (linkedin_handle, ${list(WRITTEN)})
       select linkedin_handle, ${list(WRITTEN)} from given
       on conflict (linkedin_handle) do update set ${sql.raw(WRITTEN.map((name) => `${name} = excluded.${name}`).join(', '))}
       where (${list(WRITTEN, 'prospector_contacts.')}) is distinct from (${list(WRITTEN, 'excluded.')})
-      returning (xmax = 0) as added
+      returning linkedin_handle, title, (xmax = 0) as added
+    ), titles_moved as (
+      insert into prospector_title_changes (title, change)
+      select title, sum(change) from (
+        select p.title, -1 as change from written w join previous p on p.linkedin_handle = w.linkedin_handle
+        where not w.added and btrim(p.title) <> ''
+        union all
+        select title, 1 from written where btrim(title) <> ''
+      ) as moved
+      group by title having sum(change) <> 0
     )
     select count(*) filter (where added)::int as added, count(*) filter (where not added)::int as changed from written`.execute(db);
   return result.rows[0]!;

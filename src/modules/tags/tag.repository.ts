@@ -26,12 +26,14 @@ const columns = ['id', 'name', 'description', 'entity_types as entityTypes', 'cr
  */
 const sameName = (name: string) => sql<boolean>`lower(btrim(name)) = lower(btrim(${name}))`;
 
-/** `entity_types` plus `added`, in the canonical order, without duplicates. */
+/**
+ * `entity_types` plus `added`, in the canonical order, without duplicates. An expression over the two
+ * arrays, not a subquery: Citus cannot run a subquery in an upsert's update.
+ */
 const mergedEntityTypes = (current: ReturnType<typeof sql>, added: ReturnType<typeof sql>) =>
-  sql<string[]>`array(
-    select e from unnest(${sql.val([...TAG_ENTITY_TYPES])}::text[]) with ordinality as u(e, n)
-    where e = any(${current} || ${added}) order by n
-  )`;
+  sql<string[]>`array_remove(array[${sql.join(
+    TAG_ENTITY_TYPES.map((type) => sql`case when ${sql.lit(type)} = any(${current} || ${added}) then ${sql.lit(type)} end`),
+  )}]::text[], null)`;
 
 export async function findTag(db: Executor, communityId: number, id: number): Promise<TagRow | undefined> {
   return db.selectFrom('tags').select(columns).where('community_id', '=', communityId).where('id', '=', id).executeTakeFirst();
@@ -93,11 +95,11 @@ export async function updateTag(
     .executeTakeFirst();
 }
 
-/** Marks the tag deleted; a tag already deleted keeps its first deletion time. */
-export async function markTagDeleted(trx: Transaction<DB>, communityId: number, id: number): Promise<TagRow> {
+/** Marks the tag deleted at `now`; a tag already deleted keeps its first deletion time. */
+export async function markTagDeleted(trx: Transaction<DB>, communityId: number, id: number, now: Date): Promise<TagRow> {
   return trx
     .updateTable('tags')
-    .set({ deleted_at: sql`coalesce(deleted_at, now())` })
+    .set({ deleted_at: sql`coalesce(deleted_at, ${now})` })
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .returning(columns)

@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock.ts';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { DB } from '../../db/schema.ts';
@@ -34,7 +35,7 @@ function tagDescription(raw: string | null | undefined): string | null | undefin
 
 const tagNotFound = (id: number) => notFound('tag_not_found', `tag ${formatId('tag', id)} not found`);
 
-export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec }) {
+export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec; clock: Clock }) {
   const { db } = deps;
 
   return {
@@ -111,7 +112,7 @@ export function createTagService(deps: { db: Kysely<DB>; cursors: CursorCodec })
         if (!(await lockRow(trx, 'tags', communityId, id))) throw tagNotFound(id);
         const unassigned = await tags.deleteAssignmentsOfTag(trx, communityId, id);
         await auditTx.recordWrite(trx, writer, { operation: 'tag.delete', entityIds: [formatId('tag', id)], detail: { unassigned } });
-        return tags.markTagDeleted(trx, communityId, id);
+        return tags.markTagDeleted(trx, communityId, id, deps.clock.now());
       });
       return row;
     },

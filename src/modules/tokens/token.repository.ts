@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { announceChange } from '../../core/listened-cache.ts';
 import type { DB } from '../../db/schema.ts';
 
 export interface TokenRow {
@@ -71,8 +72,12 @@ export async function listTokens(db: Kysely<DB>, communityId: number | null): Pr
   return query.execute();
 }
 
-export async function revokeToken(db: Kysely<DB>, jti: string, communityId: number, now: Date): Promise<TokenRow | undefined> {
-  return db
+/** Every process keeps the token rows it read until it hears of a change on this channel (core/listened-cache.ts). */
+export const TOKEN_CHANGES = 'hearth_tokens_changed';
+
+/** Revokes the token; in the caller's transaction, so that other processes hear of it when it commits. */
+export async function revokeToken(db: Transaction<DB>, jti: string, communityId: number, now: Date): Promise<TokenRow | undefined> {
+  const row = await db
     .updateTable('api_tokens')
     .set({ revoked_at: now })
     .where('community_id', '=', communityId)
@@ -80,6 +85,8 @@ export async function revokeToken(db: Kysely<DB>, jti: string, communityId: numb
     .where('revoked_at', 'is', null)
     .returning(columns)
     .executeTakeFirst();
+  if (row) await announceChange(db, TOKEN_CHANGES, jti);
+  return row;
 }
 
 /** The live tokens held to a user's role, locked until the caller's transaction ends. */
@@ -96,8 +103,9 @@ export async function liveTokensHeldTo(db: Kysely<DB>, communityId: number, user
     .execute();
 }
 
-export async function setScopes(db: Kysely<DB>, communityId: number, jti: string, scopes: string[]): Promise<void> {
+export async function setScopes(db: Transaction<DB>, communityId: number, jti: string, scopes: string[]): Promise<void> {
   await db.updateTable('api_tokens').set({ scopes }).where('community_id', '=', communityId).where('jti', '=', jti).execute();
+  await announceChange(db, TOKEN_CHANGES, jti);
 }
 
 export async function findToken(db: Kysely<DB>, jti: string, communityId: number | null): Promise<TokenRow | undefined> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Listen } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
@@ -31,8 +31,6 @@ export interface HeldTokenChange {
 
 const ISSUER = 'hearth';
 const ALGORITHM = 'HS256';
-/** Notified by the database at every change of a token row (migration 0005). */
-const TOKEN_CHANGES = 'hearth_tokens_changed';
 const MAX_VERIFIED_TOKENS = 10_000;
 /** A token lives at least a minute and at most ten years; beyond that its expiry is not a date any more. */
 export const MIN_TOKEN_LIFETIME_SECONDS = 60;
@@ -103,7 +101,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
 
     /** Keeps token rows in memory for as long as every change to them is heard (core/listened-cache.ts). */
     async watchChanges(listen: Listen) {
-      await listen(TOKEN_CHANGES, { ready: cache.listening, message: cache.changed, lost: cache.deaf });
+      await listen(tokens.TOKEN_CHANGES, { ready: cache.listening, message: cache.changed, lost: cache.deaf });
     },
 
     /**
@@ -159,7 +157,7 @@ export function createTokenService(deps: { db: Kysely<DB>; secret: string; clock
      * operator made at the command line are not held (their maker is not the user). Each change is recorded.
      * The caller calls `changed()` once its transaction has committed.
      */
-    async holdToRole(trx: Kysely<DB>, writer: Writer, userId: number, role: Role | null): Promise<HeldTokenChange[]> {
+    async holdToRole(trx: Transaction<DB>, writer: Writer, userId: number, role: Role | null): Promise<HeldTokenChange[]> {
       const changes: HeldTokenChange[] = [];
       for (const token of await tokens.liveTokensHeldTo(trx, writer.communityId, userId)) {
         const kept = role === null ? [] : withinRole(token.scopes, role);

@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
+import type { CommunityTurns } from '../../core/community-turns.ts';
 import type { Write } from '../../core/lookups.ts';
 import { FILTER_TABLES, type EventKind, type EventRow, type FilterEntity } from './webhook-events.ts';
 
@@ -137,16 +138,22 @@ export async function waitingEvents(db: Executor, limit: number): Promise<EventR
   return rows.map(toEvent);
 }
 
-/** Of these events, those still waiting, locked for this transaction (another fan-out skips them). */
+/**
+ * Of these events, those still waiting, locked for this transaction (another fan-out skips them): one
+ * community at a time, since a cluster locks rows of one community's node only (core/community-turns.ts).
+ */
 export async function lockWaitingEvents(db: Executor, events: readonly EventRow[]): Promise<EventRow[]> {
-  if (events.length === 0) return [];
-  const { rows } = await sql<EventRow>`
-    select ${eventColumns} from webhook_events
-    where (community_id, id) in (select * from unnest(${events.map((e) => e.communityId)}::bigint[], ${events.map((e) => e.id)}::bigint[]))
-      and fanned_out_at is null
-    order by id
-    for update skip locked`.execute(db);
-  return rows.map(toEvent);
+  const locked: EventRow[] = [];
+  for (const communityId of new Set(events.map((e) => e.communityId))) {
+    const ids = events.filter((e) => e.communityId === communityId).map((e) => e.id);
+    const { rows } = await sql<EventRow>`
+      select ${eventColumns} from webhook_events
+      where community_id = ${communityId} and id = any(${ids}::bigint[]) and fanned_out_at is null
+      order by id
+      for update skip locked`.execute(db);
+    locked.push(...rows.map(toEvent));
+  }
+  return locked;
 }
 
 /** The condition a subscription's filter puts on an event `we`: its record is of the filter's kind and matches. */
@@ -209,27 +216,55 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Claims up to `limit` due deliveries of enabled subscriptions (of any community), skipping those other
- * workers hold and those that must wait for an earlier one with their order key: each gets its attempt
- * counted and is held until `leaseUntil` (its next attempt time, should this process die while sending).
+ * Claims up to `limit` due deliveries of enabled subscriptions, the communities with due deliveries taking
+ * turns (core/community-turns.ts), skipping those other workers hold and those that must wait for an
+ * earlier one with their order key: each gets its attempt counted and is held until `leaseUntil` (its next
+ * attempt time, should this process die while sending).
  */
-export async function claimDeliveries(db: Executor, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: Executor, now: Date, leaseUntil: Date, limit: number, turns: CommunityTurns): Promise<ClaimedDelivery[]> {
+  const { rows: candidates } = await sql<{ communityId: number }>`
+    select distinct d.community_id as "communityId" from webhook_deliveries d
+    join webhook_subscriptions s on s.community_id = d.community_id and s.id = d.subscription_id and s.enabled
+    where d.status = 'pending' and d.next_attempt_at <= ${now}
+    limit ${MAX_CANDIDATES}`.execute(db);
+  return turns.claim(
+    candidates.map((row) => Number(row.communityId)),
+    limit,
+    (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseUntil, wanted),
+  );
+}
+
+/** At most this many communities are visited by one claim; the others get their turn in the next. */
+const MAX_CANDIDATES = 1_000;
+
+/**
+ * The due deliveries are found first, then locked: a cluster cannot lock rows in a query with a subquery.
+ * What is found stays claimable in between: a delivery waits only for earlier ones with its order key, and
+ * no earlier one appears later (new deliveries are of new events).
+ */
+async function claimDeliveriesOf(db: Executor, communityId: number, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+  const { rows: ready } = await sql<{ id: number }>`
+    select d.id from webhook_deliveries d
+    join webhook_subscriptions s on s.community_id = d.community_id and s.id = d.subscription_id and s.enabled
+    where d.community_id = ${communityId} and d.status = 'pending' and d.next_attempt_at <= ${now}
+      and (d.order_key is null or not exists (
+        select 1 from webhook_deliveries p
+        where p.community_id = d.community_id and p.subscription_id = d.subscription_id and p.order_key = d.order_key
+          and p.status = 'pending' and p.id < d.id))
+    order by d.next_attempt_at, d.id
+    limit ${limit}`.execute(db);
+  if (ready.length === 0) return [];
   const { rows } = await sql<ClaimedDelivery>`
     with due as (
-      select d.community_id, d.id from webhook_deliveries d
-      join webhook_subscriptions s on s.community_id = d.community_id and s.id = d.subscription_id and s.enabled
-      where d.status = 'pending' and d.next_attempt_at <= ${now}
-        and (d.order_key is null or not exists (
-          select 1 from webhook_deliveries p
-          where p.community_id = d.community_id and p.subscription_id = d.subscription_id and p.order_key = d.order_key
-            and p.status = 'pending' and p.id < d.id))
-      order by d.next_attempt_at, d.id
-      limit ${limit}
-      for update of d skip locked
+      select community_id, id from webhook_deliveries
+      where community_id = ${communityId} and id = any(${ready.map((row) => row.id)}::bigint[])
+        and status = 'pending' and next_attempt_at <= ${now}
+      order by next_attempt_at, id
+      for update skip locked
     )
     update webhook_deliveries d set attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
     from due, webhook_subscriptions s, webhook_events e
-    where d.community_id = due.community_id and d.id = due.id
+    where d.community_id = ${communityId} and d.community_id = due.community_id and d.id = due.id
       and s.community_id = d.community_id and s.id = d.subscription_id
       and e.community_id = d.community_id and e.id = d.event_id
     returning d.community_id as "communityId", d.id, d.subscription_id as "subscriptionId", d.event_id as "eventId", d.attempts,

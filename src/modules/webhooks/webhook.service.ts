@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import type { Clock } from '../../clock.ts';
+import { CommunityTurns } from '../../core/community-turns.ts';
 import type { DB } from '../../db/schema.ts';
 import { pointInTime } from '../../core/durations.ts';
 import { invalidParameters, notFound } from '../../core/errors.ts';
@@ -123,6 +124,8 @@ export function createWebhookService(deps: WebhookDeps) {
   const { db, clock } = deps;
   const timeoutMs = deps.timeoutMs ?? 10_000;
   const leaseMs = timeoutMs * 2;
+  /** The communities with due deliveries take turns (core/community-turns.ts). */
+  const turns = new CommunityTurns();
 
   async function subscriptionOf(communityId: number, id: number, lock = false, executor: Kysely<DB> = db) {
     const row = await repo.findSubscription(executor, communityId, id, lock);
@@ -256,7 +259,7 @@ export function createWebhookService(deps: WebhookDeps) {
   /** One round: claims the due deliveries, sends them (CONCURRENCY at a time), records the outcomes. */
   async function deliverRound(): Promise<number> {
     const now = clock.now();
-    const claimed = await repo.claimDeliveries(db, now, new Date(now.getTime() + leaseMs), DELIVERY_BATCH);
+    const claimed = await repo.claimDeliveries(db, now, new Date(now.getTime() + leaseMs), DELIVERY_BATCH, turns);
     if (claimed.length === 0) return 0;
     const outcomes: repo.AttemptOutcome[] = new Array(claimed.length);
     let next = 0;

@@ -1,4 +1,10 @@
+import type { Transaction } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
+import { announceChange } from '../../core/listened-cache.ts';
+import type { DB } from '../../db/schema.ts';
+
+/** Every process keeps the keys it read until it hears of a change on this channel (core/listened-cache.ts). */
+export const TRACKER_CHANGES = 'hearth_trackers_changed';
 
 export interface TrackerRow {
   id: number;
@@ -74,13 +80,14 @@ export async function insertTracker(
     .executeTakeFirstOrThrow();
 }
 
+/** In the caller's transaction, so that other processes hear of the change when it commits; so are the two below. */
 export async function updateSettings(
-  db: Executor,
+  db: Transaction<DB>,
   communityId: number,
   id: number,
   settings: { allowedOrigins?: string[]; allowUnverifiedIdentify?: boolean },
 ): Promise<TrackerRow> {
-  return db
+  const row = await db
     .updateTable('website_trackers')
     .set({
       ...(settings.allowedOrigins === undefined ? {} : { allowed_origins: settings.allowedOrigins }),
@@ -90,18 +97,29 @@ export async function updateSettings(
     .where('id', '=', id)
     .returning(columns)
     .executeTakeFirstOrThrow();
+  await announceChange(db, TRACKER_CHANGES, row.publicKey);
+  return row;
 }
 
-export async function setIdentifySecret(db: Executor, communityId: number, id: number, secret: string, now: Date): Promise<TrackerRow> {
-  return db
+export async function setIdentifySecret(db: Transaction<DB>, communityId: number, id: number, secret: string, now: Date): Promise<TrackerRow> {
+  const row = await db
     .updateTable('website_trackers')
     .set({ identify_secret: secret, identify_secret_created_at: now })
     .where('community_id', '=', communityId)
     .where('id', '=', id)
     .returning(columns)
     .executeTakeFirstOrThrow();
+  await announceChange(db, TRACKER_CHANGES, row.publicKey);
+  return row;
 }
 
-export async function revokeTracker(db: Executor, communityId: number, id: number, now: Date): Promise<void> {
-  await db.updateTable('website_trackers').set({ revoked_at: now }).where('community_id', '=', communityId).where('id', '=', id).execute();
+export async function revokeTracker(db: Transaction<DB>, communityId: number, id: number, now: Date): Promise<void> {
+  const row = await db
+    .updateTable('website_trackers')
+    .set({ revoked_at: now })
+    .where('community_id', '=', communityId)
+    .where('id', '=', id)
+    .returning('public_key as publicKey')
+    .executeTakeFirst();
+  if (row) await announceChange(db, TRACKER_CHANGES, row.publicKey);
 }

@@ -17,8 +17,6 @@ import * as trackers from './tracker.repository.ts';
 /** `pk_<communityId>_<24 characters>`: the community is part of the key, so finding it is scoped like every query. */
 const KEY = /^pk_([1-9][0-9]{0,14})_([A-Za-z0-9_-]{24})$/;
 const MAX_ORIGINS = 50;
-/** Notified by a trigger at every change of a key (migration 0028). */
-const TRACKER_CHANGES = 'hearth_trackers_changed';
 
 function newKey(communityId: number): string {
   return `pk_${communityId}_${randomBytes(18).toString('base64url')}`;
@@ -130,7 +128,7 @@ export function createTrackerService(deps: { db: Kysely<DB>; clock: Clock; publi
   return {
     /** Keeps keys in memory for as long as every change to them is heard. */
     async watchChanges(listen: Listen) {
-      await listen(TRACKER_CHANGES, { ready: keys.listening, message: keys.changed, lost: keys.deaf });
+      await listen(trackers.TRACKER_CHANGES, { ready: keys.listening, message: keys.changed, lost: keys.deaf });
     },
 
     /**
