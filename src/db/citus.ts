@@ -27,6 +27,9 @@ export async function tablePlacement(db: QueryExecutorProvider): Promise<{ table
   return plans.map((plan) => ({ table: plan.name, type: plan.has ?? 'coordinator' }));
 }
 
+/** The key of pg_advisory_xact_lock(bigint) held while tables are distributed ("dist"). */
+const DISTRIBUTE_LOCK = 0x64697374;
+
 export interface Distribution {
   /** Tables made reference tables by this call, and tables distributed by it. */
   reference: string[];
@@ -48,7 +51,11 @@ interface TablePlan {
  */
 export async function distributeTables(db: QueryExecutorProvider): Promise<Distribution> {
   const done: Distribution = { reference: [], distributed: [] };
-  const pending = (await tablePlans(db)).filter((table) => table.want !== 'coordinator' && table.has !== table.want);
+  const pendingNow = async () => (await tablePlans(db)).filter((table) => table.want !== 'coordinator' && table.has !== table.want);
+  if ((await pendingNow()).length === 0) return done;
+  // Processes starting together on a new database: one distributes, the others find it done.
+  await sql`select pg_advisory_xact_lock(${DISTRIBUTE_LOCK})`.execute(db);
+  const pending = await pendingNow();
   if (pending.length === 0) return done;
 
   const names = pending.map((table) => table.name);

@@ -242,8 +242,8 @@ describe.each(ENGINES)('connectors with the Discourse connector (%s)', (engine) 
 
     const rows = await t.services.db
       .selectFrom('activities as a')
-      .leftJoin('activities as p', 'p.id', 'a.parent_id')
-      .leftJoin('sub_sources as s', 's.id', 'a.sub_source_id')
+      .leftJoin('activities as p', (join) => join.onRef('p.community_id', '=', 'a.community_id').onRef('p.id', '=', 'a.parent_id'))
+      .leftJoin('sub_sources as s', (join) => join.onRef('s.community_id', '=', 'a.community_id').onRef('s.id', '=', 'a.sub_source_id'))
       .select([
         'a.id',
         'a.external_id as externalId',

@@ -702,8 +702,8 @@ async function sweep(db: Kysely<DB>, needles: string[]): Promise<Record<string, 
   const found: Record<string, string[]> = {};
   for (const { table } of tables.rows) {
     const result = await sql<{ needle: string }>`
-      select n.needle from unnest(${needles}::text[]) as n(needle)
-      where exists (select 1 from ${sql.table(table)} as r where strpos(lower(r::text), n.needle) > 0)
+      select distinct n.needle from ${sql.table(table)} as r cross join unnest(${needles}::text[]) as n(needle)
+      where strpos(lower(r::text), n.needle) > 0
       order by n.needle`.execute(db);
     if (result.rows.length > 0) found[table] = result.rows.map((row) => row.needle);
   }

@@ -276,3 +276,12 @@ drop trigger prospector_contacts_titles_inserted on prospector_contacts;
 drop trigger prospector_contacts_titles_updated on prospector_contacts;
 drop trigger prospector_contacts_titles_deleted on prospector_contacts;
 drop function prospector_titles_changed();
+
+-- A time as the API writes it (2026-11-29T07:00:00Z), for texts an update composes. Immutable, which
+-- to_char is not declared to be (it reads the locale's settings, which this pattern does not use): a Citus
+-- cluster runs no function that is not immutable inside CASE or COALESCE of an update.
+create function utc_timestamp_text(t timestamptz) returns text language plpgsql immutable as $$
+begin
+  return to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+end
+$$;

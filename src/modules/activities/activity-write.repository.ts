@@ -36,29 +36,30 @@ export interface UpsertedActivity {
  */
 export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWrite): Promise<UpsertedActivity> {
   const parentId = activity.parent ? await findParent(trx, activity.communityId, activity.sourceId, activity.parent) : null;
-  // The previous owner is joined to what was written, not read by a subquery of RETURNING: Citus cannot run
-  // a subquery in an insert.
-  const result = await sql<{ id: number; previousContactId: number | null }>`
-    with previous as (
-      select contact_id from activities
-      where community_id = ${activity.communityId} and source_id = ${activity.sourceId}
-        and activity_type = ${activity.activityType} and external_id = ${activity.externalId}
-    ), written as (
-      insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
-        content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, created_at, updated_at)
-      values (${activity.communityId}, ${activity.sourceId}, ${activity.activityType}, ${activity.externalId}, ${activity.contactId},
-        ${activity.activityTime}, ${activity.title}, ${activity.content}, ${activity.contentType}, ${activity.url}, ${activity.sentiment},
-        ${activity.parent?.activityType ?? null}, ${activity.parent?.externalId ?? null}, ${parentId}, ${activity.subSourceId},
-        ${activity.now}, ${activity.now})
-      on conflict (community_id, source_id, activity_type, external_id) do update set
-        contact_id = excluded.contact_id, activity_time = excluded.activity_time, title = excluded.title,
-        content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
-        parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
-        parent_id = excluded.parent_id, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
-      returning id
-    )
-    select w.id, p.contact_id as "previousContactId" from written w left join previous p on true`.execute(trx);
-  const row = result.rows[0]!;
+  // The contact it had is read first, by a statement of its own: a Citus coordinator may run a CTE that
+  // reads it after the insert beside it (a subquery in RETURNING it refuses outright).
+  const previous = await trx
+    .selectFrom('activities')
+    .select('contact_id')
+    .where('community_id', '=', activity.communityId)
+    .where('source_id', '=', activity.sourceId)
+    .where('activity_type', '=', activity.activityType)
+    .where('external_id', '=', activity.externalId)
+    .executeTakeFirst();
+  const result = await sql<{ id: number }>`
+    insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
+      content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, created_at, updated_at)
+    values (${activity.communityId}, ${activity.sourceId}, ${activity.activityType}, ${activity.externalId}, ${activity.contactId},
+      ${activity.activityTime}, ${activity.title}, ${activity.content}, ${activity.contentType}, ${activity.url}, ${activity.sentiment},
+      ${activity.parent?.activityType ?? null}, ${activity.parent?.externalId ?? null}, ${parentId}, ${activity.subSourceId},
+      ${activity.now}, ${activity.now})
+    on conflict (community_id, source_id, activity_type, external_id) do update set
+      contact_id = excluded.contact_id, activity_time = excluded.activity_time, title = excluded.title,
+      content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
+      parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
+      parent_id = excluded.parent_id, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
+    returning id`.execute(trx);
+  const row = { id: result.rows[0]!.id, previousContactId: previous?.contact_id ?? null };
   let ancestors = await ancestorsOf(trx, activity.communityId, row.id);
   const parentRefused = ancestors.includes(row.id);
   if (parentRefused) {

@@ -121,10 +121,18 @@ async function perParentKind<T extends { parent: Parent }>(
 
 /**
  * Adds the openings, or updates those the parent already has under the same key: the latest values win,
- * `firstSeenAt` keeps the earliest time known, `lastSeenAt` becomes `now`. One statement per kind of parent.
+ * `firstSeenAt` keeps the earliest time known, `lastSeenAt` becomes `now`. Per kind of parent, a read of the
+ * rows as they were, then one upsert that compares with them. The rows are read by a statement of their
+ * own (times as text, to the microsecond) and handed back as values: a Citus coordinator may run a CTE that reads them after the insert beside
+ * it, and refuses a subquery in an insert's RETURNING.
  */
 export async function upsertJobOpenings(trx: Transaction<DB>, communityId: number, items: JobOpeningInput[], now: Date): Promise<Written> {
   return perParentKind(items, async (mine, column) => {
+    const before = await sql<Record<string, unknown>>`
+      select j.${column} as parent_id, j.item_key, j.job_title, j.job_description, j.location, j.url, j.first_seen_at::text, j.is_closed
+      from job_openings j
+      join unnest(${mine.map((item) => item.parent.id)}::bigint[], ${mine.map((item) => item.key)}::text[]) as g(parent_id, item_key)
+        on j.community_id = ${communityId} and j.${column} = g.parent_id and j.item_key = g.item_key`.execute(trx);
     const written = await sql<{ added: boolean; changed: boolean }>`
       with given as (
         select * from unnest(
@@ -134,20 +142,23 @@ export async function upsertJobOpenings(trx: Transaction<DB>, communityId: numbe
           ${mine.map((item) => item.feedId ?? null)}::bigint[]
         ) as g(parent_id, item_key, job_title, job_description, location, url, first_seen_at, is_closed, feed_id)
       ), before as (
-        select j.${column} as parent_id, j.item_key, j.job_title, j.job_description, j.location, j.url, j.first_seen_at, j.is_closed
-        from job_openings j join given g on j.community_id = ${communityId} and j.${column} = g.parent_id and j.item_key = g.item_key
+        select * from jsonb_to_recordset(${JSON.stringify(before.rows)}::jsonb) as b(parent_id bigint, item_key text, job_title text,
+          job_description text, location text, url text, first_seen_at timestamptz, is_closed boolean)
+      ), written as (
+        insert into job_openings as j (community_id, ${column}, item_key, job_title, job_description, location, url, first_seen_at, last_seen_at, is_closed, feed_id)
+        select ${communityId}, parent_id, item_key, job_title, job_description, location, url, coalesce(first_seen_at, ${now}), ${now}, is_closed, feed_id from given
+        on conflict (community_id, ${column}, item_key) where ${column} is not null do update set
+          job_title = excluded.job_title, job_description = excluded.job_description, location = excluded.location, url = excluded.url,
+          first_seen_at = least(j.first_seen_at, excluded.first_seen_at), last_seen_at = excluded.last_seen_at, is_closed = excluded.is_closed,
+          feed_id = coalesce(excluded.feed_id, j.feed_id)
+        returning (xmax = 0) as added, j.${column} as parent_id, j.item_key, j.job_title, j.job_description, j.location, j.url, j.first_seen_at, j.is_closed
       )
-      insert into job_openings as j (community_id, ${column}, item_key, job_title, job_description, location, url, first_seen_at, last_seen_at, is_closed, feed_id)
-      select ${communityId}, parent_id, item_key, job_title, job_description, location, url, coalesce(first_seen_at, ${now}), ${now}, is_closed, feed_id from given
-      on conflict (community_id, ${column}, item_key) where ${column} is not null do update set
-        job_title = excluded.job_title, job_description = excluded.job_description, location = excluded.location, url = excluded.url,
-        first_seen_at = least(j.first_seen_at, excluded.first_seen_at), last_seen_at = excluded.last_seen_at, is_closed = excluded.is_closed,
-        feed_id = coalesce(excluded.feed_id, j.feed_id)
-      returning (xmax = 0) as added, not exists (
-        select 1 from before b where b.parent_id = j.${column} and b.item_key = j.item_key and b.job_title = j.job_title
-          and b.job_description is not distinct from j.job_description and b.location is not distinct from j.location
-          and b.url is not distinct from j.url and b.first_seen_at = j.first_seen_at and b.is_closed = j.is_closed
-      ) as changed`.execute(trx);
+      select w.added, not exists (
+        select 1 from before b where b.parent_id = w.parent_id and b.item_key = w.item_key and b.job_title = w.job_title
+          and b.job_description is not distinct from w.job_description and b.location is not distinct from w.location
+          and b.url is not distinct from w.url and b.first_seen_at = w.first_seen_at and b.is_closed = w.is_closed
+      ) as changed
+      from written w`.execute(trx);
     return written.rows;
   });
 }
@@ -169,9 +180,17 @@ export interface NewsInput extends NewsItem {
   feedId?: number | null;
 }
 
-/** Adds the news items, or updates those the parent already has under the same key (the latest values win). */
+/**
+ * Adds the news items, or updates those the parent already has under the same key (the latest values win);
+ * what was there is read first, as for job openings.
+ */
 export async function upsertNews(trx: Transaction<DB>, communityId: number, items: NewsInput[]): Promise<Written> {
   return perParentKind(items, async (mine, column) => {
+    const before = await sql<Record<string, unknown>>`
+      select n.${column} as parent_id, n.item_key, n.title, n.category, n.article_sentence, n.url, n.published_at::text
+      from news_items n
+      join unnest(${mine.map((item) => item.parent.id)}::bigint[], ${mine.map((item) => item.key)}::text[]) as g(parent_id, item_key)
+        on n.community_id = ${communityId} and n.${column} = g.parent_id and n.item_key = g.item_key`.execute(trx);
     const written = await sql<{ added: boolean; changed: boolean }>`
       with given as (
         select * from unnest(
@@ -180,18 +199,21 @@ export async function upsertNews(trx: Transaction<DB>, communityId: number, item
           ${mine.map((item) => item.publishedAt.toISOString())}::timestamptz[], ${mine.map((item) => item.feedId ?? null)}::bigint[]
         ) as g(parent_id, item_key, title, category, article_sentence, url, published_at, feed_id)
       ), before as (
-        select n.${column} as parent_id, n.item_key, n.title, n.category, n.article_sentence, n.url, n.published_at
-        from news_items n join given g on n.community_id = ${communityId} and n.${column} = g.parent_id and n.item_key = g.item_key
+        select * from jsonb_to_recordset(${JSON.stringify(before.rows)}::jsonb) as b(parent_id bigint, item_key text, title text,
+          category text, article_sentence text, url text, published_at timestamptz)
+      ), written as (
+        insert into news_items as n (community_id, ${column}, item_key, title, category, article_sentence, url, published_at, feed_id)
+        select ${communityId}, parent_id, item_key, title, category, article_sentence, url, published_at, feed_id from given
+        on conflict (community_id, ${column}, item_key) where ${column} is not null do update set
+          title = excluded.title, category = excluded.category, article_sentence = excluded.article_sentence, url = excluded.url,
+          published_at = excluded.published_at, feed_id = coalesce(excluded.feed_id, n.feed_id)
+        returning (xmax = 0) as added, n.${column} as parent_id, n.item_key, n.title, n.category, n.article_sentence, n.url, n.published_at
       )
-      insert into news_items as n (community_id, ${column}, item_key, title, category, article_sentence, url, published_at, feed_id)
-      select ${communityId}, parent_id, item_key, title, category, article_sentence, url, published_at, feed_id from given
-      on conflict (community_id, ${column}, item_key) where ${column} is not null do update set
-        title = excluded.title, category = excluded.category, article_sentence = excluded.article_sentence, url = excluded.url,
-        published_at = excluded.published_at, feed_id = coalesce(excluded.feed_id, n.feed_id)
-      returning (xmax = 0) as added, not exists (
-        select 1 from before b where b.parent_id = n.${column} and b.item_key = n.item_key and b.title = n.title and b.category is not distinct from n.category
-          and b.article_sentence is not distinct from n.article_sentence and b.url is not distinct from n.url and b.published_at = n.published_at
-      ) as changed`.execute(trx);
+      select w.added, not exists (
+        select 1 from before b where b.parent_id = w.parent_id and b.item_key = w.item_key and b.title = w.title and b.category is not distinct from w.category
+          and b.article_sentence is not distinct from w.article_sentence and b.url is not distinct from w.url and b.published_at = w.published_at
+      ) as changed
+      from written w`.execute(trx);
     return written.rows;
   });
 }

@@ -337,7 +337,7 @@ export function recordAttempts(outcomes: readonly AttemptOutcome[], now: Date, d
               enabled = case when ${disable} then false else s.enabled end,
               disabled_at = case when ${disable} then ${now} else s.disabled_at end,
               disabled_reason = case when ${disable}
-                then 'every attempt failed since ' || to_char(s.failing_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ' and a delivery ran out of retries'
+                then 'every attempt failed since ' || utc_timestamp_text(s.failing_since) || ' and a delivery ran out of retries'
                 else s.disabled_reason end
             from unnest(${failing.map((o) => o.communityId)}::bigint[], ${failing.map((o) => o.id)}::bigint[], ${failing.map((o) => o.exhausted)}::boolean[])
               as v(community_id, id, exhausted)
