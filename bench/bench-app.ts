@@ -15,6 +15,7 @@ export async function benchApp(database: Database) {
   const services = await createServices({
     db: database.db,
     listen: database.listen,
+    citus: database.citus,
     clock: systemClock,
     config: {
       jwtSecret: null,

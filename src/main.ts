@@ -43,6 +43,7 @@ export async function serve(config: Config, out: (line: string) => void): Promis
       listen: database.listen,
       poolUse: database.poolUse,
       engine: database.engine,
+      citus: database.citus,
       clock: systemClock,
       config,
       log,

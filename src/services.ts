@@ -69,6 +69,8 @@ export interface ServiceDeps {
   /** The database pool's use, for the metrics (Database.poolUse), and its engine; none: no pool gauges. */
   poolUse?: () => PoolUse;
   engine?: Engine;
+  /** A Citus coordinator's database (Database.citus): statements are planned for their values there. */
+  citus?: boolean;
 }
 
 /** The composition root: every service, wired once, shared by the HTTP app and the CLI. */
@@ -83,7 +85,7 @@ export async function createServices(deps: ServiceDeps) {
   const filters = createFilterService({ db, clock });
   const activities = createActivityService({ db, cursors, filters, publicUrl: deps.config.publicUrl });
   const objects = createObjectService({ db, cursors, filters });
-  const ingestion = createIngestionService({ db, clock, activityTypes });
+  const ingestion = createIngestionService({ db, clock, activityTypes, genericPlans: !deps.citus });
   const organizationUpserts = createOrganizationUpsertService({ db, clock });
   const websiteVisitPushes = createWebsiteVisitPushService({ db, clock });
   const trackers = createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes });

@@ -131,7 +131,7 @@ export async function runLocally(config: Config, invocation: Invocation): Promis
   }
   const database = await openDatabase(databaseTarget(config, label));
   try {
-    const services = await createServices({ db: database.db, clock: systemClock, config });
+    const services = await createServices({ db: database.db, citus: database.citus, clock: systemClock, config });
     return await runCommand(invocation, { services, database, terminal: processTerminal() });
   } finally {
     await database.close();

@@ -32,11 +32,12 @@ export async function retryingTransaction<T>(db: Kysely<DB>, work: (trx: Transac
  * estimate for a generic plan over arrays of unknown length looks worse than the custom ones; for the
  * small batches of single pushes that planning was half the database's work (PostgreSQL CPU per push at
  * 8 connections 1.0 ms, 0.5 ms with generic plans), and for batches of 1,000 the generic plans are as
- * fast (docs/performance.md).
+ * fast (docs/performance.md). A `set local`, which the connection sends in front of the transaction's
+ * next statement, in its round trip (prepared-statements.ts).
  *
- * Not in a session that must plan each statement for its values: a Citus coordinator's, whose connections
- * say so when they open (database.ts; docs/scaling.md).
+ * Not on a Citus coordinator (Database.citus), which routes a statement to its shard only on a plan made
+ * for its values (docs/scaling.md).
  */
 export async function useGenericPlans(trx: Transaction<DB>): Promise<void> {
-  await sql`select set_config('plan_cache_mode', 'force_generic_plan', true) where current_setting('plan_cache_mode') <> 'force_custom_plan'`.execute(trx);
+  await sql`set local plan_cache_mode = force_generic_plan`.execute(trx);
 }

@@ -290,16 +290,6 @@ describe.each(ENGINES)('named prepared statements (%s)', (engine) => {
         expect(row && [Number(row.generic), Number(row.custom)]).toEqual([3, 0]);
       });
       expect(await mode(db)).toBe('auto');
-      // A session that plans every statement for its values (a Citus coordinator's) keeps doing so.
-      await sql`set plan_cache_mode = force_custom_plan`.execute(db);
-      try {
-        await db.transaction().execute(async (trx) => {
-          await useGenericPlans(trx);
-          expect(await mode(trx)).toBe('force_custom_plan');
-        });
-      } finally {
-        await sql`reset plan_cache_mode`.execute(db);
-      }
     });
   });
 

@@ -71,6 +71,7 @@ export async function createTestApp(engine: Engine, options: TestAppOptions = {}
       listen: db.database.listen,
       poolUse: db.database.poolUse,
       engine: db.database.engine,
+      citus: db.database.citus,
       clock: options.clock ?? systemClock,
       connectorKinds: options.connectorKinds,
       log,

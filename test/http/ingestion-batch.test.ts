@@ -201,7 +201,12 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
   it('counts the backlog of every process on the database, the others as they last reported it', async () => {
     const before = await backlog();
     // Another serving process on the same database: its own ingestion service, its own queue.
-    const other = createIngestionService({ db: t.db.database.db, clock: systemClock, activityTypes: t.services.activityTypes });
+    const other = createIngestionService({
+      db: t.db.database.db,
+      clock: systemClock,
+      activityTypes: t.services.activityTypes,
+      genericPlans: !t.db.database.citus,
+    });
     const writer = cliWriter(t.communityId);
     const pushed = await other.pushActivities(writer, t.sourceId, [
       { id: 'other-process-1', activityType: 'commented_replied', user: { id: 'op-1', email: 'op1@example.org' } },
@@ -237,7 +242,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
   // Two connections at once: PostgreSQL only (the embedded database is one session).
   it.skipIf(engine !== 'postgres')('reports again as soon as a queue it reported waiting empties', async () => {
     const db = t.db.database.db;
-    const other = createIngestionService({ db, clock: systemClock, activityTypes: t.services.activityTypes });
+    const other = createIngestionService({ db, clock: systemClock, activityTypes: t.services.activityTypes, genericPlans: !t.db.database.citus });
     other.startReporting((error) => {
       throw error;
     });

@@ -37,7 +37,17 @@ interface Submission {
  * not answered, and nothing of it is stored. Transactions about the same person, in this process or
  * another, are ordered by the unique keys of identities and profiles: the loser runs again.
  */
-export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now?: () => number; onIdle?: (communityId: number) => void }) {
+/**
+ * `genericPlans`: the batch's statements run on generic plans (useGenericPlans), but on a Citus
+ * coordinator (Database.citus).
+ */
+export function createIngestionQueue(deps: {
+  db: Kysely<DB>;
+  genericPlans: boolean;
+  lanes?: number;
+  now?: () => number;
+  onIdle?: (communityId: number) => void;
+}) {
   const now = deps.now ?? Date.now;
   const lanes = deps.lanes ?? DEFAULT_LANES;
   const communities = new Map<number, { queue: Submission[]; storing: Set<Submission[]>; lanes: number }>();
@@ -46,7 +56,7 @@ export function createIngestionQueue(deps: { db: Kysely<DB>; lanes?: number; now
   async function store(items: PushItem[]): Promise<PushOutcome[]> {
     const attempt = (oneByOne: boolean) =>
       retryingTransaction(deps.db, async (trx) => {
-        await useGenericPlans(trx);
+        if (deps.genericPlans) await useGenericPlans(trx);
         return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items, { endsTransaction: true });
       });
     try {

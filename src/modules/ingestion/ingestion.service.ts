@@ -62,9 +62,14 @@ const SUPPRESSED_WARNING = 'this person asked for their personal information to 
 const checkUserItem = compileBodyValidator(UserPushBody);
 const checkActivityItem = compileBodyValidator(ActivityPushBody);
 
-export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService }) {
+export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService; genericPlans: boolean }) {
   // One clock for the queue's times and the reports' (src/clock.ts).
-  const queue = createIngestionQueue({ db: deps.db, now: () => deps.clock.now().getTime(), onIdle: reportIfWaitingShown });
+  const queue = createIngestionQueue({
+    db: deps.db,
+    genericPlans: deps.genericPlans,
+    now: () => deps.clock.now().getTime(),
+    onIdle: reportIfWaitingShown,
+  });
   const processId = randomUUID();
   // Reports are written one after another: two at once would both insert this process's rows.
   let reports: Promise<void> = Promise.resolve();
