@@ -66,8 +66,10 @@ export async function distributeTables(db: QueryExecutorProvider): Promise<Distr
     order by conrelid::regclass::text, conname`.execute(db);
   for (const key of keys) await sql`alter table ${sql.id(key.table)} drop constraint ${sql.id(key.name)}`.execute(db);
 
-  // Triggers already on a table must be allowed to stay there (the row triggers of docs/scaling.md).
+  // Triggers already on a table must be allowed to stay there (the row triggers of docs/scaling.md). Rows a
+  // table already has are copied to its shards: they are not new, so its triggers stay quiet meanwhile.
   await sql`set local citus.enable_unsafe_triggers = on`.execute(db);
+  for (const table of pending) await sql`alter table ${sql.id(table.name)} disable trigger user`.execute(db);
   for (const table of pending.filter((t) => t.want === 'reference')) {
     await sql`select create_reference_table(${table.name})`.execute(db);
     done.reference.push(table.name);
@@ -77,6 +79,15 @@ export async function distributeTables(db: QueryExecutorProvider): Promise<Distr
     done.distributed.push(table.name);
   }
   for (const key of keys) await sql`alter table ${sql.id(key.table)} add constraint ${sql.id(key.name)} ${sql.raw(key.definition)}`.execute(db);
+  // The functions the triggers call must be on every node. Those made while the extension was there are;
+  // those made before it (a database distributed in place) are sent now, once the tables they name are.
+  await sql`
+    select create_distributed_function(p.oid::regprocedure)
+    from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+    where n.nspname = 'public'
+      and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+      and not exists (select 1 from pg_dist_object o where o.classid = 'pg_proc'::regclass and o.objid = p.oid)`.execute(db);
+  for (const table of pending) await sql`alter table ${sql.id(table.name)} enable trigger user`.execute(db);
   return done;
 }
 
