@@ -9,6 +9,9 @@
  * every node), then visits them in turn: starting after the community it served last, in ID order, round
  * and round.
  */
+/** At most this many communities with work are visited by one claim; the others get their turn in the next. */
+export const MAX_CANDIDATES = 1_000;
+
 export class CommunityTurns {
   private last = 0;
 

@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
-import type { CommunityTurns } from '../core/community-turns.ts';
+import { MAX_CANDIDATES, type CommunityTurns } from '../core/community-turns.ts';
 import type { CursorPosition } from '../core/cursor.ts';
 import type { DB, JsonValue } from '../db/schema.ts';
 import { keysetPage, type KeysetPage } from '../db/keyset.ts';
@@ -143,9 +143,6 @@ export async function wakeJob(db: Kysely<DB>, communityId: number, id: number, n
 }
 
 export type Claim = { job: JobRow; exhausted: false } | { job: JobRow; exhausted: true } | null;
-
-/** At most this many communities are visited by one claim; the others get their turn in the next. */
-const MAX_CANDIDATES = 1_000;
 
 /**
  * Takes the next due job of one of `kinds`: a queued job whose time has come, or a running one whose lease

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { JsonValue } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
-import type { CommunityTurns } from '../../core/community-turns.ts';
+import { MAX_CANDIDATES, type CommunityTurns } from '../../core/community-turns.ts';
 
 export type ConnectorState = 'active' | 'backfilling' | 'waiting' | 'paused' | 'failed';
 
@@ -325,9 +325,6 @@ export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, 
     (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseMs, wanted),
   );
 }
-
-/** At most this many communities are visited by one claim; the others get their turn in the next. */
-const MAX_CANDIDATES = 1_000;
 
 async function claimDeliveriesOf(db: Executor, communityId: number, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await sql<DeliveryRow>`

@@ -1,5 +1,5 @@
 import { sql, type SqlBool, type Transaction } from 'kysely';
-import type { CommunityTurns } from '../../core/community-turns.ts';
+import { MAX_CANDIDATES, type CommunityTurns } from '../../core/community-turns.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 import { lockRow } from '../../core/query-fragments.ts';
@@ -169,9 +169,6 @@ export async function takeStaleDefinitions(
     },
   );
 }
-
-/** At most this many communities are visited by one claim; the others get their turn in the next. */
-const MAX_CANDIDATES = 1_000;
 
 /** Which of the rules' references do not exist in the community (live, and for the entity type where that applies). */
 export async function missingReferences(

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
-import type { CommunityTurns } from '../../core/community-turns.ts';
+import { MAX_CANDIDATES, type CommunityTurns } from '../../core/community-turns.ts';
 import type { Write } from '../../core/lookups.ts';
 import { FILTER_TABLES, type EventKind, type EventRow, type FilterEntity } from './webhook-events.ts';
 
@@ -233,9 +233,6 @@ export async function claimDeliveries(db: Executor, now: Date, leaseUntil: Date,
     (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseUntil, wanted),
   );
 }
-
-/** At most this many communities are visited by one claim; the others get their turn in the next. */
-const MAX_CANDIDATES = 1_000;
 
 /**
  * The due deliveries are found first, then locked: a cluster cannot lock rows in a query with a subquery.
