@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { DB } from './schema.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type QueryExecutorProvider } from 'kysely';
 import { citusPresent, distributeTables, tablesDistributed, type Distribution } from './citus.ts';
-import { splitStatements } from './sql-statements.ts';
+import { createsTable, splitStatements } from './sql-statements.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -46,12 +46,8 @@ async function runOnCoordinator(db: QueryExecutorProvider, script: string): Prom
   const distributed = await tablesDistributed(db);
   for (const statement of splitStatements(script)) {
     await sql.raw(statement).execute(db);
-    if (distributed && /^\s*create\s+(unlogged\s+)?table\b/i.test(withoutLeadingComments(statement))) await distributeTables(db);
+    if (distributed && createsTable(statement)) await distributeTables(db);
   }
-}
-
-function withoutLeadingComments(statement: string): string {
-  return statement.replace(/^(\s*--[^\n]*\n)*/, '');
 }
 
 /**

@@ -57,6 +57,12 @@ export function splitStatements(script: string): string[] {
   }
 }
 
-function withoutComments(text: string): string {
+/** Whether the statement creates a table (its comments aside). */
+export function createsTable(statement: string): boolean {
+  return /^\s*create\s+(unlogged\s+)?table\b/i.test(withoutComments(statement));
+}
+
+/** The statement without its comments (a quote holding `--` is not one of Hearth's migrations' forms). */
+export function withoutComments(text: string): string {
   return text.replace(/--[^\n]*/g, '').replace(/\/\*[\s\S]*?\*\//g, '');
 }
