@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { sqlState } from './errors.ts';
 import type { DB } from './schema.ts';
 
 /** Thrown inside a transaction when what it read changed under it (a concurrent merge): try again. */
@@ -17,8 +18,8 @@ export async function retryingTransaction<T>(db: Kysely<DB>, work: (trx: Transac
     try {
       return await db.transaction().execute(work);
     } catch (error) {
-      const code = (error as { code?: unknown } | null)?.code;
-      const retryable = error instanceof RetryTransaction || (typeof code === 'string' && RETRYABLE.has(code));
+      const code = sqlState(error);
+      const retryable = error instanceof RetryTransaction || (code !== undefined && RETRYABLE.has(code));
       if (!retryable || attempt >= ATTEMPTS) throw error;
       // A little jitter, so two losers do not collide again in lockstep.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));

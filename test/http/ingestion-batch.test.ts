@@ -7,6 +7,7 @@ import { createIngestionService } from '../../src/modules/ingestion/index.ts';
 import { accepted } from '../helpers/ingest.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { untilALockIsAwaited } from '../helpers/lock-waits.ts';
 
 interface ItemAnswer {
   index: number;
@@ -255,14 +256,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
         pending = other.pushActivities(cliWriter(t.communityId), t.sourceId, [
           { id: 'reported-waiting', activityType: 'commented_replied', user: { id: 'rw-1', email: 'rw1@example.org' } },
         ]);
-        for (let attempt = 0; ; attempt++) {
-          const waiting = await sql<{
-            n: number;
-          }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
-          if (waiting.rows[0]!.n > 0) break;
-          if (attempt > 200) throw new Error('the push never waited for the lock');
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        await untilALockIsAwaited(db, 'the push');
         await other.report();
         expect(await stored()).toEqual([1]);
       });

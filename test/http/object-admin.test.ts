@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { lockContacts, mergeContacts } from '../../src/modules/identity/identity.repository.ts';
@@ -6,6 +5,7 @@ import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 import { pushUser } from '../helpers/ingest.ts';
+import { untilALockIsAwaited } from '../helpers/lock-waits.ts';
 
 interface ObjectType {
   id: string;
@@ -491,14 +491,7 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
             records: [{ recordKey: `wait-${n}`, name: 'Waiting', associations: [{ objectAssocType: 'owner', targetId: younger }] }],
           });
           // The upsert is waiting for the merge's row lock.
-          for (let attempt = 0; ; attempt++) {
-            const waiting = await sql<{
-              n: number;
-            }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db());
-            if (waiting.rows[0]!.n > 0) break;
-            if (attempt > 200) throw new Error('the upsert never waited for the lock');
-            await new Promise((resolve) => setTimeout(resolve, 25));
-          }
+          await untilALockIsAwaited(db(), 'the upsert');
           await mergeContacts(trx, {
             communityId: t.communityId,
             survivorId: key(older),
