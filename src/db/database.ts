@@ -7,6 +7,7 @@ import { dataDirUnavailable, embeddedUnopenable, postgresUnavailable } from './d
 import { lockDataDir, type DataDirLock } from './data-dir-lock.ts';
 import { OwnerOnlyNodeFS, prepareDataDir } from './data-dir.ts';
 import { migrateToLatest } from './migrate.ts';
+import type { Distribution } from './citus.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { preparingPool } from './prepared-statements.ts';
 import { outsideRequestScope, scopedPool } from './request-scope.ts';
@@ -23,6 +24,8 @@ export interface Database {
   shared: boolean;
   /** Whether it is a Citus coordinator's database, its tables distributed by community (docs/scaling.md). */
   citus: boolean;
+  /** On a coordinator, the tables this open placed: all of them when it is the first open of a restored database. */
+  placedAtOpen: Distribution | null;
   /** Listens to a notification channel until the database closes (see ListenHandlers). */
   listen: Listen;
   /** Cancels the statements these backends are running (a request whose client left; request-scope.ts). */
@@ -110,8 +113,9 @@ export function databaseTarget(config: { databaseUrl: string | null; dataDir: st
 export async function openDatabase(target: DatabaseTarget): Promise<Database> {
   const database = target.engine === 'postgres' ? openPostgres(target) : await openPGlite(target);
   try {
-    const { citus } = await migrateToLatest(database.db);
+    const { citus, placed } = await migrateToLatest(database.db);
     database.citus = citus;
+    database.placedAtOpen = placed;
   } catch (error) {
     await database.close().catch(() => undefined);
     // The first statement is where a server that refuses, or a database that is missing, shows.
@@ -185,6 +189,7 @@ function openPostgres({ url, poolSize = 10, log, connectionLifetimeSeconds = 600
     engine: 'postgres',
     shared: true,
     citus: false,
+    placedAtOpen: null,
     listen,
     async cancel(backends) {
       if (backends.length === 0) return;
@@ -233,6 +238,7 @@ async function openPGlite(target: DatabaseTarget & { engine: 'pglite' }): Promis
       poolUse: () => dialect.use(),
       shared: false,
       citus: false,
+      placedAtOpen: null,
       // One process, one connection: nothing can be missed.
       async listen(channel, handlers) {
         await pglite.listen(channel, (payload) => handlers.message(payload));

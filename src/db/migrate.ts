@@ -54,14 +54,11 @@ async function runOnCoordinator(db: QueryExecutorProvider, script: string): Prom
  * Brings the database to the latest migration. On a Citus coordinator, also distributes the tables that
  * are not yet (a new database's, once all its migrations have run), in the same transaction.
  */
-export async function migrateToLatest(db: Kysely<DB>): Promise<{ citus: boolean }> {
+export async function migrateToLatest(db: Kysely<DB>): Promise<{ citus: boolean; placed: Distribution | null }> {
   const citus = await citusPresent(db);
   const provider = new SqlFileMigrationProvider(citus);
   const migrations = await provider.getMigrations();
-  if (await allApplied(db, Object.keys(migrations))) {
-    if (citus) await distributeAll(db);
-    return { citus };
-  }
+  if (await allApplied(db, Object.keys(migrations))) return { citus, placed: citus ? await distributeAll(db) : null };
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
@@ -76,8 +73,7 @@ export async function migrateToLatest(db: Kysely<DB>): Promise<{ citus: boolean 
       cause: error,
     });
   }
-  if (citus) await distributeAll(db);
-  return { citus };
+  return { citus, placed: citus ? await distributeAll(db) : null };
 }
 
 /**

@@ -10,7 +10,12 @@ export const dbCommand: Command = {
         throw new UsageError(
           'this database has no Citus extension: create it on the coordinator and the workers and add the workers first (docs/scaling.md, "Moving to Citus")',
         );
-      const done = await distributeAll(database.db);
+      // Opening the database placed what was pending already (every command does); report that as done here.
+      const now = await distributeAll(database.db);
+      const done = {
+        reference: [...(database.placedAtOpen?.reference ?? []), ...now.reference],
+        distributed: [...(database.placedAtOpen?.distributed ?? []), ...now.distributed],
+      };
       const placement = await tablePlacement(database.db);
       const newly = done.reference.length + done.distributed.length;
       emit(
