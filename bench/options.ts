@@ -14,12 +14,15 @@ export const BENCH_PARTS = [
   'webhooks',
   'connectors',
   'first-backfill',
+  'cluster',
 ] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
 export interface BenchOptions {
   /** Server on which a new database is made (BENCH_DATABASE_URL). */
   serverUrl: string;
+  /** A Citus coordinator's administrative database, for the cluster figures (BENCH_CLUSTER_URL); null: skipped. */
+  clusterUrl: string | null;
   /** Keep the database at the end and print its URL. */
   keep: boolean;
   /** An already seeded bench database: no create, no seed, no drop. */
@@ -43,7 +46,7 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score, the webhook, the connector or the first backfill figures; null: all of them. */
+  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score, the webhook, the connector, the first backfill or the cluster figures; null: all of them. */
   only: BenchPart | null;
   /** Prospector contacts to seed for the prospector figures (companies: one per 20). */
   prospectorContacts: number;
@@ -56,6 +59,8 @@ export interface BenchOptions {
   connectorIssues: number;
   connectorProfiles: boolean;
   receiverRate: number;
+  /** People pushed into each database of the cluster figures before their list reads. */
+  clusterPeople: number;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -77,7 +82,7 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill|cluster>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small
@@ -88,7 +93,8 @@ const USAGE = `npm run bench -- [options]
                         receiver's p95 at a fixed rate and its throughput against a bare verify + insert; new databases),
                         or the first backfill figures (pushes of mostly new people into empty databases against the
                         bare push endpoints, and PostgreSQL against the embedded database; the seeded database's
-                        rows only with a seed: a full run, or --reuse)
+                        rows only with a seed: a full run, or --reuse), or the cluster figures (Hearth on a Citus
+                        coordinator against Hearth on one server, new databases; skipped without BENCH_CLUSTER_URL)
   --connector-stars <n> stargazers of the backfilled repository (50000)
   --connector-issues <n>
                         issues of the backfilled repository, half of them closed: 1.5 activities each (33334)
@@ -101,8 +107,10 @@ const USAGE = `npm run bench -- [options]
                         prospector contacts to seed for the prospector figures (100000)
   --bulk-warmup <n>     warm-up rounds before bulk update samples (20)
   --bulk-samples <n>    bulk update samples of Hearth and of the bare statements each (200)
+  --cluster-people <n>  people pushed into each database of the cluster figures before their list reads (5000)
 
-Environment: BENCH_DATABASE_URL, the PostgreSQL server (${DEFAULT_SERVER_URL}).`;
+Environment: BENCH_DATABASE_URL, the PostgreSQL server (${DEFAULT_SERVER_URL});
+BENCH_CLUSTER_URL, a Citus coordinator's administrative database with the workers added (docs/scaling.md).`;
 
 function integer(values: Record<string, unknown>, name: string, fallback: number, min = 1): number {
   const raw = values[name];
@@ -143,6 +151,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'connector-issues': { type: 'string' },
       'connector-profiles': { type: 'boolean' },
       'receiver-rate': { type: 'string' },
+      'cluster-people': { type: 'string' },
     },
     strict: true,
   });
@@ -152,6 +161,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
   if (only !== null && !BENCH_PARTS.includes(only)) throw new Error(`--only must be one of ${BENCH_PARTS.join(', ')}; got "${only}"`);
   return {
     serverUrl: env.BENCH_DATABASE_URL?.trim() || DEFAULT_SERVER_URL,
+    clusterUrl: env.BENCH_CLUSTER_URL?.trim() || null,
     keep: values.keep ?? false,
     reuse: values.reuse ?? null,
     contacts: integer(values, 'contacts', 100_000),
@@ -178,6 +188,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     connectorIssues: integer(values, 'connector-issues', 33_334, 0),
     connectorProfiles: values['connector-profiles'] ?? false,
     receiverRate: integer(values, 'receiver-rate', 200),
+    clusterPeople: integer(values, 'cluster-people', 5_000),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Summary } from './load.ts';
 import type { Machine } from './machine.ts';
 
-/** One line of the results table: a figure, the baseline it is divided by, and the goal of that ratio. */
+/** One line of the results table: a figure, the baseline it is divided by, and the goal of that ratio (none for a comparison only reported). */
 export interface Figure {
   name: string;
   /** What the figure is, e.g. "p50 page 1,000". */
@@ -11,7 +11,7 @@ export interface Figure {
   baseline: number | null;
   unit: 'ms' | 'req/s' | 'items/s';
   ratio: number | null;
-  goal: { op: '<=' | '>='; value: number };
+  goal: { op: '<=' | '>='; value: number } | null;
   /** Why there is no value (the list takes no lightFilter, ...). */
   skipped?: string;
 }
@@ -34,7 +34,7 @@ export function latencyFigure(name: string, labels: { measured: string; baseline
 }
 
 export function met(figure: Figure): boolean | null {
-  if (figure.ratio === null) return null;
+  if (figure.ratio === null || figure.goal === null) return null;
   return figure.goal.op === '<=' ? figure.ratio <= figure.goal.value : figure.ratio >= figure.goal.value;
 }
 
@@ -49,8 +49,8 @@ export function renderTable(figures: Figure[], machine: Machine): string {
       `${f.measured}: ${fmt(f.value, f.unit)}`,
       `${f.baselineName}: ${fmt(f.baseline, f.unit)}`,
       f.ratio === null ? 'n/a' : f.ratio.toFixed(2),
-      `${f.goal.op === '<=' ? '≤' : '≥'} ${f.goal.value}`,
-      f.skipped ? `skipped (${f.skipped})` : met(f) ? 'yes' : 'NO',
+      f.goal === null ? 'none' : `${f.goal.op === '<=' ? '≤' : '≥'} ${f.goal.value}`,
+      f.skipped ? `skipped (${f.skipped})` : f.goal === null ? 'reported' : met(f) ? 'yes' : 'NO',
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));

@@ -20,6 +20,7 @@ import { measureTracker } from './tracker.ts';
 import { measureWebhooks } from './webhooks.ts';
 import { measureConnectors } from './connectors.ts';
 import { measureFirstBackfill } from './first-backfill.ts';
+import { measureCluster } from './cluster.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
 import { seedCommunity, type SeedReport } from './seed.ts';
 import { cliActor } from '../src/core/writer.ts';
@@ -29,8 +30,8 @@ import { cliActor } from '../src/core/writer.ts';
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): four
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
  * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks,
- * four of connectors, six of a first backfill
- * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill` for one part).
+ * four of connectors, six of a first backfill, two of a Citus cluster against one server
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill|cluster` for one part).
  */
 
 const options = (() => {
@@ -196,6 +197,10 @@ async function run(options: BenchOptions) {
       })
     : null;
   if (firstBackfill) figures.push(...firstBackfill.figures);
+  const cluster = wanted('cluster')
+    ? await measureCluster({ serverUrl: options.serverUrl, clusterUrl: options.clusterUrl, env, people: options.clusterPeople, ...timed, ...tracked })
+    : null;
+  if (cluster) figures.push(...cluster.figures);
 
   // Report.
   machine.loadAverageAtEnd = loadAverage();
@@ -229,6 +234,7 @@ async function run(options: BenchOptions) {
     webhooks: webhooks?.results ?? null,
     connectors: connectors?.results ?? null,
     firstBackfill: firstBackfill?.results ?? null,
+    cluster: cluster?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),
   };
   fs.mkdirSync(path.dirname(options.output), { recursive: true });

@@ -11,6 +11,7 @@ import { measureTracker } from '../../bench/tracker.ts';
 import { measureWebhooks } from '../../bench/webhooks.ts';
 import { measureConnectors } from '../../bench/connectors.ts';
 import { measureFirstBackfill } from '../../bench/first-backfill.ts';
+import { measureCluster } from '../../bench/cluster.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { measureSustained } from '../../bench/sustained.ts';
@@ -495,7 +496,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       expect(measured.receiver.closed[0]!.hearth.requests).toBeGreaterThan(0);
       expect(measured.receiver.closed[0]!.bare.requests).toBeGreaterThan(0);
       expect(measured.receiver.processedWithError).toBe(0);
-      expect(figures.map((figure) => [figure.unit, figure.goal.op])).toEqual([
+      expect(figures.map((figure) => [figure.unit, figure.goal?.op])).toEqual([
         ['items/s', '>='],
         ['items/s', '>='],
         ['ms', '<='],
@@ -540,6 +541,50 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
         'first backfill: single pushes, seeded database, 32 connections, vs bare push',
       ]);
       expect(figures.filter((figure) => !figure.skipped).every((figure) => figure.ratio !== null && figure.ratio > 0)).toBe(true);
+    } finally {
+      for (const made of databases) await made.drop().catch(() => undefined);
+    }
+  }, 240_000);
+
+  it('the cluster figures: the same people in both databases, lists and pushes measured on each, reported without a goal', async () => {
+    const databases: BenchDatabase[] = [];
+    const lines: string[] = [];
+    const part = {
+      serverUrl: process.env.TEST_DATABASE_URL!,
+      env: { BENCH_POOL_SIZE: '2' },
+      seconds: 1,
+      rounds: 1,
+      people: 150,
+      warmupSeconds: 0.2,
+      log: (line: string) => lines.push(line),
+      track: (child: ServerChild) => children.push(child),
+      trackDatabase: (made: BenchDatabase) => databases.push(made),
+    };
+    try {
+      const skipped = await measureCluster({ ...part, clusterUrl: null });
+      expect(skipped.figures.map((figure) => figure.skipped)).toEqual(['no coordinator: set BENCH_CLUSTER_URL', 'no coordinator: set BENCH_CLUSTER_URL']);
+      expect(databases).toHaveLength(0);
+      // Any server stands for the coordinator here: what is checked is the harness, not a cluster.
+      const { figures, results } = await measureCluster({ ...part, clusterUrl: process.env.TEST_DATABASE_URL! });
+      expect(figures.map((figure) => [figure.unit, figure.goal, figure.ratio !== null && figure.ratio > 0])).toEqual([
+        ['req/s', null, true],
+        ['req/s', null, true],
+      ]);
+      const measured = results as { list: Record<string, number[]>; push: Record<string, number[]> };
+      expect([measured.list.server!.length, measured.list.cluster!.length, measured.push.server!.length, measured.push.cluster!.length]).toEqual([1, 1, 1, 1]);
+      expect(databases).toHaveLength(2);
+      // The seeded people (and the community's admin), the same in both, before the single pushes added more.
+      const seeded = async (made: BenchDatabase) => {
+        const other = await openDatabase({ engine: 'postgres', url: made.url, poolSize: 1 });
+        try {
+          return (await sql<{ n: number }>`select count(*)::int as n from source_profiles where external_id like 'seed-%'`.execute(other.db)).rows[0]!.n;
+        } finally {
+          await other.close();
+        }
+      };
+      expect(await seeded(databases[0]!)).toBe(await seeded(databases[1]!));
+      expect(await seeded(databases[0]!)).toBeGreaterThan(0);
+      expect(lines.some((line) => line.includes('people pushed into a new database'))).toBe(true);
     } finally {
       for (const made of databases) await made.drop().catch(() => undefined);
     }
