@@ -59,8 +59,9 @@ export interface BenchOptions {
   connectorIssues: number;
   connectorProfiles: boolean;
   receiverRate: number;
-  /** People pushed into each database of the cluster figures before their list reads. */
+  /** People pushed into each database of the cluster figures before their list reads, and events of each delivery round. */
   clusterPeople: number;
+  clusterEvents: number;
 }
 
 const USAGE = `npm run bench -- [options]
@@ -108,6 +109,7 @@ const USAGE = `npm run bench -- [options]
   --bulk-warmup <n>     warm-up rounds before bulk update samples (20)
   --bulk-samples <n>    bulk update samples of Hearth and of the bare statements each (200)
   --cluster-people <n>  people pushed into each database of the cluster figures before their list reads (5000)
+  --cluster-events <n>  events of each webhook delivery round of the cluster figures (2000)
 
 Environment: BENCH_DATABASE_URL, the PostgreSQL server (${DEFAULT_SERVER_URL});
 BENCH_CLUSTER_URL, a Citus coordinator's administrative database with the workers added (docs/scaling.md).`;
@@ -152,6 +154,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'connector-profiles': { type: 'boolean' },
       'receiver-rate': { type: 'string' },
       'cluster-people': { type: 'string' },
+      'cluster-events': { type: 'string' },
     },
     strict: true,
   });
@@ -189,6 +192,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     connectorProfiles: values['connector-profiles'] ?? false,
     receiverRate: integer(values, 'receiver-rate', 200),
     clusterPeople: integer(values, 'cluster-people', 5_000),
+    clusterEvents: integer(values, 'cluster-events', 2_000),
   };
 }
 

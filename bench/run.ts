@@ -198,7 +198,15 @@ async function run(options: BenchOptions) {
     : null;
   if (firstBackfill) figures.push(...firstBackfill.figures);
   const cluster = wanted('cluster')
-    ? await measureCluster({ serverUrl: options.serverUrl, clusterUrl: options.clusterUrl, env, people: options.clusterPeople, ...timed, ...tracked })
+    ? await measureCluster({
+        serverUrl: options.serverUrl,
+        clusterUrl: options.clusterUrl,
+        env,
+        people: options.clusterPeople,
+        events: options.clusterEvents,
+        ...timed,
+        ...tracked,
+      })
     : null;
   if (cluster) figures.push(...cluster.figures);
 

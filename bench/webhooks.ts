@@ -9,7 +9,7 @@ import { createWebhookService } from '../src/modules/webhooks/index.ts';
 import type { Services } from '../src/services.ts';
 import { stubServer } from '../test/helpers/webhook-receiver.ts';
 import type { ServerChild } from './ipc.ts';
-import { createClient, measureThroughput, median } from './load.ts';
+import { createClient, measureThroughput, median, type Client } from './load.ts';
 import type { Figure } from './report.ts';
 
 /**
@@ -50,7 +50,7 @@ const EVENT_TRIGGERS = [
 /** Requests in flight, as the delivery step has (webhook.service.ts CONCURRENCY). */
 const IN_FLIGHT = 32;
 
-function receiver() {
+export function receiver() {
   let count = 0;
   const server = stubServer((_request, response) => {
     count += 1;
@@ -96,11 +96,11 @@ async function barePost(url: string, bodies: string[]): Promise<number> {
 
 let runs = 0;
 
-export async function measureWebhooks(context: WebhooksContext): Promise<{ figures: Figure[]; results: unknown }> {
-  const { db, services, setup, hearth, log } = context;
-  const writer = cliWriter(setup.communityId);
-  // Its own service, allowed to reach the local receiver, stepping when the bench says.
-  const hooks = createWebhookService({
+export type WebhookService = ReturnType<typeof createWebhookService>;
+
+/** A webhook service of the bench's own, allowed to reach the local receiver, stepping when the bench says. */
+export function benchWebhookService(db: Kysely<DB>, services: Services): WebhookService {
+  return createWebhookService({
     db,
     clock: systemClock,
     jobs: createJobQueue({ db, clock: systemClock }),
@@ -108,9 +108,25 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
     representations: { contact: services.contacts.get, activity: services.activities.get, organization: services.organizations.get },
     allowPrivateAddresses: true,
   });
-  const target = receiver();
-  const url = await target.start();
-  const client = createClient({ token: setup.token, connections: 4 });
+}
+
+/**
+ * One delivery round: a subscription to `url` for contact.created, `events` new people pushed through the
+ * Hearth server at `hearthUrl` in batches of 1,000, their events fanned out while the subscription is
+ * disabled (timed apart), then sent by the delivery step until none is pending. Events a second of each.
+ */
+export async function deliveryRound(round: {
+  db: Kysely<DB>;
+  hooks: WebhookService;
+  client: Client;
+  setup: { communityId: number; sourceId: number };
+  hearthUrl: string;
+  receiver: { count(): number };
+  url: string;
+  events: number;
+}): Promise<{ id: number; delivered: number; fannedOut: number }> {
+  const { db, hooks, client, setup, events } = round;
+  const writer = cliWriter(setup.communityId);
   const pending = async (id: number) =>
     Number(
       (
@@ -123,39 +139,60 @@ export async function measureWebhooks(context: WebhooksContext): Promise<{ figur
     );
   const waiting = async () =>
     Number((await sql<{ n: number }>`select count(*)::int as n from webhook_events where fanned_out_at is null`.execute(db)).rows[0]!.n);
+  const hook = await hooks.create(writer, { url: round.url, events: ['contact.created'] });
+  const id = Number(hook.id.slice(3));
+  // Its deliveries wait while it is disabled: the fan-out is timed apart from the sending.
+  await hooks.disable(writer, id);
+  const run = `${Date.now().toString(36)}${runs++}`;
+  for (let start = 0; start < events; start += 1000) {
+    const batch = Array.from({ length: Math.min(1000, events - start) }, (_, i) => ({
+      id: `wh-${run}-${start + i}`,
+      fullName: `Webhook Bench ${start + i}`,
+      email: `wh-${run}-${start + i}@example.org`,
+    }));
+    const response = await client.post(`${round.hearthUrl}/community/v1/source/${setup.sourceId}/users`, batch);
+    if (response.status !== 202) throw new Error(`batch push answered ${response.status}: ${response.body.slice(0, 200)}`);
+  }
+  let started = performance.now();
+  while ((await waiting()) > 0) await hooks.deliverNow();
+  const fannedOut = events / ((performance.now() - started) / 1000);
+  const made = await pending(id);
+  if (made !== events) throw new Error(`expected ${events} deliveries, the fan-out made ${made}`);
+
+  await hooks.enable(writer, id);
+  const before = round.receiver.count();
+  started = performance.now();
+  while ((await pending(id)) > 0) await hooks.deliverNow();
+  const delivered = events / ((performance.now() - started) / 1000);
+  if (round.receiver.count() - before < events) throw new Error(`the receiver got ${round.receiver.count() - before} of ${events} deliveries`);
+  return { id, delivered, fannedOut };
+}
+
+export async function measureWebhooks(context: WebhooksContext): Promise<{ figures: Figure[]; results: unknown }> {
+  const { db, services, setup, hearth, log } = context;
+  const writer = cliWriter(setup.communityId);
+  const hooks = benchWebhookService(db, services);
+  const target = receiver();
+  const url = await target.start();
+  const client = createClient({ token: setup.token, connections: 4 });
 
   log(`\nWebhook deliveries: ${context.rounds} rounds of ${context.events.toLocaleString('en')} events to a local receiver…`);
   const hearthRates: number[] = [];
   const bareRates: number[] = [];
   const fanOutRates: number[] = [];
   for (let round = 0; round < context.rounds; round++) {
-    const hook = await hooks.create(writer, { url, events: ['contact.created'] });
-    const id = Number(hook.id.slice(3));
-    // Its deliveries wait while it is disabled: the fan-out is timed apart from the sending.
-    await hooks.disable(writer, id);
-    const run = `${Date.now().toString(36)}${runs++}`;
-    for (let start = 0; start < context.events; start += 1000) {
-      const batch = Array.from({ length: Math.min(1000, context.events - start) }, (_, i) => ({
-        id: `wh-${run}-${start + i}`,
-        fullName: `Webhook Bench ${start + i}`,
-        email: `wh-${run}-${start + i}@example.org`,
-      }));
-      const response = await client.post(`${hearth.url}/community/v1/source/${setup.sourceId}/users`, batch);
-      if (response.status !== 202) throw new Error(`batch push answered ${response.status}: ${response.body.slice(0, 200)}`);
-    }
-    let started = performance.now();
-    while ((await waiting()) > 0) await hooks.deliverNow();
-    fanOutRates.push(context.events / ((performance.now() - started) / 1000));
-    const made = await pending(id);
-    if (made !== context.events) throw new Error(`expected ${context.events} deliveries, the fan-out made ${made}`);
-
-    await hooks.enable(writer, id);
-    const before = target.count();
-    started = performance.now();
-    while ((await pending(id)) > 0) await hooks.deliverNow();
-    hearthRates.push(context.events / ((performance.now() - started) / 1000));
-    if (target.count() - before < context.events) throw new Error(`the receiver got ${target.count() - before} of ${context.events} deliveries`);
-
+    const { id, delivered, fannedOut } = await deliveryRound({
+      db,
+      hooks,
+      client,
+      setup,
+      hearthUrl: hearth.url,
+      receiver: target,
+      url,
+      events: context.events,
+    });
+    hearthRates.push(delivered);
+    fanOutRates.push(fannedOut);
     const { rows } = await sql<{ payload: string }>`
       select e.payload from webhook_deliveries d join webhook_events e on e.community_id = d.community_id and e.id = d.event_id
       where d.community_id = ${setup.communityId} and d.subscription_id = ${id} order by d.id`.execute(db);

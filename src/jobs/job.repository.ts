@@ -166,15 +166,14 @@ export async function claimNextJob(
         eb.and([eb('status', '=', 'running'), eb('locked_until', '<=', claim.now)]),
       ]),
     ]);
-  const candidates = await db.selectFrom('jobs').select('community_id as communityId').distinct().where(isDue).limit(MAX_CANDIDATES).execute();
-  const [taken] = await claim.turns.claim(
-    candidates.map((row) => Number(row.communityId)),
-    1,
-    async (communityId) => {
-      const claimed = await claimIn(communityId);
-      return claimed ? [claimed] : [];
-    },
-  );
+  const candidates = async () =>
+    (await db.selectFrom('jobs').select('community_id as communityId').distinct().where(isDue).limit(MAX_CANDIDATES).execute()).map((row) =>
+      Number(row.communityId),
+    );
+  const [taken] = await claim.turns.claim(candidates, 1, async (communityId) => {
+    const claimed = await claimIn(communityId);
+    return claimed ? [claimed] : [];
+  });
   return taken ?? null;
 
   function claimIn(communityId: number): Promise<Claim> {

@@ -546,7 +546,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     }
   }, 240_000);
 
-  it('the cluster figures: the same people in both databases, lists and pushes measured on each, reported without a goal', async () => {
+  it('the cluster figures: the same people in both databases, lists, pushes and webhook deliveries measured on each, reported without a goal', async () => {
     const databases: BenchDatabase[] = [];
     const lines: string[] = [];
     const part = {
@@ -555,6 +555,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       seconds: 1,
       rounds: 1,
       people: 150,
+      events: 40,
       warmupSeconds: 0.2,
       log: (line: string) => lines.push(line),
       track: (child: ServerChild) => children.push(child),
@@ -562,16 +563,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     };
     try {
       const skipped = await measureCluster({ ...part, clusterUrl: null });
-      expect(skipped.figures.map((figure) => figure.skipped)).toEqual(['no coordinator: set BENCH_CLUSTER_URL', 'no coordinator: set BENCH_CLUSTER_URL']);
+      expect(skipped.figures.map((figure) => figure.skipped)).toEqual(Array(3).fill('no coordinator: set BENCH_CLUSTER_URL'));
       expect(databases).toHaveLength(0);
       // Any server stands for the coordinator here: what is checked is the harness, not a cluster.
       const { figures, results } = await measureCluster({ ...part, clusterUrl: process.env.TEST_DATABASE_URL! });
       expect(figures.map((figure) => [figure.unit, figure.goal, figure.ratio !== null && figure.ratio > 0])).toEqual([
         ['req/s', null, true],
         ['req/s', null, true],
+        ['items/s', null, true],
       ]);
-      const measured = results as { list: Record<string, number[]>; push: Record<string, number[]> };
-      expect([measured.list.server!.length, measured.list.cluster!.length, measured.push.server!.length, measured.push.cluster!.length]).toEqual([1, 1, 1, 1]);
+      // One round each; every event reached the receiver (deliveryRound checks the count).
+      const measured = results as Record<'list' | 'push' | 'deliveries' | 'fanOut', Record<'server' | 'cluster', number[]>>;
+      for (const part of ['list', 'push', 'deliveries', 'fanOut'] as const)
+        expect([measured[part].server.length, measured[part].cluster.length], part).toEqual([1, 1]);
       expect(databases).toHaveLength(2);
       // The seeded people (and the community's admin), the same in both, before the single pushes added more.
       const seeded = async (made: BenchDatabase) => {

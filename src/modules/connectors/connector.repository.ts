@@ -314,16 +314,15 @@ export interface DeliveryRow {
  * then; a claim whose worker died runs out and they are taken again.
  */
 export async function claimDeliveries(db: Executor, now: Date, leaseMs: number, limit: number, turns: CommunityTurns): Promise<DeliveryRow[]> {
-  const { rows: candidates } = await sql<{ communityId: number }>`
-    select distinct d.community_id as "communityId" from connector_deliveries d
-    join connectors k on k.community_id = d.community_id and k.source_id = d.source_id
-    where d.processed_at is null and (d.claimed_until is null or d.claimed_until < ${now}) and k.state <> 'paused'
-    limit ${MAX_CANDIDATES}`.execute(db);
-  return turns.claim(
-    candidates.map((row) => Number(row.communityId)),
-    limit,
-    (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseMs, wanted),
-  );
+  const candidates = async () => {
+    const { rows } = await sql<{ communityId: number }>`
+      select distinct d.community_id as "communityId" from connector_deliveries d
+      join connectors k on k.community_id = d.community_id and k.source_id = d.source_id
+      where d.processed_at is null and (d.claimed_until is null or d.claimed_until < ${now}) and k.state <> 'paused'
+      limit ${MAX_CANDIDATES}`.execute(db);
+    return rows.map((row) => Number(row.communityId));
+  };
+  return turns.claim(candidates, limit, (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseMs, wanted));
 }
 
 async function claimDeliveriesOf(db: Executor, communityId: number, now: Date, leaseMs: number, limit: number): Promise<DeliveryRow[]> {

@@ -149,13 +149,13 @@ export async function takeStaleDefinitions(
 ): Promise<{ communityId: number; id: number; version: number }[]> {
   const stale = sql<SqlBool>`enabled and retired_at is null and rules is not null
     and coalesce(computed_at, updated_at) < ${before} and (refresh_asked_at is null or refresh_asked_at < ${before})`;
-  const { rows: candidates } = await sql<{ communityId: number }>`
-    select distinct community_id as "communityId" from lead_score_definitions where ${stale} limit ${MAX_CANDIDATES}`.execute(db);
-  return turns.claim(
-    candidates.map((row) => Number(row.communityId)),
-    limit,
-    async (communityId, wanted) => {
-      const { rows } = await sql<{ communityId: number; id: number; version: number }>`
+  const candidates = async () => {
+    const { rows } = await sql<{ communityId: number }>`
+      select distinct community_id as "communityId" from lead_score_definitions where ${stale} limit ${MAX_CANDIDATES}`.execute(db);
+    return rows.map((row) => Number(row.communityId));
+  };
+  return turns.claim(candidates, limit, async (communityId, wanted) => {
+    const { rows } = await sql<{ communityId: number; id: number; version: number }>`
         update lead_score_definitions d set refresh_asked_at = ${now}
         from (
           select community_id, id from lead_score_definitions
@@ -165,9 +165,8 @@ export async function takeStaleDefinitions(
         ) s
         where d.community_id = ${communityId} and d.community_id = s.community_id and d.id = s.id
         returning d.community_id as "communityId", d.id, d.version`.execute(db);
-      return rows.map((row) => ({ communityId: Number(row.communityId), id: Number(row.id), version: row.version }));
-    },
-  );
+    return rows.map((row) => ({ communityId: Number(row.communityId), id: Number(row.id), version: row.version }));
+  });
 }
 
 /** Which of the rules' references do not exist in the community (live, and for the entity type where that applies). */

@@ -222,16 +222,15 @@ export interface ClaimedDelivery {
  * attempt time, should this process die while sending).
  */
 export async function claimDeliveries(db: Executor, now: Date, leaseUntil: Date, limit: number, turns: CommunityTurns): Promise<ClaimedDelivery[]> {
-  const { rows: candidates } = await sql<{ communityId: number }>`
-    select distinct d.community_id as "communityId" from webhook_deliveries d
-    join webhook_subscriptions s on s.community_id = d.community_id and s.id = d.subscription_id and s.enabled
-    where d.status = 'pending' and d.next_attempt_at <= ${now}
-    limit ${MAX_CANDIDATES}`.execute(db);
-  return turns.claim(
-    candidates.map((row) => Number(row.communityId)),
-    limit,
-    (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseUntil, wanted),
-  );
+  const candidates = async () => {
+    const { rows } = await sql<{ communityId: number }>`
+      select distinct d.community_id as "communityId" from webhook_deliveries d
+      join webhook_subscriptions s on s.community_id = d.community_id and s.id = d.subscription_id and s.enabled
+      where d.status = 'pending' and d.next_attempt_at <= ${now}
+      limit ${MAX_CANDIDATES}`.execute(db);
+    return rows.map((row) => Number(row.communityId));
+  };
+  return turns.claim(candidates, limit, (communityId, wanted) => claimDeliveriesOf(db, communityId, now, leaseUntil, wanted));
 }
 
 /**
