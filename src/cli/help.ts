@@ -399,7 +399,7 @@ export const HELP: CommandHelp[] = [
   },
   {
     name: 'connector',
-    summary: 'connectors: sources fed by a platform (GitHub, Discourse) through webhooks and syncs (docs/connectors.md)',
+    summary: 'connectors: sources fed by a platform (GitHub, Discourse, Slack) through webhooks and syncs (docs/connectors.md)',
     subcommands: [
       {
         name: 'add',
@@ -407,7 +407,7 @@ export const HELP: CommandHelp[] = [
         about:
           'Makes a source and its connector, and starts the first sync. Secrets are read from a JSON file or standard input (`-`), never the command line; without a `webhookSecret` one is made and printed once, with the receiver URL to give the platform.',
         options: [
-          ['--kind KIND', 'the platform (github, discourse)'],
+          ['--kind KIND', 'the platform (github, discourse, slack)'],
           ['--settings JSON|@FILE', "the kind's settings, as JSON or a file holding it"],
           ['--secrets FILE|-', 'a JSON object of the secrets by name, from a file or standard input'],
           ['--name NAME', "the source's name (default: the platform's, numbered when taken)"],

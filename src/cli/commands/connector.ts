@@ -79,8 +79,12 @@ export const connectorCommand: Command = {
           }`,
         );
       const secrets = secretsOf(context, required(values.secrets, '--secrets (a JSON file, or - for standard input)'))!;
-      // The receiver's signing secret, made here when none is given: printed once, to paste into the platform.
-      const generated = takesWebhookSecret(kind.secretsSchema) && secrets.webhookSecret === undefined ? randomBytes(32).toString('hex') : null;
+      // The receiver's signing secret, made here when none is given: printed once, to paste into the platform
+      // (unless the platform issues it, when only its own works).
+      const generated =
+        takesWebhookSecret(kind.secretsSchema) && !kind.platformIssuesWebhookSecret && secrets.webhookSecret === undefined
+          ? randomBytes(32).toString('hex')
+          : null;
       if (generated) secrets.webhookSecret = generated;
       const connector = await services.connectors.create(await communityWriter(context), {
         kind: kindName,

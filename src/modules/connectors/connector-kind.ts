@@ -99,12 +99,30 @@ export interface ConnectorKind<Settings = unknown, Secrets = unknown> {
   settingsSchema: TSchema;
   /** Secrets (write-only: stored encrypted, never shown); `webhookSecret` is the receiver's signing secret. */
   secretsSchema: TSchema;
-  /** Checks a receiver request's signature over the raw bytes, before anything is parsed. */
-  verify(raw: Buffer, headers: Headers, secrets: Secrets): Promise<boolean>;
-  /** The platform's delivery ID (GitHub's `x-github-delivery`, Discourse's `x-discourse-event-id`): a redelivery is stored once. */
-  deliveryId(headers: Headers): string | null;
-  /** The event name of a delivery, from its headers; null when the request is not one of the platform's deliveries. */
-  eventOf(headers: Headers): string | null;
+  /**
+   * The platform issues the signing secret (Slack's app credentials) rather than taking one chosen by the
+   * admin (GitHub's and Discourse's webhook settings): then none is made for the admin to paste there.
+   */
+  platformIssuesWebhookSecret?: boolean;
+  /**
+   * Checks a receiver request's signature over the raw bytes, before anything is parsed. `now` is the
+   * receiver's clock, for platforms that sign a timestamp and refuse old ones (Slack): the framework always
+   * gives it, and a kind that needs it refuses a request checked without it.
+   */
+  verify(raw: Buffer, headers: Headers, secrets: Secrets, now?: Date): Promise<boolean>;
+  /**
+   * The platform's delivery ID (GitHub's `x-github-delivery`, Discourse's `x-discourse-event-id`, Slack's
+   * body's `event_id`): a redelivery is stored once. `body` is the verified delivery, parsed, for platforms
+   * that put the ID there rather than in a header.
+   */
+  deliveryId(headers: Headers, body?: unknown): string | null;
+  /** The event name of a delivery, from its headers (or its parsed body); null when the request is not one of the platform's deliveries. */
+  eventOf(headers: Headers, body?: unknown): string | null;
+  /**
+   * A verified delivery the kind answers itself instead of storing it (Slack's `url_verification`, which
+   * wants its `challenge` back): the receiver's 200 body. Null, or absent: the delivery is stored as usual.
+   */
+  answer?(delivery: Delivery): Record<string, string> | null;
   /** The pushes of one verified delivery (empty with `skipped` for events the connector does not follow). */
   translate(delivery: Delivery, settings: Settings): Translation;
   /** The streams a sync walks, each with its own checkpoint: one per repository x record kind, for instance. */

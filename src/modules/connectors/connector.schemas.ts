@@ -53,6 +53,10 @@ export const ConnectorKindInfo = component(
     platformName: Type.String(),
     settingsSchema: Type.Unknown({ description: 'JSON Schema of the settings' }),
     secretsSchema: Type.Unknown({ description: 'JSON Schema of the secrets' }),
+    platformIssuesWebhookSecret: Type.Boolean({
+      description:
+        "The platform issues the receiver's signing secret (Slack's app Signing Secret): give that one as `webhookSecret`; for the others, choose one and set it in the platform's webhook settings",
+    }),
   }),
 );
 
@@ -101,5 +105,8 @@ export const ConnectorSyncResponse = v2Item(
 export const ReceivedResponse = Type.Object({
   received: Type.Literal(true),
   duplicate: Type.Boolean({ description: 'The delivery was stored before (a redelivery)' }),
+});
+export const ReceiverAnswer = Type.Record(Type.String(), Type.String(), {
+  description: "A handshake answered by the connector instead of stored: Slack's URL verification gets `{challenge}` back",
 });
 export const ReceiverRefused = Type.Object({ status: Type.Literal('unauthorized'), reason: Type.String() });

@@ -88,8 +88,8 @@ const secretsOf = (secrets: unknown): Record<string, unknown> => (secrets !== nu
 
 const RECEIVER_KEY = /^rk_([0-9]{1,16})_[A-Za-z0-9_-]{32}$/;
 
-/** The result of a receiver request: stored (or a redelivery), or refused for its signature. */
-export type Received = { ok: true; duplicate: boolean } | { ok: false; reason: string };
+/** A receiver's request: stored (or a redelivery), answered by the kind itself (a handshake), or refused. */
+export type Received = { ok: true; duplicate: boolean } | { ok: true; answer: Record<string, string> } | { ok: false; reason: string };
 
 /**
  * Connectors: a source fed by a platform. This service holds the admin's operations (add, change, pause,
@@ -234,12 +234,13 @@ export function createConnectorService(deps: ConnectorDeps) {
   }
 
   const service = {
-    kinds(): { kind: string; platformName: string; settingsSchema: unknown; secretsSchema: unknown }[] {
+    kinds(): { kind: string; platformName: string; settingsSchema: unknown; secretsSchema: unknown; platformIssuesWebhookSecret: boolean }[] {
       return [...kinds.values()].map((kind) => ({
         kind: kind.kind,
         platformName: kind.platformName,
         settingsSchema: kind.settingsSchema,
         secretsSchema: kind.secretsSchema,
+        platformIssuesWebhookSecret: kind.platformIssuesWebhookSecret ?? false,
       }));
     },
 
@@ -474,12 +475,15 @@ export function createConnectorService(deps: ConnectorDeps) {
         return { ok: false, reason: 'the signature cannot be checked: the connector must be given its secrets again' };
       }
       // A signature header a kind cannot read is a bad signature, not a failure of the server.
-      const verified = await kind.verify(raw, headers, secrets).catch(() => false);
+      const verified = await kind.verify(raw, headers, secrets, clock.now()).catch(() => false);
       if (!verified) return { ok: false, reason: "the signature is missing or does not match the connector's webhook secret" };
-      const event = kind.eventOf(headers);
-      if (event === null) throw invalidParameters(`not a ${kind.platformName} delivery: its event header is missing`);
-      const text = deliveryText(raw, headers);
-      const deliveryId = kind.deliveryId(headers) ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+      const { text, body } = deliveryText(raw, headers);
+      const event = kind.eventOf(headers, body);
+      if (event === null) throw invalidParameters(`not a ${kind.platformName} delivery: it does not say which event it is`);
+      // A handshake the platform expects an answer to (Slack's URL verification) is answered, not stored.
+      const answer = kind.answer?.({ headers, event, body }) ?? null;
+      if (answer) return { ok: true, answer };
+      const deliveryId = kind.deliveryId(headers, body) ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`;
       const now = clock.now();
       // The one durable write, a statement of its own: the platform's answer waits for nothing else (the
       // counts and the connector's last event, rows every delivery writes, are written after it, off the answer).
@@ -562,7 +566,7 @@ const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
  * application/x-www-form-urlencoded): its signature is over the form's bytes, checked before this; the JSON is
  * its `payload` field.
  */
-function deliveryText(raw: Buffer, headers: Headers): string {
+function deliveryText(raw: Buffer, headers: Headers): { text: string; body: unknown } {
   const type = headers['content-type'];
   let text = raw.toString('utf8');
   if (typeof type === 'string' && FORM.test(type)) {
@@ -572,11 +576,10 @@ function deliveryText(raw: Buffer, headers: Headers): string {
     text = payload;
   }
   try {
-    JSON.parse(text);
+    return { text, body: JSON.parse(text) as unknown };
   } catch {
     throw invalidParameters("the body is not JSON (set the webhook's content type to application/json)");
   }
-  return text;
 }
 
 /** What is kept of a delivery's headers: the platform's, never credentials a proxy may have added. */

@@ -11,6 +11,7 @@ import {
   ConnectorTestResponse,
   NewConnectorBody,
   ReceivedResponse,
+  ReceiverAnswer,
   ReceiverParams,
   ReceiverRefused,
 } from './connector.schemas.ts';
@@ -191,14 +192,16 @@ export function receiverRoutes(app: HearthApp, services: { connectors: Connector
         schema: {
           operationId: 'receiveConnectorDelivery',
           tags: ['core'],
-          summary: "A platform's webhook delivery (GitHub, Discourse)",
+          summary: "A platform's webhook delivery (GitHub, Discourse, Slack)",
           description:
-            "The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`) " +
+            "The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`, " +
+            "Slack's `X-Slack-Signature` over its request timestamp and the body) " +
             "is checked over the raw body with the connector's `webhookSecret`; a delivery is stored once by its delivery ID and processed in the background. " +
             "The body is JSON, or a form whose `payload` field is the JSON (GitHub's `application/x-www-form-urlencoded`; the signature is over the form). " +
-            '401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON.',
+            '401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON. ' +
+            "A handshake the platform expects an answer to (Slack's `url_verification`) is answered 200 with what it asks for (`{challenge}`) and not stored.",
           params: ReceiverParams,
-          response: { 202: ReceivedResponse, 401: ReceiverRefused },
+          response: { 200: ReceiverAnswer, 202: ReceivedResponse, 401: ReceiverRefused },
         },
       },
       async (request, reply) => {
@@ -206,6 +209,7 @@ export function receiverRoutes(app: HearthApp, services: { connectors: Connector
         const params = request.params as { kind: string; key: string };
         const received = await services.connectors.receive(params.kind, params.key, raw, request.headers as Headers);
         if (!received.ok) return reply.code(401).send({ status: 'unauthorized' as const, reason: received.reason });
+        if ('answer' in received) return reply.code(200).send(received.answer);
         return reply.code(202).send({ received: true as const, duplicate: received.duplicate });
       },
     );

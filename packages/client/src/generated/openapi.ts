@@ -2559,8 +2559,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A platform's webhook delivery (GitHub, Discourse)
-         * @description The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`) is checked over the raw body with the connector's `webhookSecret`; a delivery is stored once by its delivery ID and processed in the background. The body is JSON, or a form whose `payload` field is the JSON (GitHub's `application/x-www-form-urlencoded`; the signature is over the form). 401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON.
+         * A platform's webhook delivery (GitHub, Discourse, Slack)
+         * @description The address is a connector's `receiverUrl`. The signature (GitHub's `X-Hub-Signature-256`, Discourse's `X-Discourse-Event-Signature`, Slack's `X-Slack-Signature` over its request timestamp and the body) is checked over the raw body with the connector's `webhookSecret`; a delivery is stored once by its delivery ID and processed in the background. The body is JSON, or a form whose `payload` field is the JSON (GitHub's `application/x-www-form-urlencoded`; the signature is over the form). 401 for a missing or wrong signature (nothing is stored), 404 for an unknown address, 400 for a body that is not JSON. A handshake the platform expects an answer to (Slack's `url_verification`) is answered 200 with what it asks for (`{challenge}`) and not stored.
          */
         post: operations["receiveConnectorDelivery"];
         delete?: never;
@@ -2818,6 +2818,8 @@ export interface components {
             settingsSchema: unknown;
             /** @description JSON Schema of the secrets */
             secretsSchema: unknown;
+            /** @description The platform issues the receiver's signing secret (Slack's app Signing Secret): give that one as `webhookSecret`; for the others, choose one and set it in the platform's webhook settings */
+            platformIssuesWebhookSecret: boolean;
         };
         ConsoleSession: {
             user: components["schemas"]["AppUser"];
@@ -15237,6 +15239,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A handshake answered by the connector instead of stored: Slack's URL verification gets `{challenge}` back */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
             /** @description Default Response */
             202: {
                 headers: {
