@@ -294,9 +294,13 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
         >
           Test connection<span class="visually-hidden"> of {connector.name}</span>
         </button>
-        <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
-          Edit credentials<span class="visually-hidden"> of {connector.name}</span>
-        </button>
+        {/* A platform without a form here (made through the API or `hearth connector`) keeps its credentials there: this
+            page's forms would send another platform's secrets, or make a webhook secret the platform does not use. */}
+        {connector.kind in PLATFORMS ? (
+          <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            Edit credentials<span class="visually-hidden"> of {connector.name}</span>
+          </button>
+        ) : null}
         <button
           type="button"
           class="danger"
@@ -319,6 +323,9 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           Remove<span class="visually-hidden"> {connector.name}</span>
         </button>
       </div>
+      {connector.kind in PLATFORMS ? null : (
+        <p class="muted">Its credentials change with `hearth connector update` or the API: this page has no form for {connector.kind} yet.</p>
+      )}
       {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
       {editing ? (
         <EditCredentials

@@ -221,5 +221,27 @@ describeInChromium('connectors in the web console,', (browser) => {
       await page.getByRole('heading', { name: 'Activities' }).waitFor();
       await page.getByRole('cell', { name: 'Discourse', exact: true }).first().waitFor();
     }, 60_000);
+
+    it('lists a connector of a platform it has no form for (made through the API) without offering to edit its credentials', async () => {
+      // Slack's API at a local port nobody listens on: its sync waits, and nothing leaves the machine.
+      const made = await t.send('POST', '/api/v2/admin/connectors', {
+        kind: 'slack',
+        settings: { channels: ['C0CONSOLE1'], apiUrl: 'http://127.0.0.1:9/api' },
+        secrets: { botToken: 'xoxb-console-test-token', webhookSecret: 'slack-signing-secret-console' },
+      });
+      expect(made.statusCode).toBe(201);
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources' }).click();
+      const slack = card('Slack');
+      await slack.getByText('this page has no form for slack yet', { exact: false }).waitFor();
+      expect(await slack.getByRole('button', { name: /^Edit credentials/ }).count()).toBe(0);
+      expect(
+        await card('Discourse')
+          .getByRole('button', { name: /^Edit credentials/ })
+          .count(),
+      ).toBe(1);
+      expect(await page.getByRole('form', { name: 'Add a connector' }).count()).toBe(0);
+      await page.getByRole('button', { name: 'Add a connector' }).click();
+      expect(await page.getByRole('form', { name: 'Add a connector' }).getByLabel('Slack', { exact: true }).count()).toBe(0);
+    }, 60_000);
   });
 });
