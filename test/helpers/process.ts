@@ -332,3 +332,12 @@ export async function freshDatabaseEnv(engine: Engine, processes: Processes): Pr
   const database = await createPostgresDatabase();
   return { env: { DATABASE_URL: database.url }, drop: database.drop };
 }
+
+/** Resolves once `check` holds, asking every 100 ms; fails naming `what` after `timeoutMs`. */
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}, in vain`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

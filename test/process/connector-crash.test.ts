@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../stand-ins/github-api.ts';
-import { call, freshDatabaseEnv, Processes, type Env } from '../helpers/process.ts';
+import { call, freshDatabaseEnv, Processes, waitUntil, type Env } from '../helpers/process.ts';
 
 const REPO = 'acme/widgets';
 const STARS = 300;
@@ -116,11 +116,3 @@ describe.each<Engine>(['pglite', 'postgres'])('a connector backfill survives kil
     },
   );
 });
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}, in vain`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

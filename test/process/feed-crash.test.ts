@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
-import { call, freshDatabaseEnv, Processes, type Env, type HearthServer } from '../helpers/process.ts';
+import { call, freshDatabaseEnv, Processes, waitUntil, type Env, type HearthServer } from '../helpers/process.ts';
 import { stubServer } from '../helpers/webhook-receiver.ts';
 
 const ITEMS = 5;
@@ -104,11 +104,3 @@ describe.each<Engine>(['pglite', 'postgres'])('a feed fetch survives kill -9 of 
     },
   );
 });
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}, in vain`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -69,6 +69,8 @@ export interface SlackStandIn {
   post(channel: string, message: Omit<StandInMessage, 'ts'> & { ts?: string }): StandInMessage;
   /** The next request (of `method`, if given) is answered 429 with Retry-After. */
   rateLimitOnce(retryAfterSeconds: number, method?: string): void;
+  /** The next `times` requests of `method` that carry a cursor (a later page) are answered after `ms`. */
+  slowPages(method: string, ms: number, times: number): void;
   stop(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
   let clock = 1_767_225_600; // 2026-01-01T00:00:00Z, in seconds
   let sequence = 0;
   let rateLimit: { seconds: number; method?: string } | null = null;
+  let slow: { method: string; ms: number; times: number } | null = null;
 
   function post(channelId: string, message: Omit<StandInMessage, 'ts'> & { ts?: string }): StandInMessage {
     const channel = channels.get(channelId);
@@ -203,6 +206,13 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     const token = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : url.searchParams.get('token');
     if (!token) return send(200, { ok: false, error: 'not_authed' });
     if (token !== options.token) return send(200, { ok: false, error: 'invalid_auth' });
+    if (slow && slow.times > 0 && slow.method === method && url.searchParams.get('cursor')) {
+      slow.times -= 1;
+      // Answered as it stands when the request came, as a slow Slack would.
+      const late = answer(method, url.searchParams);
+      setTimeout(() => send(200, late), slow.ms);
+      return;
+    }
     send(200, answer(method, url.searchParams));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -213,6 +223,9 @@ export async function startSlackStandIn(options: SlackStandInOptions): Promise<S
     post,
     rateLimitOnce(seconds, method) {
       rateLimit = { seconds, method };
+    },
+    slowPages(method, ms, times) {
+      slow = { method, ms, times };
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
