@@ -222,9 +222,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
         </div>
         <div>
           <dt>Receiver URL</dt>
-          <dd>
-            <code>{connector.receiverUrl}</code>
-          </dd>
+          <dd>{connector.receiverUrl ? <code>{connector.receiverUrl}</code> : 'none: the platform sends no webhooks, it is read by syncs'}</dd>
         </div>
         <div>
           <dt>Settings</dt>
@@ -396,7 +394,7 @@ function WebhookSetup(props: { connector: Connector; webhookSecret: string; onDo
       </FocusedHeading>
       <Notice kind="info">This is the only time the webhook secret is shown: copy it into {PLATFORMS[connector.kind] ?? connector.kind} now.</Notice>
       <h3>Receiver URL</h3>
-      <CopyText text={connector.receiverUrl} label="Receiver URL" />
+      <CopyText text={connector.receiverUrl ?? ''} label="Receiver URL" />
       <h3>Webhook secret</h3>
       <CopyText text={props.webhookSecret} label="Webhook secret" />
       {connector.kind === 'github' ? <GitHubWebhookSteps connector={connector} /> : null}

@@ -48,14 +48,16 @@ const chatHub: ConnectorKind<{ room: string }, { webhookSecret: string }> = {
   platformName: 'ChatHub',
   settingsSchema: Type.Object({ room: Type.String() }),
   secretsSchema: Type.Object({ webhookSecret: Type.String({ minLength: 8 }) }),
-  async verify(raw, headers, secrets) {
-    return header(headers, 'x-chat-signature') === createHmac('sha256', secrets.webhookSecret).update(raw).digest('hex');
-  },
-  deliveryId: (headers) => header(headers, 'x-chat-delivery') ?? null,
-  eventOf: () => 'message',
-  translate(delivery) {
-    const message = delivery.body as Message;
-    return { users: [], activities: message.by.map((person) => pushOf(message, person)), skipped: [] };
+  receiver: {
+    async verify(raw, headers, secrets) {
+      return header(headers, 'x-chat-signature') === createHmac('sha256', secrets.webhookSecret).update(raw).digest('hex');
+    },
+    deliveryId: (headers) => header(headers, 'x-chat-delivery') ?? null,
+    eventOf: () => 'message',
+    translate(delivery) {
+      const message = delivery.body as Message;
+      return { users: [], activities: message.by.map((person) => pushOf(message, person)), skipped: [] };
+    },
   },
   async streams() {
     return ['messages'];

@@ -75,7 +75,9 @@ describe.each(ENGINES)('connectors (%s)', (engine) => {
   it('makes connectors through the admin API: validation naming the field, default names, secrets never answered or audited', async () => {
     const kinds = await t.get('/api/v2/admin/connector-kinds');
     expect(kinds.statusCode).toBe(200);
-    expect(kinds.json().data).toEqual([expect.objectContaining({ kind: 'github', platformName: 'GitHub', platformIssuesWebhookSecret: false })]);
+    expect(kinds.json().data).toEqual([
+      expect.objectContaining({ kind: 'github', platformName: 'GitHub', receives: true, platformIssuesWebhookSecret: false }),
+    ]);
 
     const unknownKind = await create({ kind: 'myspace' });
     expect(unknownKind.statusCode).toBe(400);

@@ -10,6 +10,7 @@ import { startDiscourseStandIn, type DiscourseStandIn } from '../stand-ins/disco
 import { bodies, sign, signedDelivery, type SignedDelivery } from '../stand-ins/discourse-webhooks.ts';
 
 const kind = discourseConnector;
+const receiver = discourseConnector.receiver!;
 const SECRET = 'a-webhook-secret-of-the-forum';
 const secrets: DiscourseSecrets = { apiKey: 'admin-key', webhookSecret: SECRET };
 const checkActivity = compileBodyValidator(ActivityPushBody);
@@ -20,9 +21,9 @@ function access(clock = new ManualClock('2026-02-01T00:00:00.000Z')): PlatformAc
 }
 
 function translated(delivery: SignedDelivery, settings: DiscourseSettings): Translation {
-  const event = kind.eventOf(delivery.headers);
+  const event = receiver.eventOf(delivery.headers);
   expect(event).not.toBeNull();
-  const translation = kind.translate({ headers: delivery.headers, event: event!, body: JSON.parse(delivery.raw.toString()) }, settings);
+  const translation = receiver.translate({ headers: delivery.headers, event: event!, body: JSON.parse(delivery.raw.toString()) }, settings);
   for (const activity of translation.activities) expect(checkActivity(activity), JSON.stringify(checkActivity.errors)).toBe(true);
   return translation;
 }
@@ -87,26 +88,30 @@ describe('the Discourse connector', () => {
 
   it('checks the signature over the raw body: good, bad, missing, another secret', async () => {
     const delivery = signedDelivery({ secret: SECRET, type: 'post', event: 'post_created', body: bodies.postCreated(forum.webhookPost(7)) });
-    expect(await kind.verify(delivery.raw, delivery.headers, secrets)).toBe(true);
+    expect(await receiver.verify(delivery.raw, delivery.headers, secrets)).toBe(true);
     // One byte changed, the same signature.
     const tampered = Buffer.from(delivery.raw.toString().replace('Words', 'Wordz'));
-    expect(await kind.verify(tampered, delivery.headers, secrets)).toBe(false);
-    expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': undefined }, secrets)).toBe(false);
-    expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': 'sha256=' }, secrets)).toBe(false);
+    expect(await receiver.verify(tampered, delivery.headers, secrets)).toBe(false);
+    expect(await receiver.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': undefined }, secrets)).toBe(false);
+    expect(await receiver.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': 'sha256=' }, secrets)).toBe(false);
     expect(
-      await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': sign(SECRET, delivery.raw).replace('sha256=', 'sha1=') }, secrets),
+      await receiver.verify(
+        delivery.raw,
+        { ...delivery.headers, 'x-discourse-event-signature': sign(SECRET, delivery.raw).replace('sha256=', 'sha1=') },
+        secrets,
+      ),
     ).toBe(false);
-    expect(await kind.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': 'sha256=zz-not-hex' }, secrets)).toBe(false);
-    expect(await kind.verify(delivery.raw, delivery.headers, { ...secrets, webhookSecret: 'another-secret-entirely' })).toBe(false);
+    expect(await receiver.verify(delivery.raw, { ...delivery.headers, 'x-discourse-event-signature': 'sha256=zz-not-hex' }, secrets)).toBe(false);
+    expect(await receiver.verify(delivery.raw, delivery.headers, { ...secrets, webhookSecret: 'another-secret-entirely' })).toBe(false);
   });
 
   it('names a delivery by forum and event ID, and its event by type and name', () => {
     const headers = signedDelivery({ secret: SECRET, type: 'like', event: 'post_liked', eventId: 42, instance: 'https://a.example', body: {} }).headers;
-    expect(kind.deliveryId(headers)).toBe('https://a.example#42');
-    expect(kind.deliveryId({ ...headers, 'x-discourse-instance': 'https://b.example' })).toBe('https://b.example#42');
-    expect(kind.deliveryId({ ...headers, 'x-discourse-event-id': undefined })).toBeNull();
-    expect(kind.eventOf(headers)).toBe('like/post_liked');
-    expect(kind.eventOf({})).toBeNull();
+    expect(receiver.deliveryId(headers)).toBe('https://a.example#42');
+    expect(receiver.deliveryId({ ...headers, 'x-discourse-instance': 'https://b.example' })).toBe('https://b.example#42');
+    expect(receiver.deliveryId({ ...headers, 'x-discourse-event-id': undefined })).toBeNull();
+    expect(receiver.eventOf(headers)).toBe('like/post_liked');
+    expect(receiver.eventOf({})).toBeNull();
   });
 
   it('turns each followed event into its activity', () => {
@@ -189,7 +194,7 @@ describe('the Discourse connector', () => {
     );
     // The "Ping" button's delivery names its event "ping" in both headers; without the event header, as well.
     const ping = signedDelivery({ secret: SECRET, type: 'ping', event: 'ping', body: bodies.ping() });
-    expect(kind.eventOf(ping.headers)).toBe('ping/ping');
+    expect(receiver.eventOf(ping.headers)).toBe('ping/ping');
     expect(skippedBy(ping)).toMatch(/^ping: the forum's test delivery/);
     expect(skippedBy({ ...ping, headers: { ...ping.headers, 'x-discourse-event': '' } })).toMatch(/^ping: the forum's test delivery/);
     expect(skippedBy(signedDelivery({ secret: SECRET, type: 'post', event: 'post_edited', body: bodies.postCreated(post) }))).toMatch(

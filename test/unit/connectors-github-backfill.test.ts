@@ -160,7 +160,7 @@ describe('GitHub backfill against the stand-in', () => {
 
   it('gives a record the same activity by delivery and by backfill', async () => {
     const repository = { ...webhookExamples('star', 'created')[0]!.repository, ...repoRef() };
-    const deliver = (event: string, body: Json) => github.translate({ event, body: { ...body, repository }, headers: {} }, settings).activities;
+    const deliver = (event: string, body: Json) => github.receiver!.translate({ event, body: { ...body, repository }, headers: {} }, settings).activities;
     const backfilled = new Map<string, ActivityPush>();
     for (const stream of ['stargazers', 'forks', 'issues', 'issue-events', 'issue-comments', 'pulls', 'review-comments', 'releases', 'discussions']) {
       for (const activity of (await walk(`acme/widgets:${stream}`)).activities) backfilled.set(activity.id as string, activity);

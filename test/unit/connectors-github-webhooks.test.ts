@@ -9,7 +9,7 @@ const settings: GitHubSettings = { organization: 'Codertocat' };
 const anyRepo = (body: Json): GitHubSettings => ({ repositories: [body.repository.full_name] });
 
 const translate = (event: string, body: Json, given: GitHubSettings = anyRepo(body)) =>
-  githubConnector.translate({ event, body, headers: { 'x-github-event': event } }, given);
+  githubConnector.receiver!.translate({ event, body, headers: { 'x-github-event': event } }, given);
 
 interface Row {
   event: string;
@@ -289,10 +289,10 @@ describe('GitHub deliveries, over the published examples', () => {
 
   it('reads the delivery ID and event from the headers', async () => {
     const delivery = await signedDelivery('star', {}, 's', 'd-1');
-    expect(githubConnector.deliveryId(delivery.headers)).toBe('d-1');
-    expect(githubConnector.eventOf(delivery.headers)).toBe('star');
-    expect(githubConnector.eventOf({})).toBeNull();
-    expect(githubConnector.deliveryId({})).toBeNull();
+    expect(githubConnector.receiver!.deliveryId(delivery.headers)).toBe('d-1');
+    expect(githubConnector.receiver!.eventOf(delivery.headers)).toBe('star');
+    expect(githubConnector.receiver!.eventOf({})).toBeNull();
+    expect(githubConnector.receiver!.deliveryId({})).toBeNull();
   });
 });
 
@@ -301,17 +301,17 @@ describe('GitHub delivery signatures', () => {
     const [body] = webhookExamples('star', 'created');
     const secrets = { token: 't', webhookSecret: "It's a Secret to Everybody" };
     const good = await signedDelivery('star', body, secrets.webhookSecret);
-    expect(await githubConnector.verify(good.raw, good.headers, secrets)).toBe(true);
+    expect(await githubConnector.receiver!.verify(good.raw, good.headers, secrets)).toBe(true);
 
     const tampered = Buffer.from(good.raw.toString().replace('"created"', '"deleted"'));
-    expect(await githubConnector.verify(tampered, good.headers, secrets)).toBe(false);
+    expect(await githubConnector.receiver!.verify(tampered, good.headers, secrets)).toBe(false);
     const other = await signedDelivery('star', body, 'another secret');
-    expect(await githubConnector.verify(other.raw, other.headers, secrets)).toBe(false);
+    expect(await githubConnector.receiver!.verify(other.raw, other.headers, secrets)).toBe(false);
     const { 'x-hub-signature-256': _dropped, ...unsigned } = good.headers;
-    expect(await githubConnector.verify(good.raw, unsigned, secrets)).toBe(false);
-    expect(await githubConnector.verify(good.raw, { ...good.headers, 'x-hub-signature-256': 'sha256=zz' }, secrets)).toBe(false);
-    expect(await githubConnector.verify(good.raw, { ...good.headers, 'x-hub-signature-256': 'sha1=abc' }, secrets)).toBe(false);
+    expect(await githubConnector.receiver!.verify(good.raw, unsigned, secrets)).toBe(false);
+    expect(await githubConnector.receiver!.verify(good.raw, { ...good.headers, 'x-hub-signature-256': 'sha256=zz' }, secrets)).toBe(false);
+    expect(await githubConnector.receiver!.verify(good.raw, { ...good.headers, 'x-hub-signature-256': 'sha1=abc' }, secrets)).toBe(false);
     // No webhook secret set: nothing is accepted.
-    expect(await githubConnector.verify(good.raw, good.headers, { token: 't' })).toBe(false);
+    expect(await githubConnector.receiver!.verify(good.raw, good.headers, { token: 't' })).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import { startSlackStandIn, type SlackStandIn } from '../stand-ins/slack-api.ts'
 import { bodies, sign, signedDelivery, type SignedDelivery } from '../stand-ins/slack-events.ts';
 
 const kind = slackConnector;
+const receiver = slackConnector.receiver!;
 const SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const TOKEN = 'xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy';
 const NOW = new Date('2026-02-01T00:00:00.000Z');
@@ -17,9 +18,9 @@ const checkUser = compileBodyValidator(UserPushBody);
 
 function translated(delivery: SignedDelivery, settings: SlackSettings): Translation {
   const body: unknown = JSON.parse(delivery.raw.toString());
-  const event = kind.eventOf(delivery.headers, body);
+  const event = receiver.eventOf(delivery.headers, body);
   expect(event).not.toBeNull();
-  const translation = kind.translate({ headers: delivery.headers, event: event!, body }, settings);
+  const translation = receiver.translate({ headers: delivery.headers, event: event!, body }, settings);
   for (const activity of translation.activities) expect(checkActivity(activity), JSON.stringify(checkActivity.errors)).toBe(true);
   return translation;
 }
@@ -31,48 +32,48 @@ describe('the Slack connector: signatures', () => {
   const good = deliver(bodies.message('C0GENERAL', { ts: '1767225660.000100', user: 'U0ALICE', text: 'hello' }));
 
   it('takes a delivery signed with the signing secret within five minutes', async () => {
-    expect(await kind.verify(good.raw, good.headers, secrets, NOW)).toBe(true);
-    expect(await kind.verify(good.raw, good.headers, secrets, new Date(NOW.getTime() + 299_000))).toBe(true);
+    expect(await receiver.verify(good.raw, good.headers, secrets, NOW)).toBe(true);
+    expect(await receiver.verify(good.raw, good.headers, secrets, new Date(NOW.getTime() + 299_000))).toBe(true);
   });
 
   it('refuses a wrong signature, a changed body, another secret and missing headers', async () => {
     const tampered = Buffer.from(good.raw.toString().replace('hello', 'hullo'));
-    expect(await kind.verify(tampered, good.headers, secrets, NOW)).toBe(false);
-    expect(await kind.verify(good.raw, { ...good.headers, 'x-slack-signature': 'v0=00' }, secrets, NOW)).toBe(false);
-    expect(await kind.verify(good.raw, { ...good.headers, 'x-slack-signature': 'v1=' + good.headers['x-slack-signature']!.slice(3) }, secrets, NOW)).toBe(
+    expect(await receiver.verify(tampered, good.headers, secrets, NOW)).toBe(false);
+    expect(await receiver.verify(good.raw, { ...good.headers, 'x-slack-signature': 'v0=00' }, secrets, NOW)).toBe(false);
+    expect(await receiver.verify(good.raw, { ...good.headers, 'x-slack-signature': 'v1=' + good.headers['x-slack-signature']!.slice(3) }, secrets, NOW)).toBe(
       false,
     );
-    expect(await kind.verify(good.raw, good.headers, { ...secrets, webhookSecret: 'another-signing-secret' }, NOW)).toBe(false);
+    expect(await receiver.verify(good.raw, good.headers, { ...secrets, webhookSecret: 'another-signing-secret' }, NOW)).toBe(false);
     const { 'x-slack-request-timestamp': _timestamp, ...noTimestamp } = good.headers;
-    expect(await kind.verify(good.raw, noTimestamp, secrets, NOW)).toBe(false);
+    expect(await receiver.verify(good.raw, noTimestamp, secrets, NOW)).toBe(false);
     // The timestamp is part of what is signed: another one with the same signature does not pass.
     const shifted = { ...good.headers, 'x-slack-request-timestamp': String(Number(good.headers['x-slack-request-timestamp']) + 1) };
-    expect(await kind.verify(good.raw, shifted, secrets, NOW)).toBe(false);
+    expect(await receiver.verify(good.raw, shifted, secrets, NOW)).toBe(false);
     // Without the receiver's clock the age cannot be checked: refused.
-    expect(await kind.verify(good.raw, good.headers, secrets)).toBe(false);
+    expect(await receiver.verify(good.raw, good.headers, secrets)).toBe(false);
   });
 
   it('refuses a timestamp more than five minutes old (a replay), even correctly signed', async () => {
     const at = Math.floor(NOW.getTime() / 1000) - 301;
     const headers = { ...good.headers, 'x-slack-request-timestamp': String(at), 'x-slack-signature': sign(SECRET, at, good.raw) };
-    expect(await kind.verify(good.raw, headers, secrets, NOW)).toBe(false);
-    expect(await kind.verify(good.raw, headers, secrets, new Date(NOW.getTime() - 2000))).toBe(true);
+    expect(await receiver.verify(good.raw, headers, secrets, NOW)).toBe(false);
+    expect(await receiver.verify(good.raw, headers, secrets, new Date(NOW.getTime() - 2000))).toBe(true);
   });
 });
 
 describe('the Slack connector: deliveries', () => {
   it('names the event and the delivery from the body; answers the URL handshake', () => {
     const handshake = bodies.urlVerification('3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P');
-    expect(kind.eventOf({}, handshake)).toBe('url_verification');
-    expect(kind.answer!({ headers: {}, event: 'url_verification', body: handshake })).toEqual({
+    expect(receiver.eventOf({}, handshake)).toBe('url_verification');
+    expect(receiver.answer!({ headers: {}, event: 'url_verification', body: handshake })).toEqual({
       challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
     });
     const callback = bodies.eventCallback(bodies.memberJoined('C0GENERAL', 'U0ALICE'), 'Ev0RETRIED');
-    expect(kind.eventOf({}, callback)).toBe('member_joined_channel');
-    expect(kind.answer!({ headers: {}, event: 'member_joined_channel', body: callback })).toBeNull();
-    expect(kind.deliveryId({ 'x-slack-retry-num': '1' }, callback)).toBe('Ev0RETRIED');
-    expect(kind.eventOf({}, {})).toBeNull();
-    expect(kind.deliveryId({}, {})).toBeNull();
+    expect(receiver.eventOf({}, callback)).toBe('member_joined_channel');
+    expect(receiver.answer!({ headers: {}, event: 'member_joined_channel', body: callback })).toBeNull();
+    expect(receiver.deliveryId({ 'x-slack-retry-num': '1' }, callback)).toBe('Ev0RETRIED');
+    expect(receiver.eventOf({}, {})).toBeNull();
+    expect(receiver.deliveryId({}, {})).toBeNull();
   });
 
   it('makes a message and a thread reply under its parent, with Slack IDs', () => {

@@ -42,7 +42,7 @@ function secretsOf(context: CommandContext, value: string | undefined): Record<s
 const describe = (c: Shown) =>
   [
     `${c.id} ${c.kind} "${c.name}": ${c.state}${c.reason ? ` (${c.reason})` : ''}${c.waitingUntil ? `, waiting until ${c.waitingUntil}` : ''}`,
-    `  receiver: ${c.receiverUrl}`,
+    `  receiver: ${c.receiverUrl ?? 'none (the platform sends no webhooks; read by syncs)'}`,
     `  settings: ${JSON.stringify(c.settings)}`,
     `  secrets set: ${c.secrets.join(', ') || '(none)'}`,
     `  last event: ${c.lastEventAt ?? 'never'}; last sync: ${c.lastSyncAt ?? 'never'}; last 24h: ${c.last24h.deliveries} deliveries, ${c.last24h.records} records`,
@@ -82,7 +82,7 @@ export const connectorCommand: Command = {
       // The receiver's signing secret, made here when none is given: printed once, to paste into the platform
       // (unless the platform issues it, when only its own works).
       const generated =
-        takesWebhookSecret(kind.secretsSchema) && !kind.platformIssuesWebhookSecret && secrets.webhookSecret === undefined
+        kind.receives && takesWebhookSecret(kind.secretsSchema) && !kind.platformIssuesWebhookSecret && secrets.webhookSecret === undefined
           ? randomBytes(32).toString('hex')
           : null;
       if (generated) secrets.webhookSecret = generated;

@@ -56,6 +56,20 @@ const entries: [id: string, displayName: string, category: string][] = [
   ['discord_thread_reply', 'Replied in a Discord thread', 'conversation'],
   ['discord_reaction', 'Reacted in Discord', 'conversation'],
   ['discord_joined_server', 'Joined the Discord server', 'membership'],
+  // Stack Overflow and the other Stack Exchange sites
+  ['stackoverflow_question', 'Asked a Stack Overflow question', 'content'],
+  ['stackoverflow_answer', 'Answered on Stack Overflow', 'conversation'],
+  ['stackoverflow_comment', 'Commented on Stack Overflow', 'conversation'],
+  ['stackoverflow_accepted_answer', 'Gave an accepted answer on Stack Overflow', 'conversation'],
+  // Hacker News
+  ['hackernews_story', 'Posted a Hacker News story', 'content'],
+  ['hackernews_comment', 'Commented on Hacker News', 'conversation'],
+  // Reddit
+  ['reddit_post', 'Posted on Reddit', 'content'],
+  ['reddit_comment', 'Commented on Reddit', 'conversation'],
+  // DEV
+  ['devto_article', 'Published a DEV article', 'content'],
+  ['devto_comment', 'Commented on DEV', 'conversation'],
   // Forums
   ['forum_topic', 'Started a forum topic', 'content'],
   ['forum_reply', 'Replied in a forum', 'conversation'],

@@ -90,15 +90,11 @@ export interface StreamPage {
   pauseUntil?: Date | null;
 }
 
-export interface ConnectorKind<Settings = unknown, Secrets = unknown> {
-  /** `github`, `discourse`: the source's kind, and the receiver's path segment. */
-  kind: string;
-  /** The platform's name: the provider's `serviceName` and the default source name. */
-  platformName: string;
-  /** Settings (public, shown in answers). */
-  settingsSchema: TSchema;
-  /** Secrets (write-only: stored encrypted, never shown); `webhookSecret` is the receiver's signing secret. */
-  secretsSchema: TSchema;
+/**
+ * How a platform that sends webhooks (GitHub, Discourse, Slack) reaches Hearth's public receiver. A platform
+ * without them (Discord's REST API, Stack Exchange, Hacker News' search) has none, and is only read by syncs.
+ */
+export interface ConnectorReceiver<Settings = unknown, Secrets = unknown> {
   /**
    * The platform issues the signing secret (Slack's app credentials) rather than taking one chosen by the
    * admin (GitHub's and Discourse's webhook settings): then none is made for the admin to paste there.
@@ -125,6 +121,25 @@ export interface ConnectorKind<Settings = unknown, Secrets = unknown> {
   answer?(delivery: Delivery): Record<string, string> | null;
   /** The pushes of one verified delivery (empty with `skipped` for events the connector does not follow). */
   translate(delivery: Delivery, settings: Settings): Translation;
+}
+
+export interface ConnectorKind<Settings = unknown, Secrets = unknown> {
+  /** `github`, `discourse`: the source's kind, and the receiver's path segment. */
+  kind: string;
+  /** The platform's name: the provider's `serviceName` and the default source name. */
+  platformName: string;
+  /** Settings (public, shown in answers). */
+  settingsSchema: TSchema;
+  /** Secrets (write-only: stored encrypted, never shown); `webhookSecret` is the receiver's signing secret. */
+  secretsSchema: TSchema;
+  /** The platform's webhooks; absent when it has none to send (the connector then has no receiver URL). */
+  receiver?: ConnectorReceiver<Settings, Secrets>;
+  /**
+   * How often the platform is read for what is new, when that is more often than the operator's sync interval
+   * (HEARTH_CONNECTOR_SYNC_INTERVAL): a platform without webhooks is seen only through its syncs (Discord's
+   * channels, read every minute). Absent: the operator's interval.
+   */
+  syncIntervalMs?: number;
   /** The streams a sync walks, each with its own checkpoint: one per repository x record kind, for instance. */
   streams(settings: Settings, secrets: Secrets, access: PlatformAccess): Promise<string[]>;
   /** One page of `stream` from `checkpoint` (null: the first sync). Throws RateLimitWait or CredentialRejected. */

@@ -315,7 +315,7 @@ export function createConnectorSync(deps: {
           db,
           communityId,
           sourceId,
-          { state: 'active', reason: null, waitingUntil: null, lastSyncAt: done, nextSyncAt: new Date(done.getTime() + deps.syncIntervalMs) },
+          { state: 'active', reason: null, waitingUntil: null, lastSyncAt: done, nextSyncAt: new Date(done.getTime() + intervalOf(latest.kind)) },
           done,
         );
       }
@@ -375,12 +375,12 @@ export function createConnectorSync(deps: {
         });
         continue;
       }
-      if (!connector || !kind) {
+      if (!connector || !kind?.receiver) {
         await connectors.finishDelivery(db, communityId, delivery.id, { outcome: {}, error: 'no connector of this kind on this server', now: clock.now() });
         continue;
       }
       try {
-        const translation = kind.translate(
+        const translation = kind.receiver.translate(
           { headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown },
           connector.settings,
         );
@@ -465,8 +465,8 @@ export function createConnectorSync(deps: {
     for (const source of sources) {
       const ids = new Set(people.filter((person) => person.sourceId === source.sourceId).map((person) => person.externalId));
       emptied += await connectors.forgetPlatformUsers(trx, communityId, source.sourceId, [...ids]);
-      const kind = deps.kinds.get(source.kind);
-      if (!kind) continue;
+      const receiver = deps.kinds.get(source.kind)?.receiver;
+      if (!receiver) continue;
       for (let after = 0; ;) {
         const unread = await connectors.unreadDeliveries(trx, communityId, source.sourceId, after, DELIVERY_BATCH);
         if (unread.length === 0) break;
@@ -478,7 +478,7 @@ export function createConnectorSync(deps: {
               delivery.payload === ''
                 ? []
                 : peopleOf(
-                    kind.translate(
+                    receiver.translate(
                       { headers: delivery.headers as Headers, event: delivery.event, body: JSON.parse(delivery.payload) as unknown },
                       source.settings,
                     ),
@@ -525,15 +525,21 @@ export function createConnectorSync(deps: {
       .finally(() => (processing = null));
   }
 
+  /** The time between a connector's syncs: the operator's interval, or its kind's when that is shorter. */
+  function intervalOf(kindName: string): number {
+    const own = deps.kinds.get(kindName)?.syncIntervalMs;
+    return own === undefined ? deps.syncIntervalMs : Math.min(own, deps.syncIntervalMs);
+  }
+
   /** Enqueues the periodic sync of every connector whose time has come. */
   async function enqueueDueSyncs(): Promise<number> {
     const now = clock.now();
     const due = await connectors.dueConnectors(db, now, 100);
-    for (const { communityId, sourceId } of due) {
+    for (const { communityId, sourceId, kind } of due) {
       await db.transaction().execute(async (trx) => {
         await jobs.enqueueOnce(trx, { communityId, kind: CONNECTOR_SYNC_JOB, payload: { sourceId }, maxAttempts: 8 });
         // Pushed on now, so the step does not enqueue it again every round; a completed sync sets it from its end.
-        await connectors.updateConnector(trx, communityId, sourceId, { nextSyncAt: new Date(now.getTime() + deps.syncIntervalMs) }, now);
+        await connectors.updateConnector(trx, communityId, sourceId, { nextSyncAt: new Date(now.getTime() + intervalOf(kind)) }, now);
       });
     }
     return due.length;

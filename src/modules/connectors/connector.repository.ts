@@ -147,10 +147,10 @@ export async function isConnectorSource(db: Executor, communityId: number, sourc
 }
 
 /** Connectors whose periodic sync is due (any community), oldest first. */
-export async function dueConnectors(db: Executor, now: Date, limit: number): Promise<{ communityId: number; sourceId: number }[]> {
+export async function dueConnectors(db: Executor, now: Date, limit: number): Promise<{ communityId: number; sourceId: number; kind: string }[]> {
   return db
     .selectFrom('connectors')
-    .select(['community_id as communityId', 'source_id as sourceId'])
+    .select(['community_id as communityId', 'source_id as sourceId', 'kind'])
     .where('state', 'in', ['active', 'backfilling'])
     .where('next_sync_at', '<=', now)
     .orderBy('next_sync_at')

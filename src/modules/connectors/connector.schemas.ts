@@ -17,11 +17,16 @@ export const Connector = component(
   Type.Object({
     id: Type.String({ description: "sig_N: the connector's source" }),
     sourceId: Type.Integer({ description: 'The N of sig_N, as the core pushes and data-available take it' }),
-    kind: Type.String({ description: '`github`, `discourse`' }),
+    kind: Type.String({ description: 'A kind of GET /api/v2/admin/connector-kinds (`github`, `discourse`, `slack`, ...)' }),
     name: Type.String({ description: "The source's name" }),
     settings: Settings,
     secrets: Type.Array(Type.String(), { description: 'The names of the secrets set (never their values)' }),
-    receiverUrl: Type.String({ description: "Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked)" }),
+    receiverUrl: Nullable(
+      Type.String({
+        description:
+          "Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked); null for a platform without webhooks, read only by syncs",
+      }),
+    ),
     state: Type.Enum(['active', 'backfilling', 'waiting', 'paused', 'failed']),
     reason: Nullable(Type.String({ description: 'Why it waits or failed, or why the last sync attempt failed' })),
     waitingUntil: Nullable(Type.String({ format: 'date-time', description: "When a waiting connector goes on (the platform's rate limit)" })),
@@ -53,6 +58,7 @@ export const ConnectorKindInfo = component(
     platformName: Type.String(),
     settingsSchema: Type.Unknown({ description: 'JSON Schema of the settings' }),
     secretsSchema: Type.Unknown({ description: 'JSON Schema of the secrets' }),
+    receives: Type.Boolean({ description: "The platform sends webhooks to a connector's receiver; when false it is read only by syncs" }),
     platformIssuesWebhookSecret: Type.Boolean({
       description:
         "The platform issues the receiver's signing secret (Slack's app Signing Secret): give that one as `webhookSecret`; for the others, choose one and set it in the platform's webhook settings",

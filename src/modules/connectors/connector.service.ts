@@ -177,7 +177,8 @@ export function createConnectorService(deps: ConnectorDeps) {
       name: connector.name,
       settings: connector.settings,
       secrets: [...connector.secretNames].sort(),
-      receiverUrl: `${deps.publicUrl}/api/v2/receivers/${connector.kind}/${connector.receiverKey}`,
+      // A platform without webhooks has no receiver (its key is still kept: a kind may gain one).
+      receiverUrl: kinds.get(connector.kind)?.receiver ? `${deps.publicUrl}/api/v2/receivers/${connector.kind}/${connector.receiverKey}` : null,
       state: connector.state,
       reason: connector.reason,
       waitingUntil: connector.waitingUntil?.toISOString() ?? null,
@@ -234,13 +235,21 @@ export function createConnectorService(deps: ConnectorDeps) {
   }
 
   const service = {
-    kinds(): { kind: string; platformName: string; settingsSchema: unknown; secretsSchema: unknown; platformIssuesWebhookSecret: boolean }[] {
+    kinds(): {
+      kind: string;
+      platformName: string;
+      settingsSchema: unknown;
+      secretsSchema: unknown;
+      receives: boolean;
+      platformIssuesWebhookSecret: boolean;
+    }[] {
       return [...kinds.values()].map((kind) => ({
         kind: kind.kind,
         platformName: kind.platformName,
         settingsSchema: kind.settingsSchema,
         secretsSchema: kind.secretsSchema,
-        platformIssuesWebhookSecret: kind.platformIssuesWebhookSecret ?? false,
+        receives: kind.receiver !== undefined,
+        platformIssuesWebhookSecret: kind.receiver?.platformIssuesWebhookSecret ?? false,
       }));
     },
 
@@ -461,10 +470,11 @@ export function createConnectorService(deps: ConnectorDeps) {
      */
     async receive(kindName: string, receiverKey: string, raw: Buffer, headers: Headers): Promise<Received> {
       const kind = kinds.get(kindName);
+      const receiver = kind?.receiver;
       const match = RECEIVER_KEY.exec(receiverKey);
       const communityId = match ? parseKey(match[1]!) : null;
       const connector = kind && communityId !== null ? await receiverConnector(communityId, receiverKey) : undefined;
-      if (!kind || !connector || connector.kind !== kind.kind)
+      if (!kind || !receiver || !connector || connector.kind !== kind.kind)
         throw notFound('receiver_not_found', `no ${kind ? `${kind.platformName} ` : ''}receiver at this address`);
       let secrets: Record<string, unknown>;
       try {
@@ -475,15 +485,15 @@ export function createConnectorService(deps: ConnectorDeps) {
         return { ok: false, reason: 'the signature cannot be checked: the connector must be given its secrets again' };
       }
       // A signature header a kind cannot read is a bad signature, not a failure of the server.
-      const verified = await kind.verify(raw, headers, secrets, clock.now()).catch(() => false);
+      const verified = await receiver.verify(raw, headers, secrets, clock.now()).catch(() => false);
       if (!verified) return { ok: false, reason: "the signature is missing or does not match the connector's webhook secret" };
       const { text, body } = deliveryText(raw, headers);
-      const event = kind.eventOf(headers, body);
+      const event = receiver.eventOf(headers, body);
       if (event === null) throw invalidParameters(`not a ${kind.platformName} delivery: it does not say which event it is`);
       // A handshake the platform expects an answer to (Slack's URL verification) is answered, not stored.
-      const answer = kind.answer?.({ headers, event, body }) ?? null;
+      const answer = receiver.answer?.({ headers, event, body }) ?? null;
       if (answer) return { ok: true, answer };
-      const deliveryId = kind.deliveryId(headers, body) ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`;
+      const deliveryId = receiver.deliveryId(headers, body) ?? `sha256:${createHash('sha256').update(raw).digest('hex')}`;
       const now = clock.now();
       // The one durable write, a statement of its own: the platform's answer waits for nothing else (the
       // counts and the connector's last event, rows every delivery writes, are written after it, off the answer).

@@ -2776,7 +2776,7 @@ export interface components {
             id: string;
             /** @description The N of sig_N, as the core pushes and data-available take it */
             sourceId: number;
-            /** @description `github`, `discourse` */
+            /** @description A kind of GET /api/v2/admin/connector-kinds (`github`, `discourse`, `slack`, ...) */
             kind: string;
             /** @description The source's name */
             name: string;
@@ -2784,8 +2784,7 @@ export interface components {
             settings: unknown;
             /** @description The names of the secrets set (never their values) */
             secrets: string[];
-            /** @description Where the platform sends its webhooks (the key in it is public; every delivery's signature is checked) */
-            receiverUrl: string;
+            receiverUrl: string | null;
             /** @enum {unknown} */
             state: "active" | "backfilling" | "waiting" | "paused" | "failed";
             reason: string | null;
@@ -2818,6 +2817,8 @@ export interface components {
             settingsSchema: unknown;
             /** @description JSON Schema of the secrets */
             secretsSchema: unknown;
+            /** @description The platform sends webhooks to a connector's receiver; when false it is read only by syncs */
+            receives: boolean;
             /** @description The platform issues the receiver's signing secret (Slack's app Signing Secret): give that one as `webhookSecret`; for the others, choose one and set it in the platform's webhook settings */
             platformIssuesWebhookSecret: boolean;
         };

@@ -16,10 +16,7 @@ export const discourseConnector: ConnectorKind<DiscourseSettings, DiscourseSecre
   platformName: 'Discourse',
   settingsSchema: DiscourseSettingsSchema,
   secretsSchema: DiscourseSecretsSchema,
-  verify: verifyDiscourse,
-  deliveryId: discourseDeliveryId,
-  eventOf: discourseEventOf,
-  translate: translateDiscourse,
+  receiver: { verify: verifyDiscourse, deliveryId: discourseDeliveryId, eventOf: discourseEventOf, translate: translateDiscourse },
   async streams() {
     return [...STREAMS];
   },

@@ -19,10 +19,7 @@ export function createGitHubConnector(overrides: Partial<ClientOptions> = {}): C
     platformName: 'GitHub',
     settingsSchema: GitHubSettingsSchema,
     secretsSchema: GitHubSecretsSchema,
-    verify: verifyDelivery,
-    deliveryId: deliveryIdOf,
-    eventOf,
-    translate: translateDelivery,
+    receiver: { verify: verifyDelivery, deliveryId: deliveryIdOf, eventOf, translate: translateDelivery },
 
     async streams(settings, secrets, access) {
       return listStreams(await context(settings, secrets, access, options));

@@ -16,12 +16,14 @@ export const slackConnector: ConnectorKind<SlackSettings, SlackSecrets> = {
   platformName: 'Slack',
   settingsSchema: SlackSettingsSchema,
   secretsSchema: SlackSecretsSchema,
-  platformIssuesWebhookSecret: true,
-  verify: verifySlack,
-  deliveryId: slackDeliveryId,
-  eventOf: slackEventOf,
-  answer: slackAnswer,
-  translate: translateSlack,
+  receiver: {
+    platformIssuesWebhookSecret: true,
+    verify: verifySlack,
+    deliveryId: slackDeliveryId,
+    eventOf: slackEventOf,
+    answer: slackAnswer,
+    translate: translateSlack,
+  },
   async streams(settings) {
     return settings.channels.map((channel) => `${STREAM_PREFIX}${channel}`);
   },
