@@ -1,13 +1,14 @@
 import { createHmac } from 'node:crypto';
 import os from 'node:os';
 import pg from 'pg';
-import type { PlatformAccess, Translation } from '../src/modules/connectors/index.ts';
+import type { ConnectorKind } from '../src/modules/connectors/index.ts';
 import { createGitHubConnector } from '../src/modules/connectors/github/github-connector.ts';
 import { startGitHubStandIn, type GitHubStandIn } from '../test/stand-ins/github-api.ts';
 import { webhookExamples } from '../test/stand-ins/github-webhooks.ts';
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import { ServerChild } from './ipc.ts';
 import { createClient, measureOpenLoop, measureThroughput, median, type Client, type Throughput } from './load.ts';
+import { translateAll } from './connector-pages.ts';
 import { prepare } from './push.ts';
 import type { Figure } from './report.ts';
 
@@ -57,27 +58,25 @@ const TOKEN = 'ghp_hearth_test';
 const WEBHOOK_SECRET = 'bench-webhook-secret';
 /** People of the receiver's deliveries: a pool, so that deliveries name people seen before and new ones. */
 const PEOPLE = 5_000;
-/** As the connector's profile pass asks for them (connector-sync.ts PROFILE_BATCH). */
-const PROFILE_BATCH = 50;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
-interface Connector {
+export interface Connector {
   id: string;
   sourceId: number;
   state: string;
   reason: string | null;
-  receiverUrl: string;
+  receiverUrl: string | null;
   streams: { stream: string; done: boolean; records: number; updatedAt: string }[];
   createdAt: string;
   lastSyncAt: string | null;
 }
 
 /** A Hearth child as `hearth serve` runs it: with the job worker (a sync is a job), allowed to reach the local GitHub. */
-const childEnv = (env: Record<string, string>, url: string) => ({ ...env, BENCH_DATABASE_URL: url, BENCH_WORKER: '1', HEARTH_ALLOW_PRIVATE_FETCH: '1' });
+export const childEnv = (env: Record<string, string>, url: string) => ({ ...env, BENCH_DATABASE_URL: url, BENCH_WORKER: '1', HEARTH_ALLOW_PRIVATE_FETCH: '1' });
 
-async function fresh(context: ConnectorsContext) {
+export async function fresh(context: Pick<ConnectorsContext, 'serverUrl' | 'env' | 'track' | 'trackDatabase'>) {
   const database = await createBenchDatabase(context.serverUrl);
   context.trackDatabase(database);
   const setup = await prepare({ engine: 'postgres', url: database.url, poolSize: 2 });
@@ -86,7 +85,7 @@ async function fresh(context: ConnectorsContext) {
   return { database, setup, hearth };
 }
 
-async function count(url: string, query: string, parameters: unknown[] = []): Promise<number> {
+export async function count(url: string, query: string, parameters: unknown[] = []): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -106,7 +105,7 @@ async function createConnector(client: Client, hearthUrl: string, repository: st
   return (JSON.parse(answer.body) as { data: Connector }).data;
 }
 
-async function readConnector(client: Client, hearthUrl: string, id: string): Promise<Connector> {
+export async function readConnector(client: Client, hearthUrl: string, id: string): Promise<Connector> {
   const answer = await client.get(`${hearthUrl}/api/v2/admin/connectors/${id}`);
   if (answer.status !== 200) throw new Error(`GET /api/v2/admin/connectors/${id} answered ${answer.status}: ${answer.body.slice(0, 500)}`);
   const connector = (JSON.parse(answer.body) as { data: Connector }).data;
@@ -114,64 +113,25 @@ async function readConnector(client: Client, hearthUrl: string, id: string): Pro
   return connector;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The pages the connector reads, translated by the GitHub kind itself (the translation the connector
  * stores), read from the stand-in by this process; and the profiles of the people they name, as the
  * profile pass reads them. Timed: reading and translating alone is the least a backfill takes.
  */
-async function translatePages(standIn: GitHubStandIn, profiles: boolean) {
+function translatePages(standIn: GitHubStandIn, profiles: boolean) {
   // Without Octokit's throttling (GraphQL a second apart, and a wait of its own before each request): the
   // translation is the same, and this is preparation, not a figure.
-  const kind = createGitHubConnector({ throttle: false });
-  const settings = { repositories: [REPOSITORY], apiUrl: standIn.url };
-  const secrets = { token: TOKEN, webhookSecret: WEBHOOK_SECRET };
-  // A signal per request group: Octokit leaves a listener on the signal of every request it makes.
-  const access = (): PlatformAccess => ({ fetch: globalThis.fetch, now: () => new Date(), signal: new AbortController().signal, cache: new Map() });
-  const pages: Translation[] = [];
-  let started = performance.now();
-  for (const stream of await kind.streams(settings, secrets, access())) {
-    let checkpoint = null;
-    for (;;) {
-      const page = await kind.page(stream, checkpoint, settings, secrets, access());
-      if (page.translation.users.length || page.translation.activities.length) pages.push(page.translation);
-      checkpoint = page.checkpoint;
-      if (page.done) break;
-    }
-  }
-  const readMs = performance.now() - started;
-  const people = [...new Set(pages.flatMap((page) => page.activities.map((activity) => String((activity as { user?: { id?: unknown } }).user?.id))))].filter(
-    (id) => id !== 'undefined',
-  );
-  const profileBatches: Translation['users'][] = [];
-  let profilesReadMs = 0;
-  if (profiles) {
-    started = performance.now();
-    const chunks: string[][] = [];
-    for (let at = 0; at < people.length; at += PROFILE_BATCH) chunks.push(people.slice(at, at + PROFILE_BATCH));
-    // Eight chunks at a time: this is preparation, not a figure (the pass asks one chunk at a time).
-    let next = 0;
-    const read: Translation['users'][] = new Array(chunks.length);
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < chunks.length) {
-          const at = next++;
-          read[at] = await kind.profiles!(chunks[at]!, settings, secrets, access());
-        }
-      }),
-    );
-    profileBatches.push(...read.filter((users) => users.length > 0));
-    profilesReadMs = performance.now() - started;
-  }
-  return { pages, people, profileBatches, readMs, profilesReadMs };
+  const kind = createGitHubConnector({ throttle: false }) as ConnectorKind<unknown, unknown>;
+  return translateAll(kind, { repositories: [REPOSITORY], apiUrl: standIn.url }, { token: TOKEN, webhookSecret: WEBHOOK_SECRET }, profiles);
 }
 
 /**
  * Posts the batches to the batch route, `concurrency` requests in flight, in order; resolves with the seconds
  * taken, and with the seconds at which the first `mark` batches were all stored (a stream's share).
  */
-async function postBatches(
+export async function postBatches(
   client: Client,
   url: string,
   batches: unknown[][],
@@ -391,7 +351,7 @@ export async function measureConnectors(context: ConnectorsContext): Promise<{ f
       BENCH_BARE_RECEIVER: JSON.stringify({ secret: WEBHOOK_SECRET }),
     });
     context.track(bare);
-    const hearthUrl = connector.receiverUrl.replace('http://127.0.0.1', receiving.hearth.url);
+    const hearthUrl = connector.receiverUrl!.replace('http://127.0.0.1', receiving.hearth.url);
     const bareUrl = `${bare.url}/bare-receiver`;
     const nextRun = deliveries(standIn);
     const waiting = () => count(receiving.database.url, 'select count(*) as n from connector_deliveries where processed_at is null');

@@ -13,6 +13,7 @@ export const BENCH_PARTS = [
   'lead-scores',
   'webhooks',
   'connectors',
+  'platforms',
   'first-backfill',
   'cluster',
 ] as const;
@@ -46,7 +47,7 @@ export interface BenchOptions {
   filter: boolean;
   poolSize: number;
   output: string;
-  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score, the webhook, the connector, the first backfill or the cluster figures; null: all of them. */
+  /** Measure only the list figures, the job titles figures, the bulk update figure, the push figures, the prospector list figures, the sustained push figure, the insights job's, the website tracker's, the lead score, the webhook, the connector, the platform backfill, the first backfill or the cluster figures; null: all of them. */
   only: BenchPart | null;
   /** Prospector contacts to seed for the prospector figures (companies: one per 20). */
   prospectorContacts: number;
@@ -59,6 +60,8 @@ export interface BenchOptions {
   connectorIssues: number;
   connectorProfiles: boolean;
   receiverRate: number;
+  /** About how many records each platform's generated history holds, for the platform backfill figures. */
+  platformRecords: number;
   /** People pushed into each database of the cluster figures before their list reads, and events of each delivery round. */
   clusterPeople: number;
   clusterEvents: number;
@@ -83,7 +86,7 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill|cluster>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small
@@ -92,6 +95,8 @@ const USAGE = `npm run bench -- [options]
                         (5,000 deliveries to a local receiver against a bare client; pushes with a webhook and without),
                         or the connector figures (a GitHub backfill from a local stand-in against the batch route; the
                         receiver's p95 at a fixed rate and its throughput against a bare verify + insert; new databases),
+                        or the platform figures (each platform's backfill from its local stand-in against the batch
+                        route taking the same pushes; new databases),
                         or the first backfill figures (pushes of mostly new people into empty databases against the
                         bare push endpoints, and PostgreSQL against the embedded database; the seeded database's
                         rows only with a seed: a full run, or --reuse), or the cluster figures (Hearth on a Citus
@@ -102,6 +107,8 @@ const USAGE = `npm run bench -- [options]
   --connector-profiles  also time the profile pass after the streams (one request per new person: a quarter of
                         an hour at the default size), against the batch users route
   --receiver-rate <n>   deliveries a second of the receiver's latency figure (200)
+  --platform-records <n>
+                        records of each platform's generated history for the platform figures (5000)
   --sustained-pushes <n>
                         single pushes of the sustained figure, in ten equal parts (100000)
   --prospector-contacts <n>
@@ -153,6 +160,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'connector-issues': { type: 'string' },
       'connector-profiles': { type: 'boolean' },
       'receiver-rate': { type: 'string' },
+      'platform-records': { type: 'string' },
       'cluster-people': { type: 'string' },
       'cluster-events': { type: 'string' },
     },
@@ -191,6 +199,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     connectorIssues: integer(values, 'connector-issues', 33_334, 0),
     connectorProfiles: values['connector-profiles'] ?? false,
     receiverRate: integer(values, 'receiver-rate', 200),
+    platformRecords: integer(values, 'platform-records', 5_000),
     clusterPeople: integer(values, 'cluster-people', 5_000),
     clusterEvents: integer(values, 'cluster-events', 2_000),
   };

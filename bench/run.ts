@@ -19,6 +19,7 @@ import { measureSustained } from './sustained.ts';
 import { measureTracker } from './tracker.ts';
 import { measureWebhooks } from './webhooks.ts';
 import { measureConnectors } from './connectors.ts';
+import { measurePlatformBackfills } from './platform-backfills.ts';
 import { measureFirstBackfill } from './first-backfill.ts';
 import { measureCluster } from './cluster.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
@@ -30,8 +31,8 @@ import { cliActor } from '../src/core/writer.ts';
  * (each in a child process), and reports the ratios measured in this one run (docs/performance.md): four
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
  * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks,
- * four of connectors, six of a first backfill, two of a Citus cluster against one server
- * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|first-backfill|cluster` for one part).
+ * four of connectors, one of each platform's backfill, six of a first backfill, two of a Citus cluster against one server
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster` for one part).
  */
 
 const options = (() => {
@@ -185,6 +186,10 @@ async function run(options: BenchOptions) {
       })
     : null;
   if (connectors) figures.push(...connectors.figures);
+  const platforms = wanted('platforms')
+    ? await measurePlatformBackfills({ serverUrl: options.serverUrl, env, records: options.platformRecords, ...tracked })
+    : null;
+  if (platforms) figures.push(...platforms.figures);
   // Last: its seeded rows add tens of thousands of people to the seeded database the other parts read.
   const firstBackfill = wanted('first-backfill')
     ? await measureFirstBackfill({
@@ -241,6 +246,7 @@ async function run(options: BenchOptions) {
     leadScores: leadScores?.results ?? null,
     webhooks: webhooks?.results ?? null,
     connectors: connectors?.results ?? null,
+    platforms: platforms?.results ?? null,
     firstBackfill: firstBackfill?.results ?? null,
     cluster: cluster?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),

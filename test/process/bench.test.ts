@@ -10,6 +10,7 @@ import { measureProspector, PROSPECTOR_FILTER } from '../../bench/prospector.ts'
 import { measureTracker } from '../../bench/tracker.ts';
 import { measureWebhooks } from '../../bench/webhooks.ts';
 import { measureConnectors } from '../../bench/connectors.ts';
+import { measurePlatformBackfills, PLATFORM_NAMES } from '../../bench/platform-backfills.ts';
 import { measureFirstBackfill } from '../../bench/first-backfill.ts';
 import { measureCluster } from '../../bench/cluster.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
@@ -506,6 +507,37 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       expect(lines.some((line) => line.includes('streams done'))).toBe(true);
       // Every database the figures made is dropped by them.
       expect(databases).toHaveLength(4);
+    } finally {
+      for (const made of databases) await made.drop();
+    }
+  }, 240_000);
+
+  it("runs every platform's backfill figure: the connector and the batch route store the same activities, on new databases", async () => {
+    const databases: BenchDatabase[] = [];
+    const lines: string[] = [];
+    try {
+      const { figures, results } = await measurePlatformBackfills({
+        serverUrl: process.env.TEST_DATABASE_URL!,
+        env: { BENCH_POOL_SIZE: '2' },
+        records: 60,
+        log: (line) => lines.push(line),
+        track: (child) => children.push(child),
+        trackDatabase: (made) => databases.push(made),
+      });
+      const measured = (results as { platforms: Record<string, { activities: number; people: number; connectorSeconds: number; batchSeconds: number }> })
+        .platforms;
+      expect(Object.keys(measured).sort()).toEqual([...PLATFORM_NAMES].sort());
+      for (const [name, platform] of Object.entries(measured)) {
+        // The figure itself checks that both stored every activity of the translation.
+        expect(platform.activities, name).toBeGreaterThan(0);
+        expect(platform.people, name).toBeGreaterThan(0);
+        expect(platform.connectorSeconds, name).toBeGreaterThan(0);
+        expect(platform.batchSeconds, name).toBeGreaterThan(0);
+      }
+      expect(figures).toHaveLength(PLATFORM_NAMES.length);
+      expect(figures.every((figure) => figure.ratio !== null && figure.ratio > 0 && figure.goal?.op === '>=')).toBe(true);
+      // A connector's database and a baseline's for each platform, every one dropped by the figures.
+      expect(databases).toHaveLength(2 * PLATFORM_NAMES.length);
     } finally {
       for (const made of databases) await made.drop();
     }
