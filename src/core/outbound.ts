@@ -29,7 +29,10 @@ export interface OutboundResponse {
 }
 
 /** Why a request could not be made or completed: a message for the admin who configured it. */
-export class OutboundError extends Error {}
+export class OutboundError extends Error {
+  /** The server had closed the kept-alive connection the request was sent on, before answering it. */
+  staleConnection = false;
+}
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
@@ -190,7 +193,13 @@ export async function outboundRequest(
   const follows = request.method === 'GET' || request.method === 'HEAD';
   let current = url;
   for (let hop = 0; ; hop++) {
-    const response = await requestOnce(current, request.headers, options, { method: request.method, body: request.body, signal: request.signal });
+    const send = () => requestOnce(current, request.headers, options, { method: request.method, body: request.body, signal: request.signal });
+    // A kept-alive connection the server closed as it was reused (its idle timeout) never saw the request:
+    // a GET or HEAD is sent again, once, on a new one, as Node's documentation advises.
+    const response = await send().catch((error: unknown) => {
+      if (follows && error instanceof OutboundError && error.staleConnection) return send();
+      throw error;
+    });
     const location = response.headers.location;
     if (follows && response.status >= 300 && response.status < 400 && response.status !== 304 && location) {
       if (hop >= (options.maxRedirects ?? DEFAULT_MAX_REDIRECTS))
@@ -266,7 +275,11 @@ function requestOnce(
       },
     );
     request.on('timeout', () => request.destroy(new OutboundError(`no answer within ${options.timeoutMs ?? DEFAULT_TIMEOUT_MS} ms`)));
-    request.on('error', (error) => reject(wrap(error)));
+    request.on('error', (error) => {
+      const wrapped = wrap(error);
+      wrapped.staleConnection = request.reusedSocket && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
+      reject(wrapped);
+    });
     request.end(send.body);
   });
 }

@@ -1,5 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSpecialAddress, OutboundError, outboundGet } from '../../src/core/outbound.ts';
+import { isSpecialAddress, OutboundError, outboundGet, outboundRequest } from '../../src/core/outbound.ts';
 import { freePort } from '../helpers/free-port.ts';
 import { stubServer } from '../helpers/webhook-receiver.ts';
 
@@ -114,6 +116,33 @@ describe('outbound requests', () => {
       '2002:808:808::1',
     ]) {
       expect(isSpecialAddress(address), address).toBe(false);
+    }
+  });
+
+  it('sends a GET again on a new connection when the server closed the kept-alive one it was sent on, never a POST', async () => {
+    // The second request on each connection finds it closed without an answer, as when a server's idle
+    // timeout closes a kept-alive connection just as it is reused.
+    const seen: string[] = [];
+    const server = http.createServer((request, response) => {
+      const socket = request.socket as typeof request.socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      seen.push(`${request.method} ${socket.served}`);
+      if (socket.served > 1) return void socket.destroy();
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const get = () => outboundRequest(url, { method: 'GET', headers: {} }, allowed);
+      expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(200);
+      expect(seen).toEqual(['GET 1', 'GET 2', 'GET 1']);
+      // A POST on the kept connection may have been acted on: it is not sent again.
+      await expect(outboundRequest(url, { method: 'POST', headers: {}, body: 'x' }, allowed)).rejects.toThrow(OutboundError);
+      expect(seen).toEqual(['GET 1', 'GET 2', 'GET 1', 'POST 2']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

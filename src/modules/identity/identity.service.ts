@@ -47,12 +47,21 @@ export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, pe
   const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
   // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
   const placesBefore = others.length ? await locationTx.placesOf(trx, communityId, candidates) : [];
+  // What tied the push to the survivor, named in each merge's reason: a merge must say why the two are one person.
+  const pushed = (link: { type: string; value: string }) => person.identities.find((known) => known.type === link.type && known.value === link.value);
+  const survivorLinks = owners
+    .filter((owner) => owner.contactId === survivor!.id)
+    .map((owner) => pushed(owner))
+    .filter((known) => known !== undefined)
+    .map((known) => `${known.type} "${known.display}"`);
+  if (profileOwner === survivor!.id) survivorLinks.unshift(`the sender's ID "${person.externalId}"`);
+  const survivorSide = `together with ${survivorLinks.join(', ')}, held by the surviving contact`;
   for (const other of others) {
     const link = owners.find((owner) => owner.contactId === other.id);
-    const identity = link ? (person.identities.find((known) => known.type === link.type && known.value === link.value) ?? null) : null;
+    const identity = link ? (pushed(link) ?? null) : null;
     const reason = identity
-      ? `a push from source ${sourceId} named ${identity.type} "${identity.display}", held by this contact, together with identities of the surviving contact`
-      : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, together with identities of the surviving contact`;
+      ? `a push from source ${sourceId} named ${identity.type} "${identity.display}", held by this contact, ${survivorSide}`
+      : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, ${survivorSide}`;
     await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
   }
   if (others.length) await locationTx.moveMembers(trx, communityId, placesBefore, await locationTx.placesOf(trx, communityId, [survivor!.id]));
