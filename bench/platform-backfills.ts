@@ -1,7 +1,12 @@
 import os from 'node:os';
 import type { ConnectorKind } from '../src/modules/connectors/index.ts';
 import { CONNECTOR_KINDS } from '../src/modules/connectors/connector-kinds.ts';
+import { startDevtoStandIn } from '../test/stand-ins/devto-api.ts';
+import { startDiscordStandIn } from '../test/stand-ins/discord-api.ts';
+import { startHackerNewsStandIn } from '../test/stand-ins/hackernews-api.ts';
+import { startRedditStandIn } from '../test/stand-ins/reddit-api.ts';
 import { startSlackStandIn } from '../test/stand-ins/slack-api.ts';
+import { startStackExchangeStandIn } from '../test/stand-ins/stackexchange-api.ts';
 import type { BenchDatabase } from './database.ts';
 import { translateAll } from './connector-pages.ts';
 import { count, fresh, postBatches, readConnector, sleep, type Connector } from './connectors.ts';
@@ -74,6 +79,105 @@ const CASES: PlatformCase[] = [
         body: { kind: 'slack', settings: { channels: ['C0BENCH001'], apiUrl: slack.url }, secrets: { botToken: token, webhookSecret: 'bench-signing-secret' } },
         described: `${made.toLocaleString('en')} messages and thread replies of ${people.toLocaleString('en')} members in one channel`,
         stop: () => slack.stop(),
+      };
+    },
+  },
+  {
+    // One channel of a server; every tenth message starts a thread of three replies, every fifth gets reactions.
+    name: 'discord',
+    async start(records) {
+      const token = 'bench-discord-bot-token';
+      const discord = await startDiscordStandIn({ token, channels: [{ name: 'general' }] });
+      const channelId = discord.channel('general');
+      const counts = discord.generate({
+        seed: 7,
+        channelId,
+        messages: Math.max(10, Math.round(records * 0.7)),
+        people: Math.max(2, Math.round(records / 10)),
+        threadEvery: 10,
+        repliesPerThread: 3,
+        reactionEvery: 5,
+      });
+      return {
+        body: { kind: 'discord', settings: { guildId: discord.guildId, channels: [channelId], apiUrl: discord.url }, secrets: { botToken: token } },
+        described: `${counts.messages.toLocaleString('en')} messages, ${counts.threadReplies.toLocaleString('en')} thread replies, ${counts.reactions.toLocaleString('en')} reactions and ${counts.joins.toLocaleString('en')} joins of ${counts.people.length.toLocaleString('en')} people`,
+        stop: () => discord.stop(),
+      };
+    },
+  },
+  {
+    // One tag; each question with up to three answers and up to two comments a post.
+    name: 'stackoverflow',
+    async start(records) {
+      const stack = await startStackExchangeStandIn({
+        history: { questions: Math.max(4, Math.round(records / 4)), tags: ['hearth'], people: Math.max(2, Math.round(records / 10)), seed: 7 },
+      });
+      const counts = stack.counts(['hearth']);
+      return {
+        body: { kind: 'stackoverflow', settings: { tags: ['hearth'], apiUrl: stack.url }, secrets: {} },
+        described: `${counts.questions.toLocaleString('en')} questions, ${counts.answers.toLocaleString('en')} answers (${counts.accepted.toLocaleString('en')} accepted) and ${counts.comments.toLocaleString('en')} comments of ${counts.people.toLocaleString('en')} people`,
+        stop: () => stack.stop(),
+      };
+    },
+  },
+  {
+    // Items a minute apart up to now, every one mentioning the followed keyword; stories and comments.
+    name: 'hackernews',
+    async start(records) {
+      const hn = await startHackerNewsStandIn({
+        history: { count: records, seed: 7, newest: new Date(), mentions: ['hearth'], authors: Math.max(2, Math.round(records / 10)) },
+      });
+      return {
+        body: { kind: 'hackernews', settings: { keywords: ['hearth'], apiUrl: hn.url }, secrets: {} },
+        described: `${hn.items().length.toLocaleString('en')} stories and comments mentioning the keyword, by ${Math.max(2, Math.round(records / 10)).toLocaleString('en')} people`,
+        stop: () => hn.stop(),
+      };
+    },
+  },
+  {
+    // One subreddit: a fifth posts, the rest comments (its lists reach back 1,000 things, as Reddit's do).
+    name: 'reddit',
+    async start(records) {
+      const reddit = await startRedditStandIn({
+        clientId: 'bench-client',
+        clientSecret: 'bench-client-secret',
+        subreddits: [{ name: 'hearth' }],
+        rateLimit: { requests: 1_000_000, periodSeconds: 600 },
+      });
+      const made = reddit.generate({
+        subreddit: 'hearth',
+        posts: Math.max(1, Math.round(records / 5)),
+        comments: Math.round((records * 4) / 5),
+        people: Math.max(2, Math.round(records / 10)),
+        seed: 7,
+      });
+      return {
+        body: {
+          kind: 'reddit',
+          settings: { subreddits: ['hearth'], apiUrl: reddit.url, authUrl: reddit.authUrl },
+          secrets: { clientId: 'bench-client', clientSecret: 'bench-client-secret' },
+        },
+        described: `${made.posts.toLocaleString('en')} posts and ${made.comments.toLocaleString('en')} comments of ${made.people.toLocaleString('en')} people in one subreddit`,
+        stop: () => reddit.stop(),
+      };
+    },
+  },
+  {
+    // One tag: a fifth articles, the rest comments on them (some answering others).
+    name: 'devto',
+    async start(records) {
+      const dev = await startDevtoStandIn();
+      const made = dev.generate({
+        seed: 7,
+        articles: Math.max(1, Math.round(records / 5)),
+        comments: Math.round((records * 4) / 5),
+        people: Math.max(2, Math.round(records / 10)),
+        tag: 'hearth',
+      });
+      return {
+        body: { kind: 'devto', settings: { tags: ['hearth'], apiUrl: dev.url }, secrets: {} },
+        described: `${made.articles.toLocaleString('en')} articles and ${made.comments.toLocaleString('en')} comments of ${made.people.length.toLocaleString('en')} people under one tag`,
+        stop: () => dev.stop(),
       };
     },
   },
