@@ -1,8 +1,10 @@
 import type { components } from '@hearth/client';
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { hearth, ok, type Data, type Outcome } from './api.ts';
-import { CopyText, ErrorNotice, Field, formatDate, Notice, Page, useApi, Value } from './ui.tsx';
+import { fieldId, SchemaFields } from './schema-form.tsx';
+import { formOf, initialValues, valuesToBody, withoutFields, type FormSpec, type FormValues, type JsonSchema } from './schema-values.ts';
+import { CopyText, ErrorNotice, Field, formatDate, Loading, Notice, Page, useApi, Value } from './ui.tsx';
 
 type Message = { kind: 'ok' | 'error'; text: string } | null;
 
@@ -15,8 +17,39 @@ function settingsOf(connector: Connector): Values {
   return typeof connector.settings === 'object' && connector.settings !== null ? (connector.settings as Values) : {};
 }
 
-/** The platforms this page has a form for; `GET /api/v2/admin/connector-kinds` says which the server offers. */
-const PLATFORMS: Record<string, string> = { github: 'GitHub', discourse: 'Discourse' };
+/** A platform the server offers (`GET /api/v2/admin/connector-kinds`): its name, the JSON Schemas of its settings and secrets, its webhooks. */
+type ConnectorKind = components['schemas']['ConnectorKind'];
+
+/**
+ * The platforms with forms written for them (a choice of credential, what to keep, the webhook's steps); every
+ * other kind's form is made from its schemas.
+ */
+const WRITTEN_FORMS = new Set(['github', 'discourse']);
+
+function platformName(kinds: ConnectorKind[] | null, kind: string): string {
+  return kinds?.find((offered) => offered.kind === kind)?.platformName ?? kind;
+}
+
+/** The platform takes a webhook secret chosen by its admin (GitHub's, Discourse's webhook settings): this page makes one. */
+function makesWebhookSecret(kind: ConnectorKind): boolean {
+  return kind.receives && !kind.platformIssuesWebhookSecret;
+}
+
+/** A kind's settings and secrets as fields; the webhook secret is left out when this page makes it. */
+function formsOf(kind: ConnectorKind): { settings: FormSpec; secrets: FormSpec } {
+  const secrets = formOf(kind.secretsSchema as JsonSchema);
+  return { settings: formOf(kind.settingsSchema as JsonSchema), secrets: makesWebhookSecret(kind) ? withoutFields(secrets, ['webhookSecret']) : secrets };
+}
+
+/** Whether "Edit credentials" has anything to offer: a secret to set, or a webhook secret to make. */
+function hasCredentials(kind: ConnectorKind): boolean {
+  return WRITTEN_FORMS.has(kind.kind) || makesWebhookSecret(kind) || formsOf(kind).secrets.fields.length > 0;
+}
+
+/** Moves the focus to the field found wrong, so the person lands where the message points. */
+function focusField(id: string) {
+  window.setTimeout(() => document.getElementById(id)?.focus(), 0);
+}
 
 /** How often the connectors' state is read again while the page is open. */
 const REFRESH_MS = 3000;
@@ -111,12 +144,12 @@ export function SourcesPage() {
   const sources = useApi(() => hearth.GET('/api/v2/admin/sources'), []);
   const kinds = useApi(() => hearth.GET('/api/v2/admin/connector-kinds'), []);
   const [adding, setAdding] = useState(false);
-  const [created, setCreated] = useState<{ connector: Connector; webhookSecret: string } | null>(null);
+  const [created, setCreated] = useState<{ connector: Connector; webhookSecret: string | null } | null>(null);
   const reload = () => {
     connectors.reload();
     sources.reload();
   };
-  const offered = kinds.data ? kinds.data.data.filter((kind) => kind.kind in PLATFORMS).map((kind) => kind.kind) : Object.keys(PLATFORMS);
+  const offered = kinds.data?.data ?? null;
   const connectorSources = new Set((connectors.data?.data ?? []).map((connector) => connector.sourceId));
   const pushSources = (sources.data?.data ?? []).filter((source) => !connectorSources.has(source.sourceId));
   return (
@@ -137,8 +170,9 @@ export function SourcesPage() {
         )
       }
     >
-      {adding && offered.length === 0 ? <Notice kind="info">This server offers no connector (GET /api/v2/admin/connector-kinds lists none).</Notice> : null}
-      {adding && offered.length > 0 ? (
+      {adding && !offered ? kinds.error ? <ErrorNotice error={kinds.error} /> : <Loading /> : null}
+      {adding && offered?.length === 0 ? <Notice kind="info">This server offers no connector (GET /api/v2/admin/connector-kinds lists none).</Notice> : null}
+      {adding && offered && offered.length > 0 ? (
         <AddConnector
           kinds={offered}
           onCancel={() => setAdding(false)}
@@ -149,18 +183,35 @@ export function SourcesPage() {
           }}
         />
       ) : null}
-      {created ? <WebhookSetup connector={created.connector} webhookSecret={created.webhookSecret} onDone={() => setCreated(null)} /> : null}
+      {created?.connector.receiverUrl ? (
+        <WebhookSetup
+          connector={created.connector}
+          platform={platformName(offered, created.connector.kind)}
+          webhookSecret={created.webhookSecret}
+          onDone={() => setCreated(null)}
+        />
+      ) : null}
+      {created && !created.connector.receiverUrl ? (
+        <Notice kind="ok">
+          Added {created.connector.name}: its first sync (the backfill) is queued. {platformName(offered, created.connector.kind)} sends no webhooks, so there
+          is nothing to set up there: Hearth reads what is new by regular syncs.
+        </Notice>
+      ) : null}
       <section aria-labelledby="connectors-title">
         <h2 id="connectors-title">Connectors</h2>
         <p class="muted">
-          A connector reads a platform’s history, then keeps up by the platform’s webhooks. Its state is read again every few seconds while this page is open.
+          A connector reads a platform’s history, then keeps up by the platform’s webhooks, or by regular syncs for a platform without them. Its state is read
+          again every few seconds while this page is open.
         </p>
         <ErrorNotice error={connectors.error} />
         {connectors.data?.data.length === 0 ? (
-          <p class="muted">No connector yet: “Add a connector” follows a GitHub organization or repositories, or a Discourse forum.</p>
+          <p class="muted">
+            No connector yet: “Add a connector” follows{' '}
+            {offered && offered.length > 0 ? `a platform this server offers (${offered.map((kind) => kind.platformName).join(', ')})` : 'a platform'}.
+          </p>
         ) : null}
         {(connectors.data?.data ?? []).map((connector) => (
-          <ConnectorCard key={connector.id} connector={connector} onChanged={reload} />
+          <ConnectorCard key={connector.id} connector={connector} kinds={offered} onChanged={reload} />
         ))}
       </section>
       <section aria-labelledby="push-sources-title">
@@ -171,13 +222,15 @@ export function SourcesPage() {
   );
 }
 
-function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
+/** `kinds`: the server's (null while they load). */
+function ConnectorCard(props: { connector: Connector; kinds: ConnectorKind[] | null; onChanged: () => void }) {
   const connector = props.connector;
   const [message, setMessage] = useState<Message>(null);
   const [editing, setEditing] = useState(false);
   const [rotated, setRotated] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const platform = PLATFORMS[connector.kind] ?? connector.kind;
+  const kind = props.kinds?.find((offered) => offered.kind === connector.kind);
+  const platform = platformName(props.kinds, connector.kind);
   const act = async (work: () => Promise<string>) => {
     setBusy(true);
     try {
@@ -292,9 +345,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
         >
           Test connection<span class="visually-hidden"> of {connector.name}</span>
         </button>
-        {/* A platform without a form here (made through the API or `hearth connector`) keeps its credentials there: this
-            page's forms would send another platform's secrets, or make a webhook secret the platform does not use. */}
-        {connector.kind in PLATFORMS ? (
+        {kind && hasCredentials(kind) ? (
           <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
             Edit credentials<span class="visually-hidden"> of {connector.name}</span>
           </button>
@@ -321,13 +372,15 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           Remove<span class="visually-hidden"> {connector.name}</span>
         </button>
       </div>
-      {connector.kind in PLATFORMS ? null : (
-        <p class="muted">Its credentials change with `hearth connector update` or the API: this page has no form for {connector.kind} yet.</p>
-      )}
+      {/* The API refuses changes to a connector of a kind the server does not know (a platform taken out of its build). */}
+      {props.kinds && !kind ? (
+        <p class="muted">This server no longer offers {connector.kind} connectors: their credentials and settings cannot be changed.</p>
+      ) : null}
       {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
-      {editing ? (
+      {editing && kind ? (
         <EditCredentials
           connector={connector}
+          kind={kind}
           onCancel={() => setEditing(false)}
           onSaved={(webhookSecret) => {
             setEditing(false);
@@ -337,7 +390,7 @@ function ConnectorCard(props: { connector: Connector; onChanged: () => void }) {
           }}
         />
       ) : null}
-      {rotated ? <WebhookSetup connector={connector} webhookSecret={rotated} onDone={() => setRotated(null)} /> : null}
+      {rotated ? <WebhookSetup connector={connector} platform={platform} webhookSecret={rotated} onDone={() => setRotated(null)} /> : null}
     </section>
   );
 }
@@ -384,19 +437,34 @@ function Streams(props: { connector: Connector }) {
   );
 }
 
-/** The receiver URL and the webhook secret, once: the server keeps the secret sealed and never shows it again. */
-function WebhookSetup(props: { connector: Connector; webhookSecret: string; onDone: () => void }) {
-  const { connector } = props;
+/**
+ * The receiver URL, and the webhook secret this page made, once: the server keeps the secret sealed and never
+ * shows it again. A platform that issues its own signing secret (Slack) was given it in the form: only the URL
+ * is left to paste there.
+ */
+function WebhookSetup(props: { connector: Connector; platform: string; webhookSecret: string | null; onDone: () => void }) {
+  const { connector, platform } = props;
   return (
     <section class="card reveal" aria-labelledby={`webhook-${connector.id}`}>
       <FocusedHeading id={`webhook-${connector.id}`} level={2}>
         Set up the webhook of {connector.name}
       </FocusedHeading>
-      <Notice kind="info">This is the only time the webhook secret is shown: copy it into {PLATFORMS[connector.kind] ?? connector.kind} now.</Notice>
+      {props.webhookSecret ? (
+        <Notice kind="info">This is the only time the webhook secret is shown: copy it into {platform} now.</Notice>
+      ) : (
+        <Notice kind="info">
+          Give {platform} this receiver URL as the address of its webhooks (its events’ request URL): {platform} signs what it sends with its own secret, the
+          one given in the form.
+        </Notice>
+      )}
       <h3>Receiver URL</h3>
       <CopyText text={connector.receiverUrl ?? ''} label="Receiver URL" />
-      <h3>Webhook secret</h3>
-      <CopyText text={props.webhookSecret} label="Webhook secret" />
+      {props.webhookSecret ? (
+        <>
+          <h3>Webhook secret</h3>
+          <CopyText text={props.webhookSecret} label="Webhook secret" />
+        </>
+      ) : null}
       {connector.kind === 'github' ? <GitHubWebhookSteps connector={connector} /> : null}
       {connector.kind === 'discourse' ? <DiscourseWebhookSteps /> : null}
       <button type="button" class="link" onClick={props.onDone}>
@@ -548,16 +616,49 @@ function discourseBody(form: DiscourseForm, webhookSecret: string): { settings: 
   };
 }
 
-function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated: (connector: Connector, webhookSecret: string) => void }) {
-  const [kind, setKind] = useState(props.kinds[0] ?? 'github');
+/** The `settings` and `secrets` of a form made from the kind's schemas; the field found wrong instead, and why. */
+function schemaBody(
+  kind: ConnectorKind,
+  values: { settings: FormValues; secrets: FormValues },
+  webhookSecret: string,
+): { settings: Values; secrets: Values } | { section: 'settings' | 'secrets'; field: string; message: string } {
+  const forms = formsOf(kind);
+  const settings = valuesToBody(forms.settings, values.settings);
+  if (!settings.ok) return { section: 'settings', field: settings.field, message: settings.message };
+  const secrets = valuesToBody(forms.secrets, values.secrets);
+  if (!secrets.ok) return { section: 'secrets', field: secrets.field, message: secrets.message };
+  return { settings: settings.value, secrets: makesWebhookSecret(kind) ? { ...secrets.value, webhookSecret } : secrets.value };
+}
+
+function AddConnector(props: { kinds: ConnectorKind[]; onCancel: () => void; onCreated: (connector: Connector, webhookSecret: string | null) => void }) {
+  const [kind, setKind] = useState(props.kinds[0]!.kind);
   const [name, setName] = useState('');
   const [github, setGitHub] = useState<GitHubForm>(NEW_GITHUB);
   const [discourse, setDiscourse] = useState<DiscourseForm>(NEW_DISCOURSE);
+  // What was typed for each platform made from its schemas: going back to one finds its fields as they were left.
+  const [typed, setTyped] = useState<Record<string, { settings: FormValues; secrets: FormValues }>>({});
+  const [invalid, setInvalid] = useState<{ section: 'settings' | 'secrets'; field: string } | null>(null);
   // Made once per form: a test and the creation send the same secret, the one shown afterwards.
   const [webhookSecret] = useState(newWebhookSecret);
   const [message, setMessage] = useState<Message>(null);
   const [busy, setBusy] = useState(false);
-  const body = () => (kind === 'github' ? githubBody(github, webhookSecret) : discourseBody(discourse, webhookSecret));
+  const offered = props.kinds.find((candidate) => candidate.kind === kind)!;
+  const platform = offered.platformName;
+  const forms = useMemo(() => formsOf(offered), [offered]);
+  const values = typed[kind] ?? { settings: initialValues(forms.settings), secrets: initialValues(forms.secrets) };
+  const prefix = `connector-${kind}`;
+  const body = (): { settings: Values; secrets: Values } | string => {
+    if (kind === 'github') return githubBody(github, webhookSecret);
+    if (kind === 'discourse') return discourseBody(discourse, webhookSecret);
+    const made = schemaBody(offered, values, webhookSecret);
+    if ('message' in made) {
+      setInvalid({ section: made.section, field: made.field });
+      focusField(fieldId(`${prefix}-${made.section}`, made.field));
+      return made.message;
+    }
+    setInvalid(null);
+    return made;
+  };
   const send = async (work: (parts: { settings: Values; secrets: Values }) => Promise<void>) => {
     const parts = body();
     if (typeof parts === 'string') {
@@ -582,7 +683,7 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
         event.preventDefault();
         void send(async (parts) => {
           const made = await ok(hearth.POST('/api/v2/admin/connectors', { body: { kind, ...(name.trim() ? { name: name.trim() } : {}), ...parts } }));
-          props.onCreated(made.data, webhookSecret);
+          props.onCreated(made.data, makesWebhookSecret(offered) ? webhookSecret : null);
         });
       }}
     >
@@ -591,36 +692,75 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
       </FocusedHeading>
       <fieldset class="choices">
         <legend>Platform</legend>
-        {props.kinds.map((value) => (
-          <label key={value} class="check">
+        {props.kinds.map((choice) => (
+          <label key={choice.kind} class="check">
             <input
               type="radio"
               name="connector-kind"
-              value={value}
-              checked={kind === value}
+              value={choice.kind}
+              checked={kind === choice.kind}
               onChange={() => {
-                setKind(value);
+                setKind(choice.kind);
                 setMessage(null);
+                setInvalid(null);
               }}
             />{' '}
-            {PLATFORMS[value] ?? value}
+            {choice.platformName}
           </label>
         ))}
       </fieldset>
-      <Field label="Name" id="connector-name" hint={`Optional: the source’s name (${PLATFORMS[kind] ?? kind} when left empty).`}>
+      <Field label="Name" id="connector-name" hint={`Optional: the source’s name (${platform} when left empty).`}>
         <input
           id="connector-name"
           aria-describedby="connector-name-hint"
           value={name}
-          placeholder={PLATFORMS[kind] ?? kind}
+          placeholder={platform}
           onInput={(event) => setName(event.currentTarget.value)}
         />
       </Field>
-      {kind === 'github' ? <GitHubFields form={github} onChange={setGitHub} /> : <DiscourseFields form={discourse} onChange={setDiscourse} />}
-      <p class="muted">
-        Hearth makes the webhook’s secret ({webhookSecret.length / 2} random bytes) in this browser; it is shown with the receiver URL once the connector is
-        added.
-      </p>
+      {kind === 'github' ? <GitHubFields form={github} onChange={setGitHub} /> : null}
+      {kind === 'discourse' ? <DiscourseFields form={discourse} onChange={setDiscourse} /> : null}
+      {WRITTEN_FORMS.has(kind) ? null : (
+        <>
+          <SchemaFields
+            form={forms.settings}
+            values={values.settings}
+            onChange={(settings) => setTyped({ ...typed, [kind]: { ...values, settings } })}
+            prefix={`${prefix}-settings`}
+            legend="Settings"
+            invalid={invalid?.section === 'settings' ? invalid.field : null}
+          />
+          <SchemaFields
+            form={forms.secrets}
+            values={values.secrets}
+            onChange={(secrets) => setTyped({ ...typed, [kind]: { ...values, secrets } })}
+            prefix={`${prefix}-secrets`}
+            legend="Credentials"
+            secret
+            invalid={invalid?.section === 'secrets' ? invalid.field : null}
+          />
+          {forms.settings.fields.some((field) => field.required) || forms.secrets.fields.some((field) => field.required) ? (
+            // The controls say they are required themselves; the mark is for the eye.
+            <p class="muted" aria-hidden="true">
+              * required
+            </p>
+          ) : null}
+        </>
+      )}
+      {makesWebhookSecret(offered) ? (
+        <p class="muted">
+          Hearth makes the webhook’s secret ({webhookSecret.length / 2} random bytes) in this browser; it is shown with the receiver URL once the connector is
+          added.
+        </p>
+      ) : null}
+      {offered.receives && offered.platformIssuesWebhookSecret ? (
+        <p class="muted">
+          {platform} makes the webhook’s signing secret itself: give it above. The receiver URL to give {platform} is shown once the connector is added.
+        </p>
+      ) : null}
+      {offered.receives ? null : (
+        <p class="muted">{platform} sends no webhooks: Hearth reads what is new by regular syncs, so there is no webhook to set up.</p>
+      )}
       <div class="actions">
         <button
           type="button"
@@ -643,7 +783,7 @@ function AddConnector(props: { kinds: string[]; onCancel: () => void; onCreated:
       </div>
       {busy ? (
         <p class="muted" role="status">
-          Asking {PLATFORMS[kind] ?? kind}…
+          Asking {platform}…
         </p>
       ) : null}
       {message ? <Notice kind={message.kind}>{message.text}</Notice> : null}
@@ -852,10 +992,15 @@ function DiscourseFields(props: { form: DiscourseForm; onChange: (form: Discours
 }
 
 /** New credentials (PATCH secrets, merged by name): rotating a token, or giving a rejected one's successor, which resumes a failed connector. */
-function EditCredentials(props: { connector: Connector; onCancel: () => void; onSaved: (webhookSecret: string | null) => void }) {
-  const { connector } = props;
+function EditCredentials(props: { connector: Connector; kind: ConnectorKind; onCancel: () => void; onSaved: (webhookSecret: string | null) => void }) {
+  const { connector, kind } = props;
   const current = settingsOf(connector);
   const prefix = `edit-${connector.id}`;
+  const secretsForm = useMemo(() => formsOf(kind).secrets, [kind]);
+  // Every field starts empty: the server never answers a secret, and an empty field keeps the one it holds.
+  const [secretValues, setSecretValues] = useState<FormValues>({});
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const rotatable = makesWebhookSecret(kind);
   const [github, setGitHub] = useState<GitHubForm>({
     ...NEW_GITHUB,
     auth: current.installationId ? 'app' : 'token',
@@ -886,9 +1031,19 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
     } else if (connector.kind === 'discourse') {
       if (discourse.apiKey.trim()) secrets.apiKey = discourse.apiKey.trim();
       settings = { ...settings, apiUsername: discourse.apiUsername.trim() };
+    } else {
+      const given = valuesToBody(secretsForm, secretValues, { partial: true });
+      if (!given.ok) {
+        setInvalid(given.field);
+        focusField(fieldId(`${prefix}-secrets`, given.field));
+        return given.message;
+      }
+      Object.assign(secrets, given.value);
     }
+    setInvalid(null);
     const settingsChanged = JSON.stringify(settings) !== JSON.stringify(current);
-    if (Object.keys(secrets).length === 0 && !settingsChanged) return 'Nothing to change: give a new credential, or tick “Also make a new webhook secret”.';
+    if (Object.keys(secrets).length === 0 && !settingsChanged)
+      return `Nothing to change: give a new credential${rotatable ? ', or tick “Also make a new webhook secret”' : ''}.`;
     return { body: { secrets, ...(settingsChanged ? { settings } : {}) }, webhookSecret };
   };
   return (
@@ -922,10 +1077,24 @@ function EditCredentials(props: { connector: Connector; onCancel: () => void; on
       </p>
       {connector.kind === 'github' ? <GitHubAuthFields form={github} onChange={setGitHub} prefix={prefix} optional /> : null}
       {connector.kind === 'discourse' ? <DiscourseFields form={discourse} onChange={setDiscourse} credentialsOnly prefix={prefix} /> : null}
-      <label class="check">
-        <input type="checkbox" checked={rotateWebhook} onChange={(event) => setRotateWebhook(event.currentTarget.checked)} /> Also make a new webhook secret
-        (then paste it into {PLATFORMS[connector.kind] ?? connector.kind}: deliveries signed with the old one are refused)
-      </label>
+      {WRITTEN_FORMS.has(connector.kind) ? null : (
+        <SchemaFields
+          form={secretsForm}
+          values={secretValues}
+          onChange={setSecretValues}
+          prefix={`${prefix}-secrets`}
+          legend="Credentials"
+          secret
+          keepEmpty
+          invalid={invalid}
+        />
+      )}
+      {rotatable ? (
+        <label class="check">
+          <input type="checkbox" checked={rotateWebhook} onChange={(event) => setRotateWebhook(event.currentTarget.checked)} /> Also make a new webhook secret
+          (then paste it into {kind.platformName}: deliveries signed with the old one are refused)
+        </label>
+      ) : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>

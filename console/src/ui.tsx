@@ -67,10 +67,25 @@ export function Loading() {
   );
 }
 
-export function Field(props: { label: string; id: string; children: ComponentChildren; hint?: string }) {
+/**
+ * A labelled control with its hint (the control names the hint in aria-describedby). `required` marks the
+ * field for the eye, outside the label so its name stays the label; the control says it is required itself.
+ */
+export function Field(props: { label: string; id: string; children: ComponentChildren; hint?: string; required?: boolean }) {
+  const label = <label for={props.id}>{props.label}</label>;
   return (
     <div class="field">
-      <label for={props.id}>{props.label}</label>
+      {props.required ? (
+        <span>
+          {label}
+          <span class="required" aria-hidden="true">
+            {' '}
+            *
+          </span>
+        </span>
+      ) : (
+        label
+      )}
       {props.children}
       {props.hint ? (
         <small id={`${props.id}-hint`} class="muted">
