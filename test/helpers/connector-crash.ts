@@ -1,6 +1,6 @@
-import { expect } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, type TestOptions } from 'vitest';
 import type { Engine } from '../../src/db/database.ts';
-import { call, freshDatabaseEnv, waitUntil, type Env, type HearthServer, type Processes } from './process.ts';
+import { call, freshDatabaseEnv, Processes, waitUntil, type Env, type HearthServer } from './process.ts';
 
 /**
  * The steps of the connectors' kill -9 tests (test/process/connector-crash*.test.ts): a server on a new
@@ -82,3 +82,26 @@ export function crashSteps(engine: Engine, processes: Processes, cleanups: (() =
 }
 
 export type Served = Awaited<ReturnType<ReturnType<typeof crashSteps>['serveWithConnector']>>;
+
+/**
+ * A connector's kill -9 tests on both engines (PostgreSQL only with TEST_DATABASE_URL): `body` gets the steps,
+ * the list of cleanups run after the engine's tests (a stand-in's stop), and `test`, vitest's `it` skipped
+ * where the engine cannot run.
+ */
+export function describeCrashes(
+  title: string,
+  body: (
+    steps: ReturnType<typeof crashSteps> & { cleanups: (() => Promise<void>)[]; test: (name: string, options: TestOptions, fn: () => Promise<void>) => void },
+  ) => void,
+) {
+  describe.each<Engine>(['pglite', 'postgres'])(`${title} (%s)`, (engine) => {
+    const processes = new Processes();
+    const cleanups: (() => Promise<void>)[] = [];
+    afterEach(() => processes.cleanup());
+    afterAll(async () => {
+      for (const cleanup of cleanups.splice(0)) await cleanup();
+    });
+    const cannotRun = engine === 'postgres' && !process.env.TEST_DATABASE_URL;
+    body({ ...crashSteps(engine, processes, cleanups), cleanups, test: (name, options, fn) => it.skipIf(cannotRun)(name, options, fn) });
+  });
+}

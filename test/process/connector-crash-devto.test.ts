@@ -1,8 +1,7 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/db/database.ts';
+import { expect } from 'vitest';
 import { startDevtoStandIn, type DevtoStandIn } from '../stand-ins/devto-api.ts';
-import { crashSteps } from '../helpers/connector-crash.ts';
-import { Processes, waitUntil } from '../helpers/process.ts';
+import { describeCrashes } from '../helpers/connector-crash.ts';
+import { waitUntil } from '../helpers/process.ts';
 
 const ORGANIZATION = 'crashes';
 /** Three pages of the organization's articles (the connector asks for 100 a page). */
@@ -16,21 +15,10 @@ const API_KEY = 'devCrashTestKey0123456789';
  * stand-in answers it slowly) goes on from the stream's checkpoint when the server starts again: every article
  * and comment is stored exactly once, and no log holds the API key.
  */
-describe.each<Engine>(['pglite', 'postgres'])('a DEV backfill survives kill -9 of its server (%s)', (engine) => {
-  const processes = new Processes();
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(() => processes.cleanup());
-  afterAll(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
-  const onPostgresOnlyWithServer = engine === 'postgres' && !process.env.TEST_DATABASE_URL;
-
-  const { serveWithConnector, recordsRead, kill, restart, activitiesOf, contactsOf, expectNoSecretLogged } = crashSteps(engine, processes, cleanups);
-
-  it.skipIf(onPostgresOnlyWithServer)(
-    'goes on from its checkpoint after the restart and stores every article and comment once',
-    { timeout: 240_000 },
-    async () => {
+describeCrashes(
+  'a DEV backfill survives kill -9 of its server',
+  ({ serveWithConnector, recordsRead, kill, restart, activitiesOf, contactsOf, expectNoSecretLogged, cleanups, test }) => {
+    test('goes on from its checkpoint after the restart and stores every article and comment once', { timeout: 240_000 }, async () => {
       const dev: DevtoStandIn = await startDevtoStandIn({ apiKeys: [{ key: API_KEY, username: 'person0' }] });
       cleanups.push(() => dev.stop());
       const history = dev.generate({ seed: 7, articles: ARTICLES, comments: COMMENTS, people: PEOPLE, organization: ORGANIZATION, tag: 'crashes' });
@@ -63,6 +51,6 @@ describe.each<Engine>(['pglite', 'postgres'])('a DEV backfill survives kill -9 o
       expect(listPages().filter((path) => /[?&]page=2(&|$)/.test(path))).toHaveLength(2);
       expect(dev.requests.every((request) => request.withKey)).toBe(true);
       expectNoSecretLogged([served.first, second], [API_KEY]);
-    },
-  );
-});
+    });
+  },
+);

@@ -1,8 +1,7 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../../src/db/database.ts';
+import { expect } from 'vitest';
 import { startRedditStandIn, type RedditStandIn } from '../stand-ins/reddit-api.ts';
-import { crashSteps } from '../helpers/connector-crash.ts';
-import { Processes, waitUntil } from '../helpers/process.ts';
+import { describeCrashes } from '../helpers/connector-crash.ts';
+import { waitUntil } from '../helpers/process.ts';
 
 const SUBREDDIT = 'crashes';
 const PEOPLE = 30;
@@ -18,21 +17,10 @@ const CLIENT_SECRET = 'reddit_crash_client_secret_value';
  * server starts again, and every post and comment is stored exactly once; no log holds a secret of the
  * connector's.
  */
-describe.each<Engine>(['pglite', 'postgres'])('the Reddit connector survives kill -9 of its server (%s)', (engine) => {
-  const processes = new Processes();
-  const cleanups: (() => Promise<void>)[] = [];
-  afterEach(() => processes.cleanup());
-  afterAll(async () => {
-    for (const cleanup of cleanups.splice(0)) await cleanup();
-  });
-  const onPostgresOnlyWithServer = engine === 'postgres' && !process.env.TEST_DATABASE_URL;
-
-  const { serveWithConnector, recordsRead, kill, restart, activitiesOf, contactsOf, expectNoSecretLogged } = crashSteps(engine, processes, cleanups);
-
-  it.skipIf(onPostgresOnlyWithServer)(
-    'goes on from its checkpoints after the restart and stores every post and comment once',
-    { timeout: 300_000 },
-    async () => {
+describeCrashes(
+  'the Reddit connector survives kill -9 of its server',
+  ({ serveWithConnector, recordsRead, kill, restart, activitiesOf, contactsOf, expectNoSecretLogged, cleanups, test }) => {
+    test('goes on from its checkpoints after the restart and stores every post and comment once', { timeout: 300_000 }, async () => {
       const reddit: RedditStandIn = await startRedditStandIn({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, subreddits: [{ name: SUBREDDIT }] });
       cleanups.push(() => reddit.stop());
       const history = reddit.generate({ subreddit: SUBREDDIT, posts: POSTS, comments: COMMENTS, people: PEOPLE, seed: 42 });
@@ -63,6 +51,6 @@ describe.each<Engine>(['pglite', 'postgres'])('the Reddit connector survives kil
       // Neither the app's secret nor a bearer token Reddit gave (one before the kill, one after).
       expect(reddit.tokensIssued()).toHaveLength(2);
       expectNoSecretLogged([served.first, second], [CLIENT_SECRET, ...reddit.tokensIssued()]);
-    },
-  );
-});
+    });
+  },
+);
