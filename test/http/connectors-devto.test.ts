@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { startDevtoStandIn, type DevtoStandIn, type StandInArticle, type StandInComment } from '../stand-ins/devto-api.ts';
+import { expectRateLimitWaitedOut } from '../helpers/connector-waits.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -184,22 +185,17 @@ describe.each(ENGINES)('connectors with the DEV connector (%s)', (engine) => {
   it('waits out a 429 for as long as its Retry-After says, asking DEV nothing meanwhile, then goes on', async () => {
     dev.rateLimitOnce(90, /^\/articles\?/);
     const connector = await create();
-    await sync();
-    let shown = await show(connector.id);
-    expect(shown, JSON.stringify(shown)).toMatchObject({
-      state: 'waiting',
-      waitingUntil: new Date(clock.now().getTime() + 90_000).toISOString(),
+    await expectRateLimitWaitedOut({
+      clock,
+      connectorId: connector.id,
+      waitMs: 90_000,
       reason: 'DEV asked to slow down (429 on /articles)',
+      probeMs: 80_000,
+      sync,
+      show,
+      enqueueDueSyncs: () => t.services.connectors.enqueueDueSyncs(),
+      requests: () => dev.requests.length,
     });
-    const asked = dev.requests.length;
-    clock.advance(80_000);
-    await t.services.connectors.enqueueDueSyncs();
-    expect(await sync()).toBe(0);
-    expect(dev.requests.length).toBe(asked);
-    clock.set(new Date(Date.parse(shown.waitingUntil) + 1000));
-    expect(await sync()).toBe(1);
-    shown = await show(connector.id);
-    expect(shown).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
     expect(await activities(connector.sourceId)).toHaveLength(6);
   });
 

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { startHackerNewsStandIn, type HackerNewsStandIn, type StandInItem } from '../stand-ins/hackernews-api.ts';
+import { expectRateLimitWaitedOut } from '../helpers/connector-waits.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -156,22 +157,17 @@ describe.each(ENGINES)('connectors with the Hacker News connector (%s)', (engine
   it('waits out a 429 for as long as its Retry-After says, asking nothing meanwhile, then goes on', async () => {
     hn.rateLimitOnce(90, /^search_by_date$/);
     const connector = await create();
-    await sync();
-    let shown = await show(connector.id);
-    expect(shown, JSON.stringify(shown)).toMatchObject({
-      state: 'waiting',
-      waitingUntil: new Date(clock.now().getTime() + 90_000).toISOString(),
+    const shown = await expectRateLimitWaitedOut({
+      clock,
+      connectorId: connector.id,
+      waitMs: 90_000,
       reason: 'Hacker News Search asked to slow down (429 on /search_by_date)',
+      probeMs: 80_000,
+      sync,
+      show,
+      enqueueDueSyncs: () => t.services.connectors.enqueueDueSyncs(),
+      requests: () => hn.requests.length,
     });
-    const asked = hn.requests.length;
-    clock.advance(80_000);
-    await t.services.connectors.enqueueDueSyncs();
-    expect(await sync()).toBe(0);
-    expect(hn.requests.length).toBe(asked);
-    clock.set(new Date(Date.parse(shown.waitingUntil) + 1000));
-    expect(await sync()).toBe(1);
-    shown = await show(connector.id);
-    expect(shown).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
     expect(shown.streams.every((stream: { done: boolean }) => stream.done)).toBe(true);
     expect((await activities(connector.sourceId)).length).toBeGreaterThanOrEqual(5);
   });

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { startSlackStandIn, type SlackStandIn } from '../stand-ins/slack-api.ts';
 import { bodies, signedDelivery, type SignedDelivery } from '../stand-ins/slack-events.ts';
+import { expectRateLimitWaitedOut } from '../helpers/connector-waits.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -177,22 +178,17 @@ describe.each(ENGINES)('connectors with the Slack connector (%s)', (engine) => {
   it('waits out a 429 for as long as its Retry-After says, asking Slack nothing meanwhile, then goes on', async () => {
     slack.rateLimitOnce(90, 'conversations.history');
     const connector = await create();
-    await sync();
-    let shown = await show(connector.id);
-    expect(shown, JSON.stringify(shown)).toMatchObject({
-      state: 'waiting',
-      waitingUntil: new Date(clock.now().getTime() + 90_000).toISOString(),
+    const shown = await expectRateLimitWaitedOut({
+      clock,
+      connectorId: connector.id,
+      waitMs: 90_000,
       reason: 'Slack asked to slow down (429 on conversations.history)',
+      probeMs: 80_000,
+      sync,
+      show,
+      enqueueDueSyncs: () => t.services.connectors.enqueueDueSyncs(),
+      requests: () => slack.requests.length,
     });
-    const asked = slack.requests.length;
-    clock.advance(80_000);
-    await t.services.connectors.enqueueDueSyncs();
-    expect(await sync()).toBe(0);
-    expect(slack.requests.length).toBe(asked);
-    clock.set(new Date(Date.parse(shown.waitingUntil) + 1000));
-    expect(await sync()).toBe(1);
-    shown = await show(connector.id);
-    expect(shown).toMatchObject({ state: 'active', waitingUntil: null, reason: null });
     expect(shown.streams[0]).toMatchObject({ stream: 'channel:C0GENERAL', done: true });
     expect(await activities(connector.sourceId)).toHaveLength(3);
   });

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '../../src/clock.ts';
 import { createWorker } from '../../src/jobs/worker.ts';
 import { startStackExchangeStandIn, type StackExchangeStandIn } from '../stand-ins/stackexchange-api.ts';
+import { expectRateLimitWaitedOut } from '../helpers/connector-waits.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -147,22 +148,18 @@ describe.each(ENGINES)('connectors with the Stack Overflow connector (%s)', (eng
   it('waits out a throttle_violation as long as it says, asking nothing meanwhile, then goes on', async () => {
     api.fault({ kind: 'throttle-violation', seconds: 120 }, { path: /^\/questions\?/ });
     const connector = await create();
-    await sync();
-    let shown = await show(connector.id);
-    expect(shown, JSON.stringify(shown)).toMatchObject({
-      state: 'waiting',
-      waitingUntil: new Date(clock.now().getTime() + 120_000).toISOString(),
+    const shown = await expectRateLimitWaitedOut({
+      clock,
+      connectorId: connector.id,
+      waitMs: 120_000,
       reason: 'the Stack Exchange API refused /questions (throttle_violation: too many requests from this IP, more requests available in 120 seconds)',
+      probeMs: 100_000,
+      sync,
+      show,
+      enqueueDueSyncs: () => t.services.connectors.enqueueDueSyncs(),
+      requests: () => api.requests.length,
     });
-    const asked = api.requests.length;
-    clock.advance(100_000);
-    await t.services.connectors.enqueueDueSyncs();
-    expect(await sync()).toBe(0);
-    expect(api.requests.length).toBe(asked);
-    clock.set(new Date(Date.parse(shown.waitingUntil) + 1000));
-    expect(await sync()).toBe(1);
-    shown = await show(connector.id);
-    expect(shown).toMatchObject({ state: 'active', waitingUntil: null, reason: null, streams: [{ stream: 'tag:hearth', done: true }] });
+    expect(shown).toMatchObject({ streams: [{ stream: 'tag:hearth', done: true }] });
     const counts = api.counts([TAG]);
     expect(ofType(await activities(connector.sourceId), 'stackoverflow_question')).toBe(counts.questions);
   });
