@@ -16,6 +16,7 @@ export const BENCH_PARTS = [
   'platforms',
   'first-backfill',
   'cluster',
+  'suggestions',
 ] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
@@ -62,6 +63,8 @@ export interface BenchOptions {
   receiverRate: number;
   /** About how many records each platform's generated history holds, for the platform backfill figures. */
   platformRecords: number;
+  /** Contacts of the merge suggestions figure's database. */
+  suggestionContacts: number;
   /** People pushed into each database of the cluster figures before their list reads, and events of each delivery round. */
   clusterPeople: number;
   clusterEvents: number;
@@ -86,7 +89,7 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster|suggestions>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small
@@ -109,6 +112,8 @@ const USAGE = `npm run bench -- [options]
   --receiver-rate <n>   deliveries a second of the receiver's latency figure (200)
   --platform-records <n>
                         records of each platform's generated history for the platform figures (5000)
+  --suggestion-contacts <n>
+                        contacts of the merge suggestions figure's own database (100000)
   --sustained-pushes <n>
                         single pushes of the sustained figure, in ten equal parts (100000)
   --prospector-contacts <n>
@@ -161,6 +166,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
       'connector-profiles': { type: 'boolean' },
       'receiver-rate': { type: 'string' },
       'platform-records': { type: 'string' },
+      'suggestion-contacts': { type: 'string' },
       'cluster-people': { type: 'string' },
       'cluster-events': { type: 'string' },
     },
@@ -200,6 +206,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptio
     connectorProfiles: values['connector-profiles'] ?? false,
     receiverRate: integer(values, 'receiver-rate', 200),
     platformRecords: integer(values, 'platform-records', 5_000),
+    suggestionContacts: integer(values, 'suggestion-contacts', 100_000),
     clusterPeople: integer(values, 'cluster-people', 5_000),
     clusterEvents: integer(values, 'cluster-events', 2_000),
   };

@@ -20,6 +20,7 @@ import { measureTracker } from './tracker.ts';
 import { measureWebhooks } from './webhooks.ts';
 import { measureConnectors } from './connectors.ts';
 import { measurePlatformBackfills } from './platform-backfills.ts';
+import { measureSuggestions } from './suggestions.ts';
 import { measureFirstBackfill } from './first-backfill.ts';
 import { measureCluster } from './cluster.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
@@ -32,7 +33,7 @@ import { cliActor } from '../src/core/writer.ts';
  * of a list, two of job titles, one of a bulk update, six of pushes, three of the prospector contacts list,
  * sustained pushing, two of the insights job, one of the website tracker's page views, four of lead scores, two of webhooks,
  * four of connectors, one of each platform's backfill, six of a first backfill, two of a Citus cluster against one server
- * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster` for one part).
+ * (`--only list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster|suggestions` for one part; the merge suggestions figure, on a database of its own).
  */
 
 const options = (() => {
@@ -190,6 +191,10 @@ async function run(options: BenchOptions) {
     ? await measurePlatformBackfills({ serverUrl: options.serverUrl, env, records: options.platformRecords, ...tracked })
     : null;
   if (platforms) figures.push(...platforms.figures);
+  const suggestions = wanted('suggestions')
+    ? await measureSuggestions({ serverUrl: options.serverUrl, contacts: options.suggestionContacts, ...tracked })
+    : null;
+  if (suggestions) figures.push(...suggestions.figures);
   // Last: its seeded rows add tens of thousands of people to the seeded database the other parts read.
   const firstBackfill = wanted('first-backfill')
     ? await measureFirstBackfill({
@@ -247,6 +252,7 @@ async function run(options: BenchOptions) {
     webhooks: webhooks?.results ?? null,
     connectors: connectors?.results ?? null,
     platforms: platforms?.results ?? null,
+    suggestions: suggestions?.results ?? null,
     firstBackfill: firstBackfill?.results ?? null,
     cluster: cluster?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),

@@ -33,6 +33,7 @@ import { metricsRoutes } from './modules/metrics/index.ts';
 import { leadScoreAdminRoutes, leadScoreRoutes } from './modules/lead-scores/index.ts';
 import { locationRoutes } from './modules/locations/index.ts';
 import { meRoutes } from './modules/me/index.ts';
+import { mergeSuggestionRoutes } from './modules/merge-suggestions/index.ts';
 import { organizationReadRoutes } from './modules/organizations/index.ts';
 import { objectWriteRoutes } from './modules/objects/index.ts';
 import { objectAdminRoutes } from './modules/objects/index.ts';
@@ -235,6 +236,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   ingestionRoutes(app, services);
   contactLookupRoutes(app, services);
   contactRoutes(app, services);
+  mergeSuggestionRoutes(app, services);
   organizationRoutes(app, services);
   organizationReadRoutes(app, services);
   tagRoutes(app, services);

@@ -14,7 +14,7 @@ import { createAuditService } from './modules/audit/index.ts';
 import { createBulkUpdateService } from './modules/bulk-updates/index.ts';
 import { createCommunityService } from './modules/communities/index.ts';
 import { createContactLookupService } from './modules/contacts/index.ts';
-import { createContactService } from './modules/contacts/index.ts';
+import { createContactMergeService, createContactService } from './modules/contacts/index.ts';
 import { createContactCustomFieldService } from './modules/custom-fields/index.ts';
 import { createCustomFieldAdminService, createCustomFieldDefinitionService } from './modules/custom-fields/index.ts';
 import { createFilterService } from './modules/filter-fields/index.ts';
@@ -25,6 +25,7 @@ import { createMetricsService } from './modules/metrics/index.ts';
 import { createLeadScoreAdminService, createLeadScoreComputeService, createLeadScoreService } from './modules/lead-scores/index.ts';
 import { createLocationService } from './modules/locations/index.ts';
 import { createMeService } from './modules/me/index.ts';
+import { createMergeSuggestionService } from './modules/merge-suggestions/index.ts';
 import { createOrganizationReadService } from './modules/organizations/index.ts';
 import { createObjectTypeService } from './modules/objects/index.ts';
 import { createObjectWriteService } from './modules/objects/index.ts';
@@ -93,6 +94,7 @@ export async function createServices(deps: ServiceDeps) {
   // Title seniority is the buying committees' classifier; the root hands it over, as buying committees read organizations, which read lead scores.
   const classify = createTitleClassifier();
   const contacts = createContactService({ db, clock, cursors, filters, activities, publicUrl: deps.config.publicUrl });
+  const contactMerges = createContactMergeService({ db, clock });
   const organizations = createOrganizationReadService({ db, cursors, filters, clock, publicUrl: deps.config.publicUrl });
   const connectors = createConnectorService({
     db,
@@ -166,9 +168,11 @@ export async function createServices(deps: ServiceDeps) {
     segments: createSegmentService({ db, cursors, publicUrl: deps.config.publicUrl }),
     segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),
+    mergeSuggestions: createMergeSuggestionService({ db, clock, cursors, jobs }),
     filters,
     activities,
     contacts,
+    contactMerges,
     customFields: createCustomFieldDefinitionService({ db }),
     customFieldAdmin: createCustomFieldAdminService({ db, clock }),
     leadScores: createLeadScoreService({ db }),

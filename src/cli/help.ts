@@ -349,6 +349,23 @@ export const HELP: CommandHelp[] = [
     ],
   },
   {
+    name: 'contact',
+    summary: 'merging contacts by hand and undoing merges (docs/ingestion.md)',
+    subcommands: [
+      {
+        name: 'merge',
+        usage: 'contact merge c_N c_M [--community com_N] [--json]',
+        about: "Makes two contacts one, as a push naming both would: the older survives and takes the other's rows.",
+      },
+      {
+        name: 'unmerge',
+        usage: 'contact unmerge c_N c_MERGED [--community com_N] [--json]',
+        about: 'Undoes the merge of c_MERGED into c_N: it comes back with what it brought; the two never merge again.',
+      },
+      { name: 'merges', usage: 'contact merges c_N [--community com_N] [--json]', about: "A contact's merge history, undone merges too." },
+    ],
+  },
+  {
     name: 'webhook',
     summary: 'webhooks: events sent to subscribed URLs (docs/webhooks.md)',
     subcommands: [

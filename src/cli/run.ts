@@ -29,6 +29,7 @@ import { tokenCommand } from './commands/token.ts';
 import { userCommand } from './commands/user.ts';
 import { webhookCommand } from './commands/webhook.ts';
 import { connectorCommand } from './commands/connector.ts';
+import { contactCommand } from './commands/contact.ts';
 
 /** The commands that work on the data, each in its own file under commands/ (their help: help.ts). */
 const COMMANDS: Command[] = [
@@ -37,6 +38,7 @@ const COMMANDS: Command[] = [
   tokenCommand,
   userCommand,
   sourceCommand,
+  contactCommand,
   activityTypeCommand,
   privacyCommand,
   jobsCommand,

@@ -31,6 +31,7 @@ export const ID_PREFIXES = {
   webhook: 'wh_',
   // A webhook delivery (its code, invalid_delivery_id, predates connectors' deliveries, which have no public ID).
   delivery: 'whd_',
+  merge_suggestion: 'ms_',
 } as const;
 
 export type IdEntity = keyof typeof ID_PREFIXES;

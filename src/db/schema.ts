@@ -41,6 +41,7 @@ export interface Activities {
   parent_activity_type: string | null;
   parent_external_id: string | null;
   parent_id: Int8 | null;
+  sender_id: string | null;
   sentiment: string | null;
   source_id: Int8;
   sub_source_id: Int8 | null;
@@ -228,6 +229,7 @@ export interface ContactIdentities {
   contact_id: Int8;
   created_at: Generated<Timestamp>;
   display_value: string;
+  sender_id: string | null;
   source_id: Int8 | null;
   type: string;
   value: string;
@@ -238,10 +240,40 @@ export interface ContactMerges {
   identity_type: string | null;
   identity_value: string | null;
   merged_at: Generated<Timestamp>;
+  merged_by: string | null;
   merged_id: Int8;
   reason: string;
+  snapshot: Json | null;
   source_id: Int8 | null;
   survivor_id: Int8;
+  unmerged_at: Timestamp | null;
+  unmerged_by: string | null;
+}
+
+export interface ContactMergeSuggestionRuns {
+  community_id: Int8;
+  computed_through: Timestamp;
+}
+
+export interface ContactMergeSuggestions {
+  community_id: Int8;
+  computed_at: Timestamp;
+  contact_id: Int8;
+  dismissed_at: Timestamp | null;
+  dismissed_by: string | null;
+  id: Generated<Int8>;
+  other_id: Int8;
+  reasons: Generated<Json>;
+  score: number;
+  status: Generated<string>;
+}
+
+export interface ContactNeverMerge {
+  community_id: Int8;
+  contact_id: Int8;
+  created_at: Generated<Timestamp>;
+  other_id: Int8;
+  reason: string;
 }
 
 export interface Contacts {
@@ -876,7 +908,10 @@ export interface DB {
   connector_streams: ConnectorStreams;
   connectors: Connectors;
   contact_identities: ContactIdentities;
+  contact_merge_suggestion_runs: ContactMergeSuggestionRuns;
+  contact_merge_suggestions: ContactMergeSuggestions;
   contact_merges: ContactMerges;
+  contact_never_merge: ContactNeverMerge;
   contacts: Contacts;
   custom_field_values: CustomFieldValues;
   custom_field_writers: CustomFieldWriters;

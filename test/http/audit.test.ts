@@ -754,6 +754,46 @@ describe.each(ENGINES)('audit log (%s)', (engine) => {
     });
     expect(source.id).toMatch(/^sig_/);
 
+    // A likely duplicate, computed by the background step, then dismissed.
+    for (const [id, email] of [
+      ['dup-1', 'mira@duplicates.com'],
+      ['dup-2', 'm.stone@duplicates.com'],
+    ]) {
+      expect((await send('POST', `/community/v1/source/${t.sourceId}/user`, { id, fullName: 'Mira Stone', email })).statusCode).toBe(202);
+    }
+    await t.services.mergeSuggestions.runStep();
+    const suggestions = (await t.get('/api/v2/contacts/merge-suggestions')).json() as { data: { id: string; contacts: { id: string }[] }[] };
+    const suggestion = suggestions.data[0]!;
+    await write('POST /api/v2/contacts/merge-suggestions/{id}/dismiss', `/api/v2/contacts/merge-suggestions/${suggestion.id}/dismiss`, undefined, {
+      status: 200,
+      operation: 'merge_suggestion.dismiss',
+      ids: () => [suggestion.id, ...suggestion.contacts.map((contact) => contact.id)],
+    });
+
+    // The pair merged by hand, then the merge undone.
+    const [one, other] = suggestion.contacts.map((contact) => contact.id) as [string, string];
+    const merged = await write(
+      'POST /api/v2/contacts/{id}/merge',
+      `/api/v2/contacts/${other}/merge`,
+      { contactId: one },
+      {
+        status: 200,
+        operation: 'contact.merge',
+        ids: (body) => [data(body).survivorId, data(body).mergedId],
+      },
+    );
+    const { survivorId: survivor, mergedId: mergedAway } = data(merged) as { survivorId: string; mergedId: string };
+    await write(
+      'POST /api/v2/contacts/{id}/unmerge',
+      `/api/v2/contacts/${survivor}/unmerge`,
+      { mergedId: mergedAway },
+      {
+        status: 200,
+        operation: 'contact.unmerge',
+        ids: () => [survivor, mergedAway],
+      },
+    );
+
     // Every write route the service publishes was exercised above: a new one must be audited (and added here).
     // The public writes (no token, so no one to name) are the website tracker's, checked above to leave no entry.
     const document = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.ts';
-import { lockContacts, mergeContacts } from '../../src/modules/identity/identity.repository.ts';
+import { mergeContacts } from '../../src/modules/identity/contact-merge.repository.ts';
+import { lockContacts } from '../../src/modules/identity/identity.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
@@ -499,6 +500,7 @@ describe.each(ENGINES)('custom object administration (%s)', (engine) => {
             reason: 'test',
             identity: null,
             sourceId: t.sourceId,
+            by: null,
             now: clock.now(),
           });
         });

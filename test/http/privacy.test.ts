@@ -9,6 +9,7 @@ import { erasedExternalId } from '../../src/modules/identity/identity-values.ts'
 import { findSuppressed } from '../../src/modules/privacy/suppression.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { sweep } from '../helpers/sweep.ts';
 import { cliActor, cliWriter } from '../../src/core/writer.ts';
 
 /**
@@ -686,26 +687,6 @@ async function scan(db: Kysely<DB>, needles: string[], exceptCommunity: number):
       where ${where} and strpos(lower(${sql.ref(column)}::text), n.needle) > 0
     `.execute(db);
     if (result.rows.length > 0) found[`${table}.${column}`] = result.rows.map((row) => row.needle);
-  }
-  return found;
-}
-
-/**
- * Every row of every table of the database, as text (what a data dump holds, whatever the column types),
- * searched for each needle (lowercase). Returns table → the needles found in its rows.
- */
-async function sweep(db: Kysely<DB>, needles: string[]): Promise<Record<string, string[]>> {
-  const tables = await sql<{ table: string }>`
-    select table_name as "table" from information_schema.tables
-    where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`.execute(db);
-  expect(tables.rows.length).toBeGreaterThan(50);
-  const found: Record<string, string[]> = {};
-  for (const { table } of tables.rows) {
-    const result = await sql<{ needle: string }>`
-      select distinct n.needle from ${sql.table(table)} as r cross join unnest(${needles}::text[]) as n(needle)
-      where strpos(lower(r::text), n.needle) > 0
-      order by n.needle`.execute(db);
-    if (result.rows.length > 0) found[table] = result.rows.map((row) => row.needle);
   }
   return found;
 }

@@ -13,6 +13,7 @@ import { measureConnectors } from '../../bench/connectors.ts';
 import { measurePlatformBackfills, PLATFORM_NAMES } from '../../bench/platform-backfills.ts';
 import { measureFirstBackfill } from '../../bench/first-backfill.ts';
 import { measureCluster } from '../../bench/cluster.ts';
+import { measureSuggestions } from '../../bench/suggestions.ts';
 import { seedProspector } from '../../bench/prospector-seed.ts';
 import { seedCommunity, type SeedReport } from '../../bench/seed.ts';
 import { measureSustained } from '../../bench/sustained.ts';
@@ -542,6 +543,29 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
       for (const made of databases) await made.drop();
     }
   }, 240_000);
+
+  it('runs the merge suggestions figure: Hearth and the bare statement find the same pairs, on a database of its own', async () => {
+    const databases: BenchDatabase[] = [];
+    try {
+      const { figures, results } = await measureSuggestions({
+        serverUrl: process.env.TEST_DATABASE_URL!,
+        contacts: 2_000,
+        rounds: 1,
+        log: () => {},
+        trackDatabase: (made) => databases.push(made),
+      });
+      const measured = results as { hearthPairs: number; barePairs: number };
+      // One contact in ten is a likely duplicate of the one before it: both find the same pairs.
+      expect(measured.hearthPairs).toBeGreaterThan(0);
+      expect(measured.hearthPairs).toBe(measured.barePairs);
+      expect(figures).toHaveLength(1);
+      expect(figures[0]).toMatchObject({ unit: 'ms', goal: { op: '>=', value: 0.5 } });
+      expect(figures[0]!.ratio).toBeGreaterThan(0);
+      expect(databases).toHaveLength(1);
+    } finally {
+      for (const made of databases) await made.drop();
+    }
+  }, 120_000);
 
   it("runs the first backfill figures: new people into empty databases, Hearth and bare taking every push, and the waits of Hearth's database counted", async () => {
     const databases: BenchDatabase[] = [];

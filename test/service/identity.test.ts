@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/db/schema.ts';
-import { CONTACT_REFERENCES } from '../../src/modules/identity/identity.repository.ts';
+import { CONTACT_REFERENCES } from '../../src/modules/identity/contact-merge.repository.ts';
 import { normalizeEmail, normalizeHandle, type Identity } from '../../src/modules/identity/identity-values.ts';
 import { recordPerson, resolvePerson, type PushOrigin } from '../../src/modules/identity/identity.service.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -46,9 +46,9 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
     await inTransaction((trx) => recordPerson(trx, origin, contactId, { ...person, profile: { fullName: 'Ada' } }));
 
     const bySender = await inTransaction((trx) => resolvePerson(trx, origin, { externalId: 'u-1', identities: [] }));
-    expect(bySender).toEqual({ kind: 'known', contactId, merged: [] });
+    expect(bySender).toEqual({ kind: 'known', contactId, merged: [], withheld: [], warnings: [] });
     const byEmail = await inTransaction((trx) => resolvePerson(trx, origin, { externalId: 'someone-else', identities: [ada] }));
-    expect(byEmail).toEqual({ kind: 'known', contactId, merged: [] });
+    expect(byEmail).toEqual({ kind: 'known', contactId, merged: [], withheld: [], warnings: [] });
   });
 
   it('merges the contacts a push shows to be one person into the oldest, and records why', async () => {
@@ -62,7 +62,7 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
     });
 
     const resolved = await inTransaction((trx) => resolvePerson(trx, origin, { externalId: 'g-3', identities: [email, github] }));
-    expect(resolved).toEqual({ kind: 'known', contactId: older, merged: [newer] });
+    expect(resolved).toEqual({ kind: 'known', contactId: older, merged: [newer], withheld: [], warnings: [] });
 
     const merge = await t.services.db
       .selectFrom('contact_merges')
@@ -81,6 +81,8 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
       kind: 'known',
       contactId: older,
       merged: [],
+      withheld: [],
+      warnings: [],
     });
     const left = await t.services.db.selectFrom('contacts').select('id').where('community_id', '=', t.communityId).where('id', '=', newer).execute();
     expect(left).toEqual([]);
@@ -105,6 +107,8 @@ describe.each(ENGINES)('identity service (%s)', (engine) => {
       CONTACT_REFERENCES.memberships,
       CONTACT_REFERENCES.associations,
       CONTACT_REFERENCES.merges,
+      CONTACT_REFERENCES.neverMerge,
+      CONTACT_REFERENCES.suggestions,
       ...CONTACT_REFERENCES.recorded,
     ]);
     const unlisted = rows.filter((row) => !listed.has(row.table));

@@ -16,6 +16,8 @@ export interface ActivityWrite {
   sentiment: string | null;
   parent: { activityType: string | null; externalId: string } | null;
   subSourceId: number | null;
+  /** The sender's ID the push came with (the user's `id` in its source); null when no push named one. */
+  senderId: string | null;
   now: Date;
 }
 
@@ -48,13 +50,13 @@ export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWri
     .executeTakeFirst();
   const result = await sql<{ id: number }>`
     insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
-      content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, created_at, updated_at)
+      content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, sender_id, created_at, updated_at)
     values (${activity.communityId}, ${activity.sourceId}, ${activity.activityType}, ${activity.externalId}, ${activity.contactId},
       ${activity.activityTime}, ${activity.title}, ${activity.content}, ${activity.contentType}, ${activity.url}, ${activity.sentiment},
       ${activity.parent?.activityType ?? null}, ${activity.parent?.externalId ?? null}, ${parentId}, ${activity.subSourceId},
-      ${activity.now}, ${activity.now})
+      ${activity.senderId}, ${activity.now}, ${activity.now})
     on conflict (community_id, source_id, activity_type, external_id) do update set
-      contact_id = excluded.contact_id, activity_time = excluded.activity_time, title = excluded.title,
+      contact_id = excluded.contact_id, sender_id = excluded.sender_id, activity_time = excluded.activity_time, title = excluded.title,
       content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
       parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
       parent_id = excluded.parent_id, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
@@ -166,18 +168,18 @@ export async function upsertActivities(
         ${column((a) => given(a.contactId))}::bigint[], ${column((a) => made(a.contactId))}::bigint[], ${column((a) => a.activityTime)}::timestamptz[],
         ${column((a) => a.title)}::text[], ${column((a) => a.content)}::text[], ${column((a) => a.contentType)}::text[], ${column((a) => a.url)}::text[],
         ${column((a) => a.sentiment)}::text[], ${column((a) => a.parent?.activityType ?? null)}::text[],
-        ${column((a) => a.parent?.externalId ?? null)}::text[], ${column((a) => a.subSourceId)}::bigint[]
+        ${column((a) => a.parent?.externalId ?? null)}::text[], ${column((a) => a.subSourceId)}::bigint[], ${column((a) => a.senderId)}::text[]
       ) with ordinality as t(source_id, activity_type, external_id, given_contact_id, made_k, activity_time, title, content, content_type, url,
-        sentiment, parent_activity_type, parent_external_id, sub_source_id, n)
+        sentiment, parent_activity_type, parent_external_id, sub_source_id, sender_id, n)
     ),
     upserted as (
       insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
-        content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, created_at, updated_at)
+        content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, sender_id, created_at, updated_at)
       select ${communityId}, source_id, activity_type, external_id, contact_id, activity_time, title, content, content_type, url,
-        sentiment, parent_activity_type, parent_external_id, null, sub_source_id, ${now}, ${now}
+        sentiment, parent_activity_type, parent_external_id, null, sub_source_id, sender_id, ${now}, ${now}
       from input order by n
       on conflict (community_id, source_id, activity_type, external_id) do update set
-        contact_id = excluded.contact_id, activity_time = excluded.activity_time, title = excluded.title,
+        contact_id = excluded.contact_id, sender_id = excluded.sender_id, activity_time = excluded.activity_time, title = excluded.title,
         content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
         parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
         parent_id = null, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at

@@ -21,7 +21,7 @@ export async function resolveContactKeys(trx: Trx, communityId: number, keys: nu
     select g.key, coalesce(c.id, m.survivor_id) as id
     from unnest(${keys}::bigint[]) as g(key)
     left join contacts c on c.community_id = ${communityId} and c.id = g.key
-    left join contact_merges m on c.id is null and m.community_id = ${communityId} and m.merged_id = g.key
+    left join contact_merges m on c.id is null and m.community_id = ${communityId} and m.merged_id = g.key and m.unmerged_at is null
     where c.id is not null or m.survivor_id is not null`.execute(trx);
   return new Map(rows.rows.map((row) => [row.key, row.id]));
 }

@@ -211,7 +211,7 @@ export function createContactService(deps: {
       return contact!;
     },
 
-    /** GET /api/v2/contacts/{id}/merges: the contacts merged into this one, and why (the identity's type, not its value). */
+    /** GET /api/v2/contacts/{id}/merges: the contacts merged into this one, and why (the identity's type, not its value), undone merges too. */
     async merges(communityId: number, id: number) {
       const live = await identityTx.resolveContactId(db, communityId, id);
       if (live === null) throw notFound('contact_not_found', `no contact ${formatId('contact', id)}`);
@@ -222,6 +222,10 @@ export function createContactService(deps: {
         identityType: row.identityType,
         providerId: row.sourceId === null ? null : formatId('provider', row.sourceId),
         mergedAt: row.mergedAt.toISOString(),
+        mergedBy: row.mergedBy,
+        unmergedAt: row.unmergedAt === null ? null : row.unmergedAt.toISOString(),
+        unmergedBy: row.unmergedBy,
+        undoable: row.undoable,
       }));
     },
   };

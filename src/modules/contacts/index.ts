@@ -6,6 +6,7 @@ export { type AddedActivities, type LockedContactState } from './contact-write.r
 export { type ContactFields, ERASED_COLUMNS, PAYLOAD_FIELDS } from './contact-columns.ts';
 export { contactRoutes } from './contact.v2.routes.ts';
 export { createContactService } from './contact.service.ts';
+export { createContactMergeService } from './contact-merge.service.ts';
 export { CONTACT_LIST_COLS } from './contact.schemas.ts';
 export { contactNames } from './names.ts';
 export { normalizePhone } from './phones.ts';

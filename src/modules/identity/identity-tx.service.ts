@@ -8,13 +8,18 @@ import {
   findContactsOf,
   findIdentityOwners,
   identitiesOf,
-  mergesInto,
+  lockContacts,
   peopleWrites,
   profileKey,
-  resolveContactId,
 } from './identity.repository.ts';
+import { clearNeverMerge, findLiveMerge, mergeContacts, mergesInto, resolveContactId, unmergeContacts } from './contact-merge.repository.ts';
 
 export const identityTx = {
+  clearNeverMerge,
+  findLiveMerge,
+  lockContacts,
+  mergeContacts,
+  unmergeContacts,
   deleteIdentities,
   eraseSourceProfiles,
   findContactsOf,

@@ -40,11 +40,17 @@ export async function findProfileOwner(trx: Executor, communityId: number, sourc
  * Adds identities the contact does not hold yet. A concurrent push that claimed one of them first makes
  * this fail with a unique violation: the caller retries the whole push, which then finds that owner.
  */
-export async function insertIdentities(trx: Transaction<DB>, communityId: number, contactId: number, sourceId: number, identities: Identity[]) {
+export async function insertIdentities(
+  trx: Transaction<DB>,
+  communityId: number,
+  contactId: number,
+  sender: { sourceId: number; senderId: string },
+  identities: Identity[],
+) {
   if (identities.length === 0) return;
   await sql`
-    insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
-    select ${communityId}, t.type, t.value, t.display, ${contactId}, ${sourceId}
+    insert into contact_identities (community_id, type, value, display_value, contact_id, source_id, sender_id)
+    select ${communityId}, t.type, t.value, t.display, ${contactId}, ${sender.sourceId}, ${sender.senderId}
     from unnest(${identities.map((i) => i.type)}::text[], ${identities.map((i) => i.value)}::text[], ${identities.map((i) => i.display)}::text[])
       as t(type, value, display)
     where not exists (
@@ -88,170 +94,6 @@ export async function lockContacts(trx: Transaction<DB>, communityId: number, co
     for update
   `.execute(trx);
   return rows.rows;
-}
-
-/**
- * Every table whose rows point at a contact, by how a merge moves them to the survivor. Nothing else may
- * name a contact: test/service/identity.test.ts checks the schema against this list, so a new table
- * that points at contacts is moved by merges (and considered by erasure) or the test says so.
- */
-export const CONTACT_REFERENCES = {
-  /** A column naming the contact: every row moves to the survivor. */
-  moved: [
-    ['contact_identities', 'contact_id'],
-    ['source_profiles', 'contact_id'],
-    ['activities', 'contact_id'],
-    ['website_visits', 'contact_id'],
-    ['website_visitors', 'contact_id'],
-    ['app_users', 'contact_id'],
-  ],
-  /** About an entity (`entity_type`, `entity_id`): the merged contact's row moves unless the survivor has its own of that key. */
-  keyed: [
-    ['tag_assignments', 'tag_id'],
-    ['custom_field_values', 'custom_field_id'],
-    ['lead_scores', 'score_id'],
-    // A mark to score the contact again (one per contact: its key is the entity type).
-    ['lead_score_dirty', 'entity_type'],
-  ],
-  /** Members of a contact segment (`entity_id`), kept once per segment. */
-  memberships: 'segment_memberships',
-  /** Objects linked through a contact association (`target_id`), kept once per object and association. */
-  associations: 'object_associations',
-  /** Earlier merges into the merged contact (`survivor_id`) now resolve to the survivor. */
-  merges: 'contact_merges',
-  /**
-   * What happened to a contact, recorded under the ID it had then (webhook events, `entity_id`): not moved,
-   * as a subscriber was told of it under that ID; `contact.merged` tells it of the merge.
-   */
-  recorded: ['webhook_events'],
-} as const;
-
-/**
- * Both contacts' jobs, newest first (the survivor's first on a tie), at most 20. When the survivor has a
- * current job, the merged contact's current one ends at the merge: a person holds one current job, and the
- * survivor's title and company win. If the survivor had none, the merged contact's current job is the one
- * its title and company now name, and the history trigger (migration 0021) leaves it as it is.
- */
-function mergedJobHistory(now: Date) {
-  const day = now.toISOString().slice(0, 10);
-  return sql`(
-    select coalesce(jsonb_agg(e order by e ->> 'startDate' desc, k), '[]'::jsonb)
-    from (
-      select e, k from (
-        select e, k from jsonb_array_elements(s.job_history) with ordinality as x(e, k)
-        union all
-        select case when e ->> 'endDate' is null and s.job_history -> 0 ->> 'endDate' is null and jsonb_array_length(s.job_history) > 0
-                 then jsonb_set(e, '{endDate}', to_jsonb(${day}::text)) else e end, 1000 + k
-        from jsonb_array_elements(m.job_history) with ordinality as y(e, k)
-      ) jobs order by e ->> 'startDate' desc, k limit 20
-    ) kept)`;
-}
-
-/**
- * Merges `mergedId` into `survivorId`: everything that pointed at the merged contact moves to the survivor
- * (memberships, tags, custom values and scores where the survivor has none of its own), the survivor's
- * empty fields take the merged contact's values, the merged row is deleted, and the merge is recorded, so
- * the merged ID keeps resolving, to the survivor, with the reason.
- */
-export async function mergeContacts(
-  trx: Transaction<DB>,
-  merge: { communityId: number; survivorId: number; mergedId: number; reason: string; identity: Identity | null; sourceId: number; now: Date },
-) {
-  const { communityId: c, survivorId: s, mergedId: m } = merge;
-  for (const [table, column] of CONTACT_REFERENCES.moved) {
-    await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${s} where community_id = ${c} and ${sql.ref(column)} = ${m}`.execute(trx);
-  }
-  await sql`
-    insert into segment_memberships (community_id, segment_id, entity_id, status_id, added_at)
-    select sm.community_id, sm.segment_id, ${s}, sm.status_id, sm.added_at from segment_memberships sm
-    join segments g on g.community_id = sm.community_id and g.id = sm.segment_id and g.entity_type = 'contact'
-    where sm.community_id = ${c} and sm.entity_id = ${m}
-    on conflict do nothing`.execute(trx);
-  await sql`
-    delete from segment_memberships sm using segments g
-    where sm.community_id = ${c} and sm.entity_id = ${m}
-      and g.community_id = sm.community_id and g.id = sm.segment_id and g.entity_type = 'contact'`.execute(trx);
-  for (const [table, key] of CONTACT_REFERENCES.keyed) {
-    await sql`
-      update ${sql.table(table)} t set entity_id = ${s}
-      where t.community_id = ${c} and t.entity_type = 'contact' and t.entity_id = ${m}
-        and not exists (
-          select 1 from ${sql.table(table)} o
-          where o.community_id = t.community_id and o.entity_type = 'contact' and o.entity_id = ${s}
-            and ${sql.ref(`o.${key}`)} = ${sql.ref(`t.${key}`)}
-        )`.execute(trx);
-    await sql`delete from ${sql.table(table)} where community_id = ${c} and entity_type = 'contact' and entity_id = ${m}`.execute(trx);
-  }
-  // An object linked to both contacts through one association keeps one link: the survivor's.
-  await sql`
-    delete from object_associations a
-    using object_type_assocs t
-    where a.community_id = ${c} and a.target_id = ${m}
-      and t.community_id = a.community_id and t.id = a.assoc_id and t.target_entity = 'contact'
-      and exists (
-        select 1 from object_associations o
-        where o.community_id = a.community_id and o.object_id = a.object_id and o.assoc_id = a.assoc_id and o.target_id = ${s}
-      )`.execute(trx);
-  await sql`
-    update object_associations a set target_id = ${s}
-    from object_type_assocs t
-    where a.community_id = ${c} and a.target_id = ${m}
-      and t.community_id = a.community_id and t.id = a.assoc_id and t.target_entity = 'contact'`.execute(trx);
-  await sql`
-    update contacts s set
-      full_name = coalesce(s.full_name, m.full_name), username = coalesce(s.username, m.username),
-      avatar_url = coalesce(s.avatar_url, m.avatar_url), bio = coalesce(s.bio, m.bio),
-      primary_email = coalesce(s.primary_email, m.primary_email), title = coalesce(s.title, m.title),
-      role = coalesce(s.role, m.role), company_name = coalesce(s.company_name, m.company_name),
-      company_website = coalesce(s.company_website, m.company_website),
-      organization_id = coalesce(s.organization_id, m.organization_id),
-      city = coalesce(s.city, m.city), region = coalesce(s.region, m.region), country = coalesce(s.country, m.country),
-      country_code = coalesce(s.country_code, m.country_code), world_region = coalesce(s.world_region, m.world_region),
-      raw_location = coalesce(s.raw_location, m.raw_location),
-      phone_numbers = case when s.phone_numbers = '[]'::jsonb then m.phone_numbers else s.phone_numbers end,
-      name = case when s.full_name is null and s.name = 'Unknown' then m.name else s.name end,
-      job_history = ${mergedJobHistory(merge.now)},
-      updated_at = ${merge.now}
-    from contacts m
-    where s.community_id = ${c} and s.id = ${s} and m.community_id = ${c} and m.id = ${m}`.execute(trx);
-  // Earlier merges into the merged contact now resolve to the survivor directly.
-  await sql`update contact_merges set survivor_id = ${s} where community_id = ${c} and survivor_id = ${m}`.execute(trx);
-  await sql`delete from contacts where community_id = ${c} and id = ${m}`.execute(trx);
-  await trx
-    .insertInto('contact_merges')
-    .values({
-      community_id: c,
-      merged_id: m,
-      survivor_id: s,
-      reason: merge.reason,
-      identity_type: merge.identity?.type ?? null,
-      identity_value: merge.identity?.display ?? null,
-      source_id: merge.sourceId,
-      merged_at: merge.now,
-    })
-    .execute();
-}
-
-/** The contacts merged into a survivor (directly or through another merged contact), newest first. */
-export async function mergesInto(db: Executor, communityId: number, survivorId: number) {
-  return db
-    .selectFrom('contact_merges')
-    .select(['merged_id as mergedId', 'reason', 'identity_type as identityType', 'source_id as sourceId', 'merged_at as mergedAt'])
-    .where('community_id', '=', communityId)
-    .where('survivor_id', '=', survivorId)
-    .orderBy('merged_at', 'desc')
-    .orderBy('merged_id', 'desc')
-    .execute();
-}
-
-/** The live contact an ID names: itself, or the survivor it was merged into. */
-export async function resolveContactId(db: Executor, communityId: number, contactId: number): Promise<number | null> {
-  const row = await sql<{ id: number }>`
-    select id from contacts where community_id = ${communityId} and id = ${contactId}
-    union all
-    select survivor_id from contact_merges where community_id = ${communityId} and merged_id = ${contactId}
-    limit 1`.execute(db);
-  return row.rows[0]?.id ?? null;
 }
 
 /** The contacts holding the identity, or showing the address as their primary email. */
@@ -419,7 +261,7 @@ export function profileKey(sourceId: number, externalId: string): string {
 export function peopleWrites(
   communityId: number,
   people: {
-    identities: { contactId: number; sourceId: number; identity: Identity }[];
+    identities: { contactId: number; sourceId: number; senderId: string; identity: Identity }[];
     profiles: { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }[];
   },
   now: Date,
@@ -429,11 +271,12 @@ export function peopleWrites(
     ids.length === 0
       ? null
       : sql`
-        insert into contact_identities (community_id, type, value, display_value, contact_id, source_id)
-        select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id
+        insert into contact_identities (community_id, type, value, display_value, contact_id, source_id, sender_id)
+        select ${communityId}, t.type, t.value, t.display, t.contact_id, t.source_id, t.sender_id
         from unnest(${ids.map((row) => row.identity.type)}::text[], ${ids.map((row) => row.identity.value)}::text[],
-          ${ids.map((row) => row.identity.display)}::text[], ${ids.map((row) => row.contactId)}::bigint[], ${ids.map((row) => row.sourceId)}::bigint[])
-          as t(type, value, display, contact_id, source_id)
+          ${ids.map((row) => row.identity.display)}::text[], ${ids.map((row) => row.contactId)}::bigint[], ${ids.map((row) => row.sourceId)}::bigint[],
+          ${ids.map((row) => row.senderId)}::text[])
+          as t(type, value, display, contact_id, source_id, sender_id)
         where not exists (
           select 1 from contact_identities c
           where c.community_id = ${communityId} and c.type = t.type and c.value = t.value and c.contact_id = t.contact_id

@@ -5,6 +5,8 @@ import { RetryTransaction } from '../../db/transaction.ts';
 import { locationTx } from '../locations/index.ts';
 import { identityKey, type Identity } from './identity-values.ts';
 import * as identities from './identity.repository.ts';
+import * as merges from './contact-merge.repository.ts';
+import { formatId } from '../../core/ids.ts';
 
 /** Where what a push says of a person comes from. */
 export interface PushOrigin {
@@ -24,14 +26,21 @@ export type Resolution =
   | { kind: 'erased' }
   /** Nobody known: the caller makes the contact. */
   | { kind: 'unknown' }
-  /** The person's contact, after merging into it (oldest first) every other contact the push showed to be them. */
-  | { kind: 'known'; contactId: number; merged: number[] };
+  /**
+   * The person's contact, after merging into it (oldest first) every other contact the push showed to be them.
+   * `withheld`: identity keys (identityKey) of the push held by a contact marked as another person (a merge
+   * of the two was undone): the caller must not record them on this contact; `warnings` says so.
+   */
+  | { kind: 'known'; contactId: number; merged: number[]; withheld: string[]; warnings: string[] };
 
 /**
- * Finds the person's contact, in the order docs/behaviour.md gives (Ingestion): the same sender ID in the same
- * source, then any strong identity. When the push names identities of several contacts, they merge into the
- * oldest, each merge recorded with the identity that showed it. A contact that vanished under us (merged by a
- * concurrent push) makes the whole transaction start over.
+ * Finds the person's contact, in the order docs/ingestion.md gives (One person, one contact): the same
+ * sender ID in the same source, then any strong identity. When the push names identities of several
+ * contacts, they merge into the oldest, each merge recorded with the identity that showed it, except
+ * contacts marked as two people (never-merge pairs): the push then goes to the contact its sender's ID
+ * leads to (else the holder of its strongest identity) and the contacts it may merge with, and the
+ * identities held on the other side stay there. A contact that vanished under us (merged by a concurrent
+ * push) makes the whole transaction start over.
  */
 export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, person: PersonIdentity): Promise<Resolution> {
   const { communityId, sourceId, now } = origin;
@@ -44,11 +53,20 @@ export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, pe
 
   const locked = await identities.lockContacts(trx, communityId, candidates);
   if (locked.length !== candidates.length) throw new RetryTransaction();
-  const [survivor, ...others] = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
-  // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
-  const placesBefore = others.length ? await locationTx.placesOf(trx, communityId, candidates) : [];
-  // What tied the push to the survivor, named in each merge's reason: a merge must say why the two are one person.
+  const byAge = [...locked].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id - b.id);
+  const apart = await merges.neverMergePairs(trx, communityId, candidates);
   const pushed = (link: { type: string; value: string }) => person.identities.find((known) => known.type === link.type && known.value === link.value);
+  const { kept, barred } = keepApart(byAge, apart, profileOwner ?? firstHolder(person, owners));
+  const [survivor, ...others] = kept;
+  // Location member counts: the merged contacts leave theirs; the survivor may take a location from them.
+  const placesBefore = others.length
+    ? await locationTx.placesOf(
+        trx,
+        communityId,
+        kept.map((contact) => contact.id),
+      )
+    : [];
+  // What tied the push to the survivor, named in each merge's reason: a merge must say why the two are one person.
   const survivorLinks = owners
     .filter((owner) => owner.contactId === survivor!.id)
     .map((owner) => pushed(owner))
@@ -62,24 +80,82 @@ export async function resolvePerson(trx: Transaction<DB>, origin: PushOrigin, pe
     const reason = identity
       ? `a push from source ${sourceId} named ${identity.type} "${identity.display}", held by this contact, ${survivorSide}`
       : `a push from source ${sourceId} came with the sender's ID "${person.externalId}", already linked to this contact, ${survivorSide}`;
-    await identities.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, now });
+    await merges.mergeContacts(trx, { communityId, survivorId: survivor!.id, mergedId: other.id, reason, identity, sourceId, by: null, now });
   }
   if (others.length) await locationTx.moveMembers(trx, communityId, placesBefore, await locationTx.placesOf(trx, communityId, [survivor!.id]));
-  return { kind: 'known', contactId: survivor!.id, merged: others.map((other) => other.id) };
+  const withheld = owners.filter((owner) => barred.has(owner.contactId));
+  const warnings = withheld.length
+    ? [
+        keptApartWarning(
+          withheld.map((owner) => pushed(owner)!),
+          [...barred],
+          survivor!.id,
+        ),
+      ]
+    : [];
+  return {
+    kind: 'known',
+    contactId: survivor!.id,
+    merged: others.map((other) => other.id),
+    withheld: withheld.map((owner) => identityKey(owner as Pick<Identity, 'type' | 'value'>)),
+    warnings,
+  };
+}
+
+/** What a push is told when identities it names stay with contacts marked as another person. */
+function keptApartWarning(withheld: Identity[], barred: number[], storedOn: number): string {
+  const one = withheld.length === 1;
+  const named = withheld.map((known) => `${known.type} "${known.display}"`).join(', ');
+  const others = barred.map((id) => formatId('contact', id)).join(', ');
+  const contact = formatId('contact', storedOn);
+  return (
+    `${named} belong${one ? 's' : ''} to ${others}, marked as another person than ${contact} (a merge of the two was undone): ` +
+    `the push was stored on ${contact} and ${one ? 'that identity was' : 'those identities were'} left where ${one ? 'it is' : 'they are'}`
+  );
+}
+
+/** The contact that holds the first of the push's identities, which come in the matching order (email, GitHub, ...). */
+function firstHolder(person: PersonIdentity, owners: { type: string; value: string; contactId: number }[]): number {
+  for (const known of person.identities) {
+    const owner = owners.find((held) => held.type === known.type && held.value === known.value);
+    if (owner) return owner.contactId;
+  }
+  return owners[0]!.contactId;
 }
 
 /**
- * Records what the push said of who the person is on their contact: the identities it does not hold yet,
- * and the source's profile (the sender's ID, with the fields the source last pushed).
+ * The contacts a push may merge, oldest first: the one it goes to (`anchor`), then each other candidate,
+ * oldest first, that is marked never-merge with none of those kept before it. The rest are barred.
+ */
+export function keepApart<T extends { id: number }>(byAge: T[], apart: { contactId: number; otherId: number }[], anchor: number) {
+  if (apart.length === 0) return { kept: byAge, barred: new Set<number>() };
+  const isApart = (a: number, b: number) => apart.some((pair) => pair.contactId === a && pair.otherId === b);
+  const kept = byAge.filter((contact) => contact.id === anchor);
+  const barred = new Set<number>();
+  for (const contact of byAge) {
+    if (contact.id === anchor) continue;
+    if (kept.some((other) => isApart(contact.id, other.id))) barred.add(contact.id);
+    else kept.push(contact);
+  }
+  kept.sort((a, b) => byAge.indexOf(a) - byAge.indexOf(b));
+  return { kept, barred };
+}
+
+/**
+ * Records what the push said of who the person is on their contact: the identities it does not hold yet
+ * (but those `withheld`, keys resolvePerson gave), and the source's profile (the sender's ID, with the fields
+ * the source last pushed).
  */
 export async function recordPerson(
   trx: Transaction<DB>,
   origin: PushOrigin,
   contactId: number,
   person: PersonIdentity & { profile: Record<string, unknown> },
+  withheld: string[] = [],
 ): Promise<void> {
   const { communityId, sourceId, now } = origin;
-  await identities.insertIdentities(trx, communityId, contactId, sourceId, person.identities);
+  const recorded = withheld.length ? person.identities.filter((known) => !withheld.includes(identityKey(known))) : person.identities;
+  await identities.insertIdentities(trx, communityId, contactId, { sourceId, senderId: person.externalId }, recorded);
   await identities.upsertSourceProfile(trx, { communityId, sourceId, externalId: person.externalId, contactId, fields: person.profile, now });
 }
 

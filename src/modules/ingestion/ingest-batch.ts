@@ -217,12 +217,13 @@ async function storeRun(trx: Transaction<DB>, communityId: number, run: Resolved
 
   // Who the person is: identities not held yet, and each source's profile (its fields, latest first),
   // written with the last writes.
-  const identities = new Map<string, { contactId: number; sourceId: number; identity: identity.Identity }>();
+  const identities = new Map<string, { contactId: number; sourceId: number; senderId: string; identity: identity.Identity }>();
   const profiles = new Map<string, { sourceId: number; externalId: string; contactId: number; fields: Record<string, unknown> }>();
   for (const { item, contact } of stored) {
     for (const known of item.person.identities) {
       const key = identity.identityKey(known);
-      if (!identities.has(key)) identities.set(key, { contactId: contact.id!, sourceId: item.origin.sourceId, identity: known });
+      if (!identities.has(key))
+        identities.set(key, { contactId: contact.id!, sourceId: item.origin.sourceId, senderId: item.person.externalId, identity: known });
     }
     const key = identityTx.profileKey(item.origin.sourceId, item.person.externalId);
     const profile = profiles.get(key) ?? { sourceId: item.origin.sourceId, externalId: item.person.externalId, contactId: contact.id!, fields: {} };

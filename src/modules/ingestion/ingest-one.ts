@@ -38,7 +38,7 @@ export async function ingestOne(trx: Transaction<DB>, item: PushItem): Promise<P
     { communityId: origin.communityId, entityType: 'contact', entityId: contact.contactId, now: origin.now },
     item.customFields,
   );
-  const warnings: string[] = [];
+  const warnings = [...contact.warnings];
   await applyTags(trx, origin, { type: 'contact', id: contact.contactId }, item.tags, warnings);
   const outcome: PushOutcome = { contactId: contact.contactId, created: contact.created, merged: contact.merged, activityId: null, warnings };
   const pushed = item.activity;
@@ -93,6 +93,7 @@ export function activityRow(item: PushItem, contactId: number, subSourceId: numb
     sentiment: pushed.sentiment,
     parent: pushed.parent,
     subSourceId,
+    senderId: item.person.externalId,
   };
 }
 

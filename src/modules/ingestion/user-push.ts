@@ -15,6 +15,10 @@ export interface ResolvedContact {
   contactId: number;
   created: boolean;
   merged: number[];
+  /** Identity keys of the push held by a contact marked as another person: not recorded on this one. */
+  withheld: string[];
+  /** What the push must be told of its person (resolvePerson). */
+  warnings: string[];
 }
 
 /**
@@ -24,9 +28,12 @@ export interface ResolvedContact {
 export async function resolveContact(trx: Transaction<DB>, target: PushTarget, person: PushedPerson): Promise<ResolvedContact | null> {
   const resolution = await identityTx.resolvePerson(trx, target, person);
   if (resolution.kind === 'erased') return null;
-  if (resolution.kind === 'known') return { contactId: resolution.contactId, created: false, merged: resolution.merged };
+  if (resolution.kind === 'known') {
+    const { contactId, merged, withheld, warnings } = resolution;
+    return { contactId, created: false, merged, withheld, warnings };
+  }
   const contactId = await contactTx.insertContact(trx, target.communityId, { name: person.names.name }, target.now);
-  return { contactId, created: true, merged: [] };
+  return { contactId, created: true, merged: [], withheld: [], warnings: [] };
 }
 
 /** Writes what the push says onto the contact: fields, organization, location, identities, profile. */
@@ -51,7 +58,7 @@ export async function applyPerson(
   const [placeBefore] = place ? await locationTx.placesOf(trx, communityId, [contact.contactId]) : [];
   await contactTx.updateContact(trx, communityId, contact.contactId, fields, now);
   if (place && placeBefore) await locationTx.moveMembers(trx, communityId, [placeBefore], [place]);
-  await identityTx.recordPerson(trx, target, contact.contactId, person);
+  await identityTx.recordPerson(trx, target, contact.contactId, person, contact.withheld);
   if (contact.merged.length) await contactTx.refreshActivityStats(trx, communityId, [contact.contactId]);
   // contactsCount of the organizations the contact left and joined.
   const previous = current?.organizationId ?? null;

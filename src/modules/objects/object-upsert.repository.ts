@@ -25,7 +25,7 @@ export async function resolveContacts(trx: Transaction<DB>, communityId: number,
     select t.id as given, coalesce(c.id, m.survivor_id) as id
     from unnest(${[...ids]}::bigint[]) as t(id)
     left join contacts c on c.community_id = ${communityId} and c.id = t.id
-    left join contact_merges m on m.community_id = ${communityId} and m.merged_id = t.id
+    left join contact_merges m on m.community_id = ${communityId} and m.merged_id = t.id and m.unmerged_at is null
     where c.id is not null or m.survivor_id is not null`.execute(trx);
   return new Map(rows.rows.map((row) => [row.given, row.id]));
 }

@@ -150,12 +150,12 @@ export async function deleteCustomFieldValues(trx: Transaction<DB>, communityId:
   return Number(result.numDeletedRows);
 }
 
-/** Activities stay (counts, threads, types, times), without their title, content and URL. */
+/** Activities stay (counts, threads, types, times), without their title, content, URL and the sender's ID they came with. */
 export async function eraseActivityContent(trx: Transaction<DB>, communityId: number, contactId: number, now: Date): Promise<number> {
   await topicTx.unlinkContactActivities(trx, communityId, contactId);
   const result = await trx
     .updateTable('activities')
-    .set({ title: null, content: null, url: null, updated_at: now })
+    .set({ title: null, content: null, url: null, sender_id: null, updated_at: now })
     .where('community_id', '=', communityId)
     .where('contact_id', '=', contactId)
     .executeTakeFirst();
@@ -163,12 +163,25 @@ export async function eraseActivityContent(trx: Transaction<DB>, communityId: nu
 }
 
 /**
- * The rest that names the person: merge records' identity values, web visits and the browsers a site
+ * The rest that names the person: merge records' identity values, reasons and snapshots, merge suggestions, web visits and the browsers a site
  * identified as theirs (with the address it gave), lead score explanations, and the webhook events about
  * them and their activities (whose payloads hold what was erased).
  */
 export async function eraseTraces(trx: Transaction<DB>, communityId: number, contactId: number): Promise<number> {
-  await trx.updateTable('contact_merges').set({ identity_value: null }).where('community_id', '=', communityId).where('survivor_id', '=', contactId).execute();
+  // Merges into the contact, and undone merges of it: their reasons quote the identities that tied the two,
+  // and a merge's snapshot holds all the merged contact brought (it can no longer be undone).
+  await trx
+    .updateTable('contact_merges')
+    .set({ identity_value: null, snapshot: null, reason: sql<string>`regexp_replace(reason, '"[^"]*"', '"(erased)"', 'g')` })
+    .where('community_id', '=', communityId)
+    .where((where) => where.or([where('survivor_id', '=', contactId), where('merged_id', '=', contactId)]))
+    .execute();
+  // Suggested and dismissed pairs with it: their reasons quote its name and addresses.
+  await trx
+    .deleteFrom('contact_merge_suggestions')
+    .where('community_id', '=', communityId)
+    .where((where) => where.or([where('contact_id', '=', contactId), where('other_id', '=', contactId)]))
+    .execute();
   await trx
     .updateTable('lead_scores')
     .set({ key_factors: '[]' })

@@ -8,6 +8,7 @@ export const EVENT_KINDS = {
   'contact.created': 'contact',
   'contact.updated': 'contact',
   'contact.merged': 'contact',
+  'contact.unmerged': 'contact',
   'activity.created': 'activity',
   'organization.created': 'organization',
   'segment.membership.changed': 'any',
@@ -126,6 +127,14 @@ export async function renderEvent(event: EventRow, read: Representations, cache:
         reason: detail.reason,
         identityType: detail.identityType ?? null,
         contact: await record('contact', event.entityId!),
+      };
+      break;
+    case 'contact.unmerged':
+      data = {
+        survivorId: entityId,
+        restoredId: formatId('contact', Number(detail.mergedId)),
+        contact: await record('contact', event.entityId!),
+        restored: await record('contact', Number(detail.mergedId)),
       };
       break;
     case 'segment.membership.changed':

@@ -430,7 +430,7 @@ export async function forgetContactEvents(db: Executor, communityId: number, con
   const { rows } = await sql<{ count: number }>`
     with ids as (
       select ${contactId}::bigint as id
-      union select merged_id from contact_merges where community_id = ${communityId} and survivor_id = ${contactId}
+      union select merged_id from contact_merges where community_id = ${communityId} and survivor_id = ${contactId} and unmerged_at is null
     ), gone as (
       delete from webhook_events e
       where e.community_id = ${communityId} and e.payload is not null

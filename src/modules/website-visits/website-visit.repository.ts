@@ -48,7 +48,7 @@ export async function currentContacts(db: Executor, communityId: number, ids: nu
   const { rows } = await sql<{ given: number; id: number; organizationId: number | null }>`
     select g.id as given, c.id, c.organization_id as "organizationId"
     from unnest(${ids}::bigint[]) as g(id)
-    left join contact_merges m on m.community_id = ${communityId} and m.merged_id = g.id
+    left join contact_merges m on m.community_id = ${communityId} and m.merged_id = g.id and m.unmerged_at is null
     join contacts c on c.community_id = ${communityId} and c.id = coalesce(m.survivor_id, g.id) and c.anonymized_at is null`.execute(db);
   return new Map(
     rows.map((row) => [Number(row.given), { id: Number(row.id), organizationId: row.organizationId === null ? null : Number(row.organizationId) }]),

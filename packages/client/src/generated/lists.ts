@@ -4,6 +4,7 @@
 export const PAGED_PATHS = [
   "/api/v2/providers",
   "/api/v2/contacts",
+  "/api/v2/contacts/merge-suggestions",
   "/api/v2/organizations",
   "/api/v2/tags",
   "/api/v2/segments",

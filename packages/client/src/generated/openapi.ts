@@ -445,11 +445,91 @@ export interface paths {
         };
         /**
          * A contact's merge history
-         * @description The contacts merged into this one (a merged ID answers for its survivor), newest first, with the reason and the type of the identity they shared.
+         * @description The contacts merged into this one (a merged ID answers for its survivor), newest first, with the reason and the type of the identity they shared, who merged them by hand, and the merges undone since (which no longer lead their ID here).
          */
         get: operations["listContactMerges"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/contacts/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge two contacts
+         * @description Makes this contact and `contactId` one, as a push naming both would: the older contact survives and takes the other's identities, source profiles, activities, segment memberships, tags, custom-field values and object links (its own win), and its empty fields take the other's values. Recorded in the merge history with who did it, and undoable (`POST /api/v2/contacts/{id}/unmerge`). A never-merge mark between the two is lifted. Either ID may be one merged earlier: it stands for its survivor. A merge suggestion (`GET /api/v2/contacts/merge-suggestions`) is accepted this way.
+         */
+        post: operations["mergeContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/contacts/{id}/unmerge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a merge
+         * @description Undoes one merge of this contact's history (automatic or by hand): `mergedId` comes back under its ID with the identities, source profiles, activities, segment memberships, tags, custom-field values and object links it brought, as they were; what arrived after the merge from one of its source profiles goes with it; fields this contact took from it and nothing changed since are empty again. The two are then marked never to merge: a push naming identities of both is stored on the contact its sender's ID leads to, with a warning. 404 `merge_not_found` when `mergedId` is not merged into this contact; 409 when the merge kept no record of what it brought.
+         */
+        post: operations["unmergeContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/contacts/merge-suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List likely duplicate contacts
+         * @description Pairs of contacts that are probably one person but share no identifier that would merge them, scored 0..1 with the evidence in words, best first, then by pair. Computed in the background as data arrives (within about a minute of a push); only pairs scoring at least 0.7 are kept, and dismissed ones are left out. To accept a suggestion, merge its contacts: `POST /api/v2/contacts/{id}/merge` with `{"contactId": "c_N"}`, the older contact as `{id}`. To reject it, dismiss it.
+         */
+        get: operations["listMergeSuggestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/contacts/merge-suggestions/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a likely duplicate
+         * @description The two contacts are not one person: the pair is no longer listed, and stays dismissed whatever data arrives later. Dismissing a dismissed suggestion changes nothing. Answers the suggestion.
+         */
+        post: operations["dismissMergeSuggestion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2941,6 +3021,22 @@ export interface components {
             providerId: string | null;
             /** Format: date-time */
             mergedAt: string;
+            mergedBy: string | null;
+            unmergedAt: string | null;
+            unmergedBy: string | null;
+            /** @description Whether `POST /api/v2/contacts/{id}/unmerge` can undo it now */
+            undoable: boolean;
+        };
+        ContactMergeResult: {
+            /** @description c_N: the contact that survived (the older one) */
+            survivorId: string;
+            /** @description c_N: the contact merged into it; its ID now resolves to the survivor */
+            mergedId: string;
+            contact: components["schemas"]["Contact"];
+        };
+        ContactUnmergeResult: {
+            contact: components["schemas"]["Contact"];
+            restored: components["schemas"]["Contact"];
         };
         CoreContactLookupResult: {
             fullName: string;
@@ -3220,6 +3316,50 @@ export interface components {
                 domains: string[];
                 summary: string;
             };
+        };
+        MergeSuggestion: {
+            /** @description ms_N */
+            id: string;
+            /** @description How likely the two contacts are one person, 0..1. */
+            score: number;
+            /** @description The evidence, one sentence each. */
+            reasons: string[];
+            status: "open" | "dismissed";
+            /** @description The two contacts, the older first. */
+            contacts: components["schemas"]["MergeSuggestionContact"][];
+            /**
+             * Format: date-time
+             * @description When the pair was last computed.
+             */
+            computedAt: string;
+            dismissedAt: string | null;
+            dismissedBy: string | null;
+        };
+        MergeSuggestionContact: {
+            /** @description c_N */
+            id: string;
+            name: string;
+            fullName: string | null;
+            username: string | null;
+            primaryEmail: string | null;
+            avatarUrl: string | null;
+            title: string | null;
+            city: string | null;
+            country: string | null;
+            organization: {
+                /** @description o_N */
+                id: string;
+                name: string;
+                domain: string;
+            } | null;
+            identities: {
+                /** @description `email`, `github`, `twitter`, `linkedin` or `discord` */
+                type: string;
+                /** @description As first given */
+                value: string;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
         };
         MessageError: {
             /** @enum {boolean} */
@@ -3550,7 +3690,7 @@ export interface components {
             /** @description wh_N */
             id: string;
             url: string;
-            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
+            events: ("contact.created" | "contact.updated" | "contact.merged" | "contact.unmerged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
             description: string | null;
             lightFilter: {
                 [key: string]: unknown;
@@ -3573,7 +3713,7 @@ export interface components {
             /** @description The `webhook-id` header: the same for every attempt, redelivery and replay of the event */
             messageId: string;
             /** @enum {unknown} */
-            event: "contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
+            event: "contact.created" | "contact.updated" | "contact.merged" | "contact.unmerged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
             /** Format: date-time */
             occurredAt: string;
             /** @enum {unknown} */
@@ -3598,7 +3738,7 @@ export interface components {
             /** @description The `webhook-id` header: the same for every attempt, redelivery and replay of the event */
             messageId: string;
             /** @enum {unknown} */
-            event: "contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
+            event: "contact.created" | "contact.updated" | "contact.merged" | "contact.unmerged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished";
             /** Format: date-time */
             occurredAt: string;
             /** @enum {unknown} */
@@ -3629,7 +3769,7 @@ export interface components {
             /** @description wh_N */
             id: string;
             url: string;
-            events: ("contact.created" | "contact.updated" | "contact.merged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
+            events: ("contact.created" | "contact.updated" | "contact.merged" | "contact.unmerged" | "activity.created" | "organization.created" | "segment.membership.changed" | "tag.assigned" | "removal.completed" | "lead_score.changed" | "job.finished")[];
             description: string | null;
             lightFilter: {
                 [key: string]: unknown;
@@ -5527,6 +5667,281 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["ContactMerge"][];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    mergeContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description c_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description c_N: the other contact */
+                    contactId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ContactMergeResult"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    unmergeContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description c_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description c_N: the contact to bring back, as the merge history names it */
+                    mergedId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ContactUnmergeResult"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    listMergeSuggestions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..1000. */
+                limit?: number;
+                /** @description `meta.nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Only pairs scoring at least this (0.7..1; default 0.7, the threshold). */
+                minScore?: number;
+                /** @description Only pairs with this contact (c_N). */
+                contactId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["MergeSuggestion"][];
+                        meta: {
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    dismissMergeSuggestion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ms_N */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["MergeSuggestion"];
                     };
                 };
             };
@@ -13084,7 +13499,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    /** @description Event kinds: contact.created, contact.updated, contact.merged, activity.created, organization.created, segment.membership.changed, tag.assigned, removal.completed, lead_score.changed, job.finished */
+                    /** @description Event kinds: contact.created, contact.updated, contact.merged, contact.unmerged, activity.created, organization.created, segment.membership.changed, tag.assigned, removal.completed, lead_score.changed, job.finished */
                     events: string[];
                     description?: string | null;
                     /** @description A lightFilter expression ({type: and|or, clauses}), as the lists take it, evaluated against the event's record when the event is fanned out (GET /api/v2/filter-fields?entity=contact|activity|organization lists the fields). */
