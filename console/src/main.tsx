@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, TokensPage, UsersPage } from './admin.tsx';
 import { SourcesPage } from './connectors.tsx';
+import { DUPLICATES_PATH, DuplicatesPage } from './duplicates.tsx';
 import { ApiError, hearth, ok, setCsrfToken, whenSignedOut } from './api.ts';
 import {
   ActivitiesPage,
@@ -22,6 +23,8 @@ type Session = components['schemas']['ConsoleSession'];
 
 const NAV: { path: string; label: string; admin?: boolean }[] = [
   { path: '/contacts', label: 'Contacts' },
+  // Under /contacts: the server serves the console at /contacts/:id, and no contact ID (c_N) reads "duplicates".
+  { path: DUPLICATES_PATH, label: 'Duplicates' },
   { path: '/organizations', label: 'Organizations' },
   { path: '/activities', label: 'Activities' },
   { path: '/segments', label: 'Segments' },
@@ -146,6 +149,7 @@ function Routes(props: { session: Session; reloadSession: () => void }) {
   switch (section) {
     case '':
     case 'contacts':
+      if (path === DUPLICATES_PATH) return <DuplicatesPage />;
       return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactsPage />;
     case 'organizations':
       return id ? <OrganizationPage id={decodeURIComponent(id)} /> : <OrganizationsPage />;
@@ -227,6 +231,13 @@ function App() {
     );
   }
   const admin = session.scopes.includes('admin');
+  // The page's entry: the longest that the path is or is under (Duplicates, not Contacts, for /contacts/duplicates).
+  const current =
+    path === '/'
+      ? '/contacts'
+      : NAV.map((item) => item.path)
+          .filter((item) => path === item || path.startsWith(`${item}/`))
+          .sort((a, b) => b.length - a.length)[0];
   return (
     <>
       <a class="skip" href="#main">
@@ -260,10 +271,7 @@ function App() {
           <ul>
             {NAV.filter((item) => admin || !item.admin).map((item) => (
               <li key={item.path}>
-                <a
-                  href={item.path}
-                  aria-current={path === item.path || path.startsWith(`${item.path}/`) || (path === '/' && item.path === '/contacts') ? 'page' : undefined}
-                >
+                <a href={item.path} aria-current={item.path === current ? 'page' : undefined}>
                   {item.label}
                 </a>
               </li>

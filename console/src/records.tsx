@@ -2,8 +2,9 @@ import type { components } from '@hearth/client';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { hearth, ok } from './api.ts';
+import { ContactMerges } from './contact-merges.tsx';
 import { FilterBuilder } from './filters.tsx';
-import { ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, usePager, useApi, Value } from './ui.tsx';
+import { ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, Section, usePager, useApi, Value } from './ui.tsx';
 
 type Schemas = components['schemas'];
 type Message = { kind: 'ok' | 'error'; text: string } | null;
@@ -218,15 +219,6 @@ export function ContactsPage(props: { segmentId?: string }) {
   );
 }
 
-function Section(props: { title: string; children: ComponentChildren }) {
-  return (
-    <section class="card" aria-label={props.title}>
-      <h2>{props.title}</h2>
-      {props.children}
-    </section>
-  );
-}
-
 const CONTACT_COLS =
   'fullName,primaryEmail,title,companyName,companyWebsite,location,profiles,segments,tags,leadScores,activityCount28d,activityCountAll,sparkSummary,jobHistory,cf_*';
 
@@ -239,7 +231,6 @@ export function ContactPage(props: { id: string }) {
       }),
     [props.id],
   );
-  const merges = useApi(() => hearth.GET('/api/v2/contacts/{id}/merges', { params: { path: { id: props.id } } }), [props.id]);
   const tags = useApi(() => hearth.GET('/api/v2/tags', { params: { query: { limit: 1000 } } }), []);
   const tagName = (id: string) => tags.data?.data.find((tag) => tag.id === id)?.name ?? id;
   const data = contact.data?.data;
@@ -300,26 +291,18 @@ export function ContactPage(props: { id: string }) {
           <Section title="Job history">
             <Value value={data.jobHistory} />
           </Section>
-          <Section title="Merge history">
-            {merges.error ? <ErrorNotice error={merges.error} /> : null}
-            {merges.data ? (
-              merges.data.data.length ? (
-                <ul class="plain">
-                  {merges.data.data.map((merge) => (
-                    <li key={merge.mergedId}>
-                      {merge.mergedId} merged in {formatDate(merge.mergedAt)}: {merge.reason}
-                      {merge.identityType ? ` (shared ${merge.identityType})` : ''}
-                    </li>
-                  ))}
-                </ul>
-              ) : (
-                <p class="muted">No contact was merged into this one.</p>
-              )
-            ) : null}
-          </Section>
         </div>
       ) : contact.loading ? (
         <Loading />
+      ) : null}
+      {data ? (
+        <ContactMerges
+          contact={data}
+          onChanged={() => {
+            contact.reload();
+            activities.reload();
+          }}
+        />
       ) : null}
       <Section title="Activities">
         <ErrorNotice error={activities.error} />

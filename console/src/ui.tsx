@@ -22,6 +22,16 @@ export function Page(props: { title: string; actions?: ComponentChildren; childr
   );
 }
 
+/** A titled part of a page, named by its title for screen readers' region list. */
+export function Section(props: { title: string; children: ComponentChildren }) {
+  return (
+    <section class="card" aria-label={props.title}>
+      <h2>{props.title}</h2>
+      {props.children}
+    </section>
+  );
+}
+
 /** A message read out by screen readers as it appears. */
 export function Notice(props: { kind: 'error' | 'ok' | 'info'; children: ComponentChildren }) {
   return (

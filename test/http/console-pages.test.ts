@@ -89,7 +89,17 @@ describe.each(ENGINES)('console pages (%s)', (engine) => {
     const history = await t.get(`/api/v2/contacts/${survivor}/merges`);
     expect(history.statusCode, history.body).toBe(200);
     expect(history.json().data).toEqual([
-      { mergedId: merged, reason: expect.any(String), identityType: expect.any(String), providerId: `sig_${t.sourceId}`, mergedAt: expect.any(String) },
+      {
+        mergedId: merged,
+        reason: expect.any(String),
+        identityType: expect.any(String),
+        providerId: `sig_${t.sourceId}`,
+        mergedAt: expect.any(String),
+        mergedBy: null,
+        unmergedAt: null,
+        unmergedBy: null,
+        undoable: true,
+      },
     ]);
     // The merged ID answers for its survivor; a contact without merges has none; bad IDs are 4xx.
     expect((await t.get(`/api/v2/contacts/${merged}/merges`)).json().data).toHaveLength(1);

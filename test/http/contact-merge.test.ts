@@ -222,15 +222,26 @@ describe.each(ENGINES)('contact merge and unmerge (%s)', (engine) => {
     expect((await t.send('DELETE', `/api/v2/admin/webhooks/${(hook.json() as { data: { id: string } }).data.id}`, undefined)).statusCode).toBe(200);
   });
 
-  it('leaves nothing of a side erased after an undone merge', async () => {
-    const { a, b } = await twoPeople('erase');
-    expect((await merge(a, b)).statusCode).toBe(200);
-    expect((await unmerge(a, b)).statusCode).toBe(200);
-    const removal = await t.send('DELETE', '/community/v1/user/erase.b%40elsewhere.example', undefined);
-    expect(removal.statusCode, removal.body).toBe(200);
-    await worker.runUntilIdle();
+  it('leaves nothing of either side erased after an undone merge', async () => {
+    const erase = async (address: string) => {
+      const removal = await t.send('DELETE', `/community/v1/user/${encodeURIComponent(address)}`, undefined);
+      expect(removal.statusCode, removal.body).toBe(200);
+      await worker.runUntilIdle();
+    };
+    // The merged side erased: the survivor keeps its own.
+    const first = await twoPeople('erase');
+    expect((await merge(first.a, first.b)).statusCode).toBe(200);
+    expect((await unmerge(first.a, first.b)).statusCode).toBe(200);
+    await erase('erase.b@elsewhere.example');
     expect(await sweep(db(), ['erase.b@elsewhere.example', 'erase writes docs', 'erase-bee'])).toEqual({});
-    expect((await state(a)).contact).toMatchObject({ full_name: 'erase Ada' });
+    expect((await state(first.a)).contact).toMatchObject({ full_name: 'erase Ada' });
+    // The surviving side erased: the merge's reason quoted its address.
+    const second = await twoPeople('wipe');
+    expect((await accepted(t, 'user', { id: 'wipe-bee', email: 'wipe.a@example.org' })).contactId).toBe(second.a);
+    expect((await unmerge(second.a, second.b)).statusCode).toBe(200);
+    await erase('wipe.a@example.org');
+    expect(await sweep(db(), ['wipe.a@example.org', 'wipe ada', 'wipe-ada'])).toEqual({});
+    expect((await state(second.b)).contact).toMatchObject({ bio: 'wipe writes docs' });
   });
 
   it('answers what is wrong', async () => {

@@ -34,7 +34,7 @@ describe('merge suggestion keys', () => {
     const migration = fs.readFileSync(new URL('../../src/db/migrations/0043_merge_suggestions.sql', import.meta.url), 'utf8');
     // The compiled expression, with the column as the index names it, is in the migration word for word.
     const expression = sqlOf({ compile: (db) => db.selectNoFrom(nameKeySql('full_name').as('k')).compile() }).replace(/^select | as "k"$/g, '');
-    expect(migration).toContain(expression.replace('"full_name"', 'full_name'));
+    expect(migration).toContain(expression.replaceAll('"full_name"', 'full_name'));
     const alias = sqlOf({ compile: (db) => db.selectNoFrom(aliasKeySql('value').as('k')).compile() }).replace(/^select | as "k"$/g, '');
     expect(migration).toContain(alias.replaceAll('"value"', 'value'));
   });

@@ -10,11 +10,28 @@ const lit = (value: number) => sql.lit(value);
 
 /**
  * The contacts a run computes again, as CTEs every statement of the run shares: those changed since `since`
- * (`dirty`, erased ones included, so that their pairs go), and every contact whose full name is one of theirs (`named`, with the size of its name group,
- * since a newcomer to a name changes what the name is worth to each pair of that name); `affected` is both.
- * Each lookup is by an index: the community's contacts, the name key (contacts_name_key).
+ * (`dirty`, erased ones included, so that their pairs go), and every contact whose full name is one of theirs
+ * (`named`, with the size of its name group, since a newcomer to a name changes what the name is worth to each
+ * pair of that name); `affected` is both. Each lookup is by an index: the community's contacts, the name key
+ * (contacts_name_key). With no `since` (a community's first run, or everything again), every contact, read
+ * once and grouped by name in one pass instead of a probe of the index per name.
  */
-function affectedCtes(communityId: number, since: Date): RawBuilder<unknown> {
+function affectedCtes(communityId: number, since: Date | null): RawBuilder<unknown> {
+  if (since === null) {
+    // Materialized, so that the keys come from one pass over the table (the name key's index would give them
+    // in order, but reading every row through it costs more than sorting them).
+    return sql`
+    keyed as materialized (
+      select c.id, ${nameKeySql('c.full_name')} as k from contacts c
+      where c.community_id = ${communityId} and c.full_name is not null and c.anonymized_at is null
+    ),
+    named as (
+      select x.id, x.k, count(*) over (partition by x.k) as n from keyed x where x.k <> ''
+    ),
+    affected as (
+      select c.id from contacts c where c.community_id = ${communityId}
+    )`;
+  }
   return sql`
     dirty as (
       select c.id, ${nameKeySql('c.full_name')} as k from contacts c
@@ -101,7 +118,8 @@ function scoredPairs(communityId: number): RawBuilder<unknown> {
       ) p
       group by 1, 2
     ),
-    pairs as (
+    -- Materialized: each name key is computed once here, not again at each use of it below.
+    pairs as materialized (
       select p.lo, p.hi, p.alias, ca.full_name as name_a, coalesce(p.k, ${ka}) as ka, coalesce(p.k, ${kb}) as kb,
         ca.organization_id as org_a, cb.organization_id as org_b, ca.city as city_a, cb.city as city_b,
         ca.username as user_a, cb.username as user_b
@@ -133,20 +151,20 @@ function scoredPairs(communityId: number): RawBuilder<unknown> {
         join contact_identities y on y.community_id = ${c} and y.contact_id = f.hi and y.type = 'email'
           and split_part(y.value, '@', 2) = split_part(x.value, '@', 2)
         join organizations o on o.community_id = ${c} and o.primary_domain = split_part(x.value, '@', 2)
-        where f.same_name and not f.same_org and x.community_id = ${c} and x.contact_id = f.lo and x.type = 'email'
+        where f.same_name and not f.same_org and not f.different_orgs and x.community_id = ${c} and x.contact_id = f.lo and x.type = 'email'
         limit 1
       ) wd on true
       left join lateral (
         select x.h, x.t as ta, y.t as tb
         from ${handlesOf(c, sql`f.lo`, sql`f.user_a`)} x
         join ${handlesOf(c, sql`f.hi`, sql`f.user_b`)} y on y.h = x.h
-        where length(x.h) >= 3
+        where not f.different_orgs and length(x.h) >= 3
         limit 1
       ) hd on true
       left join lateral (
         select x.s from ${sitesOf(c, sql`f.lo`)} x
         join ${sitesOf(c, sql`f.hi`)} y on y.s = x.s
-        where x.s <> '' and not exists (
+        where not f.different_orgs and x.s <> '' and not exists (
           select 1 from organizations o where o.community_id = ${c} and o.primary_domain = split_part(x.s, '/', 1)
         )
         limit 1
@@ -155,12 +173,12 @@ function scoredPairs(communityId: number): RawBuilder<unknown> {
         select x.display_value as a1, y.display_value as a2 from contact_identities x
         join contact_identities y on y.community_id = ${c} and y.contact_id = f.hi and y.type = 'email'
           and ${aliasKeySql('y.value')} = ${aliasKeySql('x.value')}
-        where f.alias and x.community_id = ${c} and x.contact_id = f.lo and x.type = 'email'
+        where f.alias and not f.different_orgs and x.community_id = ${c} and x.contact_id = f.lo and x.type = 'email'
         limit 1
       ) al on true
       left join lateral (
         select i.display_value as address from contact_identities i
-        where f.same_name and not f.one_word and i.community_id = ${c} and i.contact_id in (f.lo, f.hi) and i.type = 'email'
+        where f.same_name and not f.one_word and not f.different_orgs and i.community_id = ${c} and i.contact_id in (f.lo, f.hi) and i.type = 'email'
           and translate(split_part(i.value, '@', 1), '._-', '')
             in (replace(f.ka, ' ', ''), left(f.ka, 1) || split_part(f.ka, ' ', -1))
         limit 1
@@ -206,12 +224,13 @@ function scoredPairs(communityId: number): RawBuilder<unknown> {
 }
 
 /**
- * Computes the pairs of the community's contacts changed at or after `since` (and of their name groups):
+ * Computes the pairs of the community's contacts changed at or after `since` (and of their name groups; all
+ * of them without `since`):
  * their open suggestions are deleted, then every pair the rules score at or above the threshold is written,
  * a dismissed pair keeping its status. Two statements, whatever the number of contacts; run them in one
  * transaction. Answers how many pairs were written.
  */
-export async function recomputeSuggestions(trx: Executor, communityId: number, since: Date, now: Date): Promise<{ removed: number; written: number }> {
+export async function recomputeSuggestions(trx: Executor, communityId: number, since: Date | null, now: Date): Promise<{ removed: number; written: number }> {
   const c = communityId;
   const deleted = await sql`
     with ${affectedCtes(c, since)}

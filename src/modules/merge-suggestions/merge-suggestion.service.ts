@@ -40,7 +40,7 @@ export function createMergeSuggestionService(deps: { db: Kysely<DB>; clock: Cloc
   const { db, clock, cursors } = deps;
 
   /** Computes one community from `since`, under its lock; false when another worker holds it. */
-  async function computeCommunity(communityId: number, since: Date, now: Date): Promise<{ removed: number; written: number } | null> {
+  async function computeCommunity(communityId: number, since: Date | null, now: Date): Promise<{ removed: number; written: number } | null> {
     return db.transaction().execute(async (trx) => {
       const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${STEP_LOCK}, ${communityId}::int) as locked`.execute(trx);
       if (!rows[0]?.locked) return null;
@@ -57,7 +57,9 @@ export function createMergeSuggestionService(deps: { db: Kysely<DB>; clock: Cloc
   async function runStep(): Promise<void> {
     const now = clock.now();
     for (const { communityId, since } of await changedCommunities(db, LATE_COMMIT_MARGIN_MS, COMMUNITIES_PER_RUN)) {
-      await computeCommunity(communityId, since, now);
+      // A community never computed before ('-infinity') is computed whole, the way that reads its contacts once.
+      const from = since instanceof Date && Number.isFinite(since.getTime()) ? since : null;
+      await computeCommunity(communityId, from, now);
     }
   }
 
@@ -82,7 +84,7 @@ export function createMergeSuggestionService(deps: { db: Kysely<DB>; clock: Cloc
      */
     async recomputeAll(communityId: number) {
       const now = clock.now();
-      return (await computeCommunity(communityId, new Date(0), now)) ?? { removed: 0, written: 0 };
+      return (await computeCommunity(communityId, null, now)) ?? { removed: 0, written: 0 };
     },
 
     /** GET /api/v2/contacts/merge-suggestions: open pairs, best first, then by pair. */

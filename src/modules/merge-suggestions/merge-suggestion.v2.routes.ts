@@ -21,7 +21,7 @@ export function mergeSuggestionRoutes(app: HearthApp, services: { mergeSuggestio
           `with the evidence in words, best first, then by pair. Computed in the background as data arrives ` +
           `(within about a minute of a push); only pairs scoring at least ${THRESHOLD} are kept, and dismissed ones are left out. ` +
           'To accept a suggestion, merge its contacts: `POST /api/v2/contacts/{id}/merge` with `{"contactId": "c_N"}`, ' +
-          'the older contact as `{id}`. To reject it, dismiss it.',
+          'either contact as `{id}` (the older one survives). To reject it, dismiss it.',
         querystring: MergeSuggestionsQuery,
         response: { 200: MergeSuggestionPage },
       },

@@ -196,6 +196,21 @@ export async function eraseTraces(trx: Transaction<DB>, communityId: number, con
 }
 
 /**
+ * The fields of other contacts' source profiles that name the address (lowercase, as given and as its match
+ * key): a source may have said it of another sender, which a merge later undone then kept apart from the
+ * person it names (docs/ingestion.md, Erasure). One pass over the community's profiles, once per request.
+ */
+export async function eraseProfileMentions(db: Kysely<DB>, communityId: number, addresses: string[]): Promise<void> {
+  await sql`
+    update source_profiles p set fields = (
+      select coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) from jsonb_each(p.fields) e
+      where not exists (select 1 from unnest(${addresses}::text[]) a(v) where strpos(lower(e.value::text), a.v) > 0)
+    )
+    where p.community_id = ${communityId}
+      and exists (select 1 from unnest(${addresses}::text[]) a(v) where strpos(lower(p.fields::text), a.v) > 0)`.execute(db);
+}
+
+/**
  * Browsers a site identified by the address while no contact held it (website tracker), and their visits:
  * the address and what it would have linked go with the request. Unsigned identify calls kept apart that
  * name the address go too; their visits, which they never linked to anyone, stay anonymous.

@@ -82,6 +82,7 @@ export function createPrivacyService(deps: { db: Kysely<DB>; clock: Clock; jobs:
         }
       }
       totals = { ...totals, websiteVisits: totals.websiteVisits + (await privacy.eraseVisitorsByEmail(db, job.communityId, normalized.identity.value)) };
+      await privacy.eraseProfileMentions(db, job.communityId, [...new Set([normalized.identity.value, normalized.identity.display.toLowerCase()])]);
       await privacy.updateRemovalRequest(db, job.communityId, request.id, {
         status: 'completed',
         completedAt: clock.now(),

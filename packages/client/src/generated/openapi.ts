@@ -505,7 +505,7 @@ export interface paths {
         };
         /**
          * List likely duplicate contacts
-         * @description Pairs of contacts that are probably one person but share no identifier that would merge them, scored 0..1 with the evidence in words, best first, then by pair. Computed in the background as data arrives (within about a minute of a push); only pairs scoring at least 0.7 are kept, and dismissed ones are left out. To accept a suggestion, merge its contacts: `POST /api/v2/contacts/{id}/merge` with `{"contactId": "c_N"}`, the older contact as `{id}`. To reject it, dismiss it.
+         * @description Pairs of contacts that are probably one person but share no identifier that would merge them, scored 0..1 with the evidence in words, best first, then by pair. Computed in the background as data arrives (within about a minute of a push); only pairs scoring at least 0.7 are kept, and dismissed ones are left out. To accept a suggestion, merge its contacts: `POST /api/v2/contacts/{id}/merge` with `{"contactId": "c_N"}`, either contact as `{id}` (the older one survives). To reject it, dismiss it.
          */
         get: operations["listMergeSuggestions"];
         put?: never;
