@@ -44,7 +44,7 @@ describe.each(ENGINES)('the declaration of the contact columns (%s)', (engine) =
   // Identity merges contacts, and contacts depend on identity, so its merge cannot read the declaration: it
   // must still carry every field a push writes over from the merged contact.
   it('has merges carry every column ingestion writes', () => {
-    const source = fs.readFileSync(new URL('../../src/modules/identity/identity.repository.ts', import.meta.url), 'utf8');
+    const source = fs.readFileSync(new URL('../../src/modules/identity/contact-merge.repository.ts', import.meta.url), 'utf8');
     const merge = source.slice(source.indexOf('export async function mergeContacts'), source.indexOf('export async function mergesInto'));
     const update = merge.slice(merge.indexOf('update contacts s set'), merge.indexOf('from contacts m'));
     for (const column of WRITTEN_COLUMNS.keys()) expect([column, new RegExp(`\\b${column} = `).test(update)]).toEqual([column, true]);
