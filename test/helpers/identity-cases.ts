@@ -3,18 +3,7 @@
  * user pushes, each naming the person it is about, built from a seed so that every run pushes the same data.
  * Each case is one way two pushes may or may not be one person; `person` says which is true.
  */
-
-/** A small deterministic generator (mulberry32). */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from './seeded-random.ts';
 
 const FIRST = [
   'Ada',
@@ -181,7 +170,7 @@ const plain = (text: string) =>
 
 /** The labelled set: `scale` 1 is about 300 people in about 600 pushes. */
 export function identityCases(seed = 42, scale = 1): IdentityCases {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const chance = (p: number) => random() < p;
   const used = new Set<string>();

@@ -7,6 +7,7 @@ import { createIngestionQueue } from '../../src/modules/ingestion/ingestion-queu
 import { readActivityPush, readUserPush, type PushItem } from '../../src/modules/ingestion/push-item.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
+import { seededRandom } from '../helpers/seeded-random.ts';
 
 /**
  * The set-based batch against the reference: the same pushes stored one at a time (ingestOne, the way
@@ -17,14 +18,7 @@ import { ENGINES } from '../helpers/test-database.ts';
 
 /** A small deterministic generator, so a failure can be replayed. */
 function random(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   return {
     next,
     int: (n: number) => Math.floor(next() * n),

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom as random } from '../helpers/seeded-random.ts';
 
 /*
  * A local Forem API (v1), as DEV (dev.to) and every Forem community serve it, for the DEV connector's tests
@@ -137,18 +138,6 @@ const MAX_PER_PAGE = 1000;
 /** Forem's epoch for hotness (BlackBox::OUR_EPOCH_NUMBER). */
 const HOTNESS_EPOCH = Date.parse('2010-01-01T00:00:01Z') / 1000;
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** A small seeded generator (mulberry32): the same seed, the same history. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const slugOf = (title: string) =>
   title

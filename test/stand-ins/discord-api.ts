@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { platformFile } from '../helpers/platforms.ts';
+import { seededRandom as mulberry32 } from '../helpers/seeded-random.ts';
 
 /*
  * A local Discord HTTP API (v10) for the Discord connector's tests and the benchmark. Every answer is built
@@ -271,17 +272,6 @@ export interface DiscordStandIn {
   /** The token the stand-in takes from now on (the old one is then refused). */
   setToken(token: string): void;
   stop(): Promise<void>;
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['release', 'docs', 'plugin', 'error', 'thanks', 'deploy', 'question', 'config', 'works', 'idea', 'build', 'help', 'great', 'issue', 'fixed'];

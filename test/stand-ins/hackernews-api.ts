@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom as random } from '../helpers/seeded-random.ts';
 
 /*
  * A local Hacker News Search API (https://hn.algolia.com/api/v1) for the connector's tests and benchmarks.
@@ -116,18 +117,6 @@ const DEFAULT_HITS_PER_PAGE = 20;
 const NUMERIC_FIELDS = new Set(['created_at_i', 'points', 'num_comments']);
 const SEARCHABLE = ['title', 'url', 'author', 'story_text', 'comment_text'] as const;
 type Searchable = (typeof SEARCHABLE)[number];
-
-/** mulberry32: a small seeded generator, so a history is the same on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The words of a text, as a search matches them: lower case, HTML tags and entities out. */
 function wordsOf(text: string | null | undefined): string[] {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { seededRandom as seeded } from '../helpers/seeded-random.ts';
 
 /*
  * A local Reddit for the Reddit connector's tests and the benchmark. Reddit publishes no machine-readable
@@ -146,18 +147,6 @@ const MAX_LISTING_LIMIT = 100;
 const GENERIC_AGENTS = /^(python-urllib|python-requests|java|node|undici|curl|go-http-client|okhttp|axios)\b/i;
 
 const base36 = (value: number) => value.toString(36);
-
-/** A seeded generator (mulberry32): the same seed makes the same history. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['release', 'plugin', 'question', 'typescript', 'deploy', 'hearth', 'community', 'bug', 'docs', 'database', 'help', 'idea'];
 

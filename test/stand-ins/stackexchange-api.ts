@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
+import { seededRandom as random } from '../helpers/seeded-random.ts';
 
 /*
  * A local Stack Exchange API (version 2.3) for the Stack Overflow connector's tests and benchmark. The API
@@ -157,18 +158,6 @@ const FIRST_NAMES = ['Ada', 'Grace', 'Linus', 'Zoë', 'Ken', 'Barbara', 'Dennis'
 const LAST_NAMES = ['Lovelace', 'Hopper', "O'Brien", 'Thompson', 'Liskov', 'Ritchie', 'Hamilton', 'van Rossum', 'Allen', 'Dijkstra', 'Perlman', 'Borg'];
 const PLACES = ['Berlin, Germany', 'Austin, TX', 'Lyon, France', 'Bangalore, India', 'São Paulo, Brazil', '', 'Remote'];
 const WORDS = ['parse', 'async', 'iterator', 'memory', 'config', 'deploy', 'cache', 'thread', 'plugin', 'schema', 'query', 'index', 'build', 'token'];
-
-/** A small seeded generator (mulberry32): the same seed, the same history. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** As the API's safe filters escape every string. */
 function escapeHtml(text: string): string {
