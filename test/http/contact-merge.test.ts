@@ -235,13 +235,19 @@ describe.each(ENGINES)('contact merge and unmerge (%s)', (engine) => {
     await erase('erase.b@elsewhere.example');
     expect(await sweep(db(), ['erase.b@elsewhere.example', 'erase writes docs', 'erase-bee'])).toEqual({});
     expect((await state(first.a)).contact).toMatchObject({ full_name: 'erase Ada' });
-    // The surviving side erased: the merge's reason quoted its address.
+    // The surviving side erased: the merge's reason quoted its address, also in its event, not sent yet.
+    const hook = await t.send('POST', '/api/v2/admin/webhooks', { url: `${base}/erased`, events: ['contact.merged'] });
+    expect(hook.statusCode, hook.body).toBe(201);
     const second = await twoPeople('wipe');
     expect((await accepted(t, 'user', { id: 'wipe-bee', email: 'wipe.a@example.org' })).contactId).toBe(second.a);
     expect((await unmerge(second.a, second.b)).statusCode).toBe(200);
     await erase('wipe.a@example.org');
     expect(await sweep(db(), ['wipe.a@example.org', 'wipe ada', 'wipe-ada'])).toEqual({});
     expect((await state(second.b)).contact).toMatchObject({ bio: 'wipe writes docs' });
+    await worker.runSteps();
+    expect(receiver.received.filter((message) => message.path === '/erased').map((message) => message.json.type)).toEqual(['contact.merged']);
+    expect(JSON.stringify(receiver.received.map((message) => message.body))).not.toContain('wipe.a@example.org');
+    expect((await t.send('DELETE', `/api/v2/admin/webhooks/${(hook.json() as { data: { id: string } }).data.id}`, undefined)).statusCode).toBe(200);
   });
 
   it('answers what is wrong', async () => {

@@ -423,8 +423,8 @@ export async function redeliver(db: Executor, communityId: number, deliveryId: n
  * about its activities, go with their deliveries and attempts. Their payloads are the representations rendered
  * at fan-out, so they hold what the erasure removes (names, addresses, activity content). Events of the IDs
  * merged into the contact go too. An event not rendered yet stays: it is rendered after the erasure commits,
- * from the erased records (so the erasure's own `contact.updated` reaches subscribers). Returns how many events
- * went.
+ * from the erased records (so the erasure's own `contact.updated` reaches subscribers), and a merge's quotes
+ * no identity. Returns how many events went.
  */
 export async function forgetContactEvents(db: Executor, communityId: number, contactId: number): Promise<number> {
   const { rows } = await sql<{ count: number }>`
@@ -439,6 +439,11 @@ export async function forgetContactEvents(db: Executor, communityId: number, con
       returning 1
     )
     select count(*)::int as count from gone`.execute(db);
+  // A merge not rendered yet stays, but the reason it carries quotes the identities that tied the two.
+  await sql`
+    update webhook_events e set detail = jsonb_set(e.detail, '{reason}', to_jsonb(regexp_replace(e.detail ->> 'reason', '"[^"]*"', '"(erased)"', 'g')))
+    where e.community_id = ${communityId} and e.payload is null and e.kind = 'contact.merged' and e.entity_type = 'contact'
+      and e.entity_id = ${contactId} and e.detail ? 'reason'`.execute(db);
   return rows[0]?.count ?? 0;
 }
 
