@@ -17,6 +17,8 @@ export const BENCH_PARTS = [
   'first-backfill',
   'cluster',
   'suggestions',
+  'search',
+  'stats',
 ] as const;
 export type BenchPart = (typeof BENCH_PARTS)[number];
 
@@ -89,7 +91,7 @@ const USAGE = `npm run bench -- [options]
   --no-filter           skip the lightFilter ratio
   --pool-size <n>       database pool of Hearth and of the bare server (10, as hearth serve)
   --output <file>       results JSON (bench/results/latest.json)
-  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster|suggestions>
+  --only <list|titles|bulk|push|prospector|sustained|insights|tracker|lead-scores|webhooks|connectors|platforms|first-backfill|cluster|suggestions|search|stats>
                         only the list figures, the job titles figures, the bulk update figure, the push figures,
                         the prospector contacts list figures (which seed no community contacts), the sustained
                         push figure (on a database of its own), the insights job's figures (which seed a small

@@ -21,6 +21,8 @@ import { measureWebhooks } from './webhooks.ts';
 import { measureConnectors } from './connectors.ts';
 import { measurePlatformBackfills } from './platform-backfills.ts';
 import { measureSuggestions } from './suggestions.ts';
+import { measureStats } from './stats.ts';
+import { measureSearch } from './search.ts';
 import { measureFirstBackfill } from './first-backfill.ts';
 import { measureCluster } from './cluster.ts';
 import { latencyFigure, met, renderTable, type Figure } from './report.ts';
@@ -93,7 +95,7 @@ async function run(options: BenchOptions) {
   // 2. Seed: the community, unless only the prospector figures are measured, and the prospector data they read.
   const wanted = (part: BenchPart) => options.only === null || options.only === part;
   let seed: SeedReport | null = null;
-  if (!options.reuse && (['list', 'titles', 'bulk', 'push'] as const).some(wanted)) {
+  if (!options.reuse && (['list', 'titles', 'bulk', 'push', 'stats'] as const).some(wanted)) {
     log(`Seeding ${options.contacts.toLocaleString('en')} contacts and ${options.activities.toLocaleString('en')} activities…`);
     seed = await seedCommunity(db, {
       communityId: setup.communityId,
@@ -195,6 +197,32 @@ async function run(options: BenchOptions) {
     ? await measureSuggestions({ serverUrl: options.serverUrl, contacts: options.suggestionContacts, ...tracked })
     : null;
   if (suggestions) figures.push(...suggestions.figures);
+  const stats = wanted('stats')
+    ? await measureStats({
+        db,
+        services,
+        token: setup.token,
+        hearth,
+        env,
+        warmup: options.warmup,
+        samples: options.samples,
+        log,
+        track: (child) => children.push(child),
+      })
+    : null;
+  if (stats) figures.push(...stats.figures);
+  // Search everywhere, on a database of its own (seeded as the list's, fewer activities).
+  const search = wanted('search')
+    ? await measureSearch({
+        serverUrl: options.serverUrl,
+        contacts: options.contacts,
+        warmup: options.warmup,
+        samples: options.samples,
+        poolSize: options.poolSize,
+        ...tracked,
+      })
+    : null;
+  if (search) figures.push(...search.figures);
   // Last: its seeded rows add tens of thousands of people to the seeded database the other parts read.
   const firstBackfill = wanted('first-backfill')
     ? await measureFirstBackfill({
@@ -253,6 +281,8 @@ async function run(options: BenchOptions) {
     connectors: connectors?.results ?? null,
     platforms: platforms?.results ?? null,
     suggestions: suggestions?.results ?? null,
+    stats: stats?.results ?? null,
+    search: search?.results ?? null,
     firstBackfill: firstBackfill?.results ?? null,
     cluster: cluster?.results ?? null,
     figures: figures.map((f) => ({ ...f, met: met(f) })),

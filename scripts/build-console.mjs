@@ -21,7 +21,7 @@ const dist = path.join(consoleDir, 'dist');
 const SHARED = ['src/core/scopes.ts', 'packages/client/package.json', 'packages/client/src'];
 const TYPES_ONLY = new Set(['packages/client/src/generated/openapi.ts']);
 
-/** What the build depends on: every source file, the code it bundles from outside, the page template, this script and the Preact version. */
+/** What the build depends on: every source file, the code it bundles from outside, the page template, this script and the versions of the packages it bundles (Preact, uPlot). */
 export function sourceHash() {
   const hash = createHash('sha256');
   const files = [];
@@ -43,8 +43,9 @@ export function sourceHash() {
     // Line endings do not change the build: a checkout with CRLF must not look stale.
     hash.update(`${path.relative(root, file).split(path.sep).join('/')}\0${fs.readFileSync(file, 'utf8').replace(/\r\n/g, '\n')}\0`);
   }
-  const preact = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies?.preact;
-  hash.update(`preact@${preact}`);
+  const devDependencies = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).devDependencies ?? {};
+  hash.update(`preact@${devDependencies.preact}`);
+  hash.update(`uplot@${devDependencies.uplot}`);
   return hash.digest('hex');
 }
 

@@ -51,6 +51,32 @@ async function main() {
     return response.json();
   };
   try {
+    // Signed in before any data: the home page of a new community is the first-day guide.
+    const admin = (await services.appUsers.list(setup.communityId)).find((user) => user.role === 'admin')!;
+    const link = await services.appUsers.firstRunLink(setup.communityId, admin.id);
+    const browser = await launchChromium();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on('dialog', (dialog) => void dialog.accept());
+    fs.mkdirSync(OUT, { recursive: true });
+    const shot = async (name: string) => {
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: path.join(OUT, `${name}.png`) });
+      console.log(`docs/console/${name}.png`);
+    };
+    await page.goto(`${url}/sign-in`);
+    await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
+    await shot('sign-in');
+    await page.goto(link.url);
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    await page.getByLabel('New password').fill('a long admin password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByText('Your password is set').waitFor();
+    await shot('account');
+    await page.goto(url);
+    await page.getByRole('heading', { name: 'Welcome to Hearth' }).waitFor();
+    await page.getByRole('button', { name: 'Make an ingestion token' }).click();
+    await page.getByText('Made a token with just the sources:write scope').waitFor();
+    await shot('first-day');
     const tag = await call('POST', '/community/v1/tags', { name: 'speaker', entityTypes: ['member'] });
     let n = 0;
     for (const [fullName, email, title, companyName, github] of PEOPLE) {
@@ -81,31 +107,11 @@ async function main() {
     const segment = (await call('POST', '/api/v2/segments', { name: 'Champions' })).data;
     await call('POST', '/api/v2/segments', { name: 'Conference speakers' });
     await call('POST', '/api/v2/contacts/bulk-update', { contactIds: contacts.map((c) => c.id), segmentId: segment.id, tagIdsToAdd: [tag.id] });
-    await call('POST', '/api/v2/admin/sources', { name: 'Website signups' });
+    const signups = (await call('POST', '/api/v2/admin/sources', { name: 'Website signups' })).data as { sourceId: number };
     await call('POST', '/api/v2/admin/tokens', { name: 'nightly export', scopes: ['contacts:read', 'activities:read'] });
     await call('POST', '/api/v2/admin/users', { name: 'Mia Member', loginEmail: 'mia@example.org' });
     await call('DELETE', '/community/v1/user/leave@example.org');
 
-    const admin = (await services.appUsers.list(setup.communityId)).find((user) => user.role === 'admin')!;
-    const link = await services.appUsers.firstRunLink(setup.communityId, admin.id);
-    const browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    page.on('dialog', (dialog) => void dialog.accept());
-    fs.mkdirSync(OUT, { recursive: true });
-    const shot = async (name: string) => {
-      await page.waitForLoadState('networkidle');
-      await page.screenshot({ path: path.join(OUT, `${name}.png`) });
-      console.log(`docs/console/${name}.png`);
-    };
-    await page.goto(`${url}/sign-in`);
-    await page.getByRole('heading', { name: 'Sign in to Hearth' }).waitFor();
-    await shot('sign-in');
-    await page.goto(link.url);
-    await page.getByRole('heading', { name: 'Your account' }).waitFor();
-    await page.getByLabel('New password').fill('a long admin password');
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await page.getByText('Your password is set').waitFor();
-    await shot('account');
     const open = async (route: string, heading: string, name: string) => {
       await page.goto(`${url}${route}`);
       await page.getByRole('heading', { name: heading, exact: true }).waitFor();
@@ -147,6 +153,24 @@ async function main() {
     await open('/removal-requests', 'Removal requests', 'removal-requests');
     await open('/jobs', 'Jobs', 'jobs');
     await open('/audit-log', 'Audit log', 'audit-log');
+    // Eight weeks of activity from two sources (after the other pictures, which it would crowd): the home page's dashboard.
+    const TYPES = ['made_post_topic', 'commented_replied', 'starred_repo'];
+    for (const sourceId of [setup.sourceId, signups.sourceId]) {
+      const batch = [];
+      for (let daysAgo = 0; daysAgo < 56; daysAgo += 1) {
+        const count = (sourceId === setup.sourceId ? 3 : 1) + ((daysAgo * 7) % 5) + (daysAgo < 28 ? 2 : 0);
+        for (let i = 0; i < count; i += 1) {
+          batch.push({
+            id: `spread-${sourceId}-${daysAgo}-${i}`,
+            activityType: TYPES[(daysAgo + i) % TYPES.length],
+            user: { id: `u-${1 + ((daysAgo + i * 3) % PEOPLE.length)}` },
+            timestamp: new Date(Date.now() - daysAgo * 86_400_000 - i * 600_000).toISOString(),
+          });
+        }
+      }
+      await call('POST', `/community/v1/source/${sourceId}/activities`, batch);
+    }
+    await open('/', 'Home', 'home');
     await browser.close();
   } finally {
     await app.close();

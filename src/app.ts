@@ -34,6 +34,7 @@ import { leadScoreAdminRoutes, leadScoreRoutes } from './modules/lead-scores/ind
 import { locationRoutes } from './modules/locations/index.ts';
 import { meRoutes } from './modules/me/index.ts';
 import { mergeSuggestionRoutes } from './modules/merge-suggestions/index.ts';
+import { searchRoutes } from './modules/search/index.ts';
 import { organizationReadRoutes } from './modules/organizations/index.ts';
 import { objectWriteRoutes } from './modules/objects/index.ts';
 import { objectAdminRoutes } from './modules/objects/index.ts';
@@ -45,6 +46,7 @@ import { prospectorRoutes } from './modules/prospector/index.ts';
 import { segmentWriteRoutes } from './modules/segments/index.ts';
 import { segmentRoutes } from './modules/segments/index.ts';
 import { sourceRoutes } from './modules/sources/index.ts';
+import { statsRoutes } from './modules/stats/index.ts';
 import { sourceImportRoutes } from './modules/source-imports/index.ts';
 import { tagRoutes } from './modules/tags/index.ts';
 import { topicRoutes } from './modules/topics/index.ts';
@@ -237,6 +239,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   contactLookupRoutes(app, services);
   contactRoutes(app, services);
   mergeSuggestionRoutes(app, services);
+  searchRoutes(app, services);
   organizationRoutes(app, services);
   organizationReadRoutes(app, services);
   tagRoutes(app, services);
@@ -254,6 +257,7 @@ export async function buildApp(options: AppOptions): Promise<HearthApp> {
   buyingCommitteeRoutes(app, services);
   filterFieldRoutes(app, services);
   activityRoutes(app, services);
+  statsRoutes(app, services);
   customFieldDefinitionRoutes(app, services);
   customFieldAdminRoutes(app, services);
   leadScoreRoutes(app, services);

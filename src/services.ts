@@ -25,6 +25,7 @@ import { createMetricsService } from './modules/metrics/index.ts';
 import { createLeadScoreAdminService, createLeadScoreComputeService, createLeadScoreService } from './modules/lead-scores/index.ts';
 import { createLocationService } from './modules/locations/index.ts';
 import { createMeService } from './modules/me/index.ts';
+import { createSearchService } from './modules/search/index.ts';
 import { createMergeSuggestionService } from './modules/merge-suggestions/index.ts';
 import { createOrganizationReadService } from './modules/organizations/index.ts';
 import { createObjectTypeService } from './modules/objects/index.ts';
@@ -40,6 +41,7 @@ import { createSegmentWriteService } from './modules/segments/index.ts';
 import { createSegmentService } from './modules/segments/index.ts';
 import { createSourceService } from './modules/sources/index.ts';
 import { createSourceImportService } from './modules/source-imports/index.ts';
+import { createStatsService } from './modules/stats/index.ts';
 import { createTagService } from './modules/tags/index.ts';
 import { createTopicService } from './modules/topics/index.ts';
 import { createJobTitleService } from './modules/job-titles/index.ts';
@@ -169,8 +171,10 @@ export async function createServices(deps: ServiceDeps) {
     segmentWrites: createSegmentWriteService({ db, clock }),
     contactCustomFields: createContactCustomFieldService({ db }),
     mergeSuggestions: createMergeSuggestionService({ db, clock, cursors, jobs }),
+    search: createSearchService({ db }),
     filters,
     activities,
+    stats: createStatsService({ db, clock, jobs, filters, activityTypes }),
     contacts,
     contactMerges,
     customFields: createCustomFieldDefinitionService({ db }),

@@ -4,6 +4,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { AccountPage, AuditLogPage, JobsPage, RemovalRequestsPage, TokensPage, UsersPage } from './admin.tsx';
 import { SourcesPage } from './connectors.tsx';
 import { DUPLICATES_PATH, DuplicatesPage } from './duplicates.tsx';
+import { HomePage } from './home.tsx';
 import { ApiError, hearth, ok, setCsrfToken, whenSignedOut } from './api.ts';
 import {
   ActivitiesPage,
@@ -17,11 +18,13 @@ import {
   TagsPage,
 } from './records.tsx';
 import { interceptLinks, navigate, useLocation } from './router.ts';
+import { SearchBox } from './search.tsx';
 import { ErrorNotice, Field, Loading, Page } from './ui.tsx';
 
 type Session = components['schemas']['ConsoleSession'];
 
 const NAV: { path: string; label: string; admin?: boolean }[] = [
+  { path: '/', label: 'Home' },
   { path: '/contacts', label: 'Contacts' },
   // Under /contacts: the server serves the console at /contacts/:id, and no contact ID (c_N) reads "duplicates".
   { path: DUPLICATES_PATH, label: 'Duplicates' },
@@ -93,7 +96,7 @@ function SignIn(props: { current: Session | null; onSignedIn: (session: Session)
             <button type="button" class="primary" disabled={busy} onClick={() => signInByLink(pending.link, true)}>
               Sign out and use the link
             </button>{' '}
-            <button type="button" disabled={busy} onClick={() => location.assign('/contacts')}>
+            <button type="button" disabled={busy} onClick={() => location.assign('/')}>
               {current ? `Stay signed in as ${current.user.name}` : 'Stay signed in'}
             </button>
           </div>
@@ -143,18 +146,21 @@ function SignIn(props: { current: Session | null; onSignedIn: (session: Session)
 }
 
 function Routes(props: { session: Session; reloadSession: () => void }) {
-  const { path } = useLocation();
+  const { path, search } = useLocation();
   const [, section, id] = path.split('/');
   const admin = props.session.scopes.includes('admin');
+  // A list opened by a link with other filters (the home page's charts) starts again from them.
+  const query = search.toString();
   switch (section) {
     case '':
+      return <HomePage session={props.session} />;
     case 'contacts':
       if (path === DUPLICATES_PATH) return <DuplicatesPage />;
-      return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactsPage />;
+      return id ? <ContactPage id={decodeURIComponent(id)} /> : <ContactsPage key={query} />;
     case 'organizations':
       return id ? <OrganizationPage id={decodeURIComponent(id)} /> : <OrganizationsPage />;
     case 'activities':
-      return id ? <ActivityPage id={decodeURIComponent(id)} /> : <ActivitiesPage />;
+      return id ? <ActivityPage id={decodeURIComponent(id)} /> : <ActivitiesPage key={query} />;
     case 'segments':
       return id ? <SegmentPage id={decodeURIComponent(id)} /> : <SegmentsPage />;
     case 'tags':
@@ -214,7 +220,7 @@ function App() {
   if (session === undefined) return <Loading />;
   if (session === null || path === '/sign-in') {
     if (session && path === '/sign-in' && !location.hash) {
-      navigate('/contacts', true);
+      navigate('/', true);
       return null;
     }
     return (
@@ -224,7 +230,7 @@ function App() {
           setCsrfToken(opened.csrfToken);
           setSession(opened);
           // A link's session may choose a password without the current one: it opens on the account page.
-          const back = path === '/sign-in' || path === '/' ? (opened.currentPasswordNeeded ? '/contacts' : '/account') : path;
+          const back = path === '/sign-in' || path === '/' ? (opened.currentPasswordNeeded ? '/' : '/account') : path;
           navigate(back + (path === '/sign-in' ? '' : location.search), true);
         }}
       />
@@ -232,22 +238,20 @@ function App() {
   }
   const admin = session.scopes.includes('admin');
   // The page's entry: the longest that the path is or is under (Duplicates, not Contacts, for /contacts/duplicates).
-  const current =
-    path === '/'
-      ? '/contacts'
-      : NAV.map((item) => item.path)
-          .filter((item) => path === item || path.startsWith(`${item}/`))
-          .sort((a, b) => b.length - a.length)[0];
+  const current = NAV.map((item) => item.path)
+    .filter((item) => path === item || (item !== '/' && path.startsWith(`${item}/`)))
+    .sort((a, b) => b.length - a.length)[0];
   return (
     <>
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="top">
-        <a href="/contacts" class="brand">
+        <a href="/" class="brand">
           Hearth
         </a>
         <span class="muted">{session.communityName}</span>
+        <SearchBox />
         <nav aria-label="Account" class="account">
           <a href="/account">{session.user.name}</a>
           <a href="/docs" target="_blank" rel="noopener">

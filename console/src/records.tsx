@@ -2,7 +2,10 @@ import type { components } from '@hearth/client';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { hearth, ok } from './api.ts';
+import { ContactCustomFields, ContactTags } from './contact-edit.tsx';
 import { ContactMerges } from './contact-merges.tsx';
+import { ContactSegments } from './contact-segments.tsx';
+import { ContactTimeline } from './contact-timeline.tsx';
 import { FilterBuilder } from './filters.tsx';
 import { ErrorNotice, Field, formatDate, Loading, Notice, Page, Pager, Section, usePager, useApi, Value } from './ui.tsx';
 
@@ -26,7 +29,8 @@ interface ListQuery {
 
 /** A GET of a paged list, whose records are R. */
 type ListOutcome<R> =
-  { data: { data: R[]; meta: { nextCursor: string | null } }; error?: never; response: Response } | { data?: never; error: unknown; response: Response };
+  | { data: { data: R[]; meta: { nextCursor: string | null; recordCount?: number } }; error?: never; response: Response }
+  | { data?: never; error: unknown; response: Response };
 
 interface Column<R> {
   label: string;
@@ -45,7 +49,8 @@ function RecordList<R extends ListRecord>(props: {
   selection?: (selected: R[], done: () => void) => ComponentChildren;
   filters?: boolean;
 }) {
-  const [lightFilter, setLightFilter] = useState<string | null>(null);
+  // A link may carry the filter (`?lightFilter=`, the home page's charts): the list opens with it, counted.
+  const [lightFilter, setLightFilter] = useState<string | null>(() => new URLSearchParams(location.search).get('lightFilter'));
   const [sort, setSort] = useState(props.sorts[0]!.value);
   const [direction, setDirection] = useState<'asc' | 'desc'>('asc');
   const [selected, setSelected] = useState<Map<string, R>>(new Map());
@@ -93,6 +98,7 @@ function RecordList<R extends ListRecord>(props: {
         </div>
       ) : null}
       <ErrorNotice error={list.error} />
+      {list.data?.meta.recordCount !== undefined ? <p role="status">{list.data.meta.recordCount} match.</p> : null}
       {list.loading && !list.data ? <Loading /> : null}
       {list.data ? (
         rows.length === 0 ? (
@@ -185,11 +191,18 @@ export function ContactsPage(props: { segmentId?: string }) {
   return (
     <Page title="Contacts">
       {message ? <Notice kind="ok">{message}</Notice> : null}
+      <LinkedFilter />
       <RecordList
         entity="contact"
         load={(query) =>
           hearth.GET('/api/v2/contacts', {
-            params: { query: { ...query, cols: 'primaryEmail,title,companyName,activityCountAll', segmentId: props.segmentId } },
+            params: {
+              query: {
+                ...query,
+                cols: `primaryEmail,title,companyName,activityCountAll${query.lightFilter ? ',recordCount' : ''}`,
+                segmentId: props.segmentId,
+              },
+            },
           })
         }
         loadKey={props.segmentId}
@@ -224,15 +237,8 @@ const CONTACT_COLS =
 
 export function ContactPage(props: { id: string }) {
   const contact = useApi(() => hearth.GET('/api/v2/contacts/{id}', { params: { path: { id: props.id }, query: { cols: CONTACT_COLS } } }), [props.id]);
-  const activities = useApi(
-    () =>
-      hearth.GET('/api/v2/activities', {
-        params: { query: { contactId: props.id, limit: 20, sort: 'activityTime', direction: 'desc', cols: 'content,providerName' } },
-      }),
-    [props.id],
-  );
-  const tags = useApi(() => hearth.GET('/api/v2/tags', { params: { query: { limit: 1000 } } }), []);
-  const tagName = (id: string) => tags.data?.data.find((tag) => tag.id === id)?.name ?? id;
+  // A merge or an undo brings or takes activities: the timeline reads them again.
+  const [merges, setMerges] = useState(0);
   const data = contact.data?.data;
   return (
     <Page title={data ? data.name : 'Contact'}>
@@ -266,25 +272,9 @@ export function ContactPage(props: { id: string }) {
           <Section title="Identities">
             <Value value={data.profiles} />
           </Section>
-          <Section title="Segments">
-            {(data.segments ?? []).length ? (
-              <ul class="plain">
-                {(data.segments ?? []).map((segment) => (
-                  <li key={segment.id}>
-                    <a href={`/segments/${segment.id}`}>{segment.name}</a>
-                  </li>
-                ))}
-              </ul>
-            ) : (
-              <p class="muted">In no segment.</p>
-            )}
-          </Section>
-          <Section title="Tags">
-            <Value value={(data.tags ?? []).map(tagName)} />
-          </Section>
-          <Section title="Custom fields">
-            <Value value={data.customFields} />
-          </Section>
+          <ContactSegments contact={data} segments={data.segments ?? []} onChanged={contact.reload} />
+          <ContactTags contactId={data.id} tagIds={data.tags ?? []} onChanged={contact.reload} />
+          <ContactCustomFields contactId={data.id} values={data.customFields} onChanged={contact.reload} />
           <Section title="Scores">
             <Value value={data.leadScores} />
           </Section>
@@ -300,45 +290,12 @@ export function ContactPage(props: { id: string }) {
           contact={data}
           onChanged={() => {
             contact.reload();
-            activities.reload();
+            setMerges((value) => value + 1);
           }}
         />
       ) : null}
-      <Section title="Activities">
-        <ErrorNotice error={activities.error} />
-        {activities.data ? <ActivityTable rows={activities.data.data} /> : null}
-      </Section>
+      {data ? <ContactTimeline contactId={data.id} version={merges} /> : null}
     </Page>
-  );
-}
-
-function ActivityTable(props: { rows: Schemas['Activity'][] }) {
-  if (props.rows.length === 0) return <p class="muted">No activity.</p>;
-  return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Type</th>
-          <th scope="col">Source</th>
-          <th scope="col">Content</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.rows.map((row) => (
-          <tr key={row.id}>
-            <td>
-              <a href={`/activities/${row.id}`}>{formatDate(row.activityTime)}</a>
-            </td>
-            <td>{row.type}</td>
-            <td>
-              <Value value={row.providerName} />
-            </td>
-            <td class="clip">{row.content ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -408,12 +365,48 @@ export function OrganizationPage(props: { id: string }) {
   );
 }
 
+/**
+ * A list opened by a link with filters in its URL (`lightFilter`; for activities `startDate` and `endDate`, days
+ * or times, both inclusive): says so, with the way back to the whole list.
+ */
+function LinkedFilter(props: { days?: { startDate?: string; endDate?: string } }) {
+  const search = new URLSearchParams(location.search);
+  if (!search.get('lightFilter') && !props.days?.startDate && !props.days?.endDate) return null;
+  const between = props.days?.startDate || props.days?.endDate ? ` from ${props.days.startDate ?? 'the start'} to ${props.days.endDate ?? 'now'}` : '';
+  return (
+    <Notice kind="info">
+      Filtered by the link you followed{between}. <a href={location.pathname}>Show all</a>
+    </Notice>
+  );
+}
+
+/** A day (YYYY-MM-DD) of the URL as the list's inclusive bound: its first or last millisecond, in UTC. */
+function dayBound(value: string | null, end: boolean): string | undefined {
+  if (!value) return undefined;
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : value;
+}
+
 export function ActivitiesPage() {
+  const search = new URLSearchParams(location.search);
+  const days = { startDate: search.get('startDate') ?? undefined, endDate: search.get('endDate') ?? undefined };
+  const dated = days.startDate !== undefined || days.endDate !== undefined;
   return (
     <Page title="Activities">
+      <LinkedFilter days={days} />
       <RecordList
         entity="activity"
-        load={(query) => hearth.GET('/api/v2/activities', { params: { query: { ...query, cols: 'contactId,content,providerName' } } })}
+        load={(query) =>
+          hearth.GET('/api/v2/activities', {
+            params: {
+              query: {
+                ...query,
+                cols: `contactId,content,providerName${dated || query.lightFilter ? ',recordCount' : ''}`,
+                startDate: dayBound(search.get('startDate'), false),
+                endDate: dayBound(search.get('endDate'), true),
+              },
+            },
+          })
+        }
         sorts={[
           { value: 'activityTime', label: 'Time' },
           { value: 'id', label: 'Added' },

@@ -50,6 +50,23 @@ export interface Activities {
   url: string | null;
 }
 
+export interface ActivityDayChanges {
+  activity_type: string;
+  community_id: Int8;
+  day: string;
+  delta: number;
+  id: Generated<Int8>;
+  source_id: Int8;
+}
+
+export interface ActivityDayCounts {
+  activities: Int8;
+  activity_type: string;
+  community_id: Int8;
+  day: string;
+  source_id: Int8;
+}
+
 export interface ActivityTopics {
   activity_id: Int8;
   community_id: Int8;
@@ -307,6 +324,7 @@ export interface Contacts {
   sparks_generated_at: Timestamp | null;
   sparks_input_hash: string | null;
   sparks_latest_activity_at: Timestamp | null;
+  staff: Generated<boolean>;
   title: string | null;
   updated_at: Generated<Timestamp>;
   username: string | null;
@@ -782,6 +800,21 @@ export interface TechProducts {
   vendor: string;
 }
 
+export interface TopicDayChanges {
+  community_id: Int8;
+  day: string;
+  delta: number;
+  id: Generated<Int8>;
+  topic_id: Int8;
+}
+
+export interface TopicDayCounts {
+  activities: Int8;
+  community_id: Int8;
+  day: string;
+  topic_id: Int8;
+}
+
 export interface Topics {
   community_id: Int8;
   id: Generated<Int8>;
@@ -889,6 +922,8 @@ export interface WebsiteVisits {
 
 export interface DB {
   activities: Activities;
+  activity_day_changes: ActivityDayChanges;
+  activity_day_counts: ActivityDayCounts;
   activity_topics: ActivityTopics;
   activity_types: ActivityTypes;
   api_tokens: ApiTokens;
@@ -957,6 +992,8 @@ export interface DB {
   tag_assignments: TagAssignments;
   tags: Tags;
   tech_products: TechProducts;
+  topic_day_changes: TopicDayChanges;
+  topic_day_counts: TopicDayCounts;
   topics: Topics;
   webhook_attempts: WebhookAttempts;
   webhook_deliveries: WebhookDeliveries;

@@ -49,4 +49,12 @@ describe.each(ENGINES)('the declaration of the contact columns (%s)', (engine) =
     const update = merge.slice(merge.indexOf('update contacts s set'), merge.indexOf('from contacts m'));
     for (const column of WRITTEN_COLUMNS.keys()) expect([column, new RegExp(`\\b${column} = `).test(update)]).toEqual([column, true]);
   });
+
+  // A member merged with a console user's staff contact, either way round, gives a member (docs/console.md).
+  // test/http/staff-contacts.test.ts merges one; this holds the statement to it, as above for the other columns.
+  it('has merges give a member unless both contacts are staff', () => {
+    const source = fs.readFileSync(new URL('../../src/modules/identity/contact-merge.repository.ts', import.meta.url), 'utf8');
+    const merge = source.slice(source.indexOf('export async function mergeContacts'), source.indexOf('export async function mergesInto'));
+    expect(merge.slice(merge.indexOf('update contacts s set'), merge.indexOf('from contacts m'))).toMatch(/\bstaff = s\.staff and m\.staff\b/);
+  });
 });

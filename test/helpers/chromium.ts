@@ -39,7 +39,8 @@ export const FIRST_ADMIN_PASSWORD = 'a long admin password';
 export async function firstAdminPage(t: TestApp, browser: Browser): Promise<Page> {
   const admin = (await t.services.appUsers.list(t.communityId)).find((user) => user.role === 'admin')!;
   const link = await t.services.appUsers.firstRunLink(t.communityId, admin.id);
-  const page = await browser.newPage();
+  // A page of its own context, as tools that open a second page beside it (axe-core) need.
+  const page = await (await browser.newContext()).newPage();
   page.on('dialog', (dialog) => void dialog.accept());
   await page.goto(link.url);
   await page.getByRole('heading', { name: 'Your account' }).waitFor();

@@ -97,7 +97,8 @@ export function walkSuite(engine: Engine) {
         [`cf_${field}`]: sql`(select custom_field_sort_key(v.value) from custom_field_values v where v.community_id = c.community_id
           and v.entity_type = 'contact' and v.entity_id = c.id and v.custom_field_id = ${field})`,
       }[sort]!;
-      const rows = await sql<{ id: number }>`select c.id from contacts c where c.community_id = ${t.communityId}
+      // The list's contacts: members, not the console's users (docs/console.md).
+      const rows = await sql<{ id: number }>`select c.id from contacts c where c.community_id = ${t.communityId} and not c.staff
         order by ${key} ${dir} nulls last, c.id ${dir}`.execute(t.services.db);
       return rows.rows.map((row) => row.id);
     }

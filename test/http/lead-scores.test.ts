@@ -32,7 +32,7 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
   let worker: Worker;
   const clock = new ManualClock(NOW);
   let n = 0;
-  const ids: Record<'admin' | 'ada' | 'bob' | 'cy' | 'dee', string> = { admin: '', ada: '', bob: '', cy: '', dee: '' };
+  const ids: Record<'eve' | 'ada' | 'bob' | 'cy' | 'dee', string> = { eve: '', ada: '', bob: '', cy: '', dee: '' };
   let vip = '';
   let plan = '';
   let scoreId = '';
@@ -60,9 +60,6 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
   beforeAll(async () => {
     t = await createTestApp(engine, { clock });
     worker = createWorker({ db: t.services.db, clock, queue: t.services.jobs });
-    // `hearth init` made the console user's contact: a contact like the others, with nothing to score.
-    const [admin] = await ok(await t.get('/api/v2/contacts'));
-    ids.admin = admin.id;
     plan = (
       await ok(
         await t.send('POST', '/api/v2/admin/custom-fields', { name: 'Plan', entityTypes: ['contact'], valueType: 'enum', allowedValues: ['free', 'pro'] }),
@@ -80,6 +77,8 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
     ids.cy = (await activity(cy, 400, 'starred_repo')).contactId;
     await activity(cy, 10, 'commented_replied');
     ids.dee = (await accepted(t, 'user', { id: 'u-dee', email: 'dee@gmail.com', fullName: 'Dee' })).contactId;
+    // A member with nothing to score (the console user's own contact is not a member, so not scored).
+    ids.eve = (await accepted(t, 'user', { id: 'u-eve', email: 'eve@gmail.com', fullName: 'Eve' })).contactId;
     await sql`update organizations set employees = 250 where community_id = ${t.communityId} and primary_domain = 'acme.io'`.execute(t.services.db);
     const tag = await sql<{ id: number }>`select id from tags where community_id = ${t.communityId} and name = 'VIP'`.execute(t.services.db);
     vip = `l_${tag.rows[0]!.id}`;
@@ -129,7 +128,7 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
 
     // Ada: stars today and 10 days ago (one half-life): 4 × 1 + 4 × 0.5 = 6; a comment 20 days ago: 2 × 0.25 = 0.5.
     // Activity 6.5 (under the cap of 20). Fit: CTO is c_level 15, acme.io has 250 employees 5, Germany 3: 23.
-    // Score 29.5, the highest of five (with the console user's contact): percentile 100.
+    // Score 29.5, the highest of five (with Eve's, who has nothing): percentile 100.
     expect(await scoreOf(ids.ada)).toEqual({
       score: 29.5,
       percentile: 100,
@@ -162,9 +161,9 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
         { label: 'Activity: commented_replied', value: '×1, latest 2026-01-05', strength: 1 },
       ],
     });
-    // Dee and the console user: nothing. Score 0, the lowest, a tie: percentile 0 both, no factors.
+    // Dee and Eve: nothing. Score 0, the lowest, a tie: percentile 0 both, no factors.
     expect(await scoreOf(ids.dee)).toEqual({ score: 0, percentile: 0, factors: [] });
-    expect(await scoreOf(ids.admin)).toEqual({ score: 0, percentile: 0, factors: [] });
+    expect(await scoreOf(ids.eve)).toEqual({ score: 0, percentile: 0, factors: [] });
     expect(await ok(await t.get(`/api/v2/admin/lead-scores/${scoreId}`))).toMatchObject({
       computedVersion: 1,
       computedAt: NOW,
@@ -176,13 +175,13 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
   it('sorts and filters contacts by the computed score', async () => {
     const sorted = await ok(await t.get(`/api/v2/contacts?sort=${scoreId}&direction=desc&limit=10`));
     // Equal scores in ID order, descending too.
-    expect(sorted.map((contact: { id: string }) => contact.id)).toEqual([ids.ada, ids.bob, ids.cy, ids.dee, ids.admin]);
+    expect(sorted.map((contact: { id: string }) => contact.id)).toEqual([ids.ada, ids.bob, ids.cy, ids.eve, ids.dee]);
     const filter = (field: string, op: string, value: number) =>
       encodeURIComponent(JSON.stringify({ type: 'and', clauses: [{ type: 'numberFilter', field, params: { op, value } }] }));
     const high = await ok(await t.get(`/api/v2/contacts?lightFilter=${filter(scoreId, 'gte', 27)}`));
     expect(high.map((contact: { id: string }) => contact.id).sort()).toEqual([ids.ada, ids.bob].sort());
     const low = await ok(await t.get(`/api/v2/contacts?lightFilter=${filter(`${scoreId}.percentile`, 'lte', 50)}`));
-    expect(low.map((contact: { id: string }) => contact.id).sort()).toEqual([ids.admin, ids.cy, ids.dee].sort());
+    expect(low.map((contact: { id: string }) => contact.id).sort()).toEqual([ids.eve, ids.cy, ids.dee].sort());
   });
 
   it('recomputes a contact in the background step after a push, and refreshes percentiles', async () => {
@@ -202,7 +201,7 @@ describe.each(ENGINES)('lead scores (%s)', (engine) => {
       percentile: 50,
       factors: [{ label: 'Activity: starred_repo on API / hearth/core', value: '×1, latest 2026-01-15', strength: 10 }],
     });
-    // Cy, now below Dee, is above only the console user: 25.
+    // Cy, now below Dee, is above only Eve: 25.
     expect(await scoreOf(ids.cy)).toMatchObject({ score: 7, percentile: 25 });
     expect((await sql`select 1 from lead_score_dirty`.execute(t.services.db)).rows).toEqual([]);
   });

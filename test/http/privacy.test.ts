@@ -269,7 +269,7 @@ describe.each(ENGINES)('removal requests (%s)', (engine) => {
         Object.keys(shell)
           .filter((column) => !ERASED_COLUMNS.has(column as keyof typeof shell))
           .sort(),
-      ).toEqual(['activity_count_all', 'community_id', 'created_at', 'first_activity_at', 'id', 'latest_activity_at']);
+      ).toEqual(['activity_count_all', 'community_id', 'created_at', 'first_activity_at', 'id', 'latest_activity_at', 'staff']);
       const twin = await db.selectFrom('contacts').selectAll().where('community_id', '=', t.communityId).where('id', '=', aliceTwin).executeTakeFirstOrThrow();
       expect(twin).toMatchObject({ name: 'Anonymized contact', primary_email: null, anonymized_at: clock.now() });
 

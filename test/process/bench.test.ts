@@ -362,7 +362,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('bench seed and harness (Postgre
     const source = await one(sql<{ id: number }>`select id from sources where community_id = ${communityId} and name = 'API'`);
     const hearth = await ServerChild.start('hearth-server.ts', { BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: '2' });
     children.push(hearth);
-    const contacts = await one(sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${communityId}`);
+    const contacts = await one(sql<{ n: number }>`select count(*)::int as n from contacts where community_id = ${communityId} and not staff`);
     const measured = await measureLeadScores({
       db: database.db,
       services,

@@ -83,13 +83,22 @@ describe('hearth commands while the embedded server runs', () => {
       expect(zlib.gunzipSync(fs.readFileSync(file)).subarray(257, 262).toString('latin1')).toBe('ustar');
       const after = JSON.parse((await hearth('token', 'create', '--name', 'after-the-backup', '--json')).stdout) as { jti: string };
 
+      // A member to export (the admin's own contact is a console user's, which exports leave out).
+      const source = JSON.parse((await hearth('source', 'create', '--name', 'Pushes', '--json')).stdout) as { sourceId: number };
+      const pusher = JSON.parse((await hearth('token', 'create', '--scopes', 'sources:write', '--name', 'pusher', '--json')).stdout) as { token: string };
+      const pushed = await call(`${server.url}/community/v1/source/${source.sourceId}/user`, {
+        token: pusher.token,
+        method: 'POST',
+        body: { id: 'ada', fullName: 'Ada Lovelace', email: 'ada@example.org' },
+      });
+      expect(pushed.status, JSON.stringify(pushed.body)).toBe(202);
       const exported = await hearth('export', 'contacts');
       expect(exported.code, exported.stderr).toBe(0);
       const contacts = exported.stdout
         .trimEnd()
         .split('\n')
         .map((line) => JSON.parse(line) as { id: string; primaryEmail: string });
-      expect(contacts).toEqual([expect.objectContaining({ id: 'c_1', primaryEmail: 'admin@hearth.local' })]);
+      expect(contacts).toEqual([expect.objectContaining({ primaryEmail: 'ada@example.org' })]);
       expect(exported.stderr).toBe('exporting contacts: 1/1 contacts (100%)\n');
 
       const refused = await hearth('restore', file);

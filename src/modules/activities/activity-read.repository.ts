@@ -62,7 +62,7 @@ function selectRows(db: Executor, communityId: number, filters: ActivityFilters,
 const NO_FILTERS: ActivityFilters = { contactId: null, organizationId: null, startDate: null, endDate: null, where: null };
 
 /**
- * One keyset page. By activityTime the order is (activity_time, id), the order of the index activities_time
+ * One keyset page. By activityTime the order is (activity_time, id), the order of the index activities_time_contact
  * (or, with a contact, of activities_contact_time).
  */
 export async function pageActivities(

@@ -61,7 +61,9 @@ export async function linkAppUserContact(
     : undefined;
   let contactId = owner?.contact_id;
   if (contactId === undefined) {
-    contactId = await contactTx.insertContact(trx, user.communityId, { name: user.name, full_name: user.name, primary_email: user.loginEmail.trim() }, now);
+    // Made for the console alone, the contact is staff until a source knows the person (docs/console.md).
+    const fields = { name: user.name, full_name: user.name, primary_email: user.loginEmail.trim() };
+    contactId = await contactTx.insertContact(trx, user.communityId, fields, now, { staff: true });
     if (email.ok) {
       await trx
         .insertInto('contact_identities')

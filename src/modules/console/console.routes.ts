@@ -75,8 +75,14 @@ export function consoleRoutes(app: HearthApp, dir = CONSOLE_DIST) {
     if (dist.index === null) throw new HearthError('console_not_built', 'the console is not built: run npm run build:console');
     return reply.headers(PAGE_HEADERS).send(dist.index);
   };
+  // A page's query is the page's own (a contact's timeline filters, a list's filters from a link): any is served.
+  const querystring = Type.Object({}, { additionalProperties: true });
   for (const url of CONSOLE_PAGES) {
-    app.get(url, { config: { auth: 'public' }, schema: { hide: true, ...(url.includes(':id') ? { params: Type.Object({ id: Type.String() }) } : {}) } }, page);
+    app.get(
+      url,
+      { config: { auth: 'public' }, schema: { hide: true, querystring, ...(url.includes(':id') ? { params: Type.Object({ id: Type.String() }) } : {}) } },
+      page,
+    );
   }
   app.get(
     '/console/assets/:file',

@@ -65,6 +65,8 @@ export const CONTACT_COLUMN_ROLES = {
   sparks_activity_count: { erased: 'null' },
   sparks_latest_activity_at: { erased: 'null' },
   sparks_input_hash: { erased: 'null' },
+  // A console user's contact that no source knows (migration 0045): it says nothing of the person.
+  staff: { erased: 'kept' },
 } as const satisfies { [column in keyof Contacts]-?: ColumnRoles };
 
 type Roles = typeof CONTACT_COLUMN_ROLES;

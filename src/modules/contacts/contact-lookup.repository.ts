@@ -1,6 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
+/** Those of the contacts that are members (not staff), in the order given. */
+export async function membersAmong(db: Kysely<DB>, communityId: number, contactIds: number[]): Promise<number[]> {
+  if (contactIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('contacts')
+    .select('id')
+    .where('community_id', '=', communityId)
+    .where('id', 'in', contactIds)
+    .where('staff', '=', true)
+    .execute();
+  const staff = new Set(rows.map((row) => row.id));
+  return contactIds.filter((id) => !staff.has(id));
+}
+
 /** Everything the core lookup shows of these contacts, in one query per kind of data. */
 export async function loadLookupRows(db: Kysely<DB>, communityId: number, contactIds: number[]) {
   const [contacts, identities, segments, customFields, tags] = await Promise.all([

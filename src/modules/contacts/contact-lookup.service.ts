@@ -17,9 +17,11 @@ const invalid = (detail: string) => new HearthError('invalid_parameters', detail
 
 export function createContactLookupService(deps: { db: Kysely<DB>; publicUrl: string }) {
   const contactUrl = (id: number) => `${deps.publicUrl}/contacts/${formatId('contact', id)}`;
-  const contactsHolding = async (communityId: number, identities: Identity[]) => [
-    ...new Set((await identityTx.findIdentityOwners(deps.db, communityId, identities)).map((owner) => owner.contactId)),
-  ];
+  // Members only: a console user's staff contact is nobody a lookup of the community finds (docs/console.md).
+  const contactsHolding = async (communityId: number, identities: Identity[]) =>
+    lookup.membersAmong(deps.db, communityId, [
+      ...new Set((await identityTx.findIdentityOwners(deps.db, communityId, identities)).map((owner) => owner.contactId)),
+    ]);
 
   return {
     /** GET /community/v1/members: the contacts holding any of the given identities; 404 when none does. */

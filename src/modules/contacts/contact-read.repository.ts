@@ -12,8 +12,20 @@ export interface ContactFilters {
   where?: RawBuilder<SqlBool>;
 }
 
-function contactsOf(db: Executor, communityId: number, filters: ContactFilters) {
+/**
+ * Every contact list and count is composed here. Lists show the community's members: they leave out the staff
+ * contacts made for console users that no source knows (docs/console.md, "Console users are not members"), a
+ * condition on the row that each of their index scans reads anyway. `who` also gives every contact, or the
+ * staff alone, for countContacts.
+ */
+function contactsOf(db: Executor, communityId: number, filters: ContactFilters, who: 'members' | 'staff' | 'all' = 'members') {
   let query = db.selectFrom('contacts as c').where('c.community_id', '=', communityId);
+  if (who === 'members') query = query.where(sql<SqlBool>`not c.staff`);
+  // The staff's IDs first, from their own small index (contacts_staff), then the filters on those rows alone:
+  // a plain `c.staff` lets PostgreSQL test it on every row the filters match.
+  if (who === 'staff') {
+    query = query.where(sql<SqlBool>`c.id = any(array(select s.id from contacts s where s.community_id = ${communityId} and s.staff))`);
+  }
   if (filters.organizationId !== undefined) query = query.where('c.organization_id', '=', filters.organizationId);
   if (filters.segmentId !== undefined) {
     const segmentId = filters.segmentId;
@@ -54,15 +66,21 @@ export async function pageContacts(
 
 export type ContactRow = Awaited<ReturnType<typeof pageContacts>>['rows'][number];
 
+/**
+ * How many members the filters match: every contact they match less the staff they match. Counting the
+ * members alone would read every matching row of the table for its `staff`, where a count of all contacts
+ * is often answered from an index alone (contacts_organization, or any on community_id); the staff are few,
+ * found through their own index (contacts_staff, migration 0045).
+ */
 export async function countContacts(db: Executor, communityId: number, filters: ContactFilters): Promise<number> {
-  const row = await contactsOf(db, communityId, filters)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
+  const count = (who: 'staff' | 'all') => contactsOf(db, communityId, filters, who).select((eb) => eb.fn.countAll<number>().as('n'));
+  const row = await db.selectNoFrom(sql<number>`(${count('all')}) - (${count('staff')})`.as('count')).executeTakeFirstOrThrow();
   return Number(row.count);
 }
 
+/** One contact, staff too: the console links to a user's own contact (`/api/v2/me`). */
 export async function findContact(db: Executor, communityId: number, id: number): Promise<ContactRow | undefined> {
-  return contactsOf(db, communityId, {}).select(columns).where('c.id', '=', id).executeTakeFirst();
+  return db.selectFrom('contacts as c').select(columns).where('c.community_id', '=', communityId).where('c.id', '=', id).executeTakeFirst();
 }
 
 /** Sort keys by name: `latest_activity` puts contacts without activity last in both directions. */

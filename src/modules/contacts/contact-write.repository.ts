@@ -5,10 +5,20 @@ import { jsonRow } from '../../core/json-rows.ts';
 import type { Lookup, Write } from '../../core/lookups.ts';
 import { WRITTEN_COLUMNS, type ContactFields } from './contact-columns.ts';
 
-export async function insertContact(trx: Transaction<DB>, communityId: number, fields: ContactFields & { name: string }, now: Date) {
+/**
+ * A new contact. `staff` makes it a console user's contact that no source knows (docs/console.md, "Console
+ * users are not members"): left out of lists, counts and scores until a source profile points at it.
+ */
+export async function insertContact(
+  trx: Transaction<DB>,
+  communityId: number,
+  fields: ContactFields & { name: string },
+  now: Date,
+  options: { staff?: boolean } = {},
+) {
   const row = await trx
     .insertInto('contacts')
-    .values({ community_id: communityId, ...fields, created_at: now, updated_at: now })
+    .values({ community_id: communityId, ...fields, staff: options.staff ?? false, created_at: now, updated_at: now })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;

@@ -208,6 +208,8 @@ export async function mergeContacts(trx: Transaction<DB>, merge: Merge) {
       phone_numbers = case when s.phone_numbers = '[]'::jsonb then m.phone_numbers else s.phone_numbers end,
       name = case when s.full_name is null and s.name = 'Unknown' then m.name else s.name end,
       job_history = ${mergedJobHistory(merge.now)},
+      -- A member merged with a console user's staff contact (either way) gives a member.
+      staff = s.staff and m.staff,
       updated_at = ${merge.now}
     from contacts m
     where s.community_id = ${c} and s.id = ${s} and m.community_id = ${c} and m.id = ${m}`.execute(trx);
@@ -261,7 +263,8 @@ export async function findLiveMerge(db: Executor, communityId: number, mergedId:
 export async function unmergeContacts(trx: Transaction<DB>, undo: { communityId: number; survivorId: number; mergedId: number; by: string; now: Date }) {
   const { communityId: c, survivorId: s, mergedId: m } = undo;
   const snap = sql`(select snapshot from contact_merges where community_id = ${c} and merged_id = ${m} and unmerged_at is null)`;
-  await sql`insert into contacts select (jsonb_populate_record(null::contacts, ${snap} -> 'contact')).*`.execute(trx);
+  // A snapshot taken before migration 0045 has no `staff`: such a contact was a member.
+  await sql`insert into contacts select (jsonb_populate_record(null::contacts, '{"staff": false}'::jsonb || (${snap} -> 'contact'))).*`.execute(trx);
   // Its organization may be gone since; the counts are the caller's to refresh.
   await sql`
     update contacts x set organization_id = null
@@ -346,6 +349,9 @@ export async function unmergeContacts(trx: Transaction<DB>, undo: { communityId:
       phone_numbers = case when b.phone_numbers = '[]'::jsonb and x.phone_numbers = o.phone_numbers then b.phone_numbers else x.phone_numbers end,
       name = case when b.full_name is null and b.name = 'Unknown' and x.name = o.name then b.name else x.name end,
       job_history = case when x.job_history = ${snap} -> 'jobHistoryAfter' then b.job_history else x.job_history end,
+      -- A staff contact the merge made a member is staff again once no source profile is left to it.
+      staff = coalesce(b.staff, false) and not exists (
+        select 1 from source_profiles p where p.community_id = x.community_id and p.contact_id = x.id),
       updated_at = ${undo.now}
     from jsonb_populate_record(null::contacts, ${snap} -> 'survivor') b, jsonb_populate_record(null::contacts, ${snap} -> 'contact') o
     where x.community_id = ${c} and x.id = ${s}`.execute(trx);

@@ -45,11 +45,14 @@ function targetFilter(column: RawBuilder<unknown>, targets: ScoreTargets): RawBu
     : sql<SqlBool>`${column} > ${targets.after}::bigint and ${column} <= ${targets.through}::bigint`;
 }
 
-/** The records scored, with the fields fit rules read, under the same column names for both entities. */
+/**
+ * The records scored, with the fields fit rules read, under the same column names for both entities. Staff
+ * contacts (console users no source knows) are not scored: storeScores removes a score they had.
+ */
 function targetRows({ communityId, entityType, targets }: Computation) {
   return entityType === 'contact'
     ? sql`select c.id, c.name, c.title, c.country_code, c.country, c.organization_id as org_id
-          from contacts c where c.community_id = ${communityId} and c.anonymized_at is null and ${targetFilter(sql`c.id`, targets)}`
+          from contacts c where c.community_id = ${communityId} and c.anonymized_at is null and not c.staff and ${targetFilter(sql`c.id`, targets)}`
     : sql`select o.id, o.name, null::text as title, null::text as country_code, o.country, o.id as org_id
           from organizations o where o.community_id = ${communityId} and ${targetFilter(sql`o.id`, targets)}`;
 }
@@ -78,7 +81,7 @@ function activityRows({ communityId, entityType, rules, now, targets }: Computat
     ? sql`select a.contact_id as entity_id, a.activity_type, a.source_id, a.sub_source_id, a.activity_time
           from activities a where a.community_id = ${communityId} and ${targetFilter(sql`a.contact_id`, targets)} and ${filter}`
     : sql`select t.id as entity_id, a.activity_type, a.source_id, a.sub_source_id, a.activity_time
-          from t join contacts m on m.community_id = ${communityId} and m.organization_id = t.id and m.anonymized_at is null
+          from t join contacts m on m.community_id = ${communityId} and m.organization_id = t.id and m.anonymized_at is null and not m.staff
           join activities a on a.community_id = ${communityId} and a.contact_id = m.id where ${filter}`;
 }
 
@@ -307,12 +310,13 @@ export async function organizationsOf(db: Executor, communityId: number, contact
   return rows.map((row) => Number(row.id));
 }
 
-/** Where the chunks of a full recompute end: every `size`-th record ID of the entity, in order. */
+/** Where the chunks of a full recompute end: every `size`-th record ID of the entity (members, for contacts), in order. */
 export async function chunkEnds(db: Executor, communityId: number, entityType: LeadScoreEntity, size: number): Promise<{ ends: number[]; total: number }> {
   const table = entityType === 'contact' ? sql`contacts` : sql`organizations`;
   const { rows } = await sql<{ id: number; total: number }>`
     select id, total::int as total from (
-      select id, row_number() over (order by id) as n, count(*) over () as total from ${table} where community_id = ${communityId}
+      select id, row_number() over (order by id) as n, count(*) over () as total from ${table}
+      where community_id = ${communityId} ${entityType === 'contact' ? sql`and not staff` : sql``}
     ) x where n % ${size} = 0 or n = total order by id`.execute(db);
   return { ends: rows.map((row) => Number(row.id)), total: rows[0] ? Number(rows[0].total) : 0 };
 }

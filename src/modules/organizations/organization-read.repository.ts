@@ -185,7 +185,7 @@ export interface TopContactRow {
 
 /**
  * The contacts of each organization with the most activities (ties by ID). Anonymized contacts are left
- * out: an erased person's shell is nobody to reach out to.
+ * out: an erased person's shell is nobody to reach out to; so are staff contacts, not members.
  */
 export async function topContactsOf(db: Executor, communityId: number, ids: readonly number[], limit: number): Promise<Map<number, TopContactRow[]>> {
   if (ids.length === 0) return new Map();
@@ -195,7 +195,7 @@ export async function topContactsOf(db: Executor, communityId: number, ids: read
       ids,
       sql`
       select f_c.id, f_c.name, f_c.activity_count_all from contacts f_c
-      where f_c.community_id = ${communityId} and f_c.organization_id = p.id and f_c.anonymized_at is null
+      where f_c.community_id = ${communityId} and f_c.organization_id = p.id and f_c.anonymized_at is null and not f_c.staff
       order by f_c.activity_count_all desc, f_c.id
       limit ${limit}`,
       'c',

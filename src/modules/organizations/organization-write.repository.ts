@@ -52,12 +52,12 @@ export function memberCountChanges(communityId: number, deltas: Map<number, numb
     where o.community_id = ${communityId} and o.id = d.id`;
 }
 
-/** Recounts the contacts of organizations (contactsCount), after contacts joined or left them. */
+/** Recounts the contacts of organizations (contactsCount), after contacts joined or left them; members only, not staff. */
 export async function refreshMemberCounts(trx: Transaction<DB>, communityId: number, organizationIds: number[]) {
   if (organizationIds.length === 0) return;
   await sql`
     update organizations o set member_count = (
-      select count(*) from contacts c where c.community_id = o.community_id and c.organization_id = o.id
+      select count(*) from contacts c where c.community_id = o.community_id and c.organization_id = o.id and not c.staff
     )
     where o.community_id = ${communityId} and o.id = any(${organizationIds}::bigint[])`.execute(trx);
 }

@@ -120,7 +120,7 @@ export async function countSegments(db: Executor, communityId: number, nameQuery
 }
 
 /**
- * Members of each segment, by segment ID (segments without members are left out). One grouped count over
+ * Members of each segment, by segment ID (segments without members may be left out). One grouped count over
  * the primary key (community_id, segment_id, entity_id) for the whole page, which PostgreSQL can answer
  * from the index alone.
  */
@@ -133,5 +133,20 @@ export async function memberCounts(db: Executor, communityId: number, segmentIds
     .where('segment_id', '=', sql<number>`any(${[...segmentIds]}::bigint[])`)
     .groupBy('segment_id')
     .execute();
-  return new Map(rows.map((row) => [row.segmentId, Number(row.n)]));
+  // Staff contacts (console users no source knows) are not members of the community, so not counted: the
+  // few there are, read from their own index, are taken off the counts of the contact segments holding them.
+  const staff = await db
+    .selectFrom('contacts as c')
+    .innerJoin('segment_memberships as m', (join) => join.onRef('m.community_id', '=', 'c.community_id').onRef('m.entity_id', '=', 'c.id'))
+    .innerJoin('segments as s', (join) => join.onRef('s.community_id', '=', 'm.community_id').onRef('s.id', '=', 'm.segment_id'))
+    .select(['m.segment_id as segmentId', (eb) => eb.fn.countAll<string | number>().as('n')])
+    .where('c.community_id', '=', communityId)
+    .where('c.staff', '=', true)
+    .where('m.segment_id', '=', sql<number>`any(${[...segmentIds]}::bigint[])`)
+    .where('s.entity_type', '=', 'contact')
+    .groupBy('m.segment_id')
+    .execute();
+  const counts = new Map(rows.map((row) => [row.segmentId, Number(row.n)]));
+  for (const row of staff) counts.set(row.segmentId, (counts.get(row.segmentId) ?? 0) - Number(row.n));
+  return counts;
 }

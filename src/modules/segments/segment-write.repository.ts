@@ -59,3 +59,14 @@ export async function findSegmentByName(
     .where(sql<boolean>`lower(name) = lower(${name}::text)`)
     .executeTakeFirst();
 }
+
+/** Takes the record out of the segment; false when it was not in it. */
+export async function removeMembership(db: Executor, communityId: number, segmentId: number, entityId: number): Promise<boolean> {
+  const removed = await db
+    .deleteFrom('segment_memberships')
+    .where('community_id', '=', communityId)
+    .where('segment_id', '=', segmentId)
+    .where('entity_id', '=', entityId)
+    .executeTakeFirst();
+  return Number(removed.numDeletedRows) > 0;
+}

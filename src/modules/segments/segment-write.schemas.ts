@@ -29,3 +29,10 @@ export const RenameSegmentBody = Type.Object({ name: SegmentName }, { additional
 
 /** Create and rename answer only `{id, name}` (docs/behaviour.md, Envelopes). */
 export const SegmentIdName = v2Item(Type.Object({ id: Type.String({ description: 's_N' }), name: Type.String() }));
+
+export const SegmentContactParams = Type.Object({
+  id: Type.String({ description: 's_N: a contact segment' }),
+  contactId: Type.String({ description: "c_N; a merged contact's ID stands for the contact it was merged into" }),
+});
+
+export const NoContent = Type.Null({ description: 'No body.' });

@@ -5,6 +5,7 @@ import type { DB } from '../../db/schema.ts';
 import { conflict, HearthError, invalidParameters, notFound } from '../../core/errors.ts';
 import { formatId, parseId } from '../../core/ids.ts';
 import { auditTx } from '../audit/index.ts';
+import { identityTx } from '../identity/index.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as segmentWrites from './segment-write.repository.ts';
 import type { SegmentEntityType } from './segment-write.repository.ts';
@@ -118,6 +119,38 @@ export function createSegmentWriteService(deps: { db: Kysely<DB>; clock: Clock }
       }
       if (!row) throw notFound('segment_not_found', `segment ${rawId} not found`);
       return { id: formatId('segment', row.id), name: row.name };
+    },
+
+    /**
+     * DELETE /api/v2/segments/{id}/contacts/{contactId}: takes the contact out of the contact segment. A
+     * merged contact's ID stands for its survivor, as in bulk updates. A contact that is not in the segment
+     * is left as it is (idempotent, as adding is): only the removal of a member is a write, with its audit
+     * entry; the membership row's delete trigger writes the `segment.membership.changed` event.
+     */
+    async removeContact(writer: Writer, rawSegmentId: string, rawContactId: string): Promise<{ removed: boolean }> {
+      const { communityId } = writer;
+      const segmentId = parseId('segment', rawSegmentId);
+      const given = parseId('contact', rawContactId);
+      return db.transaction().execute(async (trx) => {
+        const segment = await findSegment(trx, communityId, segmentId);
+        if (!segment) throw notFound('segment_not_found', `segment ${formatId('segment', segmentId)} not found`);
+        if (segment.entityType !== 'contact') {
+          throw notFound(
+            'segment_not_found',
+            `segment ${formatId('segment', segmentId)} is an ${segment.entityType} segment; this route takes contacts out of contact segments`,
+          );
+        }
+        const contactId = await identityTx.resolveContactId(trx, communityId, given);
+        if (contactId === null) throw notFound('contact_not_found', `contact ${formatId('contact', given)} not found`);
+        const removed = await segmentWrites.removeMembership(trx, communityId, segmentId, contactId);
+        if (removed) {
+          await auditTx.recordWrite(trx, writer, {
+            operation: 'segment.remove_contact',
+            entityIds: [formatId('segment', segmentId), formatId('contact', contactId)],
+          });
+        }
+        return { removed };
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { contextOf, type HearthApp } from '../../http/types.ts';
-import { NewSegmentBody, RenameSegmentBody, SegmentIdName } from './segment-write.schemas.ts';
+import { NewSegmentBody, NoContent, RenameSegmentBody, SegmentContactParams, SegmentIdName } from './segment-write.schemas.ts';
 import { V2SegmentParams } from './segment.schemas.ts';
 import type { SegmentWriteService } from './segment-write.service.ts';
 
@@ -44,5 +44,27 @@ export function segmentWriteRoutes(app: HearthApp, services: { segmentWrites: Se
       success: true as const,
       data: await services.segmentWrites.rename(contextOf(request), request.params.id, request.body),
     }),
+  );
+
+  app.delete(
+    '/api/v2/segments/:id/contacts/:contactId',
+    {
+      config: write,
+      schema: {
+        operationId: 'removeContactFromSegment',
+        tags: ['v2'],
+        summary: 'Remove a contact from a segment',
+        description:
+          'Takes the contact out of the contact segment and answers 204. Idempotent: a contact that is not in the segment ' +
+          'answers 204 too, and nothing is written. An unknown segment, or one that holds organizations or objects, is a 404 ' +
+          "`segment_not_found`; an unknown contact a 404 `contact_not_found`. A merged contact's ID stands for its survivor.",
+        params: SegmentContactParams,
+        response: { 204: NoContent },
+      },
+    },
+    async (request, reply) => {
+      await services.segmentWrites.removeContact(contextOf(request), request.params.id, request.params.contactId);
+      return reply.code(204).send(null);
+    },
   );
 }

@@ -32,6 +32,7 @@ export const FILTERED_LISTS = {
   "/api/v2/job-openings": "job_opening",
   "/api/v2/news": "news",
   "/api/v2/activities": "activity",
+  "/api/v2/stats/activity": "activity",
   "/api/v2/objects": "object",
   "/api/v2/website-visits": "website_visit",
   "/api/v2/prospector-companies": "prospector_company",

@@ -536,6 +536,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search contacts, organizations and segments
+         * @description Finds, as a person types, contacts by name, email or handle (GitHub, X/Twitter, LinkedIn and Discord identities, and the usernames sources know people by), organizations by name or domain, and segments by name. Case and common accents do not matter. Each kind is ranked exact matches first, then names or values that start with the query, then names with a word that does ("smith" finds "Jane Smith"), then, from 3 characters, names that hold it; ties go to the most active contacts and the organizations with the most members. Each kind is searched only when the caller may read it (contacts:read, organizations:read, segments:read); the others are empty. Staff (console users) are not found.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/community/v1/organizations": {
         parameters: {
             query?: never;
@@ -806,6 +826,26 @@ export interface paths {
          * @description Sets the name (trimmed); the ID, entity type, description and members stay. A name that another segment of the same entity type has (ignoring case) is a 409 `conflict`.
          */
         patch: operations["renameSegment"];
+        trace?: never;
+    };
+    "/api/v2/segments/{id}/contacts/{contactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a contact from a segment
+         * @description Takes the contact out of the contact segment and answers 204. Idempotent: a contact that is not in the segment answers 204 too, and nothing is written. An unknown segment, or one that holds organizations or objects, is a 404 `segment_not_found`; an unknown contact a 404 `contact_not_found`. A merged contact's ID stands for its survivor.
+         */
+        delete: operations["removeContactFromSegment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/community/v1/members/customFields": {
@@ -1272,6 +1312,66 @@ export interface paths {
          * @description The values an activity's `sentiment` takes: positive, negative, neutral.
          */
         get: operations["listActivitySentiments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/stats/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Activity over time
+         * @description Activities by day or week, grouped by source, type or category, with the previous period's totals. The period is `startDate`..`endDate` (UTC days, both inclusive; default the 28 days to today, at most 366); the previous period is as many days just before it. Exact at any moment: read from daily rollups kept by the database as activities are written, moved and deleted (docs/stats.md). Each group's `lightFilter` selects its activities in GET /api/v2/activities.
+         */
+        get: operations["getActivityStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/stats/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Active and new contacts
+         * @description Contacts with at least one activity in the period (active) and contacts whose first activity is in it (new), each against the previous period, by day or week. The period is `startDate`..`endDate` (UTC days, both inclusive; default the 28 days to today, at most 366); the previous period is as many days just before it. Exact at any moment: read from daily rollups kept by the database as activities are written, moved and deleted (docs/stats.md).
+         */
+        get: operations["getContactStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/stats/highlights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Top contributors, rising organizations, surging topics, lead-score distribution
+         * @description What stood out in the period, each against the previous period. The period is `startDate`..`endDate` (UTC days, both inclusive; default the 28 days to today, at most 366); the previous period is as many days just before it. Exact at any moment: read from daily rollups kept by the database as activities are written, moved and deleted (docs/stats.md).
+         */
+        get: operations["getStatsHighlights"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2695,6 +2795,47 @@ export interface components {
             /** @description For display */
             name: string;
         };
+        ActivityStats: {
+            startDate: string;
+            endDate: string;
+            interval: string;
+            groupBy: string;
+            /** @description Activities in the period. */
+            total: number;
+            /** @description Activities in the previous period (as many days, just before `startDate`). */
+            previousTotal: number;
+            /** @description Every group with activity in the period, most activities first. */
+            groups: {
+                /** @description sig_N (source), the activity type, or the category value. */
+                key: string;
+                name: string;
+                count: number;
+                /** @description A lightFilter (JSON text, to be URL-encoded): the activities of this group in GET /api/v2/activities (with the bucket's startDate and endDate). */
+                lightFilter: string;
+            }[];
+            buckets: {
+                /** @description First day of the bucket within the period (YYYY-MM-DD). */
+                start: string;
+                /** @description Last day of the bucket within the period (YYYY-MM-DD). */
+                end: string;
+                total: number;
+                /** @description Activities by group key; groups with none are left out. */
+                counts: {
+                    [key: string]: number;
+                };
+            }[];
+            previous: {
+                startDate: string;
+                endDate: string;
+                buckets: {
+                    /** @description First day of the bucket within the period (YYYY-MM-DD). */
+                    start: string;
+                    /** @description Last day of the bucket within the period (YYYY-MM-DD). */
+                    end: string;
+                    total: number;
+                }[];
+            };
+        };
         ActivityType: {
             /** @description The value pushed as activityType and shown as an activity's type */
             id: string;
@@ -3033,6 +3174,31 @@ export interface components {
             /** @description c_N: the contact merged into it; its ID now resolves to the survivor */
             mergedId: string;
             contact: components["schemas"]["Contact"];
+        };
+        ContactStats: {
+            startDate: string;
+            endDate: string;
+            interval: string;
+            active: {
+                count: number;
+                previous: number;
+                change: number | null;
+                lightFilter: string | null;
+            };
+            new: {
+                count: number;
+                previous: number;
+                change: number | null;
+                lightFilter: string | null;
+            };
+            buckets: {
+                /** @description First day of the bucket within the period (YYYY-MM-DD). */
+                start: string;
+                /** @description Last day of the bucket within the period (YYYY-MM-DD). */
+                end: string;
+                active: number;
+                new: number;
+            }[];
         };
         ContactUnmergeResult: {
             contact: components["schemas"]["Contact"];
@@ -3616,6 +3782,47 @@ export interface components {
             updatedAt: string;
             retiredAt: string | null;
         };
+        SearchContact: {
+            /** @description c_N */
+            id: string;
+            name: string;
+            avatarUrl: string | null;
+            matched: {
+                /** @description `name`; `email` (an email identity); `handle` (a GitHub, X/Twitter, LinkedIn or Discord identity, or the username a source knows the person by). */
+                field: "name" | "email" | "handle";
+                /** @description The text that matched, as stored. */
+                value: string;
+                /** @description For a handle: the identity type (`github`, `twitter`, `linkedin`, `discord`) or the source's service name (`slack`, …). */
+                platform?: string;
+            };
+        };
+        SearchOrganization: {
+            /** @description o_N */
+            id: string;
+            name: string;
+            /** @description The primary domain. */
+            domain: string;
+            matched: {
+                /** @description `name`, or `domain` (the primary domain or another of its domains). */
+                field: "name" | "domain";
+                /** @description The text that matched, as stored. */
+                value: string;
+            };
+        };
+        SearchResults: {
+            /** @description Empty when the caller may not read contacts (contacts:read). */
+            contacts: components["schemas"]["SearchContact"][];
+            /** @description Empty when the caller may not read organizations (organizations:read). */
+            organizations: components["schemas"]["SearchOrganization"][];
+            /** @description Empty when the caller may not read segments (segments:read). */
+            segments: components["schemas"]["SearchSegment"][];
+        };
+        SearchSegment: {
+            /** @description s_N */
+            id: string;
+            name: string;
+            entityType: "contact" | "organization" | "object";
+        };
         Segment: {
             /** @description s_N */
             id: string;
@@ -3644,6 +3851,52 @@ export interface components {
             visible: boolean;
             /** Format: date-time */
             createdAt: string;
+        };
+        StatsHighlights: {
+            startDate: string;
+            endDate: string;
+            topContributors: {
+                contact: {
+                    /** @description c_N */
+                    id: string;
+                    name: string;
+                    avatarUrl: string | null;
+                };
+                count: number;
+                previous: number;
+            }[];
+            risingOrganizations: {
+                organization: {
+                    /** @description o_N */
+                    id: string;
+                    name: string;
+                };
+                count: number;
+                previous: number;
+                change: number | null;
+            }[];
+            surgingTopics: {
+                topic: {
+                    /** @description tp_N */
+                    id: string;
+                    name: string;
+                };
+                count: number;
+                previous: number;
+                change: number | null;
+            }[];
+            leadScores: {
+                score: {
+                    /** @description ls_N */
+                    id: string;
+                    name: string;
+                };
+                buckets: {
+                    from: number;
+                    to: number;
+                    count: number;
+                }[];
+            }[];
         };
         Tag: {
             /** @description l_N */
@@ -5983,6 +6236,71 @@ export interface operations {
             };
         };
     };
+    search: {
+        parameters: {
+            query: {
+                /** @description What the person typed, 1..200 characters (not only spaces). Case and common accents do not matter. */
+                query: string;
+                /** @description Results of each kind, 1..20. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SearchResults"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
     upsertCoreOrganization: {
         parameters: {
             query?: never;
@@ -7247,6 +7565,65 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    removeContactFromSegment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description s_N: a contact segment */
+                id: string;
+                /** @description c_N; a merged contact's ID stands for the contact it was merged into */
+                contactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Missing, invalid, expired or revoked token, or a missing scope */
             403: {
@@ -9210,6 +9587,211 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["ActivitySentiment"][];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    getActivityStats: {
+        parameters: {
+            query?: {
+                /** @description First day of the period (UTC, inclusive); default `endDate` − 27 days. */
+                startDate?: string;
+                /** @description Last day of the period (UTC, inclusive); default today. At most 366 days from `startDate`. */
+                endDate?: string;
+                /** @description Bucket size: a UTC day, or a week from Monday (the first and last may be partial). */
+                interval?: "day" | "week";
+                /** @description What the groups are: providers, activity types or their categories. */
+                groupBy?: "source" | "type" | "category";
+                /** @description URL-encoded JSON filter expression ({type: and|or, clauses}). Fields: `type` (stringListFilter, stringFilter); `contactId` (stringListFilter, stringFilter); `providerId` (stringListFilter, stringFilter); `subSourceNames` (stringListFilter, stringFilter); `sentiment` (stringListFilter, stringFilter); `activityTime` (dateRangeFilter); `isUserInitiated` (booleanFilter); `content` (stringFilter); `title` (stringFilter); `url` (stringFilter); `tags` (stringListFilter). GET /api/v2/filter-fields?entity=activity lists them with their operators. A bad expression is a 400 naming its JSON path. */
+                lightFilter?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ActivityStats"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    getContactStats: {
+        parameters: {
+            query?: {
+                /** @description First day of the period (UTC, inclusive); default `endDate` − 27 days. */
+                startDate?: string;
+                /** @description Last day of the period (UTC, inclusive); default today. At most 366 days from `startDate`. */
+                endDate?: string;
+                /** @description Bucket size: a UTC day, or a week from Monday (the first and last may be partial). */
+                interval?: "day" | "week";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ContactStats"];
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token, or a missing scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Forbidden"];
+                };
+            };
+            /** @description Too many requests for this token (or client address) in the current interval */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description v2 error */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+            /** @description v2 error */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Error"];
+                };
+            };
+        };
+    };
+    getStatsHighlights: {
+        parameters: {
+            query?: {
+                /** @description First day of the period (UTC, inclusive); default `endDate` − 27 days. */
+                startDate?: string;
+                /** @description Last day of the period (UTC, inclusive); default today. At most 366 days from `startDate`. */
+                endDate?: string;
+                /** @description Items of each list, 1..20. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["StatsHighlights"];
                     };
                 };
             };
