@@ -171,6 +171,11 @@ async function main() {
       await call('POST', `/community/v1/source/${sourceId}/activities`, batch);
     }
     await open('/', 'Home', 'home');
+    // Search: "/" reaches the box from anywhere; a few letters of a GitHub handle find the person.
+    await page.keyboard.press('/');
+    await page.keyboard.type('ghop');
+    await page.getByRole('listbox').getByRole('option').first().waitFor();
+    await shot('search');
     await browser.close();
   } finally {
     await app.close();
