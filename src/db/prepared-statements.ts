@@ -19,6 +19,14 @@ export const MAX_NAMED = 256;
 const MAX_SEEN = 4_096;
 
 /**
+ * Starts a statement planned anew for its own values every time it runs: it is never named, so it never runs on
+ * a cached generic plan. For reads whose best plan depends on how many rows a value selects (a period of 7 days
+ * or of a year), where a plan made without the values can be far off (a probe that reads one index entry on
+ * its custom plan read every row of the table on its generic one), and planning costs little against the read.
+ */
+export const PLANNED_EACH_TIME_MARK = '/* planned each time */ ';
+
+/**
  * Which statement texts of one session run under a name: a text the second time it is seen, until
  * MAX_NAMED texts have names.
  */
@@ -28,6 +36,7 @@ export class StatementNames {
 
   /** The name to run this text under, or null to run it unnamed. */
   nameOf(text: string): string | null {
+    if (text.startsWith(PLANNED_EACH_TIME_MARK)) return null;
     const known = this.named.get(text);
     if (known !== undefined) return known;
     if (this.named.size >= MAX_NAMED) return null;

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { LAST_STATEMENT_MARK, MAX_NAMED, preparingPool } from '../../src/db/prepared-statements.ts';
+import { LAST_STATEMENT_MARK, MAX_NAMED, PLANNED_EACH_TIME_MARK, preparingPool } from '../../src/db/prepared-statements.ts';
 import { useGenericPlans } from '../../src/db/transaction.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { ENGINES, createPostgresDatabase, createTestDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -271,6 +271,17 @@ describe.each(ENGINES)('named prepared statements (%s)', (engine) => {
       expect(after.length).toBe(before.length + 1);
       expect((await square(5)).rows).toEqual([{ v: 25, tag: 'prepared-test-1' }]);
       expect(await namesInSession(trx)).toEqual(after);
+    });
+  });
+
+  it('never names a statement marked to be planned each time, however often it runs', async () => {
+    await t.database.db.transaction().execute(async (trx) => {
+      const before = await namesInSession(trx);
+      for (const n of [1, 2, 3, 4, 5, 6, 7]) {
+        const { rows } = await sql<{ v: number }>`${sql.raw(PLANNED_EACH_TIME_MARK)}select ${n}::int as v, 'prepared-test-planned' as tag`.execute(trx);
+        expect(rows).toEqual([{ v: n, tag: 'prepared-test-planned' }]);
+      }
+      expect(await namesInSession(trx)).toEqual(before);
     });
   });
 

@@ -1,5 +1,12 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
+import { PLANNED_EACH_TIME_MARK } from '../../db/prepared-statements.ts';
+
+/**
+ * Every read of a period starts with this: planned for its own dates each time, as a period of 7 days and one
+ * of a year want different plans.
+ */
+const planned = sql.raw(PLANNED_EACH_TIME_MARK);
 
 /**
  * A period as the statements take it: its first and last day (`YYYY-MM-DD`, UTC), the instants that bound it
@@ -30,7 +37,7 @@ export interface DayCount {
  * not moved into it yet, so the answer is exact at any moment. Days with none are left out.
  */
 export async function rolledUpDays(db: Executor, communityId: number, first: string, last: string): Promise<DayCount[]> {
-  const { rows } = await sql<{ day: string; sourceId: string | number; type: string; count: number }>`
+  const { rows } = await sql<{ day: string; sourceId: string | number; type: string; count: number }>`${planned}
     select day::text as day, source_id as "sourceId", activity_type as type, sum(n)::int as count
     from (
       select day, source_id, activity_type, activities as n from activity_day_counts
@@ -49,7 +56,7 @@ export async function rolledUpDays(db: Executor, communityId: number, first: str
  * (community, time) bounds the read to the period's activities, and the filter is applied to each.
  */
 export async function filteredDays(db: Executor, communityId: number, from: Date, to: Date, where: RawBuilder<SqlBool>): Promise<DayCount[]> {
-  const { rows } = await sql<{ day: string; sourceId: string | number; type: string; count: number }>`
+  const { rows } = await sql<{ day: string; sourceId: string | number; type: string; count: number }>`${planned}
     select ${utcDay(sql.ref('a.activity_time'))}::text as day, a.source_id as "sourceId", a.activity_type as type, count(*)::int as count
     from activities a
     where a.community_id = ${communityId} and a.activity_time >= ${from} and a.activity_time < ${to} and ${where}
@@ -66,7 +73,7 @@ export async function sourceNames(db: Executor, communityId: number, ids: number
 /** Distinct contacts with an activity in each bucket of the period (index-only over activities_time_contact). */
 export async function activeByBucket(db: Executor, communityId: number, span: Span, week: boolean): Promise<Map<string, number>> {
   const day = utcDay(sql.ref('activity_time'));
-  const { rows } = await sql<{ bucket: string; count: number }>`
+  const { rows } = await sql<{ bucket: string; count: number }>`${planned}
     select ${bucketOf(day, span.first, week)}::text as bucket, count(distinct contact_id)::int as count
     from activities
     where community_id = ${communityId} and activity_time >= ${span.from} and activity_time < ${span.to}
@@ -83,16 +90,21 @@ export async function activeTotals(db: Executor, communityId: number, span: Span
   const distinctIn = (from: Date, to: Date) => sql`(select count(*) from (
       select distinct contact_id from activities where community_id = ${communityId} and activity_time >= ${from} and activity_time < ${to}
     ) d)`;
-  const { rows } = await sql<{ count: number; previous: number }>`
+  const { rows } = await sql<{ count: number; previous: number }>`${planned}
     select ${distinctIn(span.from, span.to)}::int as count, ${distinctIn(previous.from, span.from)}::int as previous`.execute(db);
   return rows[0] ?? { count: 0, previous: 0 };
 }
 
-/** Whether the community has an activity at or after `at` (a probe of the index's end). */
+/**
+ * Whether the community has an activity at or after `at`. Its latest activity time, compared here: `max` reads
+ * the end of the time index whatever the plan, where `exists (… activity_time >= $2)` on a cached generic plan
+ * (the planner guessing a third of the rows match) scanned every activity of every community when none did.
+ */
 export async function activityFrom(db: Executor, communityId: number, at: Date): Promise<boolean> {
-  const { rows } = await sql<{ found: boolean }>`
-    select exists (select 1 from activities where community_id = ${communityId} and activity_time >= ${at}) as found`.execute(db);
-  return rows[0]?.found ?? false;
+  const { rows } = await sql<{ latest: Date | null }>`
+    select max(activity_time) as latest from activities where community_id = ${communityId}`.execute(db);
+  const latest = rows[0]?.latest;
+  return latest !== null && latest !== undefined && new Date(latest).getTime() >= at.getTime();
 }
 
 /** Contacts whose first activity falls in each bucket of the period, and how many in the previous period. */
@@ -104,7 +116,7 @@ export async function newByBucket(
   week: boolean,
 ): Promise<{ buckets: Map<string, number>; previous: number }> {
   const day = utcDay(sql.ref('first_activity_at'));
-  const { rows } = await sql<{ bucket: string | null; count: number }>`
+  const { rows } = await sql<{ bucket: string | null; count: number }>`${planned}
     select case when first_activity_at >= ${span.from} then ${bucketOf(day, span.first, week)}::text end as bucket, count(*)::int as count
     from contacts
     where community_id = ${communityId} and first_activity_at >= ${previous.from} and first_activity_at < ${span.to}
@@ -132,7 +144,11 @@ export interface OrganizationCount {
 
 /**
  * The most active contacts of the period, and the organizations whose contacts' activity rose most against
- * the previous period (by the increase, then the count), from one read of both periods' activities.
+ * the previous period (by the increase, then the count). The top contacts come from the period's activities
+ * alone; their earlier counts are a probe each of the index by contact. The organizations join both periods'
+ * activities to their contacts' organizations (an index-only read of contacts_organization) and count per
+ * organization: a few thousand groups, where a count per contact first held one per contact and spilled out
+ * of work_mem on the bench's 150,000 activities.
  */
 export async function contributors(
   db: Executor,
@@ -141,26 +157,28 @@ export async function contributors(
   previous: Span,
   limit: number,
 ): Promise<{ contacts: ContactCount[]; organizations: OrganizationCount[] }> {
-  const { rows } = await sql<{ kind: 'c' | 'o'; id: string | number; name: string; avatarUrl: string | null; count: number; previous: number }>`
-    with per as materialized (
-      select contact_id, count(*) filter (where activity_time >= ${span.from})::int as cur, count(*) filter (where activity_time < ${span.from})::int as prev
+  const { rows } = await sql<{ kind: 'c' | 'o'; id: string | number; name: string; avatarUrl: string | null; count: number; previous: number }>`${planned}
+    with top as (
+      select contact_id, count(*)::int as cur
       from activities
-      where community_id = ${communityId} and activity_time >= ${previous.from} and activity_time < ${span.to}
+      where community_id = ${communityId} and activity_time >= ${span.from} and activity_time < ${span.to}
       group by contact_id
-    ),
-    top as (
-      select p.contact_id, p.cur, p.prev from per p where p.cur > 0 order by p.cur desc, p.contact_id limit ${limit}
+      order by count(*) desc, contact_id
+      limit ${limit}
     ),
     orgs as (
-      select k.organization_id, sum(p.cur)::int as cur, sum(p.prev)::int as prev
-      from per p join contacts k on k.community_id = ${communityId} and k.id = p.contact_id
-      where k.organization_id is not null
+      select k.organization_id, count(*) filter (where a.activity_time >= ${span.from})::int as cur, count(*) filter (where a.activity_time < ${span.from})::int as prev
+      from activities a
+      join contacts k on k.community_id = ${communityId} and k.id = a.contact_id
+      where a.community_id = ${communityId} and a.activity_time >= ${previous.from} and a.activity_time < ${span.to} and k.organization_id is not null
       group by k.organization_id
-      having sum(p.cur) > sum(p.prev)
-      order by sum(p.cur) - sum(p.prev) desc, sum(p.cur) desc, k.organization_id
+      having count(*) filter (where a.activity_time >= ${span.from}) > count(*) filter (where a.activity_time < ${span.from})
+      order by 2 - 3 desc, 2 desc, 1
       limit ${limit}
     )
-    select 'c' as kind, t.contact_id as id, k.name, k.avatar_url as "avatarUrl", t.cur as count, t.prev as previous
+    select 'c' as kind, t.contact_id as id, k.name, k.avatar_url as "avatarUrl", t.cur as count,
+      (select count(*) from activities p
+       where p.community_id = ${communityId} and p.contact_id = t.contact_id and p.activity_time >= ${previous.from} and p.activity_time < ${span.from})::int as previous
     from top t join contacts k on k.community_id = ${communityId} and k.id = t.contact_id
     union all
     select 'o', o.organization_id, g.name, null, o.cur, o.prev
@@ -181,7 +199,7 @@ export interface TopicCount {
 
 /** Activities per topic in the period and the previous one (rollup plus changes not folded yet). */
 export async function topicCounts(db: Executor, communityId: number, span: Span, previous: Span): Promise<TopicCount[]> {
-  const { rows } = await sql<{ id: string | number; name: string; count: number; previous: number }>`
+  const { rows } = await sql<{ id: string | number; name: string; count: number; previous: number }>`${planned}
     select t.id, t.name, x.count, x.previous
     from (
       select topic_id, sum(n) filter (where day >= ${span.first}::date)::int as count, coalesce(sum(n) filter (where day < ${span.first}::date), 0)::int as previous
