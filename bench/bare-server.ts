@@ -4,7 +4,7 @@ import pg from 'pg';
 import { pgTypes } from '../src/db/type-parsers.ts';
 import { bareBackfillRoute } from './bare-backfill.ts';
 import { withRecordIds } from './bulk.ts';
-import { onMessage, send, type CapturedQuery } from './ipc.ts';
+import { serveUntilStopped, type CapturedQuery } from './ipc.ts';
 
 /**
  * The baselines, in a child process of the bench: a plain Fastify app and a pg.Pool of Hearth's size and
@@ -274,15 +274,4 @@ if (receiver) {
     });
   });
 }
-await app.listen({ port: 0, host: '127.0.0.1' });
-const address = app.server.address();
-if (!address || typeof address === 'string') throw new Error('no TCP address');
-
-onMessage(async (message) => {
-  if (message.type === 'stop') {
-    await app.close();
-    await pool.end();
-    process.exit(0);
-  }
-});
-send({ type: 'ready', port: address.port });
+await serveUntilStopped(app, pool);

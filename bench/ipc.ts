@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
 
 /** The messages between the bench and its server children (Node's IPC channel, JSON). */
 
@@ -28,6 +30,24 @@ export function onMessage(handle: (message: ToChild) => Promise<void>): void {
   });
   // The parent gone (killed, crashed): nothing is left to serve.
   process.on('disconnect', () => process.exit(0));
+}
+
+/**
+ * In a bare server child: listens on a free local port, tells the parent which, and on the parent's `stop`
+ * closes the server and its pool and exits.
+ */
+export async function serveUntilStopped(app: FastifyInstance, pool: pg.Pool): Promise<void> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('no TCP address');
+  onMessage(async (message) => {
+    if (message.type === 'stop') {
+      await app.close();
+      await pool.end();
+      process.exit(0);
+    }
+  });
+  send({ type: 'ready', port: address.port });
 }
 
 /** A server child as the parent sees it. */

@@ -8,7 +8,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { createServices } from '../src/services.ts';
 import { createBenchDatabase, type BenchDatabase } from './database.ts';
 import { captureQueries } from './harness.ts';
-import { onMessage, send, ServerChild, type CapturedQuery } from './ipc.ts';
+import { serveUntilStopped, ServerChild, type CapturedQuery } from './ipc.ts';
 import { createClient, getJson, summarize, type Summary } from './load.ts';
 import type { Figure } from './report.ts';
 import { seedCommunity } from './seed.ts';
@@ -199,17 +199,7 @@ async function serveBare(file: string) {
     const then = await run(list.filter(second));
     return { success: true, data: [...first, ...then] };
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (!address || typeof address === 'string') throw new Error('no TCP address');
-  onMessage(async (message) => {
-    if (message.type === 'stop') {
-      await app.close();
-      await pool.end();
-      process.exit(0);
-    }
-  });
-  send({ type: 'ready', port: address.port });
+  await serveUntilStopped(app, pool);
 }
 
 if (process.env.BENCH_SEARCH_BARE) await serveBare(process.env.BENCH_SEARCH_BARE);
