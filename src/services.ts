@@ -88,7 +88,7 @@ export async function createServices(deps: ServiceDeps) {
   const filters = createFilterService({ db, clock });
   const activities = createActivityService({ db, cursors, filters, publicUrl: deps.config.publicUrl });
   const objects = createObjectService({ db, cursors, filters });
-  const ingestion = createIngestionService({ db, clock, activityTypes, genericPlans: !deps.citus });
+  const ingestion = createIngestionService({ db, clock, activityTypes, citus: deps.citus === true });
   const organizationUpserts = createOrganizationUpsertService({ db, clock });
   const websiteVisitPushes = createWebsiteVisitPushService({ db, clock });
   const trackers = createTrackerService({ db, clock, publicUrl: deps.config.publicUrl, visits: websiteVisitPushes });

@@ -39,9 +39,37 @@ export async function readTogether<L extends Record<string, Lookup<unknown>>>(db
 
 /**
  * A write that can share one statement with others: one data-modifying statement without a WITH of its
- * own (a CTE of the shared statement), or null when there is nothing to write.
+ * own (a CTE of the shared statement), a ChainedWrite, or null when there is nothing to write.
  */
-export type Write = RawBuilder<unknown> | null;
+export type Write = PlainWrite | ChainedWrite;
+
+/** A write of one data-modifying statement without a WITH of its own, or null: one that can also run alone. */
+export type PlainWrite = RawBuilder<unknown> | null;
+
+/**
+ * A write in steps, for a write that acts on what an earlier step returned (the rows an insert actually
+ * inserted, say): each step a data-modifying statement without a WITH of its own, which the later steps
+ * read by its name, as a CTE. A step's name must be unique in the statement that runs it.
+ */
+export class ChainedWrite {
+  constructor(
+    readonly steps: readonly { name: string; write: RawBuilder<unknown> }[],
+    readonly last: RawBuilder<unknown>,
+  ) {}
+}
+
+/** The CTEs (`name as (…)`) that run `writes` in one statement, each write's last CTE named by `names`. */
+export function writeCtes(writes: readonly (RawBuilder<unknown> | ChainedWrite)[], names: readonly string[]): RawBuilder<unknown>[] {
+  const taken = new Set(names);
+  return writes.flatMap((write, index) => {
+    if (!(write instanceof ChainedWrite)) return [sql`${sql.ref(names[index]!)} as (${write})`];
+    for (const step of write.steps) {
+      if (taken.has(step.name)) throw new Error(`two writes of one statement name a step ${step.name}`);
+      taken.add(step.name);
+    }
+    return [...write.steps.map((step) => sql`${sql.ref(step.name)} as (${step.write})`), sql`${sql.ref(names[index]!)} as (${write.last})`];
+  });
+}
 
 /**
  * Runs independent writes as one statement, one round trip: each a data-modifying CTE, all run to
@@ -57,19 +85,20 @@ export async function writeTogether<R extends Record<string, Write> = Record<nev
   returning?: R,
   options: { last?: boolean } = {},
 ): Promise<{ [K in keyof R]: Record<string, unknown>[] }> {
-  const wanted = writes.filter((write): write is RawBuilder<unknown> => write !== null);
-  const returned = Object.entries(returning ?? {}).filter((entry): entry is [string, RawBuilder<unknown>] => entry[1] !== null);
+  const wanted = writes.filter((write) => write !== null);
+  const returned = Object.entries(returning ?? {}).filter((entry): entry is [string, RawBuilder<unknown> | ChainedWrite] => entry[1] !== null);
   const results = Object.fromEntries(Object.keys(returning ?? {}).map((key) => [key, [] as Record<string, unknown>[]]));
   if (wanted.length + returned.length === 0) return results as { [K in keyof R]: Record<string, unknown>[] };
   const mark = sql.raw(options.last ? LAST_STATEMENT_MARK : '');
-  if (wanted.length === 1 && returned.length === 0) {
-    await sql`${mark}${wanted[0]!}`.execute(db);
+  const only = wanted[0];
+  if (wanted.length === 1 && returned.length === 0 && !(only instanceof ChainedWrite)) {
+    await sql`${mark}${only!}`.execute(db);
     return results as { [K in keyof R]: Record<string, unknown>[] };
   }
-  const ctes = [
-    ...wanted.map((write, index) => sql`${sql.ref(`write_${index}`)} as (${write})`),
-    ...returned.map(([, write], index) => sql`${sql.ref(`returning_${index}`)} as (${write})`),
-  ];
+  const ctes = writeCtes(
+    [...wanted, ...returned.map(([, write]) => write)],
+    [...wanted.map((_, index) => `write_${index}`), ...returned.map((_, index) => `returning_${index}`)],
+  );
   const columns = returned.map(([key], index) => sql`(select coalesce(json_agg(r), '[]'::json) from ${sql.ref(`returning_${index}`)} r) as ${sql.ref(key)}`);
   const { rows } = await sql<
     Record<string, Record<string, unknown>[]>

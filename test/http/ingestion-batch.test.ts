@@ -206,7 +206,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
       db: t.db.database.db,
       clock: systemClock,
       activityTypes: t.services.activityTypes,
-      genericPlans: !t.db.database.citus,
+      citus: t.db.database.citus,
     });
     const writer = cliWriter(t.communityId);
     const pushed = await other.pushActivities(writer, t.sourceId, [
@@ -243,7 +243,7 @@ describe.each(ENGINES)('batch pushes (%s)', (engine) => {
   // Two connections at once: PostgreSQL only (the embedded database is one session).
   it.skipIf(engine !== 'postgres')('reports again as soon as a queue it reported waiting empties', async () => {
     const db = t.db.database.db;
-    const other = createIngestionService({ db, clock: systemClock, activityTypes: t.services.activityTypes, genericPlans: !t.db.database.citus });
+    const other = createIngestionService({ db, clock: systemClock, activityTypes: t.services.activityTypes, citus: t.db.database.citus });
     other.startReporting((error) => {
       throw error;
     });

@@ -111,7 +111,7 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
   });
 
   it('stores pushes outside the request that submitted them: its hang-up or timeout cancels no batch of others', async () => {
-    const queue = createIngestionQueue({ db: t.services.db, genericPlans: !t.db.database.citus });
+    const queue = createIngestionQueue({ db: t.services.db, citus: t.db.database.citus });
     const origin = { communityId: t.communityId, sourceId: t.sourceId, now: new Date() };
     const items = await Promise.all(
       Array.from({ length: 40 }, (_, index) => readUserPush(t.services.db, cliWriter(t.communityId), origin, { id: `scope-${index}` })),

@@ -257,7 +257,7 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
     }
 
     const items = await itemsOf(batched, batchedSources, pushes);
-    const queue = createIngestionQueue({ db: batched.services.db, genericPlans: !batched.db.database.citus });
+    const queue = createIngestionQueue({ db: batched.services.db, citus: batched.db.database.citus });
     const r = random(7);
     const outcomes = [];
     for (let at = 0; at < items.length;) {

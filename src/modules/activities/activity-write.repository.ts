@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { Write } from '../../core/lookups.ts';
+import { writeCtes, type PlainWrite, type Write } from '../../core/lookups.ts';
+import { rollupChangesByStatement } from '../../db/rollup-changes.ts';
 import type { DB } from '../../db/schema.ts';
 
 export interface ActivityWrite {
@@ -49,18 +50,22 @@ export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWri
     .where('external_id', '=', activity.externalId)
     .executeTakeFirst();
   const result = await sql<{ id: number }>`
-    insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
-      content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, sender_id, created_at, updated_at)
-    values (${activity.communityId}, ${activity.sourceId}, ${activity.activityType}, ${activity.externalId}, ${activity.contactId},
-      ${activity.activityTime}, ${activity.title}, ${activity.content}, ${activity.contentType}, ${activity.url}, ${activity.sentiment},
-      ${activity.parent?.activityType ?? null}, ${activity.parent?.externalId ?? null}, ${parentId}, ${activity.subSourceId},
-      ${activity.senderId}, ${activity.now}, ${activity.now})
-    on conflict (community_id, source_id, activity_type, external_id) do update set
-      contact_id = excluded.contact_id, sender_id = excluded.sender_id, activity_time = excluded.activity_time, title = excluded.title,
-      content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
-      parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
-      parent_id = excluded.parent_id, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
-    returning id`.execute(trx);
+    with upserted as (
+      insert into activities (community_id, source_id, activity_type, external_id, contact_id, activity_time, title, content,
+        content_type, url, sentiment, parent_activity_type, parent_external_id, parent_id, sub_source_id, sender_id, created_at, updated_at)
+      values (${activity.communityId}, ${activity.sourceId}, ${activity.activityType}, ${activity.externalId}, ${activity.contactId},
+        ${activity.activityTime}, ${activity.title}, ${activity.content}, ${activity.contentType}, ${activity.url}, ${activity.sentiment},
+        ${activity.parent?.activityType ?? null}, ${activity.parent?.externalId ?? null}, ${parentId}, ${activity.subSourceId},
+        ${activity.senderId}, ${activity.now}, ${activity.now})
+      on conflict (community_id, source_id, activity_type, external_id) do update set
+        contact_id = excluded.contact_id, sender_id = excluded.sender_id, activity_time = excluded.activity_time, title = excluded.title,
+        content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
+        parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
+        parent_id = excluded.parent_id, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
+      returning id, source_id, activity_type, activity_time, xmax = 0 as inserted
+    ),
+    ${newActivitiesCounted(activity.communityId, 'upserted')}
+    select id from upserted`.execute(trx);
   const row = { id: result.rows[0]!.id, previousContactId: previous?.contact_id ?? null };
   let ancestors = await ancestorsOf(trx, activity.communityId, row.id);
   const parentRefused = ancestors.includes(row.id);
@@ -83,6 +88,22 @@ export async function upsertActivity(trx: Transaction<DB>, activity: ActivityWri
     await trx.updateTable('activities').set({ parent_id: row.id }).where('community_id', '=', activity.communityId).where('id', 'in', replies).execute();
   }
   return { ...row, parentRefused, repliesRefused: waiting.rows.length - replies.length };
+}
+
+/**
+ * The CTE that counts the activities an upsert inserted (`upserted`: its RETURNING, with `source_id`,
+ * `activity_type`, `activity_time` and `inserted`, which is `xmax = 0`: a row the insert made has none, one
+ * the conflict updated has the updater's) into the rollups' change table, in a transaction that counts them
+ * in statements (src/db/rollup-changes.ts). An updated row is the update trigger's to count.
+ */
+function newActivitiesCounted(communityId: number, upserted: string) {
+  return sql`activities_counted as (
+      insert into activity_day_changes (community_id, day, source_id, activity_type, delta)
+      select ${communityId}::bigint, (u.activity_time at time zone 'UTC')::date, u.source_id, u.activity_type, count(*)
+      from ${sql.table(upserted)} u
+      where u.inserted and ${rollupChangesByStatement}
+      group by 2, 3, 4
+    )`;
 }
 
 /** The activities above this one, following parent links (once each: a loop ends the walk). */
@@ -146,10 +167,14 @@ export async function upsertActivities(
   activities: (Omit<ActivityWrite, 'communityId' | 'now' | 'contactId'> & { contactId: number | { made: number } })[],
   now: Date,
   alongside: Write[] = [],
-  madeContacts: Write = null,
+  madeContacts: PlainWrite = null,
 ): Promise<{ activities: { id: number; previousContactId: number | null }[]; madeContactIds: number[] }> {
   if (activities.length === 0) return { activities: [], madeContactIds: [] };
-  const others = alongside.filter((write) => write !== null).map((write, index) => sql`, ${sql.ref(`alongside_${index}`)} as (${write})`);
+  const kept = alongside.filter((write) => write !== null);
+  const others = writeCtes(
+    kept,
+    kept.map((_, index) => `alongside_${index}`),
+  ).map((cte) => sql`, ${cte}`);
   const column = <T>(pick: (activity: (typeof activities)[number]) => T) => activities.map(pick);
   const given = (contact: number | { made: number }) => (typeof contact === 'number' ? contact : null);
   const made = (contact: number | { made: number }) => (typeof contact === 'number' ? null : contact.made);
@@ -183,8 +208,9 @@ export async function upsertActivities(
         content = excluded.content, content_type = excluded.content_type, url = excluded.url, sentiment = excluded.sentiment,
         parent_activity_type = excluded.parent_activity_type, parent_external_id = excluded.parent_external_id,
         parent_id = null, sub_source_id = excluded.sub_source_id, updated_at = excluded.updated_at
-      returning id, source_id, activity_type, external_id
-    )${sql.join(others, sql``)}
+      returning id, source_id, activity_type, external_id, activity_time, xmax = 0 as inserted
+    ),
+    ${newActivitiesCounted(communityId, 'upserted')}${sql.join(others, sql``)}
     select i.n, u.id, i.previous_contact_id as "previousContactId",
       -- Every new contact's ID, once (on the first row): they include those that no activity names.
       ${madeContacts ? sql`case when i.n = 1 then (select array_agg(id order by id) from made_contacts) end` : sql`null::bigint[]`} as "madeContactIds"

@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { Executor } from '../../core/executor.ts';
 import { jsonRow } from '../../core/json-rows.ts';
-import type { Lookup, Write } from '../../core/lookups.ts';
+import type { Lookup, PlainWrite } from '../../core/lookups.ts';
 import { WRITTEN_COLUMNS, type ContactFields } from './contact-columns.ts';
 
 /**
@@ -66,7 +66,7 @@ export async function refreshActivityStats(trx: Transaction<DB>, communityId: nu
  * that order: the k-th row's ID is the k-th smallest the statement returns. A write, for the caller to run
  * by itself (insertContacts) or inside its own statement (as ingestion's activities upsert does).
  */
-export function contactInserts(communityId: number, rows: { name: string; fields: ContactFields; added?: AddedActivities }[], now: Date): Write {
+export function contactInserts(communityId: number, rows: { name: string; fields: ContactFields; added?: AddedActivities }[], now: Date): PlainWrite {
   if (rows.length === 0) return null;
   const columns = [...WRITTEN_COLUMNS].filter(([column]) => column !== 'name');
   const values = columns.map(([column, type]) => {
@@ -159,7 +159,7 @@ export interface AddedActivities {
  * leaves the others as they are (a field given as null is set to null), and adds the activities it was
  * given.
  */
-export function contactUpdates(communityId: number, rows: { id: number; fields: ContactFields; added?: AddedActivities }[], now: Date): Write {
+export function contactUpdates(communityId: number, rows: { id: number; fields: ContactFields; added?: AddedActivities }[], now: Date): PlainWrite {
   if (rows.length === 0) return null;
   const columns = [...WRITTEN_COLUMNS].filter(([column]) => rows.some((row) => column in row.fields));
   const assignments = columns.map(([column, type]) => {

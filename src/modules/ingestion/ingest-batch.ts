@@ -7,7 +7,7 @@ import type * as contacts from '../contacts/index.ts';
 import { contactTx } from '../contacts/index.ts';
 import { customFieldTx } from '../custom-fields/index.ts';
 import { jsonRow } from '../../core/json-rows.ts';
-import { readTogether, writeTogether, type Write } from '../../core/lookups.ts';
+import { readTogether, writeTogether, type PlainWrite, type Write } from '../../core/lookups.ts';
 import type { Writer } from '../../core/writer.ts';
 import * as identity from '../identity/index.ts';
 import { identityTx } from '../identity/index.ts';
@@ -349,7 +349,7 @@ async function upsertActivitiesOf(
   communityId: number,
   last: (ResolvedPush & { contact: ContactRef })[],
   madeRefs: ContactRef[],
-  madeContacts: Write,
+  madeContacts: PlainWrite,
   now: Date,
 ): Promise<{ activities: { id: number; previousContactId: number | null }[]; madeContactIds: number[] }> {
   if (last.length === 0) return { activities: [], madeContactIds: [] };

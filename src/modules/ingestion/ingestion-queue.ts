@@ -1,6 +1,7 @@
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import { outsideRequestScope } from '../../db/request-scope.ts';
+import { countRollupChangesInStatements } from '../../db/rollup-changes.ts';
 import type { DB } from '../../db/schema.ts';
 import { useGenericPlans, retryingTransaction } from '../../db/transaction.ts';
 import { ingestBatch, ingestOneByOne, ThreadLoop } from './ingest-batch.ts';
@@ -38,16 +39,11 @@ interface Submission {
  * another, are ordered by the unique keys of identities and profiles: the loser runs again.
  */
 /**
- * `genericPlans`: the batch's statements run on generic plans (useGenericPlans), but on a Citus
- * coordinator (Database.citus).
+ * `citus`: the database is a Citus coordinator's (Database.citus). Elsewhere a batch's statements run on
+ * generic plans (useGenericPlans) and count its new activities and topic links themselves
+ * (countRollupChangesInStatements); both settings are for one server only.
  */
-export function createIngestionQueue(deps: {
-  db: Kysely<DB>;
-  genericPlans: boolean;
-  lanes?: number;
-  now?: () => number;
-  onIdle?: (communityId: number) => void;
-}) {
+export function createIngestionQueue(deps: { db: Kysely<DB>; citus: boolean; lanes?: number; now?: () => number; onIdle?: (communityId: number) => void }) {
   const now = deps.now ?? Date.now;
   const lanes = deps.lanes ?? DEFAULT_LANES;
   const communities = new Map<number, { queue: Submission[]; storing: Set<Submission[]>; lanes: number }>();
@@ -56,7 +52,10 @@ export function createIngestionQueue(deps: {
   async function store(items: PushItem[]): Promise<PushOutcome[]> {
     const attempt = (oneByOne: boolean) =>
       retryingTransaction(deps.db, async (trx) => {
-        if (deps.genericPlans) await useGenericPlans(trx);
+        if (!deps.citus) {
+          await useGenericPlans(trx);
+          await countRollupChangesInStatements(trx);
+        }
         return oneByOne ? ingestOneByOne(trx, items) : ingestBatch(trx, items[0]!.origin.communityId, items, { endsTransaction: true });
       });
     try {

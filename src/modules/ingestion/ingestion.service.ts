@@ -62,11 +62,11 @@ const SUPPRESSED_WARNING = 'this person asked for their personal information to 
 const checkUserItem = compileBodyValidator(UserPushBody);
 const checkActivityItem = compileBodyValidator(ActivityPushBody);
 
-export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService; genericPlans: boolean }) {
+export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; activityTypes: ActivityTypeService; citus: boolean }) {
   // One clock for the queue's times and the reports' (src/clock.ts).
   const queue = createIngestionQueue({
     db: deps.db,
-    genericPlans: deps.genericPlans,
+    citus: deps.citus,
     now: () => deps.clock.now().getTime(),
     onIdle: reportIfWaitingShown,
   });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../core/executor.ts';
-import type { Write } from '../../core/lookups.ts';
+import type { PlainWrite } from '../../core/lookups.ts';
 import type { LeadScoreEntity } from './lead-score.repository.ts';
 
 export interface Mark {
@@ -14,7 +14,7 @@ export interface Mark {
  * statement of its own. Nothing is marked in a community without a computed, enabled definition. A record
  * marked again gets a new `mark`, so that a background step computing it meanwhile leaves the new mark.
  */
-export function scoringMarks(communityId: number, marks: readonly Mark[]): Write {
+export function scoringMarks(communityId: number, marks: readonly Mark[]): PlainWrite {
   if (marks.length === 0) return null;
   return sql`
     insert into lead_score_dirty (community_id, entity_type, entity_id)

@@ -3,7 +3,8 @@ import { keysetPage } from '../../db/keyset.ts';
 import type { DB } from '../../db/schema.ts';
 import type { CursorPosition } from '../../core/cursor.ts';
 import type { Executor } from '../../core/executor.ts';
-import { writeTogether, type Write } from '../../core/lookups.ts';
+import { ChainedWrite, writeTogether, type PlainWrite, type Write } from '../../core/lookups.ts';
+import { rollupChangesByStatement } from '../../db/rollup-changes.ts';
 import { likeLiteral } from '../../core/query-fragments.ts';
 
 export interface TopicRow {
@@ -116,7 +117,7 @@ export async function makeTopics(trx: Transaction<DB>, communityId: number, name
  * in the unique index. It must run in a statement before the one that links to them (topicLinks), which
  * then sees them, and those another transaction made meanwhile.
  */
-export function topicsMade(communityId: number, names: string[]): Write {
+export function topicsMade(communityId: number, names: string[]): PlainWrite {
   const byKey = new Map<string, string>();
   for (const name of names) {
     const trimmed = name.trim();
@@ -135,11 +136,12 @@ export function topicsMade(communityId: number, names: string[]): Write {
  * The write of links from activities the transaction holds to topics by name (made by topicsMade in an
  * earlier statement, so that this one sees them, and those another transaction committed meanwhile).
  * Links have no foreign keys (migration 0020): each topic is locked against deletion here, once, instead
- * of a check per link.
+ * of a check per link. In a transaction that counts its rollup changes in statements
+ * (src/db/rollup-changes.ts), it also counts the links it inserted, per day of their activity and topic.
  */
 export function topicLinks(communityId: number, links: { activityId: number; name: string }[]): Write {
   if (links.length === 0) return null;
-  return sql`
+  const inserted = sql`
     insert into activity_topics (community_id, activity_id, topic_id)
     select distinct ${communityId}::bigint, l.activity_id, t.id
     from unnest(${links.map((link) => link.activityId)}::bigint[], ${links.map((link) => link.name)}::text[]) as l(activity_id, name)
@@ -149,5 +151,16 @@ export function topicLinks(communityId: number, links: { activityId: number; nam
       for key share
     ) t on lower(t.name) = lower(l.name)
     on conflict do nothing
+    returning activity_id, topic_id
   `;
+  return new ChainedWrite(
+    [{ name: 'topic_links_inserted', write: inserted }],
+    sql`
+      insert into topic_day_changes (community_id, day, topic_id, delta)
+      select ${communityId}::bigint, (a.activity_time at time zone 'UTC')::date, l.topic_id, count(*)
+      from topic_links_inserted l
+      join activities a on a.community_id = ${communityId} and a.id = l.activity_id
+      where ${rollupChangesByStatement}
+      group by 2, 3`,
+  );
 }
