@@ -2,7 +2,7 @@ import { sql, type RawBuilder, type SqlBool, type Transaction } from 'kysely';
 import type { DB } from './schema.ts';
 
 /**
- * Who counts new activities and topic links into the statistics' change tables (docs/stats.md, "Rollups").
+ * Who counts new activities and topic links into the statistics' change tables (docs/stats.md, "How they are computed").
  * By default the row triggers do, one call and one change row per inserted row. A transaction that sets
  * this to 'statement' takes it over: the insert triggers stay silent (their WHEN reads the setting), and the
  * statements that insert activities (upsertActivity, upsertActivities) and topic links (topicLinks) count

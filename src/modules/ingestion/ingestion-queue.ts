@@ -37,8 +37,7 @@ interface Submission {
  * committed, so an answered push is durable and readable at once; a push whose process dies before that is
  * not answered, and nothing of it is stored. Transactions about the same person, in this process or
  * another, are ordered by the unique keys of identities and profiles: the loser runs again.
- */
-/**
+ *
  * `citus`: the database is a Citus coordinator's (Database.citus). Elsewhere a batch's statements run on
  * generic plans (useGenericPlans) and count its new activities and topic links themselves
  * (countRollupChangesInStatements); both settings are for one server only.
