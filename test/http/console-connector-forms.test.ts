@@ -128,10 +128,11 @@ describeInChromium('connector forms made from the kinds’ schemas,', (browser) 
       await page.getByText('No connector yet').waitFor();
       await page.getByRole('button', { name: 'Add a connector' }).click();
       const form = page.getByRole('form', { name: 'Add a connector' });
-      // Every kind the server offers, by its platform's name.
+      // Every kind the server offers, by its platform's name (counted once the kinds have arrived: count() does not wait).
       const platforms = form.getByRole('group', { name: 'Platform' }).getByRole('radio');
-      expect(await platforms.count()).toBe(2);
       await form.getByLabel('Board', { exact: true }).waitFor();
+      await form.getByLabel('Slack', { exact: true }).waitFor();
+      expect(await platforms.count()).toBe(2);
       await form.getByLabel('Slack', { exact: true }).check();
 
       // Slack issues the signing secret: it is a field like the bot token, with the schema's description, and none is made here.
