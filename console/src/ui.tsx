@@ -1,14 +1,23 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, ok, type Data, type Outcome } from './api.ts';
+import { useLocation } from './router.ts';
 
-/** A page's frame: its heading takes the focus when the page opens, so screen readers announce it. */
+/**
+ * A page's frame: its heading takes the focus when the page opens, so screen readers announce it. A title
+ * that changes later (a record's name arriving) takes it only from nowhere: a reader who has meanwhile moved
+ * into the search box, say, keeps typing there.
+ */
 export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
+  const { path } = useLocation();
+  const focusedOn = useRef<string | null>(null);
   useEffect(() => {
     document.title = `${props.title} · Hearth`;
-    heading.current?.focus();
-  }, [props.title]);
+    const active = document.activeElement;
+    if (focusedOn.current !== path || !active || active === document.body) heading.current?.focus();
+    focusedOn.current = path;
+  }, [props.title, path]);
   return (
     <section aria-labelledby="page-title">
       <header class="page-header">

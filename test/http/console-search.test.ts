@@ -79,13 +79,28 @@ describeInChromium('searching from the console header', (browser) => {
       const organizations = listbox().getByRole('group', { name: 'Organizations' });
       await organizations.getByRole('option').first().waitFor();
       expect(await organizations.getByRole('option').first().textContent()).toContain('difference-engines.co.uk');
+      // The organization arrives only after the reader has started the next search: its name must not take
+      // the focus from the box (and close the list) when it does.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const organizationRequest = (url: URL) => url.pathname === `/api/v2/organizations/${ids.organization}`;
+      await page.route(organizationRequest, async (route) => {
+        await held;
+        await route.continue();
+      });
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('Enter');
       await page.waitForURL((url) => url.pathname === `/organizations/${ids.organization}`);
+      await page.getByRole('heading', { name: 'Organization', exact: true }).waitFor();
 
       await box().fill('pioneers');
       const segments = listbox().getByRole('group', { name: 'Segments' });
       await segments.getByRole('option', { name: /Pioneers of computing/ }).waitFor();
+      release();
+      await page.getByRole('heading', { name: 'Difference-engines' }).waitFor();
+      await page.unroute(organizationRequest);
+      expect(await box().evaluate((element) => element === element.ownerDocument.activeElement)).toBe(true);
+      expect(await box().getAttribute('aria-expanded')).toBe('true');
       await segments.getByRole('option', { name: /Pioneers of computing/ }).click();
       await page.waitForURL((url) => url.pathname === `/segments/${ids.segment}`);
       await page.getByRole('heading', { name: 'Pioneers of computing' }).waitFor();
