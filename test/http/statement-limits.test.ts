@@ -7,7 +7,7 @@ import { cliWriter } from '../../src/core/writer.ts';
 import { runInRequestScope, type RequestScope } from '../../src/db/request-scope.ts';
 import { MAX_UNINDEXED_LIKES } from '../../src/filters/validate.ts';
 import { createIngestionQueue } from '../../src/modules/ingestion/ingestion-queue.ts';
-import { readUserPush } from '../../src/modules/ingestion/push-item.ts';
+import { readUserPush, textRead } from '../../src/modules/ingestion/push-item.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 
@@ -114,7 +114,7 @@ describe.each(ENGINES.filter((engine) => engine === 'postgres'))('statement time
     const queue = createIngestionQueue({ db: t.services.db, citus: t.db.database.citus });
     const origin = { communityId: t.communityId, sourceId: t.sourceId, now: new Date() };
     const items = await Promise.all(
-      Array.from({ length: 40 }, (_, index) => readUserPush(t.services.db, cliWriter(t.communityId), origin, { id: `scope-${index}` })),
+      Array.from({ length: 40 }, async (_, index) => textRead(await readUserPush(t.services.db, cliWriter(t.communityId), origin, { id: `scope-${index}` }))),
     );
     // The first push starts the queue's lanes from inside a request; the rest join the batches they run.
     let first!: ReturnType<typeof queue.submit>;

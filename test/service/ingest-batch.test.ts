@@ -4,7 +4,7 @@ import { cliWriter } from '../../src/core/writer.ts';
 import { identityHash } from '../../src/modules/identity/identity-values.ts';
 import { ingestOneByOne } from '../../src/modules/ingestion/ingest-batch.ts';
 import { createIngestionQueue } from '../../src/modules/ingestion/ingestion-queue.ts';
-import { readActivityPush, readUserPush, type PushItem } from '../../src/modules/ingestion/push-item.ts';
+import { readActivityPush, readUserPush, textRead, type PushItem } from '../../src/modules/ingestion/push-item.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 import { ENGINES } from '../helpers/test-database.ts';
 import { seededRandom } from '../helpers/seeded-random.ts';
@@ -110,9 +110,11 @@ describe.each(ENGINES)('pushes stored in batches (%s)', (engine) => {
     for (const [index, push] of pushes.entries()) {
       const origin = { communityId: t.communityId, sourceId: sources[push.source]!, now: new Date(Date.UTC(2026, 3, 1) + index * 1000) };
       items.push(
-        push.kind === 'user'
-          ? await readUserPush(t.services.db, writer, origin, push.body as never)
-          : await readActivityPush(t.services.db, writer, origin, push.body as never, accepts),
+        await textRead(
+          push.kind === 'user'
+            ? await readUserPush(t.services.db, writer, origin, push.body as never)
+            : await readActivityPush(t.services.db, writer, origin, push.body as never, accepts),
+        ),
       );
     }
     return items;

@@ -7,4 +7,6 @@ export { type ActivityService, createActivityService } from './activity.service.
 export { plainText } from './markdown-text.ts';
 export { sentimentOf } from './sentiment.ts';
 export { extractTopics } from './topics.ts';
+export { readText } from './text-reader.ts';
+export type { ActivityText, TextReading } from './text-reading.ts';
 export { activityTx, type ActivityTxService } from './activity-tx.service.ts';

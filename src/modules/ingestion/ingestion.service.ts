@@ -16,7 +16,7 @@ import type { PushOutcome } from './ingest-one.ts';
 import { replaceReport, reportsOfOthers, type ReportedBacklog } from './backlog.repository.ts';
 import { createIngestionQueue } from './ingestion-queue.ts';
 import { ActivityPushBody, UserPushBody } from './ingestion.schemas.ts';
-import { readActivityPush, readUserPush, type PushItem } from './push-item.ts';
+import { readActivityPush, readUserPush, textRead, type PushItem, type ReadPush } from './push-item.ts';
 
 export interface Accepted {
   status: 'accepted';
@@ -138,15 +138,16 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
     };
   }
 
-  async function storeOne(item: PushItem, withActivity: boolean): Promise<Accepted> {
+  async function storeOne(push: ReadPush, withActivity: boolean): Promise<Accepted> {
+    const item = await textRead(push);
     const [outcome] = await queue.submit(item.origin.communityId, [item]);
     return answerOf(item, outcome!, withActivity);
   }
 
   /** Reads each item (a bad one is refused by itself), then stores the good ones together, in order. */
-  async function storeBatch(writer: Writer, bodies: unknown[], read: (body: unknown, index: number) => Promise<PushItem>): Promise<BatchItemAnswer[]> {
+  async function storeBatch(writer: Writer, bodies: unknown[], read: (body: unknown, index: number) => Promise<ReadPush>): Promise<BatchItemAnswer[]> {
     const answers: BatchItemAnswer[] = [];
-    const items: { index: number; item: PushItem }[] = [];
+    const pushes: { index: number; push: ReadPush }[] = [];
     let since = performance.now();
     for (const [index, body] of bodies.entries()) {
       // Reading a push is CPU work (text, names, places): a long batch gives the event loop back every few
@@ -156,12 +157,13 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
         since = performance.now();
       }
       try {
-        items.push({ index, item: await read(body, index) });
+        pushes.push({ index, push: await read(body, index) });
       } catch (error) {
         if (!(error instanceof HearthError) || error.kind !== 'invalid') throw error;
         answers[index] = { index, status: 'rejected', errors: error.message.split('; ') };
       }
     }
+    const items = await Promise.all(pushes.map(async ({ index, push }) => ({ index, item: await textRead(push) })));
     const outcomes = await queue.submit(
       writer.communityId,
       items.map(({ item }) => item),

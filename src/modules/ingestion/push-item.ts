@@ -3,7 +3,7 @@ import { HearthError } from '../../core/errors.ts';
 import { unknownFieldWarnings } from '../../core/core-bodies.ts';
 import type { Executor } from '../../core/executor.ts';
 import type { Writer } from '../../core/writer.ts';
-import { extractTopics, parseActivityTimestamp, plainText, sentimentOf } from '../activities/index.ts';
+import { parseActivityTimestamp, readText, type TextReading } from '../activities/index.ts';
 import { customFieldTx } from '../custom-fields/index.ts';
 import type { PushOrigin } from '../identity/index.ts';
 import { interpretLocation, type Place } from '../locations/index.ts';
@@ -32,6 +32,21 @@ export interface PushItem {
   activity: PushedActivity | null;
   /** What was dropped or ignored while reading the push. */
   warnings: string[];
+}
+
+/**
+ * A push read but for its activity's text, which the text reader reads meanwhile on a thread of its own:
+ * a batch's texts are read while its other pushes are. `textRead` waits for it.
+ */
+export type ReadPush = Omit<PushItem, 'activity'> & {
+  activity: (Omit<PushedActivity, 'sentiment' | 'topics'> & { reading: Promise<TextReading> }) | null;
+};
+
+/** The push, once its activity's text is read. */
+export async function textRead(push: ReadPush): Promise<PushItem> {
+  if (!push.activity) return { ...push, activity: null };
+  const { reading, ...activity } = push.activity;
+  return { ...push, activity: { ...activity, ...(await reading) } };
 }
 
 export interface PushedActivity {
@@ -92,7 +107,7 @@ async function readUser(db: Executor, writer: Writer, origin: PushOrigin, user: 
   };
 }
 
-export async function readUserPush(db: Executor, writer: Writer, origin: PushOrigin, body: Static<typeof UserPushBody>): Promise<PushItem> {
+export async function readUserPush(db: Executor, writer: Writer, origin: PushOrigin, body: Static<typeof UserPushBody>): Promise<ReadPush> {
   const user = await readUser(db, writer, origin, body as ApiUser, '');
   const warnings = [...unknownFieldWarnings(body, [...API_USER_FIELDS, 'destinationSourceId']), ...user.person.warnings];
   return { ...user, activity: null, warnings };
@@ -105,7 +120,7 @@ export async function readActivityPush(
   origin: PushOrigin,
   body: Static<typeof ActivityPushBody>,
   accepts: (activityType: string) => boolean | Promise<boolean>,
-): Promise<PushItem> {
+): Promise<ReadPush> {
   if (!(await accepts(body.activityType))) {
     throw new HearthError('invalid_activity_type', `unknown activityType "${body.activityType}"; GET /community/v1/activityTypes lists the accepted ones`, {
       coreReason: 'invalid-request-body',
@@ -137,8 +152,7 @@ export async function readActivityPush(
       content: content?.value ?? null,
       contentType: content?.type ?? null,
       url,
-      sentiment: content ? sentimentOf(plainText(content)) : null,
-      topics: extractTopics(`${title ? plainText(title) : ''}\n\n${content ? plainText(content) : ''}`),
+      reading: readText({ title, content }),
       parent: body.parentActivity ? { externalId: String(body.parentActivity.id), activityType: body.parentActivity.activityType ?? null } : null,
       subSource: subSource?.trim() || null,
       tags: body.tags as ApiUser['tags'],
