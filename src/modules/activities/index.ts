@@ -5,7 +5,6 @@ export { activityRoutes } from './activity.v2.routes.ts';
 export { FullActivity, LIST_COLS as ACTIVITY_LIST_COLS } from './activity.schemas.ts';
 export { type ActivityService, createActivityService } from './activity.service.ts';
 export { plainText } from './markdown-text.ts';
-export { sentimentOf } from './sentiment.ts';
 export { extractTopics } from './topics.ts';
 export { readText } from './text-reader.ts';
 export type { ActivityText, TextReading } from './text-reading.ts';
