@@ -58,7 +58,11 @@ function send(): void {
 }
 
 function start(): Worker {
-  const reader = new Worker(new URL('./text-reader.worker.mjs', import.meta.url), { execArgv: [], name: 'hearth text reader' });
+  const reader = new Worker(new URL('../../thread-start.mjs', import.meta.url), {
+    execArgv: [],
+    name: 'hearth text reader',
+    workerData: { module: new URL('./text-reader-thread.ts', import.meta.url).href },
+  });
   reader.unref();
   reader.on('message', ({ id, readings }: { id: number; readings: TextReading[] }) => {
     failures = 0;
