@@ -20,8 +20,8 @@ let sentimentEngine: WinkMethods | undefined;
 /**
  * Each use reads text with only the stages it needs: a document read by every stage cost about 60 µs for
  * a line of text, read for sentiment alone about 33 and for topics alone about 46, and every pushed
- * activity is read for both (about a fifth of the batch route's CPU in Hearth's process). The price is a
- * second copy of the model's tables in memory (about 9 MB).
+ * activity is read for both (about a fifth of the batch route's CPU, spent on the text reader's thread:
+ * text-reader.ts). The price is a second copy of the model's tables in memory (about 9 MB).
  */
 function engine(stages: Parameters<typeof WinkFn>[1]): WinkMethods {
   const require = createRequire(import.meta.url);

@@ -150,8 +150,9 @@ export function createIngestionService(deps: { db: Kysely<DB>; clock: Clock; act
     const pushes: { index: number; push: ReadPush }[] = [];
     let since = performance.now();
     for (const [index, body] of bodies.entries()) {
-      // Reading a push is CPU work (text, names, places): a long batch gives the event loop back every few
-      // milliseconds, so that the transactions of other requests go on meanwhile instead of waiting.
+      // Reading a push is CPU work (names, identities, places; its text goes to the text reader's thread): a
+      // long batch gives the event loop back every few milliseconds, so that the transactions of other
+      // requests go on meanwhile instead of waiting.
       if (performance.now() - since > YIELD_AFTER_MS) {
         await afterPendingIo();
         since = performance.now();
