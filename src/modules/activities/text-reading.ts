@@ -17,8 +17,14 @@ export interface TextReading {
 /** Reads an activity's text on the calling thread; pure, never throws. */
 export function readActivityText(text: ActivityText): TextReading {
   const content = text.content ? plainText(text.content) : null;
-  return {
-    sentiment: content === null ? null : sentimentOf(content),
-    topics: extractTopics(`${text.title ? plainText(text.title) : ''}\n\n${content ?? ''}`),
-  };
+  return { sentiment: content === null ? null : sentimentOf(content), topics: topicsOf(text.title, content) };
+}
+
+/** An activity's topics alone, on the calling thread: for the pass that adds topics to stored activities. */
+export function activityTopics(text: ActivityText): string[] {
+  return topicsOf(text.title, text.content ? plainText(text.content) : null);
+}
+
+function topicsOf(title: ActivityContent | null, content: string | null): string[] {
+  return extractTopics(`${title ? plainText(title) : ''}\n\n${content ?? ''}`);
 }

@@ -3,7 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB, JsonValue } from '../../db/schema.ts';
 import { retryingTransaction } from '../../db/transaction.ts';
-import { extractTopics, plainText } from '../activities/index.ts';
+import { activityTopics } from '../activities/index.ts';
 import { isJunkValue } from '../identity/index.ts';
 import { organizationNameOf } from '../ingestion/index.ts';
 import { interpretLocation, type Place } from '../locations/index.ts';
@@ -193,9 +193,10 @@ async function deriveOrganizations(
 }
 
 function topicsOf(activity: derive.UntopicedActivity): string[] {
-  const title = activity.title ? plainText({ type: 'text', value: activity.title }) : '';
-  const content = activity.content ? plainText({ type: activity.contentType ?? 'text', value: activity.content }) : '';
-  return extractTopics(`${title}\n\n${content}`);
+  return activityTopics({
+    title: activity.title ? { type: 'text', value: activity.title } : null,
+    content: activity.content ? { type: activity.contentType ?? 'text', value: activity.content } : null,
+  });
 }
 
 /** A pushed company name as a push keeps it: junk dropped, spaces collapsed. */
